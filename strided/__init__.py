@@ -1,0 +1,37 @@
+"""strided: PyTorch's device-backend system rebuilt in Python.
+
+A strided tensor, an operator schema file and a dispatcher keyed by backend, CPU / Meta / CUDA
+backends, and a CUDA caching allocator. Importing strided never initializes CUDA.
+"""
+
+from __future__ import annotations
+
+from . import dtypes as _dtypes
+from .device import device
+from .dtypes import (
+    bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8,
+    int16, int32, int64, long, promote_types, result_type, set_default_dtype, short, uint8, can_cast,
+)
+from .tensor import Size, Tensor
+from .storage import UntypedStorage
+from .ops import registry as _registry
+from .ops import bound as _bound
+
+_registry.load()
+
+from . import ops  # noqa: E402
+from .dispatch import library  # noqa: E402
+from .factories import (  # noqa: E402
+    arange, as_tensor, bernoulli, empty, empty_like, empty_strided, eye, from_numpy, full, full_like,
+    linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like,
+)
+from .random import Generator, initial_seed, manual_seed, seed, get_rng_state, set_rng_state  # noqa: E402
+from .backends.cpu.threads import get_num_threads, set_num_threads  # noqa: E402
+
+_HAND_WRITTEN = set(globals())
+for _name in _bound.FUNCTIONS:
+    if _name not in _HAND_WRITTEN:
+        globals()[_name] = getattr(_bound, _name)
+del _name
+
+__version__ = "0.1.0"

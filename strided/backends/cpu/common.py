@@ -1,0 +1,54 @@
+"""NumPy views of CPU tensors, and the compute-dtype rule for half types.
+
+Note [CPU compute dtype]
+As torch's CPU kernels do (``opmath_type``), float16 and bfloat16 are computed in float32 and
+rounded once when stored; every other dtype computes in itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes as dt
+from ...tensor import Tensor
+
+__all__ = ["as_numpy", "compute_dtype", "store", "operand", "np_dtype"]
+
+_OPMATH = {dt.float16: np.dtype(np.float32), dt.bfloat16: np.dtype(np.float32)}
+
+
+def as_numpy(t: Tensor) -> np.ndarray:
+    """A writable NumPy view of a CPU tensor's elements (shares memory)."""
+    itemsize = t.dtype.itemsize
+    return np.ndarray(
+        t._sizes, dtype=t.dtype.numpy_dtype, buffer=t._storage.buffer, offset=t._offset * itemsize,
+        strides=tuple(s * itemsize for s in t._strides),
+    )
+
+
+def np_dtype(d: dt.dtype) -> np.dtype:
+    return d.numpy_dtype
+
+
+def compute_dtype(d: dt.dtype) -> np.dtype:
+    """The NumPy dtype to compute in for results of dtype ``d`` (Note [CPU compute dtype])."""
+    return _OPMATH.get(d, d.numpy_dtype)
+
+
+def operand(x, d: dt.dtype):
+    """An input as an array (or Python scalar) in the compute dtype of ``d``."""
+    if isinstance(x, Tensor):
+        a = as_numpy(x)
+        cd = compute_dtype(d)
+        return a if a.dtype == cd else a.astype(cd)
+    if x is None:
+        return None
+    return np.asarray(x, dtype=compute_dtype(d))[()]
+
+
+def store(out: Tensor, value) -> Tensor:
+    """Write ``value`` (array or scalar, broadcastable) into ``out`` with an unsafe cast."""
+    dst = as_numpy(out)
+    if dst.size:
+        np.copyto(dst, value, casting="unsafe")
+    return out

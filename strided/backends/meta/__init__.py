@@ -1,0 +1,7 @@
+"""The Meta backend: output metadata (sizes, strides, dtype) for every op, no data.
+
+Each module registers its functions with ``@kernel("Meta")``; CPU and CUDA kernels import the
+same functions to allocate their outputs.
+"""
+
+from . import factories, indexing, linalg, normalization, pointwise, reductions  # noqa: F401

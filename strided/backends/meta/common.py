@@ -1,0 +1,180 @@
+"""Shape, stride, dtype and device inference shared by every Meta function.
+
+Meta functions compute an op's output metadata and allocate the output with ``new_output`` on the
+*inputs'* device: under the Meta key that is a meta tensor (no memory); the CPU and CUDA kernels
+call the same Meta function to allocate their outputs (DESIGN.md, "Meta first").
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ... import dtypes as dt
+from ...device import CPU, device
+from ...tensor import Tensor, contiguous_strides, make_tensor
+from .. import allocate
+
+__all__ = [
+    "new_output", "new_output_like", "broadcast_shapes", "wrap_dim", "common_device", "check",
+    "reduction_dims", "reduced_shape", "elementwise_strides", "result_dtype", "is_scalar",
+    "normalize_size", "check_size_nonnegative",
+]
+
+
+def check(cond: bool, message) -> None:
+    """Raise RuntimeError(message()) when ``cond`` is false; the message is built only on failure."""
+    if not cond:
+        raise RuntimeError(message() if callable(message) else message)
+
+
+def is_scalar(x) -> bool:
+    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+
+
+def new_output(sizes, dtype, dev, strides=None) -> Tensor:
+    """An uninitialized output tensor on ``dev`` (contiguous unless ``strides`` is given)."""
+    sizes = tuple(sizes)
+    if strides is None:
+        strides = contiguous_strides(sizes)
+    nbytes = _storage_bytes(sizes, strides, dtype.itemsize)
+    return make_tensor(allocate(nbytes, dev), 0, sizes, tuple(strides), dtype)
+
+
+def new_output_like(t: Tensor, dtype=None, sizes=None) -> Tensor:
+    """An output with ``t``'s sizes (or ``sizes``) on ``t``'s device, strides as TensorIterator."""
+    sizes = t._sizes if sizes is None else tuple(sizes)
+    strides = elementwise_strides(sizes, (t,))
+    return new_output(sizes, dtype or t.dtype, t.device, strides)
+
+
+def _storage_bytes(sizes, strides, itemsize) -> int:
+    if any(s == 0 for s in sizes):
+        return 0
+    return (1 + sum((s - 1) * st for s, st in zip(sizes, strides))) * itemsize
+
+
+def common_device(*tensors) -> device:
+    """The device of the non-scalar tensors (a zero-dim CPU tensor joins any device)."""
+    found = None
+    for t in tensors:
+        if isinstance(t, Tensor):
+            if found is None or (found is CPU and t.device is not CPU and found_scalar):
+                found, found_scalar = t.device, (t.device is CPU and not t._sizes)
+            elif t.device is not found and not (t.device is CPU and not t._sizes):
+                raise RuntimeError(
+                    "Expected all tensors to be on the same device, but found at least two devices, "
+                    f"{found} and {t.device}!"
+                )
+    return CPU if found is None else found
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """Wrap a possibly negative ``dim`` for a tensor of ``ndim`` dims (0-d tensors accept 0 and -1)."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """torch.broadcast_shapes: align right; sizes must match or be 1."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for shape in shapes:
+        offset = ndim - len(shape)
+        for i, s in enumerate(shape):
+            cur = out[offset + i]
+            if s == cur or s == 1:
+                continue
+            if cur == 1:
+                out[offset + i] = s
+            else:
+                raise RuntimeError(
+                    f"The size of tensor a ({cur}) must match the size of tensor b ({s}) at "
+                    f"non-singleton dimension {offset + i}"
+                )
+    return tuple(out)
+
+
+def elementwise_strides(sizes, tensors) -> tuple:
+    """Output strides as TensorIterator picks them: follow the first input's dense layout.
+
+    If the first tensor input has the output's shape and is non-overlapping and dense (e.g. a
+    transposed or channels-last tensor), the output copies its stride order; otherwise the output
+    is contiguous.
+    """
+    sizes = tuple(sizes)
+    for t in tensors:
+        if isinstance(t, Tensor) and t._sizes == sizes and len(sizes) > 1:
+            if t.is_contiguous():
+                break
+            if t._is_non_overlapping_and_dense():
+                order = sorted(range(len(sizes)), key=lambda d: (t._strides[d], -d))
+                strides = [0] * len(sizes)
+                acc = 1
+                for d in order:
+                    strides[d] = acc
+                    acc *= max(sizes[d], 1)
+                return tuple(strides)
+            break
+    return contiguous_strides(sizes)
+
+
+def result_dtype(*operands) -> dt.dtype:
+    """torch.result_type over the operands (tensors and Python scalars; None ignored)."""
+    return dt.result_type(*(o for o in operands if o is not None))
+
+
+def reduction_dims(dim, ndim: int) -> tuple:
+    """Normalize a reduction's ``dim`` argument (None/[] = all dims) to sorted unique dims."""
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    wrapped = sorted({wrap_dim(d, ndim) for d in dims})
+    if len(wrapped) != len(dims):
+        raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
+    return tuple(wrapped)
+
+
+def reduced_shape(sizes, dims, keepdim: bool) -> tuple:
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(sizes))
+    return tuple(s for i, s in enumerate(sizes) if i not in dims)
+
+
+def normalize_size(size, op: str) -> tuple:
+    """Turn a size argument (int, sequence, Size) into a tuple of non-negative ints, or raise."""
+    if isinstance(size, (int,)) and not isinstance(size, bool):
+        size = (size,)
+    try:
+        items = tuple(size)
+    except TypeError:
+        raise TypeError(f"{op}(): argument 'size' must be a tuple of ints, but found {type(size).__name__}") from None
+    out = []
+    for i, s in enumerate(items):
+        if isinstance(s, Tensor) and s.dim() == 0 and s.dtype.category == dt.INTEGRAL:
+            s = s.item()
+        if not isinstance(s, int) or isinstance(s, bool):
+            if hasattr(s, "__index__") and not isinstance(s, (bool, float)):
+                s = s.__index__()
+            else:
+                raise TypeError(
+                    f"{op}(): argument 'size' must be tuple of ints, but found element of type "
+                    f"{type(s).__name__} at pos {i}"
+                )
+        out.append(s)
+    check_size_nonnegative(out, op)
+    return tuple(out)
+
+
+def check_size_nonnegative(sizes, op: str) -> None:
+    for s in sizes:
+        if s < 0:
+            raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {list(sizes)}")
+
+
+def numel(sizes) -> int:
+    return math.prod(sizes)

@@ -1,0 +1,198 @@
+"""Meta functions for factories, copies and storage ops."""
+
+from __future__ import annotations
+
+import math
+
+from ... import dtypes as dt
+from ...device import device as _device
+from ...dispatch.library import kernel
+from ...storage import UntypedStorage
+from ...tensor import Tensor, channels_last_strides, contiguous_strides, make_tensor
+from .. import allocate
+from .common import check, is_scalar, new_output, normalize_size
+
+__all__ = ["empty", "empty_strided", "resolve_options", "arange_length"]
+
+
+def resolve_options(dtype, device, default_dtype=None):
+    """TensorOptions: the dtype (default float dtype) and device (default cpu) of a factory."""
+    d = dt.to_dtype(dtype) if dtype is not None else (default_dtype or dt.get_default_dtype())
+    dev = _device(device) if device is not None else _device("cpu")
+    if dev.type == "cuda" and dev.index is None:
+        from ..cuda_loader import _backend
+
+        dev = _device("cuda", _backend().current_device())
+    return d, dev
+
+
+@kernel("CPU", "Meta")
+def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    sizes = normalize_size(size, "empty")
+    d, dev = resolve_options(dtype, device)
+    _check_layout(layout, "empty")
+    if memory_format in (None, "contiguous_format", "preserve_format"):
+        strides = contiguous_strides(sizes)
+    elif memory_format == "channels_last":
+        strides = channels_last_strides(sizes)
+    else:
+        raise RuntimeError(f"empty(): unsupported memory_format {memory_format!r}")
+    nbytes = math.prod(sizes) * d.itemsize
+    return make_tensor(allocate(nbytes, dev, bool(pin_memory)), 0, sizes, strides, d)
+
+
+@kernel("CPU", "Meta")
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    sizes = normalize_size(size, "empty_strided")
+    strides = tuple(stride) if not isinstance(stride, int) else (stride,)
+    check(len(strides) == len(sizes),
+          lambda: f"empty_strided(): mismatch in length of strides and shape: sizes {list(sizes)} "
+                  f"has {len(sizes)} dims but strides {list(strides)} has {len(strides)}")
+    for s in strides:
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError(f"empty_strided(): argument 'stride' must be tuple of ints, got {s!r}")
+        check(s >= 0, lambda: f"empty_strided(): strides must be non-negative, got {list(strides)}")
+    d, dev = resolve_options(dtype, device)
+    _check_layout(layout, "empty_strided")
+    if 0 in sizes:
+        nbytes = 0
+    else:
+        nbytes = (1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * d.itemsize
+    return make_tensor(allocate(nbytes, dev, bool(pin_memory)), 0, sizes, strides, d)
+
+
+def _check_layout(layout, op):
+    if layout not in (None, "strided"):
+        raise RuntimeError(f"{op}(): only the strided layout is supported, got {layout!r}")
+
+
+def arange_length(start, end, step) -> int:
+    for name, v in (("start", start), ("end", end), ("step", step)):
+        check(is_scalar(v) and math.isfinite(v), lambda n=name, x=v: f"arange(): unsupported range: {n} = {x}")
+    check(step != 0, "arange(): step must be nonzero")
+    check((step > 0 and end >= start) or (step < 0 and end <= start),
+          "arange(): upper bound and larger bound inconsistent with step sign")
+    return max(0, math.ceil((end - start) / step))
+
+
+@kernel("Meta")
+def arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
+    n = arange_length(start, end, step)
+    default = dt.int64 if all(isinstance(v, int) for v in (start, end, step)) else None
+    d, dev = resolve_options(dtype, device, default)
+    return new_output((n,), d, dev)
+
+
+@kernel("Meta")
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
+    check(isinstance(steps, int) and steps >= 0, lambda: f"linspace(): number of steps must be non-negative, got {steps}")
+    d, dev = resolve_options(dtype, device)
+    return new_output((steps,), d, dev)
+
+
+@kernel("Meta")
+def eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None):
+    check(n >= 0, lambda: f"eye(): n must be greater or equal to 0, got {n}")
+    check(m >= 0, lambda: f"eye(): m must be greater or equal to 0, got {m}")
+    d, dev = resolve_options(dtype, device)
+    return new_output((n, m), d, dev)
+
+
+@kernel("Meta")
+def uniform_(self, from_=0, to=1, *, generator=None):
+    check(from_ <= to, lambda: f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+    return self
+
+
+@kernel("Meta")
+def normal_(self, mean=0, std=1, *, generator=None):
+    check(std >= 0, lambda: f"normal expects std >= 0.0, but found std {std}")
+    return self
+
+
+@kernel("Meta")
+def random_(self, from_, to, *, generator=None):
+    check(to is None or from_ < to,
+          lambda: f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    return self
+
+
+@kernel("Meta")
+def bernoulli(self, *, generator=None):
+    return new_output(self._sizes, self.dtype, self.device)
+
+
+@kernel("Meta")
+def bernoulli_(self, p=0.5, *, generator=None):
+    check(0 <= p <= 1, lambda: f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return self
+
+
+@kernel("Meta")
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        check(value.dim() == 0, lambda: f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+    return self
+
+
+@kernel("Meta")
+def copy_(self, src, non_blocking=False):
+    from .common import broadcast_shapes
+
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    shape = broadcast_shapes(self._sizes, src._sizes)
+    check(shape == self._sizes,
+          lambda: f"output with shape {list(self._sizes)} doesn't match the broadcast shape {list(shape)}")
+    return self
+
+
+@kernel("CPU", "Meta")
+def resize_(self, size, *, memory_format=None):
+    sizes = normalize_size(size, "resize_")
+    strides = contiguous_strides(sizes) if memory_format != "channels_last" else channels_last_strides(sizes)
+    need = (self._offset + math.prod(sizes)) * self.dtype.itemsize
+    if need > self._storage.nbytes():
+        old = self._storage
+        new = allocate(need, self.device)
+        if old.buffer is not None and new.buffer is not None and old.nbytes():
+            new.buffer[: old.nbytes()] = old.buffer
+        _swap_storage(old, new)
+    self._sizes, self._strides = sizes, strides
+    return self
+
+
+def _swap_storage(old: UntypedStorage, new: UntypedStorage) -> None:
+    """Grow a storage in place (torch resizes the StorageImpl, so every view sees the new memory)."""
+    old._nbytes, old._data_ptr, old.owner, old.buffer = new._nbytes, new._data_ptr, new.owner, new.buffer
+    old.allocator = new.allocator
+
+
+@kernel("CPU", "Meta")
+def set_(self, source, storage_offset, size, stride=()):
+    if not isinstance(source, UntypedStorage):
+        raise TypeError(f"set_(): argument 'source' must be UntypedStorage, not {type(source).__name__}")
+    sizes = normalize_size(size, "set_")
+    strides = tuple(stride) if stride else contiguous_strides(sizes)
+    check_storage_bounds(sizes, strides, storage_offset, self.dtype.itemsize, source.nbytes())
+    check(source.device == self.device,
+          lambda: f"Attempted to set the storage of a tensor on device \"{self.device}\" to a storage on "
+                  f"different device \"{source.device}\".  This is no longer allowed; the devices must match.")
+    self._storage, self._offset, self._sizes, self._strides = source, storage_offset, sizes, strides
+    return self
+
+
+def check_storage_bounds(sizes, strides, offset, itemsize, storage_nbytes) -> None:
+    """torch's setStorage check: the view must lie inside the storage."""
+    check(len(sizes) == len(strides),
+          lambda: f"mismatch in length of strides and shape: {list(sizes)} vs {list(strides)}")
+    check(isinstance(offset, int) and offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
+    for s in strides:
+        check(isinstance(s, int) and s >= 0, lambda: f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}")
+    if 0 in sizes:
+        return
+    need = (offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * itemsize
+    check(need <= storage_nbytes,
+          lambda: f"setStorage: sizes {list(sizes)}, strides {list(strides)}, storage offset {offset}, and "
+                  f"itemsize {itemsize} requiring a storage size of {need} are out of bounds for storage "
+                  f"of size {storage_nbytes}")

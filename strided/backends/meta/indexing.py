@@ -1,0 +1,1 @@
+"""Meta functions: indexing (being written)."""

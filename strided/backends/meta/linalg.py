@@ -1,0 +1,1 @@
+"""Meta functions: linalg (being written)."""

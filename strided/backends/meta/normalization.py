@@ -1,0 +1,1 @@
+"""Meta functions: normalization (being written)."""

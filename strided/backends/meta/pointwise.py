@@ -1,0 +1,1 @@
+"""Meta functions: pointwise (being written)."""

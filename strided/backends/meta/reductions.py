@@ -1,0 +1,1 @@
+"""Meta functions: reductions (being written)."""

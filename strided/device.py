@@ -1,0 +1,88 @@
+"""``strided.device``: where a tensor lives ("cpu", "meta", "cuda:1")."""
+
+from __future__ import annotations
+
+__all__ = ["device", "DEVICE_TYPES"]
+
+DEVICE_TYPES = ("cpu", "cuda", "meta")
+
+
+class device:  # noqa: N801 - torch spells it lower case
+    """A device type and optional index, as ``torch.device``.
+
+    ``device("cuda:1")``, ``device("cuda", 1)``, ``device("cpu")``. Instances are interned, so
+    comparing devices is cheap and a device can key a dict.
+    """
+
+    __slots__ = ("type", "index", "_str")
+    _cache: dict = {}
+
+    def __new__(cls, type_or_str, index: int | None = None):
+        if isinstance(type_or_str, device):
+            if index is not None:
+                raise TypeError("device(): an index can't be given together with a device object")
+            return type_or_str
+        key = (type_or_str, index)
+        cached = cls._cache.get(key)
+        if cached is not None:
+            return cached
+        if isinstance(type_or_str, int) and not isinstance(type_or_str, bool):
+            dev_type, dev_index = "cuda", type_or_str  # torch: an int means a CUDA ordinal
+        elif isinstance(type_or_str, str):
+            dev_type, dev_index = _parse(type_or_str)
+            if index is not None:
+                if dev_index is not None:
+                    raise RuntimeError(
+                        f"type (string) must not include an index because index was passed "
+                        f"explicitly: {type_or_str}"
+                    )
+                dev_index = index
+        else:
+            raise TypeError(f"device(): expected a str, int or device, got {type(type_or_str).__name__}")
+        if dev_index is not None:
+            if not isinstance(dev_index, int) or isinstance(dev_index, bool) or dev_index < 0:
+                raise RuntimeError(f"Device index must not be negative, got {dev_index!r}")
+            if dev_type == "cpu" and dev_index != 0:
+                raise RuntimeError(f"CPU device index must be -1 or zero, got {dev_index}")
+        self = object.__new__(cls)
+        self.type = dev_type
+        self.index = dev_index
+        self._str = dev_type if dev_index is None else f"{dev_type}:{dev_index}"
+        cls._cache[key] = self
+        return self
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self._str
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self._str,))
+
+
+def _parse(s: str) -> tuple[str, int | None]:
+    dev_type, sep, idx = s.strip().partition(":")
+    if dev_type not in DEVICE_TYPES:
+        raise RuntimeError(
+            f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device string: {s}"
+        )
+    if not sep:
+        return dev_type, None
+    if not idx.isdigit():
+        raise RuntimeError(f"Invalid device string: '{s}'")
+    return dev_type, int(idx)
+
+
+CPU = device("cpu")
+META = device("meta")

@@ -1,0 +1,306 @@
+"""The dispatcher: ``OpOverload`` (one schema, a kernel per key) and ``OpOverloadPacket`` (a name).
+
+Calling an overload computes a *keyset* from its arguments (the backend of the tensors' device,
+plus the Autograd bit when grad mode is on and an input requires grad), finds the kernel for that
+keyset once, caches it, and calls it with the arguments unchanged.
+
+Note [Dispatch order]
+Equivalent to torch's ``computeDispatchTableEntryWithDebug`` (and ``torch/_ops.py``'s
+``resolve_key``), for the keys strided has:
+  1. Autograd, when the keyset has the Autograd bit and the op has an Autograd kernel;
+  2. Autocast, when the keyset has the Autocast bit and the op has an Autocast kernel;
+  3. the backend's own kernel (CUDA, CPU or Meta);
+  4. CompositeExplicitAutograd: one kernel for every backend, written in terms of other ops;
+  5. CompositeImplicitAutograd: a decomposition (which also serves Autograd);
+  6. otherwise the error torch raises: "Could not run 'aten::X' with arguments from the 'CUDA'
+     backend ...".
+Registering a kernel clears the op's cache; registering twice for one key is an error.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..device import CPU, device
+from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKENDS, DispatchKey
+
+__all__ = ["OpOverload", "OpOverloadPacket", "grad_mode", "NotImplementedForBackend"]
+
+# Where the named kernels of each key live (imported on first use: CUDA never at import time).
+KERNEL_MODULES = {
+    DispatchKey.CPU: "strided.backends.cpu",
+    DispatchKey.Meta: "strided.backends.meta",
+    DispatchKey.CUDA: "strided.backends.cuda",
+    DispatchKey.CompositeExplicitAutograd: "strided.ops.composite",
+    DispatchKey.CompositeImplicitAutograd: "strided.ops.composite",
+}
+# name -> function, per key; filled by ``strided.dispatch.library.kernel`` decorators.
+KERNEL_TABLES: dict[DispatchKey, dict[str, object]] = {k: {} for k in DispatchKey}
+
+
+# With `device_check: NoCheck` (copy_), the kernel of the first of these device types runs.
+_CROSS_DEVICE_PREFERENCE = {"cuda": 0, "meta": 1, "cpu": 2}
+
+
+class GradMode:
+    """Process-wide grad mode flag read on every dispatch (autograd sets it)."""
+
+    __slots__ = ("enabled",)
+
+    def __init__(self):
+        self.enabled = True
+
+
+grad_mode = GradMode()
+
+
+class NotImplementedForBackend(NotImplementedError):
+    """No kernel for the arguments' backend (torch raises NotImplementedError too)."""
+
+
+class OpOverload:
+    """One operator overload, e.g. ``strided.ops.aten.add.Tensor``."""
+
+    __slots__ = (
+        "schema", "namespace", "name", "overload_name", "location", "_dispatch_names", "_kernels",
+        "_cache", "_tensor_args", "_device_arg", "__name__", "__qualname__", "packet", "device_check",
+    )
+
+    def __init__(self, schema, namespace: str = "aten", location: str = "", dispatch_names=None,
+                 device_check: bool = True):
+        self.schema = schema
+        self.device_check = device_check  # False: `device_check: NoCheck` (copy_ crosses devices)
+        self.namespace = namespace
+        self.name = f"{namespace}::{schema.name}"
+        self.overload_name = schema.overload or "default"
+        self.location = location
+        self._dispatch_names = dict(dispatch_names or {})  # DispatchKey -> kernel name (from YAML)
+        self._kernels: dict = {}  # DispatchKey -> function
+        self._cache: dict = {}  # keyset int -> function
+        self.__name__ = schema.qualified_name
+        self.__qualname__ = f"{namespace}.{schema.qualified_name}"
+        self.packet = None
+        tensor_args, device_arg = [], None
+        for i, arg in enumerate(schema.arguments):
+            if arg.type.base == "Tensor":
+                tensor_args.append((i, arg.name, arg.type.is_list))
+            elif arg.type.base == "Device":
+                device_arg = (i, arg.name)
+        self._tensor_args = tuple(tensor_args)
+        self._device_arg = device_arg
+
+    def __repr__(self) -> str:
+        return f"<OpOverload {self.name}.{self.overload_name}>"
+
+    # ------------------------------------------------------------------ calling
+    def __call__(self, *args, **kwargs):
+        keyset = self._keyset(args, kwargs)
+        fn = self._cache.get(keyset)
+        if fn is None:
+            fn = self._resolve(keyset)
+        return fn(*args, **kwargs)
+
+    def redispatch(self, keyset: int, *args, **kwargs):
+        """Call the kernel for an explicit keyset (an Autograd kernel calls the backend below it)."""
+        fn = self._cache.get(keyset)
+        if fn is None:
+            fn = self._resolve(keyset)
+        return fn(*args, **kwargs)
+
+    def _keyset(self, args, kwargs) -> int:
+        dev = None
+        grad = False
+        nargs = len(args)
+        for i, name, is_list in self._tensor_args:
+            a = args[i] if i < nargs else kwargs.get(name)
+            if a is None:
+                continue
+            for t in (a if is_list else (a,)):
+                if not isinstance(t, _Tensor):
+                    continue  # a Python scalar where the schema allows wrapping, or None
+                d = t.device
+                if dev is None:
+                    dev, dev_is_cpu_scalar = d, (d is CPU and not t._sizes)
+                elif d is not dev:
+                    if d is CPU and not t._sizes:
+                        pass  # zero-dim CPU tensors may join any device, as in torch
+                    elif dev_is_cpu_scalar:
+                        dev, dev_is_cpu_scalar = d, (d is CPU and not t._sizes)
+                    elif not self.device_check:
+                        if _CROSS_DEVICE_PREFERENCE[d.type] < _CROSS_DEVICE_PREFERENCE[dev.type]:
+                            dev = d
+                    else:
+                        raise RuntimeError(
+                            "Expected all tensors to be on the same device, but found at least two "
+                            f"devices, {dev} and {d}!"
+                        )
+                if t.requires_grad:
+                    grad = True
+        if self._device_arg is not None:
+            i, name = self._device_arg
+            explicit = args[i] if i < nargs else kwargs.get(name)
+            if explicit is not None:
+                dev = device(explicit)
+        key = BACKEND_KEYS[dev.type] if dev is not None else DispatchKey.CPU
+        if grad and grad_mode.enabled:
+            key |= AUTOGRAD_BIT
+        return key
+
+    # ------------------------------------------------------------------ kernels
+    def kernel(self, key: DispatchKey):
+        """The kernel registered (or named in the YAML) for ``key``, or None."""
+        fn = self._kernels.get(key)
+        if fn is None and key in self._dispatch_names:
+            table = _load_table(key)
+            if table is not None:
+                name = self._dispatch_names[key]
+                fn = table.get(name)
+                if fn is None:
+                    raise RuntimeError(
+                        f"{self.location}: {self.name}.{self.overload_name} names kernel '{name}' for "
+                        f"{key.name}, but {KERNEL_MODULES[key]} defines no kernel of that name"
+                    )
+                self._kernels[key] = fn
+        return fn
+
+    def has_kernel(self, key: DispatchKey) -> bool:
+        return key in self._kernels or key in self._dispatch_names
+
+    def register(self, key: DispatchKey, fn) -> None:
+        """Register ``fn`` for ``key``; an existing kernel for that key is an error."""
+        if self.has_kernel(key):
+            raise RuntimeError(
+                f"Trying to register a second kernel for {self.name}.{self.overload_name} at dispatch "
+                f"key {key.name}; a kernel is already registered there"
+            )
+        self._kernels[key] = fn
+        self._cache.clear()
+
+    def available_keys(self) -> list[str]:
+        return [k.name for k in DispatchKey if self.has_kernel(k)]
+
+    def _resolve(self, keyset: int):
+        """See Note [Dispatch order]."""
+        backend = DispatchKey(keyset & 0xF)
+        fn = None
+        # 1. Autograd
+        if keyset & AUTOGRAD_BIT:
+            fn = self.kernel(DispatchKey.Autograd)
+        # 2. Autocast
+        if fn is None and keyset & AUTOCAST_BIT:
+            fn = self.kernel(DispatchKey.Autocast)
+        # 3. the backend's own kernel
+        if fn is None:
+            fn = self.kernel(backend)
+        # 4. CompositeExplicitAutograd, 5. CompositeImplicitAutograd
+        if fn is None:
+            fn = self.kernel(DispatchKey.CompositeExplicitAutograd)
+        if fn is None:
+            fn = self.kernel(DispatchKey.CompositeImplicitAutograd)
+        # 6. no kernel
+        if fn is None:
+            if backend is DispatchKey.CUDA and _load_table(DispatchKey.CUDA) is None:
+                hint = f" (the CUDA backend is not available: {_LOAD_ERRORS.get(DispatchKey.CUDA)})"
+            else:
+                hint = ""
+            raise NotImplementedForBackend(
+                f"Could not run '{self.name}' with arguments from the '{backend.name}' backend. This "
+                "could be because the operator doesn't exist for this backend, or was omitted during "
+                f"the selective/custom build process{hint}. '{self.name}' is only available for these "
+                f"backends: [{', '.join(self.available_keys())}]."
+            )
+        self._cache[keyset] = fn
+        return fn
+
+
+class OpOverloadPacket:
+    """All overloads of one operator name; calling it picks the overload from the arguments."""
+
+    __slots__ = ("name", "namespace", "overloads", "_ordered", "_match_cache", "__name__", "__qualname__",
+                 "__dict__")
+
+    def __init__(self, name: str, namespace: str = "aten"):
+        self.name = name
+        self.namespace = namespace
+        self.overloads: dict[str, OpOverload] = {}
+        self._ordered: list[OpOverload] = []
+        self._match_cache: dict = {}
+        self.__name__ = name
+        self.__qualname__ = name
+        self.__doc__ = None
+
+    def add(self, op: OpOverload) -> None:
+        if op.overload_name in self.overloads:
+            raise RuntimeError(f"{op.location}: duplicate overload {op.name}.{op.overload_name}")
+        self.overloads[op.overload_name] = op
+        self._ordered.append(op)
+        op.packet = self
+        self._match_cache.clear()
+        self.__doc__ = "\n".join(f"{self.namespace}::{o.schema}" for o in self._ordered)
+
+    def __getattr__(self, name):
+        try:
+            return self.overloads[name]
+        except KeyError:
+            raise AttributeError(f"'{self.namespace}::{self.name}' has no overload '{name}'") from None
+
+    def __repr__(self) -> str:
+        return f"<OpOverloadPacket {self.namespace}::{self.name}>"
+
+    def __call__(self, *args, **kwargs):
+        ordered = self._ordered
+        if len(ordered) == 1:
+            return ordered[0](*args, **kwargs)
+        types = tuple(map(type, args))
+        cache_key = (types, tuple(kwargs)) if kwargs else types
+        op = self._match_cache.get(cache_key)
+        if op is None:
+            op = self._match(args, kwargs)
+            if list not in types and tuple not in types:
+                self._match_cache[cache_key] = op
+        return op(*args, **kwargs)
+
+    def _match(self, args, kwargs) -> OpOverload:
+        from .matching import matches
+
+        for op in self._ordered:
+            if matches(op.schema, args, kwargs):
+                return op
+        from .matching import describe_call
+
+        expected = "\n".join(
+            f" * ({', '.join(str(a) for a in op.schema.arguments)})" for op in self._ordered
+        )
+        raise TypeError(
+            f"{self.name}() received an invalid combination of arguments - got {describe_call(args, kwargs)}, "
+            f"but expected one of:\n{expected}"
+        )
+
+
+_TABLES_LOADED: dict[DispatchKey, dict | None] = {}
+_LOAD_ERRORS: dict[DispatchKey, str] = {}
+
+
+def _load_table(key: DispatchKey):
+    """Import the module that defines ``key``'s named kernels once; None if it can't load."""
+    if key in _TABLES_LOADED:
+        return _TABLES_LOADED[key]
+    module = KERNEL_MODULES.get(key)
+    table = None
+    if module is not None:
+        try:
+            importlib.import_module(module)
+            table = KERNEL_TABLES[key]
+        except ImportError as e:  # e.g. the CUDA backend without cuda-bindings
+            _LOAD_ERRORS[key] = f"{type(e).__name__}: {e}"
+    _TABLES_LOADED[key] = table
+    return table
+
+
+def backend_loaded(key: DispatchKey) -> bool:
+    return _load_table(key) is not None
+
+
+from ..tensor import Tensor as _Tensor  # noqa: E402
+
+__all__ += ["KERNEL_TABLES", "KERNEL_MODULES", "BACKENDS"]

@@ -1,0 +1,180 @@
+"""The dtype table: itemsize, NumPy dtype, DLPack code, category, and torch's type promotion.
+
+Note [Type promotion]
+torch promotes by *category* (bool < integral < floating) and, within a category, by a fixed
+table (``c10/core/ScalarType.cpp`` ``promoteTypes``). ``result_type`` sees three kinds of
+participants, in priority order: tensors with ``dim > 0``, zero-dim tensors, and Python scalars
+("wrapped numbers"). A lower-priority participant changes the result only when its category is
+higher than the category of the result so far: ``int32_tensor + 5`` stays int32,
+``float16_tensor + 2.5`` stays float16, but ``int32_tensor + 2.5`` becomes the default float dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import ml_dtypes
+
+__all__ = [
+    "dtype", "float16", "half", "bfloat16", "float32", "float", "float64", "double",
+    "int8", "int16", "int32", "int64", "long", "int", "short", "uint8", "bool",
+    "promote_types", "result_type", "get_default_dtype", "set_default_dtype", "can_cast",
+    "all_dtypes", "from_numpy_dtype", "to_dtype",
+]
+
+BOOL, INTEGRAL, FLOATING = 0, 1, 2
+
+
+class dtype:  # noqa: N801 - torch spells it lower case
+    """A tensor element type (``strided.float32`` ...)."""
+
+    __slots__ = ("name", "itemsize", "numpy_dtype", "category", "is_signed", "dlpack_code", "_index")
+
+    def __init__(self, name, itemsize, numpy_dtype, category, is_signed, dlpack_code, index):
+        self.name = name
+        self.itemsize = itemsize
+        self.numpy_dtype = np.dtype(numpy_dtype)
+        self.category = category
+        self.is_signed = is_signed
+        self.dlpack_code = dlpack_code
+        self._index = index
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == FLOATING
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def to_real(self) -> dtype:
+        return self
+
+    def __repr__(self) -> str:
+        return f"strided.{self.name}"
+
+    def __reduce__(self):
+        return (to_dtype, (self.name,))
+
+
+# DLPack type codes: Int 0, UInt 1, Float 2, Bfloat 4, Bool 6.
+uint8 = dtype("uint8", 1, np.uint8, INTEGRAL, False, 1, 0)
+int8 = dtype("int8", 1, np.int8, INTEGRAL, True, 0, 1)
+int16 = dtype("int16", 2, np.int16, INTEGRAL, True, 0, 2)
+int32 = dtype("int32", 4, np.int32, INTEGRAL, True, 0, 3)
+int64 = dtype("int64", 8, np.int64, INTEGRAL, True, 0, 4)
+float16 = dtype("float16", 2, np.float16, FLOATING, True, 2, 5)
+float32 = dtype("float32", 4, np.float32, FLOATING, True, 2, 6)
+float64 = dtype("float64", 8, np.float64, FLOATING, True, 2, 7)
+bool = dtype("bool", 1, np.bool_, BOOL, False, 6, 8)  # noqa: A001 - torch's name
+bfloat16 = dtype("bfloat16", 2, ml_dtypes.bfloat16, FLOATING, True, 4, 9)
+
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+all_dtypes = (uint8, int8, int16, int32, int64, float16, float32, float64, bool, bfloat16)
+
+_BY_NAME = {d.name: d for d in all_dtypes}
+_BY_NAME.update(half=float16, float=float32, double=float64, short=int16, int=int32, long=int64)
+_BY_NUMPY = {d.numpy_dtype: d for d in all_dtypes}
+
+# torch's promoteTypes table (c10/core/ScalarType.cpp), rows/cols in the _index order above:
+#        u1  i1  i2  i4  i8  f2  f4  f8  b1  bf
+_u1, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _b1, _bf = all_dtypes
+_PROMOTE = [
+    [_u1, _i2, _i2, _i4, _i8, _f2, _f4, _f8, _u1, _bf],  # u1
+    [_i2, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _i1, _bf],  # i1
+    [_i2, _i2, _i2, _i4, _i8, _f2, _f4, _f8, _i2, _bf],  # i2
+    [_i4, _i4, _i4, _i4, _i8, _f2, _f4, _f8, _i4, _bf],  # i4
+    [_i8, _i8, _i8, _i8, _i8, _f2, _f4, _f8, _i8, _bf],  # i8
+    [_f2, _f2, _f2, _f2, _f2, _f2, _f4, _f8, _f2, _f4],  # f2
+    [_f4, _f4, _f4, _f4, _f4, _f4, _f4, _f8, _f4, _f4],  # f4
+    [_f8, _f8, _f8, _f8, _f8, _f8, _f8, _f8, _f8, _f8],  # f8
+    [_u1, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _b1, _bf],  # b1
+    [_bf, _bf, _bf, _bf, _bf, _f4, _f4, _f8, _bf, _bf],  # bf
+]
+
+_default_dtype = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of floating tensors made from Python floats (``float32`` unless changed)."""
+    return _default_dtype
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype; only floating dtypes are allowed, as in torch."""
+    global _default_dtype
+    d = to_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_dtype = d
+
+
+def to_dtype(d) -> dtype:
+    """Normalize a dtype, a dtype name or a NumPy dtype to a ``strided.dtype``."""
+    if type(d) is dtype:
+        return d
+    if isinstance(d, str):
+        name = d.removeprefix("strided.").removeprefix("torch.")
+        try:
+            return _BY_NAME[name]
+        except KeyError:
+            raise TypeError(f"unknown dtype '{d}'; expected one of {sorted(_BY_NAME)}") from None
+    return from_numpy_dtype(d)
+
+
+def from_numpy_dtype(d) -> dtype:
+    """The ``strided.dtype`` of a NumPy dtype (raises TypeError for unsupported ones)."""
+    try:
+        return _BY_NUMPY[np.dtype(d)]
+    except (KeyError, TypeError):
+        raise TypeError(
+            f"can't convert np.ndarray of type {d}. The only supported types are: float64, float32, "
+            "float16, bfloat16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both ``a`` and ``b`` can be cast to (torch.promote_types)."""
+    return _PROMOTE[a._index][b._index]
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """torch.can_cast: no casting to a lower category (float -> int, int -> bool)."""
+    return from_.category <= to.category
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype a Python scalar would get as a tensor (bool, int64, or the default float)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool
+    if isinstance(value, (int, np.integer)):
+        return int64
+    return _default_dtype
+
+
+def result_type(*operands) -> dtype:
+    """torch.result_type over tensors and Python scalars (see Note [Type promotion])."""
+    from .tensor import Tensor
+
+    dim_t = zero_t = None
+    scalar_cat = -1
+    for x in operands:
+        if isinstance(x, Tensor):
+            if x._sizes:
+                dim_t = x.dtype if dim_t is None else _PROMOTE[dim_t._index][x.dtype._index]
+            else:
+                zero_t = x.dtype if zero_t is None else _PROMOTE[zero_t._index][x.dtype._index]
+        elif isinstance(x, dtype):
+            dim_t = x if dim_t is None else _PROMOTE[dim_t._index][x._index]
+        else:
+            cat = scalar_dtype(x).category
+            scalar_cat = cat if cat > scalar_cat else scalar_cat
+    result = dim_t
+    if zero_t is not None and (result is None or zero_t.category > result.category):
+        result = zero_t
+    if scalar_cat >= 0 and (result is None or scalar_cat > result.category):
+        result = (bool, int64, _default_dtype)[scalar_cat]
+    if result is None:
+        raise TypeError("result_type() needs at least one tensor, dtype or scalar operand")
+    return result

@@ -1,0 +1,246 @@
+"""Public factory functions with torch's Python signatures (``zeros(2, 3)`` and ``zeros((2, 3))``).
+
+Each normalizes its arguments and calls the operator (``strided.ops.aten.zeros`` ...), so the
+dispatcher picks the backend from ``device=``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import dtypes as dt
+from .device import device as _device
+from .ops import bound as ops
+from .storage import wrap_host_memory
+from .tensor import Tensor, make_tensor
+
+__all__ = [
+    "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace", "eye", "rand", "randn",
+    "randint", "tensor", "as_tensor", "from_numpy", "empty_like", "zeros_like", "ones_like", "full_like",
+    "rand_like", "randn_like", "bernoulli",
+]
+
+
+def _size(size, op):
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        return tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(
+                f"{op}(): argument 'size' must be tuple of ints, but found element of type "
+                f"{type(s).__name__}"
+            )
+    return tuple(int(s) for s in size)
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    if requires_grad:
+        if not t.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t.requires_grad = True
+    return t
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None,
+          layout=None) -> Tensor:
+    """An uninitialized tensor of the given size."""
+    return _finish(ops.empty(_size(size, "empty"), dtype=dtype, layout=layout, device=device,
+                             pin_memory=pin_memory, memory_format=memory_format), requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False,
+                  layout=None) -> Tensor:
+    """An uninitialized tensor with explicit strides (in elements), on any backend."""
+    return _finish(ops.empty_strided(size, stride, dtype=dtype, layout=layout, device=device,
+                                     pin_memory=pin_memory), requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None) -> Tensor:
+    """A tensor filled with 0."""
+    return _finish(ops.zeros(_size(size, "zeros"), dtype=dtype, layout=layout, device=device,
+                             pin_memory=pin_memory), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None) -> Tensor:
+    """A tensor filled with 1."""
+    return _finish(ops.ones(_size(size, "ones"), dtype=dtype, layout=layout, device=device,
+                            pin_memory=pin_memory), requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False,
+         layout=None) -> Tensor:
+    """A tensor filled with ``fill_value`` (dtype inferred from it when not given)."""
+    return _finish(ops.full(_size((size,), "full"), fill_value, dtype=dtype, layout=layout, device=device,
+                            pin_memory=pin_memory), requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, layout=None) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(end)`` starts at 0."""
+    if end is None:
+        start, end = 0, start
+    return _finish(ops.arange(start, end, step, dtype=dtype, layout=layout, device=device), requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    return _finish(ops.linspace(start, end, steps, dtype=dtype, layout=layout, device=device), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None) -> Tensor:
+    """A 2-D tensor with ones on the diagonal."""
+    return _finish(ops.eye(n, n if m is None else m, dtype=dtype, layout=layout, device=device), requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
+         layout=None) -> Tensor:
+    """Uniform samples from [0, 1)."""
+    return _finish(ops.rand(_size(size, "rand"), generator=generator, dtype=dtype, layout=layout,
+                            device=device, pin_memory=pin_memory), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
+          layout=None) -> Tensor:
+    """Standard normal samples."""
+    return _finish(ops.randn(_size(size, "randn"), generator=generator, dtype=dtype, layout=layout,
+                             device=device, pin_memory=pin_memory), requires_grad)
+
+
+def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False,
+            layout=None) -> Tensor:
+    """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
+    if size is None:
+        if not args:
+            raise TypeError("randint() missing required argument 'size'")
+        *args, size = args
+    if len(args) == 1:
+        low, high = 0, args[0]
+    elif len(args) == 2:
+        low, high = args
+    else:
+        raise TypeError("randint() expects randint(high, size) or randint(low, high, size)")
+    return _finish(ops.randint(low, high, _size((size,), "randint"), generator=generator, dtype=dtype,
+                               layout=layout, device=device), requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None) -> Tensor:
+    """Samples 0/1 with probabilities ``input`` (or the scalar ``p``)."""
+    if p is not None:
+        return empty_like(input).bernoulli_(p, generator=generator)
+    return ops.bernoulli(input, generator=generator)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+               pin_memory=False, layout=None) -> Tensor:
+    return _finish(ops.empty_like(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                                  memory_format=memory_format), requires_grad)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+               pin_memory=False, layout=None) -> Tensor:
+    return _finish(ops.zeros_like(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                                  memory_format=memory_format), requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+              pin_memory=False, layout=None) -> Tensor:
+    return _finish(ops.ones_like(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                                 memory_format=memory_format), requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+              pin_memory=False, layout=None) -> Tensor:
+    return _finish(ops.full_like(input, fill_value, dtype=dtype, layout=layout, device=device,
+                                 pin_memory=pin_memory, memory_format=memory_format), requires_grad)
+
+
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None,
+              layout=None) -> Tensor:
+    return _finish(ops.rand_like(input, generator=generator, dtype=dtype, layout=layout, device=device,
+                                 memory_format=memory_format), requires_grad)
+
+
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None,
+               layout=None) -> Tensor:
+    return _finish(ops.randn_like(input, generator=generator, dtype=dtype, layout=layout, device=device,
+                                  memory_format=memory_format), requires_grad)
+
+
+# ---------------------------------------------------------------------- from data
+def _infer_array(data, dtype):
+    """A host NumPy array for ``data`` with torch's dtype inference."""
+    if isinstance(data, Tensor):
+        return np.ascontiguousarray(data.numpy(force=True)), data.dtype
+    if isinstance(data, np.ndarray):
+        d = dt.to_dtype(dtype) if dtype is not None else dt.from_numpy_dtype(data.dtype)
+        return data, d
+    try:
+        arr = np.array(data)
+    except ValueError as e:
+        raise ValueError(f"tensor(): expected a rectangular (non-ragged) nested sequence: {e}") from None
+    if arr.dtype == object:
+        raise TypeError(f"tensor(): could not infer dtype of {type(data).__name__} with elements of "
+                        f"mixed or unsupported types")
+    if dtype is not None:
+        return arr, dt.to_dtype(dtype)
+    if arr.dtype.kind == "b":
+        return arr, dt.bool
+    if arr.dtype.kind in "iu":
+        return arr, dt.int64
+    if arr.dtype.kind == "f":
+        return arr, dt.get_default_dtype()
+    if arr.dtype.kind in ("U", "S"):
+        raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str' or 'bytes'}'")
+    return arr, dt.from_numpy_dtype(arr.dtype)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
+    arr, d = _infer_array(data, dtype)
+    host = from_numpy(np.array(arr, dtype=d.numpy_dtype, copy=True, order="C"))  # always a copy
+    dev = _device(device) if device is not None else _device("cpu")
+    out = host if dev.type == "cpu" and not pin_memory else ops._to_copy(host, device=dev, pin_memory=pin_memory)
+    return _finish(out, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like ``tensor`` but shares memory with a NumPy array or tensor when dtype and device allow."""
+    if isinstance(data, Tensor):
+        dev = _device(device) if device is not None else data.device
+        if (dtype is None or dt.to_dtype(dtype) is data.dtype) and dev == data.device:
+            return data
+        return ops._to_copy(data, dtype=dtype, device=dev)
+    if isinstance(data, np.ndarray) and (device is None or _device(device).type == "cpu"):
+        t = from_numpy(data)
+        return t if dtype is None or dt.to_dtype(dtype) is t.dtype else t.to(dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A CPU tensor sharing memory with ``array`` (zero-copy; writes show in both)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    d = dt.from_numpy_dtype(array.dtype)
+    itemsize = array.itemsize
+    for s in array.strides:
+        if s < 0:
+            raise ValueError(
+                "At least one stride in the given numpy array is negative, and tensors with negative "
+                "strides are not currently supported. (You can probably work around this by making a "
+                "copy of your array  with array.copy().) "
+            )
+        if s % itemsize:
+            raise ValueError(
+                "given numpy array strides not a multiple of the element byte size. Copy the numpy "
+                "array to reallocate the memory."
+            )
+    sizes = tuple(int(n) for n in array.shape)
+    strides = tuple(s // itemsize for s in array.strides)
+    nbytes = 0 if 0 in sizes else (1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * itemsize
+    storage = wrap_host_memory(array, nbytes, array.ctypes.data)
+    return make_tensor(storage, 0, sizes, strides, d)
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, numbers.Number)

@@ -1,0 +1,7 @@
+"""Composite kernels: ops written in terms of other ops, shared by every backend.
+
+CompositeExplicitAutograd kernels (views, factories, conversions) and CompositeImplicitAutograd
+decompositions (linear -> addmm, stack -> unsqueeze + cat, ...).
+"""
+
+from . import conversions, decompositions, factories, views  # noqa: F401

@@ -1,0 +1,1 @@
+"""Decompositions (being written)."""

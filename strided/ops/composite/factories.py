@@ -1,0 +1,122 @@
+"""Factories composed from ``empty`` and a fill (zeros, ones, full, rand*, *_like, zero_)."""
+
+from __future__ import annotations
+
+from ... import dtypes as dt
+from ...dispatch.library import kernel
+from ...random import default_generator_for
+from ...tensor import Tensor
+from .. import bound as ops
+
+__all__ = []
+
+
+def _full_dtype(fill_value, dtype):
+    if dtype is not None:
+        return dtype
+    return dt.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
+
+
+@kernel("CompositeExplicitAutograd")
+def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return ops.empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory).fill_(0)
+
+
+@kernel("CompositeExplicitAutograd")
+def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return ops.empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory).fill_(1)
+
+
+@kernel("CompositeExplicitAutograd")
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    d = _full_dtype(fill_value, dtype)
+    return ops.empty(size, dtype=d, layout=layout, device=device, pin_memory=pin_memory).fill_(fill_value)
+
+
+def _random_dtype(dtype, op):
+    d = dt.to_dtype(dtype) if dtype is not None else dt.get_default_dtype()
+    if not d.is_floating_point:
+        raise RuntimeError(f"\"{op}\" not implemented for '{d.name}'; {op} needs a floating dtype")
+    return d
+
+
+def _generator(generator, device):
+    from ...device import device as _device
+
+    return generator if generator is not None else default_generator_for(device or _device("cpu"))
+
+
+@kernel("CompositeExplicitAutograd")
+def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    d = _random_dtype(dtype, "check_uniform_bounds")
+    t = ops.empty(size, dtype=d, layout=layout, device=device, pin_memory=pin_memory)
+    return t.uniform_(0, 1, generator=_generator(generator, t.device))
+
+
+@kernel("CompositeExplicitAutograd")
+def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    d = _random_dtype(dtype, "normal_kernel")
+    t = ops.empty(size, dtype=d, layout=layout, device=device, pin_memory=pin_memory)
+    return t.normal_(0, 1, generator=_generator(generator, t.device))
+
+
+@kernel("CompositeExplicitAutograd")
+def randint(low, high, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    if not low < high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    t = ops.empty(size, dtype=dtype or dt.int64, layout=layout, device=device, pin_memory=pin_memory)
+    return t.random_(low, high, generator=_generator(generator, t.device))
+
+
+@kernel("CompositeExplicitAutograd")
+def zero_(self):
+    return self.fill_(0)
+
+
+def _like(self, dtype, layout, device, pin_memory, memory_format):
+    mf = memory_format or "preserve_format"
+    d = dtype or self.dtype
+    dev = device if device is not None else self.device
+    if mf == "preserve_format" and self._is_non_overlapping_and_dense() and not self.is_contiguous():
+        return ops.empty_strided(self._sizes, self._strides, dtype=d, layout=layout, device=dev,
+                                 pin_memory=pin_memory)
+    if mf == "preserve_format":
+        mf = "channels_last" if (self.dim() == 4 and not self.is_contiguous()
+                                  and self.is_contiguous("channels_last")) else "contiguous_format"
+    return ops.empty(self._sizes, dtype=d, layout=layout, device=dev, pin_memory=pin_memory, memory_format=mf)
+
+
+@kernel("CompositeExplicitAutograd")
+def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _like(self, dtype, layout, device, pin_memory, memory_format)
+
+
+@kernel("CompositeExplicitAutograd")
+def zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _like(self, dtype, layout, device, pin_memory, memory_format).fill_(0)
+
+
+@kernel("CompositeExplicitAutograd")
+def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _like(self, dtype, layout, device, pin_memory, memory_format).fill_(1)
+
+
+@kernel("CompositeExplicitAutograd")
+def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _like(self, dtype, layout, device, pin_memory, memory_format).fill_(fill_value)
+
+
+@kernel("CompositeExplicitAutograd")
+def rand_like(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+              memory_format=None):
+    t = _like(self, dtype, layout, device, pin_memory, memory_format)
+    _random_dtype(t.dtype, "check_uniform_bounds")
+    return t.uniform_(0, 1, generator=_generator(generator, t.device))
+
+
+@kernel("CompositeExplicitAutograd")
+def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+               memory_format=None):
+    t = _like(self, dtype, layout, device, pin_memory, memory_format)
+    _random_dtype(t.dtype, "normal_kernel")
+    return t.normal_(0, 1, generator=_generator(generator, t.device))

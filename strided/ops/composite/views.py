@@ -1,0 +1,1 @@
+"""View ops (being written)."""

@@ -1,0 +1,242 @@
+"""Load ``native_functions.yaml`` once into OpOverloads; bind functions, methods and ``ops.aten``.
+
+Entries are parsed strictly (as torchgen does): unknown keys, bad variants, bad dispatch keys and
+malformed schemas are errors that name ``native_functions.yaml:<line>``.
+
+Note [Autogen]
+``autogen: add_.Tensor, add.out`` derives overloads from a functional op instead of writing them
+out: the in-place form takes ``Tensor(a!) self`` and returns it; the out form appends
+``*, Tensor(a!) out``. Their kernel (CompositeExplicitAutograd, so every backend gets it) calls the
+functional op, checks the result can be cast to the destination dtype and, for in-place, that the
+broadcast shape equals ``self``'s, then copies. A backend may register a direct kernel for the
+derived overload, which the dispatcher prefers (Note [Dispatch order]).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import warnings
+
+import yaml
+
+from ..dispatch.dispatcher import OpOverload, OpOverloadPacket
+from ..dispatch.keys import DispatchKey, parse_key
+from . import bound
+from .schema import Annotation, Argument, FunctionSchema, Return, SchemaError, Type, parse_schema
+
+__all__ = ["load", "namespace", "YAML_PATH", "Namespace", "ENTRY_KEYS"]
+
+YAML_PATH = os.path.join(os.path.dirname(__file__), "native_functions.yaml")
+ENTRY_KEYS = frozenset({"func", "variants", "dispatch", "autogen", "device_check"})
+VARIANTS = frozenset({"function", "method"})
+
+
+class Namespace:
+    """``strided.ops.<ns>``: attribute access to the namespace's packets."""
+
+    def __init__(self, name: str):
+        self._name = name
+        self._packets: dict[str, OpOverloadPacket] = {}
+
+    def _get(self, name: str) -> OpOverloadPacket | None:
+        return self._packets.get(name)
+
+    def _register(self, op: OpOverload) -> OpOverloadPacket:
+        packet = self._packets.get(op.schema.name)
+        if packet is None:
+            packet = self._packets[op.schema.name] = OpOverloadPacket(op.schema.name, self._name)
+        packet.add(op)
+        return packet
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["_packets"][name]
+        except KeyError:
+            raise AttributeError(f"no operator '{self._name}::{name}'") from None
+
+    def __iter__(self):
+        return iter(self._packets.values())
+
+    def __dir__(self):
+        return list(self._packets)
+
+
+_NAMESPACES: dict[str, Namespace] = {}
+
+
+def namespace(name: str) -> Namespace:
+    ns = _NAMESPACES.get(name)
+    if ns is None:
+        ns = _NAMESPACES[name] = Namespace(name)
+    return ns
+
+
+class _LineLoader(yaml.SafeLoader):
+    """A YAML loader that records each mapping's line (torchgen's LineLoader)."""
+
+    def construct_mapping(self, node, deep=False):
+        mapping = super().construct_mapping(node, deep=deep)
+        mapping["__line__"] = node.start_mark.line + 1
+        return mapping
+
+
+def _parse_dispatch(value, where: str) -> dict[DispatchKey, str]:
+    if not isinstance(value, dict):
+        raise SchemaError(f"{where}: 'dispatch' must be a mapping of backend keys to kernel names")
+    out = {}
+    for keys, name in value.items():
+        if keys == "__line__":
+            continue
+        if not isinstance(name, str) or not name.isidentifier():
+            raise SchemaError(f"{where}: dispatch kernel name {name!r} is not an identifier")
+        for key in str(keys).split(","):
+            try:
+                k = parse_key(key.strip())
+            except ValueError as e:
+                raise SchemaError(f"{where}: {e}") from None
+            if k in out:
+                raise SchemaError(f"{where}: dispatch key {k.name} given twice")
+            out[k] = name
+    return out
+
+
+def _derive(functional: FunctionSchema, spec: str, where: str) -> FunctionSchema:
+    name, _, overload = spec.partition(".")
+    write = Annotation("a", True)
+    tensor = Type("Tensor")
+    if name == functional.name + "_":
+        first = functional.arguments[0]
+        if first.type != tensor:
+            raise SchemaError(f"{where}: autogen {spec}: the first argument must be a Tensor")
+        args = (dataclasses.replace(first, annotation=write),) + functional.arguments[1:]
+        return FunctionSchema(name, overload, args, (Return(tensor, write, None),))
+    if name == functional.name and overload == "out":
+        if len(functional.returns) != 1 or functional.returns[0].type != tensor:
+            raise SchemaError(f"{where}: autogen {spec}: out= forms need a single Tensor return")
+        args = functional.arguments + (Argument("out", tensor, write, None, True),)
+        return FunctionSchema(name, "out", args, (Return(tensor, write, None),))
+    raise SchemaError(
+        f"{where}: autogen '{spec}' must be '{functional.name}_.<overload>' or '{functional.name}.out'"
+    )
+
+
+def _inplace_kernel(functional: OpOverload):
+    from ..dtypes import can_cast
+
+    def kernel(self, *args, **kwargs):
+        result = functional(self, *args, **kwargs)
+        if not can_cast(result.dtype, self.dtype):
+            raise RuntimeError(
+                f"result type {_dtype_word(result.dtype)} can't be cast to the desired output type "
+                f"{_dtype_word(self.dtype)}"
+            )
+        if result._sizes != self._sizes:
+            raise RuntimeError(
+                f"output with shape {list(self._sizes)} doesn't match the broadcast shape "
+                f"{list(result._sizes)}"
+            )
+        return self.copy_(result)
+
+    kernel.__name__ = functional.schema.name + "_"
+    return kernel
+
+
+def _out_kernel(functional: OpOverload):
+    from ..dtypes import can_cast
+
+    def kernel(*args, out, **kwargs):
+        result = functional(*args, **kwargs)
+        if not can_cast(result.dtype, out.dtype):
+            raise RuntimeError(
+                f"result type {_dtype_word(result.dtype)} can't be cast to the desired output type "
+                f"{_dtype_word(out.dtype)}"
+            )
+        if out._sizes != result._sizes:
+            if out.numel() != 0:
+                warnings.warn(
+                    f"An output with one or more elements was resized since it had shape "
+                    f"{list(out._sizes)}, which does not match the required output shape "
+                    f"{list(result._sizes)}. This behavior is deprecated.",
+                    UserWarning, stacklevel=3,
+                )
+            out.resize_(result._sizes)
+        return out.copy_(result)
+
+    kernel.__name__ = functional.schema.name + "_out"
+    return kernel
+
+
+def _dtype_word(d) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}[d.name]
+
+
+def load(path: str = YAML_PATH) -> Namespace:
+    """Parse the YAML and register every op in ``strided.ops.aten`` (once per process)."""
+    aten = namespace("aten")
+    if aten._packets:
+        return aten
+    fname = os.path.basename(path)
+    with open(path, encoding="utf-8") as f:
+        entries = yaml.load(f, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+    methods, functions = {}, {}
+    for entry in entries:
+        entry = dict(entry)
+        where = f"{fname}:{entry.pop('__line__', '?')}"
+        unknown = set(entry) - ENTRY_KEYS
+        if unknown:
+            raise SchemaError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(ENTRY_KEYS)}")
+        if "func" not in entry:
+            raise SchemaError(f"{where}: entry has no 'func'")
+        try:
+            schema = parse_schema(entry["func"])
+        except SchemaError as e:
+            raise SchemaError(f"{where}: {e}") from None
+        variants = {v.strip() for v in str(entry.get("variants", "function")).split(",")}
+        if not variants <= VARIANTS:
+            raise SchemaError(f"{where}: unknown variant(s) {sorted(variants - VARIANTS)}")
+        dispatch = _parse_dispatch(entry.get("dispatch", {}), where)
+        if not dispatch:
+            raise SchemaError(f"{where}: {schema.qualified_name} has no dispatch entry")
+        device_check = entry.get("device_check", "ExactSame")
+        if device_check not in ("ExactSame", "NoCheck"):
+            raise SchemaError(f"{where}: device_check must be ExactSame or NoCheck, got {device_check!r}")
+        op = OpOverload(schema, "aten", where, dispatch, device_check=device_check == "ExactSame")
+        packet = aten._register(op)
+        if "function" in variants:
+            functions[schema.name] = packet
+        if "method" in variants:
+            methods[schema.name] = packet
+        for spec in (s.strip() for s in str(entry.get("autogen", "")).split(",") if s.strip()):
+            derived = _derive(schema, spec, where)
+            dop = OpOverload(derived, "aten", where)
+            is_inplace = derived.name != schema.name
+            dop.register(DispatchKey.CompositeExplicitAutograd,
+                         _inplace_kernel(op) if is_inplace else _out_kernel(op))
+            dpacket = aten._register(dop)
+            if is_inplace:
+                methods[derived.name] = dpacket
+            elif "function" in variants:
+                functions[schema.name] = packet
+    for name, packet in aten._packets.items():
+        setattr(bound, name, packet)
+    bound.FUNCTIONS = tuple(sorted(functions))
+    _bind_methods(methods)
+    return aten
+
+
+def _bind_methods(methods: dict[str, OpOverloadPacket]) -> None:
+    from ..tensor import Tensor
+
+    for name, packet in methods.items():
+        if name in Tensor.__dict__:
+            continue  # hand-written (e.g. to, size); the op stays reachable as strided.ops.aten.<name>
+
+        def method(self, *args, _packet=packet, **kwargs):
+            return _packet(self, *args, **kwargs)
+
+        method.__name__ = method.__qualname__ = name
+        method.__doc__ = packet.__doc__
+        setattr(Tensor, name, method)

@@ -1,0 +1,520 @@
+"""``Tensor``: a strided view (storage, storage_offset, sizes, strides, dtype, device).
+
+Every operation goes through the dispatcher; this class holds metadata, the Python protocol
+(operators, indexing, iteration) and conversions. Methods named in the operator YAML
+(``variants: method``) are bound onto this class by ``strided.ops.registry`` at import time.
+
+Note [Tensor metadata]
+Sizes and strides are tuples of Python ints, in elements, as in torch. ``_key`` caches the
+backend dispatch key of the device so the dispatcher reads one attribute per argument.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import dtypes as _dt
+from .device import device as _device
+from .ops import bound as _ops
+
+__all__ = ["Tensor", "contiguous_strides", "channels_last_strides"]
+
+
+def contiguous_strides(sizes) -> tuple:
+    """Row-major strides, in elements, for ``sizes`` (zero-size dims count as 1, as in torch)."""
+    strides, acc = [], 1
+    for s in reversed(sizes):
+        strides.append(acc)
+        acc *= s if s > 1 else 1
+    return tuple(reversed(strides))
+
+
+def channels_last_strides(sizes) -> tuple:
+    """NHWC strides for a 4-d NCHW shape (torch.channels_last)."""
+    if len(sizes) != 4:
+        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    n, c, h, w = (max(s, 1) for s in sizes)
+    return (h * w * c, 1, w * c, c)
+
+
+class Tensor:
+    """A multi-dimensional strided view of a storage (see ``strided.empty_strided``)."""
+
+    __slots__ = (
+        "_storage", "_offset", "_sizes", "_strides", "dtype", "device", "_key",
+        "requires_grad", "grad", "grad_fn", "_version", "_base", "_retains_grad", "_hooks",
+        "_output_nr", "__weakref__",
+    )
+    __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(
+            "Tensor cannot be constructed directly; use strided.tensor(data), strided.empty(...) "
+            "or another factory"
+        )
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._sizes)
+
+    def size(self, dim: int | None = None):
+        """The shape, or the size of one dimension (negative dims count from the end)."""
+        if dim is None:
+            return Size(self._sizes)
+        return self._sizes[_wrap_dim(dim, len(self._sizes), "size")]
+
+    def stride(self, dim: int | None = None):
+        """Strides in elements, or the stride of one dimension."""
+        if dim is None:
+            return self._strides
+        return self._strides[_wrap_dim(dim, len(self._sizes), "stride")]
+
+    def dim(self) -> int:
+        return len(self._sizes)
+
+    ndim = property(dim)
+
+    def ndimension(self) -> int:
+        return len(self._sizes)
+
+    def numel(self) -> int:
+        return math.prod(self._sizes)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    itemsize = property(element_size)
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self._sizes) * self.dtype.itemsize
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    def untyped_storage(self):
+        return self._storage
+
+    def data_ptr(self) -> int:
+        """Address of the first element (0 for meta tensors)."""
+        return self._storage._data_ptr + self._offset * self.dtype.itemsize if self._storage._data_ptr else 0
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def is_meta(self) -> bool:
+        return self.device.type == "meta"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def layout(self) -> str:
+        return "strided"
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return False
+
+    def is_pinned(self) -> bool:
+        return self._storage.allocator == "pinned"
+
+    def get_device(self) -> int:
+        return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+    def is_contiguous(self, memory_format="contiguous_format") -> bool:
+        """True when the strides are the dense strides of ``memory_format`` (size-1 dims ignored)."""
+        if memory_format in ("contiguous_format", None):
+            expected = 1
+            for size, stride in zip(reversed(self._sizes), reversed(self._strides)):
+                if size == 0:
+                    return True
+                if size != 1 and stride != expected:
+                    return False
+                expected *= size
+            return True
+        if memory_format == "channels_last":
+            if len(self._sizes) != 4:
+                return False
+            if 0 in self._sizes:
+                return True
+            want = channels_last_strides(self._sizes)
+            return all(s == 1 or a == b for s, a, b in zip(self._sizes, self._strides, want))
+        if memory_format == "preserve_format":
+            raise RuntimeError("is_contiguous(): preserve_format is not a valid memory format to check")
+        raise RuntimeError(f"is_contiguous(): unknown memory_format {memory_format!r}")
+
+    def _is_non_overlapping_and_dense(self) -> bool:
+        dims = sorted((st, sz) for sz, st in zip(self._sizes, self._strides) if sz != 1)
+        expected = 1
+        for st, sz in dims:
+            if sz == 0:
+                return True
+            if st != expected:
+                return False
+            expected *= sz
+        return True
+
+    # ------------------------------------------------------------------ conversions
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        return _ops._local_scalar_dense(self)
+
+    def tolist(self):
+        """The data as (nested) Python lists of Python numbers."""
+        return self.numpy(force=True).tolist() if self._sizes else self.item()
+
+    def numpy(self, *, force: bool = False):
+        """A NumPy array sharing memory with this CPU tensor (``force=True`` copies from CUDA)."""
+        from .interop import tensor_to_numpy
+
+        return tensor_to_numpy(self, force=force)
+
+    def __array__(self, dtype=None, copy=None):
+        from .interop import tensor_to_numpy
+
+        arr = tensor_to_numpy(self, force=False)
+        return arr.astype(dtype, copy=False) if dtype is not None else arr
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from .interop import to_dlpack
+
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        from .interop import dlpack_device
+
+        return dlpack_device(self)
+
+    def to(self, *args, **kwargs) -> Tensor:
+        """``to(dtype)``, ``to(device, dtype=None, non_blocking=False, copy=False)``, ``to(other)``."""
+        from .conversion import tensor_to
+
+        return tensor_to(self, *args, **kwargs)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"strided.{self.dtype.name}"
+        return self.to(dtype)
+
+    def cpu(self) -> Tensor:
+        return self if self.device.type == "cpu" else self.to("cpu")
+
+    def cuda(self, device=None, non_blocking: bool = False) -> Tensor:
+        target = _device("cuda") if device is None else _device(device)
+        return self.to(target, non_blocking=non_blocking)
+
+    def float(self) -> Tensor:
+        return self.to(_dt.float32)
+
+    def double(self) -> Tensor:
+        return self.to(_dt.float64)
+
+    def half(self) -> Tensor:
+        return self.to(_dt.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(_dt.bfloat16)
+
+    def long(self) -> Tensor:
+        return self.to(_dt.int64)
+
+    def int(self) -> Tensor:
+        return self.to(_dt.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(_dt.bool)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    def new_empty(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+        from .factories import empty
+
+        return empty(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_zeros(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+        from .factories import zeros
+
+        return zeros(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_ones(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+        from .factories import ones
+
+        return ones(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+        from .factories import full
+
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+        from .factories import tensor
+
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    # ------------------------------------------------------------------ Python protocol
+    def __repr__(self) -> str:
+        from ._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __len__(self) -> int:
+        if not self._sizes:
+            raise TypeError("len() of a 0-d tensor")
+        return self._sizes[0]
+
+    def __iter__(self):
+        if not self._sizes:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with {'no values' if self.numel() == 0 else 'more than one value'}"
+                " is ambiguous"
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.category != _dt.INTEGRAL or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __getitem__(self, index):
+        from .indexing import getitem
+
+        return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        from .indexing import setitem
+
+        setitem(self, index, value)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("strided tensors are not picklable; save state with strided.nn.save (safetensors)")
+
+    # arithmetic (overload resolution happens in the bound packets)
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(self, other)
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __sub__(self, other):
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.add(_ops.neg(self), other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __mul__(self, other):
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.mul(self, other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __truediv__(self, other):
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.mul(_ops.reciprocal(self), other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __floordiv__(self, other):
+        return _ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        from .factories import full_like
+
+        return _ops.floor_divide(full_like(self, other), self)
+
+    def __ifloordiv__(self, other):
+        return self.floor_divide_(other)
+
+    def __mod__(self, other):
+        return _ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        from .factories import full_like
+
+        return _ops.remainder(full_like(self, other), self)
+
+    def __imod__(self, other):
+        return self.remainder_(other)
+
+    def __pow__(self, other):
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops.pow(other, self)
+
+    def __ipow__(self, other):
+        return self.pow_(other)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    def __neg__(self):
+        return _ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __invert__(self):
+        if self.dtype is _dt.bool:
+            return _ops.logical_not(self)
+        raise TypeError(f"bitwise_not: not implemented for dtype {self.dtype} (only bool tensors)")
+
+    def __and__(self, other):
+        return _logical(self, other, _ops.logical_and, "&")
+
+    def __or__(self, other):
+        return _logical(self, other, _ops.logical_or, "|")
+
+    def __xor__(self, other):
+        return _logical(self, other, _ops.logical_xor, "^")
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def __eq__(self, other):  # noqa: D105 - elementwise, as torch
+        return _ops.eq(self, other)
+
+    def __ne__(self, other):
+        return _ops.ne(self, other)
+
+    def __lt__(self, other):
+        return _ops.lt(self, other)
+
+    def __le__(self, other):
+        return _ops.le(self, other)
+
+    def __gt__(self, other):
+        return _ops.gt(self, other)
+
+    def __ge__(self, other):
+        return _ops.ge(self, other)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - torch's name
+        n = len(self._sizes)
+        if n not in (0, 2):
+            raise RuntimeError(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is not "
+                "supported; use x.mT for batches of matrices or x.permute(*range(x.ndim - 1, -1, -1))"
+            )
+        return self if n == 0 else self.t()
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802
+        if len(self._sizes) < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
+                               if self._sizes else
+                               "tensor.mT is only supported on matrices or batches of matrices. Got 0-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def data(self) -> Tensor:
+        return self.detach()
+
+    def __format__(self, spec):
+        if not self._sizes:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+
+def _logical(a, b, op, symbol):
+    if a.dtype is _dt.bool and (not isinstance(b, Tensor) or b.dtype is _dt.bool):
+        return op(a, b)
+    raise TypeError(f"'{symbol}' is implemented for bool tensors only (got {a.dtype})")
+
+
+class Size(tuple):
+    """``tensor.shape``: a tuple of ints that prints as torch's ``Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"strided.Size([{', '.join(map(str, self))}])"
+
+    def numel(self) -> int:
+        return math.prod(self)
+
+
+def _wrap_dim(dim: int, ndim: int, op: str = "") -> int:
+    """Wrap a possibly negative dim into [0, ndim); torch's IndexError wording on failure."""
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim + n if dim < 0 else dim
+
+
+def make_tensor(storage, offset: int, sizes: tuple, strides: tuple, dtype, requires_grad: bool = False) -> Tensor:
+    """Build a Tensor object over ``storage`` without validation (kernels only; see set_ for checks)."""
+    t = object.__new__(Tensor)
+    t._storage = storage
+    t._offset = offset
+    t._sizes = sizes
+    t._strides = strides
+    t.dtype = dtype
+    dev = storage.device
+    t.device = dev
+    t._key = _BACKEND_KEYS[dev.type]
+    t.requires_grad = requires_grad
+    t.grad = None
+    t.grad_fn = None
+    t._version = 0
+    t._base = None
+    t._retains_grad = False
+    t._hooks = None
+    t._output_nr = 0
+    return t
+
+
+from .dispatch.keys import BACKEND_KEYS as _BACKEND_KEYS  # noqa: E402
