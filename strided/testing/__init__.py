@@ -1,0 +1,3 @@
+"""Test support shipped with strided: the operator database and device-parameterized helpers."""
+
+from .opinfo import OpInfo, SampleInput, ErrorInput, make_arg, available_devices, to_device  # noqa: F401

@@ -1,0 +1,16 @@
+"""The operator database: every YAML overload has an OpInfo (or is listed in one's ``covers``)."""
+
+from __future__ import annotations
+
+import importlib
+
+GROUPS = ("factories", "views", "pointwise", "reductions", "normalization", "linalg", "indexing")
+
+
+def op_db() -> list:
+    """All OpInfos, from each group module's ``OPS`` list."""
+    ops = []
+    for group in GROUPS:
+        module = importlib.import_module(f"{__name__}.{group}")
+        ops.extend(module.OPS)
+    return ops

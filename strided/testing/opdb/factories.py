@@ -1,0 +1,3 @@
+"""OpInfos: factories."""
+
+OPS: list = []

@@ -1,0 +1,3 @@
+"""OpInfos: indexing."""
+
+OPS: list = []

@@ -1,0 +1,3 @@
+"""OpInfos: linalg."""
+
+OPS: list = []

@@ -1,0 +1,3 @@
+"""OpInfos: normalization."""
+
+OPS: list = []

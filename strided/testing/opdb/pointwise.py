@@ -1,0 +1,3 @@
+"""OpInfos: pointwise."""
+
+OPS: list = []

@@ -1,0 +1,3 @@
+"""OpInfos: reductions."""
+
+OPS: list = []

@@ -1,0 +1,3 @@
+"""OpInfos: views."""
+
+OPS: list = []

@@ -1,0 +1,99 @@
+"""Every OpInfo on every available backend: values against NumPy, Meta against CPU, CUDA vs CPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided.testing import available_devices, to_device
+from strided.testing.opdb import op_db
+from strided.tensor import Tensor
+
+OPS = op_db()
+DEVICES = available_devices()
+
+
+def _cases():
+    for info in OPS:
+        for d in info.dtypes:
+            yield pytest.param(info, d, id=f"{info.name}-{d.name}")
+
+
+def _to_numpy(x):
+    if isinstance(x, Tensor):
+        a = x.numpy(force=True)
+        return a.astype(np.float64) if x.dtype.is_floating_point else a
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_numpy(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _to_numpy(v) for k, v in x.items()}
+    return x
+
+
+def _flatten(result):
+    if isinstance(result, (list, tuple)):
+        return [r for item in result for r in _flatten(item)]
+    return [result]
+
+
+def _compare(info, dtype, actual, expected, where):
+    rtol, atol = info.tolerance(dtype)
+    for a, e in zip(_flatten(actual), _flatten(expected), strict=True):
+        if not isinstance(a, Tensor):
+            assert a == pytest.approx(e, rel=rtol, abs=atol, nan_ok=True), where
+            continue
+        got = a.numpy(force=True)
+        e = np.asarray(e)
+        assert got.shape == e.shape, f"{where}: shape {got.shape} != reference {e.shape}"
+        if got.dtype.kind == "f" or got.dtype.name == "bfloat16":
+            got = got.astype(np.float64)
+            np.testing.assert_allclose(got, e.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True,
+                                       err_msg=where)
+        else:
+            np.testing.assert_array_equal(got, e.astype(got.dtype), err_msg=where)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("info,dtype", list(_cases()))
+def test_op(info, dtype, device):
+    rng = np.random.default_rng(1234)
+    fn = info.get_op()
+    for sample in info.samples(dtype, rng):
+        where = f"{info.name} {dtype.name} on {device}: {sample}"
+        cpu_args = sample.args
+        cpu_result = fn(*cpu_args, **sample.kwargs)
+        if device == "cpu":
+            if info.ref is not None:
+                expected = info.ref(*_to_numpy(cpu_args), **_to_numpy(sample.kwargs))
+                _compare(info, dtype, cpu_result, expected, where)
+            if info.check is not None:
+                info.check(cpu_result, sample)
+            continue
+        args = to_device(sample.args, device)
+        kwargs = to_device(sample.kwargs, device)
+        result = fn(*args, **kwargs)
+        for r, c in zip(_flatten(result), _flatten(cpu_result), strict=True):
+            if isinstance(c, Tensor):
+                assert isinstance(r, Tensor) and r.device.type == device, where
+                assert r.shape == c.shape, f"{where}: shape {r.shape} != cpu {c.shape}"
+                assert r.dtype is c.dtype, f"{where}: dtype {r.dtype} != cpu {c.dtype}"
+        if device != "meta" and info.ref is not None:
+            _compare(info, dtype, result, _to_numpy(cpu_result), where)
+        if device != "meta" and info.check is not None:
+            info.check(result, sample)
+
+
+ERROR_CASES = [pytest.param(info, id=info.name) for info in OPS if info.errors is not None]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("info", ERROR_CASES)
+def test_op_errors(info, device):
+    rng = np.random.default_rng(99)
+    fn = info.get_op()
+    for err in info.errors(rng):
+        args = to_device(err.sample.args, device)
+        kwargs = to_device(err.sample.kwargs, device)
+        with pytest.raises(err.error, match=err.match):
+            fn(*args, **kwargs)
