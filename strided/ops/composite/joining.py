@@ -1,0 +1,1 @@
+"""Joining ops composed from others (stack)."""
