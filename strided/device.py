@@ -44,11 +44,15 @@ class device:  # noqa: N801 - torch spells it lower case
                 raise RuntimeError(f"Device index must not be negative, got {dev_index!r}")
             if dev_type == "cpu" and dev_index != 0:
                 raise RuntimeError(f"CPU device index must be -1 or zero, got {dev_index}")
+        canonical = cls._cache.get((dev_type, dev_index))
+        if canonical is not None:
+            cls._cache[key] = canonical
+            return canonical
         self = object.__new__(cls)
         self.type = dev_type
         self.index = dev_index
         self._str = dev_type if dev_index is None else f"{dev_type}:{dev_index}"
-        cls._cache[key] = self
+        cls._cache[key] = cls._cache[(dev_type, dev_index)] = self
         return self
 
     def __repr__(self) -> str:

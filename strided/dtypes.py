@@ -11,8 +11,10 @@ higher than the category of the result so far: ``int32_tensor + 5`` stays int32,
 
 from __future__ import annotations
 
-import numpy as np
+import builtins
+
 import ml_dtypes
+import numpy as np
 
 __all__ = [
     "dtype", "float16", "half", "bfloat16", "float32", "float", "float64", "double",
@@ -146,9 +148,9 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 
 def scalar_dtype(value) -> dtype:
     """The dtype a Python scalar would get as a tensor (bool, int64, or the default float)."""
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, (builtins.bool, np.bool_)):
         return bool
-    if isinstance(value, (int, np.integer)):
+    if isinstance(value, (builtins.int, np.integer)):
         return int64
     return _default_dtype
 

@@ -209,8 +209,33 @@ class OpOverload:
                 f"the selective/custom build process{hint}. '{self.name}' is only available for these "
                 f"backends: [{', '.join(self.available_keys())}]."
             )
+        if _tracing.wrapper is not None:
+            fn = _tracing.wrapper(self, keyset, fn)
         self._cache[keyset] = fn
         return fn
+
+
+# Note [Zero-cost tracing]
+# Tools such as strided.utils.profiler.count_ops set this to a function (op, keyset, fn) -> fn and
+# clear every op's cache; newly resolved kernels are then wrapped. The hot path never checks a flag.
+class _Tracing:
+    __slots__ = ("wrapper",)
+
+    def __init__(self):
+        self.wrapper = None
+
+
+_tracing = _Tracing()
+
+
+def clear_all_caches() -> None:
+    """Forget every resolved kernel (all namespaces), so the next calls resolve again."""
+    from ..ops.registry import _NAMESPACES
+
+    for ns in _NAMESPACES.values():
+        for packet in ns:
+            for op in packet._ordered:
+                op._cache.clear()
 
 
 class OpOverloadPacket:

@@ -1,0 +1,1 @@
+"""Utilities: progress bars, the op profiler, environment info."""

@@ -1,0 +1,138 @@
+"""The dispatcher: keysets, resolution order, caching, errors, and strided.library."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import strided as st
+from strided.dispatch.dispatcher import NotImplementedForBackend
+from strided.dispatch.keys import DispatchKey
+
+_ids = itertools.count()
+
+
+def _fresh_op(schema="f(Tensor self) -> Tensor"):
+    ns = f"test{next(_ids)}"
+    lib = st.library.Library(ns, "DEF")
+    op = lib.define(schema)
+    return ns, op
+
+
+def test_missing_backend_kernel_raises_torchs_message():
+    ns, op = _fresh_op()
+    op.register(DispatchKey.CPU, lambda self: self)
+    with pytest.raises(NotImplementedForBackend) as e:
+        op(st.empty(2, device="meta"))
+    msg = str(e.value)
+    assert f"Could not run '{ns}::f' with arguments from the 'Meta' backend." in msg
+    assert f"'{ns}::f' is only available for these backends: [CPU]." in msg
+
+
+def test_cuda_without_backend_is_the_dispatcher_message_not_a_traceback():
+    try:
+        import strided.cuda as cuda
+
+        if cuda.is_available():
+            pytest.skip("a GPU is present: this checks the no-CUDA message")
+    except ImportError:
+        pass
+    with pytest.raises(NotImplementedError, match="Could not run 'aten::empty' with arguments from the 'CUDA' backend"):
+        st.ones(2, device="cuda")
+
+
+def test_resolution_order_backend_then_composites():
+    ns, op = _fresh_op()
+    calls = []
+    op.register(DispatchKey.CompositeImplicitAutograd, lambda self: calls.append("implicit") or self)
+    x = st.empty(1)
+    op(x)
+    op.register(DispatchKey.CompositeExplicitAutograd, lambda self: calls.append("explicit") or self)
+    op(x)
+    op.register(DispatchKey.CPU, lambda self: calls.append("cpu") or self)
+    op(x)
+    assert calls == ["implicit", "explicit", "cpu"]  # registering cleared the cache each time
+    op(st.empty(1, device="meta"))
+    assert calls[-1] == "explicit"  # meta has no kernel of its own
+
+
+def test_duplicate_registration_is_an_error():
+    _, op = _fresh_op()
+    op.register(DispatchKey.CPU, lambda self: self)
+    with pytest.raises(RuntimeError, match="second kernel"):
+        op.register(DispatchKey.CPU, lambda self: self)
+    with pytest.raises(RuntimeError, match="second kernel"):
+        st.ops.aten.add.Tensor.register(DispatchKey.CPU, lambda *a, **k: None)
+
+
+def test_kernel_is_cached_per_keyset():
+    _, op = _fresh_op()
+    op.register(DispatchKey.CPU, lambda self: self)
+    op.register(DispatchKey.Meta, lambda self: self)
+    op(st.empty(1))
+    op(st.empty(1, device="meta"))
+    assert set(op._cache) == {DispatchKey.CPU, DispatchKey.Meta}
+
+
+def test_autograd_bit_set_only_when_grad_needed():
+    _, op = _fresh_op()
+    seen = []
+    op.register(DispatchKey.Autograd, lambda self: seen.append("autograd") or self)
+    op.register(DispatchKey.CPU, lambda self: seen.append("cpu") or self)
+    op(st.empty(1))
+    op(st.empty(1, requires_grad=True))
+    assert seen == ["cpu", "autograd"]
+
+
+def test_device_mismatch_in_torchs_words():
+    a = st.empty(2)
+    b = st.empty(2, device="meta")
+    with pytest.raises(RuntimeError, match=r"Expected all tensors to be on the same device, but found at "
+                                           r"least two devices, cpu and meta!"):
+        st.ops.aten.add.Tensor(a, b)
+
+
+def test_zero_dim_cpu_tensor_joins_other_devices():
+    m = st.empty(3, device="meta")
+    scalar = st.tensor(2.0)
+    out = st.ops.aten.add.Tensor(m, scalar)
+    assert out.device.type == "meta" and out.shape == (3,)
+
+
+def test_tensor_lists_are_scanned_for_devices():
+    with pytest.raises(RuntimeError, match="same device"):
+        st.ops.aten.cat.default([st.empty(2), st.empty(2, device="meta")])
+
+
+def test_library_define_and_impl_custom_op():
+    lib = st.library.Library("mylib_scale", "DEF")
+    lib.define("scale(Tensor self, float factor) -> Tensor")
+
+    @st.library.impl("mylib_scale::scale", "CPU")
+    def scale_cpu(self, factor):
+        return self * factor
+
+    x = st.tensor([1.0, 2.0])
+    assert st.ops.mylib_scale.scale(x, 3.0).tolist() == [3.0, 6.0]
+    assert st.ops.mylib_scale.scale.default.schema.name == "scale"
+    with pytest.raises(ValueError, match="reserved"):
+        st.library.define("aten::foo(Tensor self) -> Tensor")
+
+
+def test_overload_resolution_by_argument_types():
+    x = st.tensor([1.0, 2.0])
+    assert st.add(x, 1).tolist() == [2.0, 3.0]  # add.Scalar
+    assert st.add(x, x, alpha=2).tolist() == [3.0, 6.0]  # add.Tensor
+    with pytest.raises(TypeError, match=r"add\(\) received an invalid combination of arguments"):
+        st.add(x, "one")
+
+
+def test_every_yaml_kernel_name_resolves():
+    aten = st.ops.aten
+    for packet in aten:
+        for op in packet._ordered:
+            for key in list(op._dispatch_names):
+                if key is DispatchKey.CUDA:
+                    continue  # resolved where a GPU is present (tests/cuda)
+                assert op.kernel(key) is not None, f"{op} {key.name}"

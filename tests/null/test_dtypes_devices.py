@@ -1,0 +1,68 @@
+"""dtype table, torch's promotion rules, and devices."""
+
+from __future__ import annotations
+
+import pytest
+
+import strided as st
+from strided import dtypes as dt
+
+
+@pytest.mark.parametrize("a, b, want", [
+    (st.uint8, st.int8, st.int16), (st.bool, st.int32, st.int32), (st.int64, st.float16, st.float16),
+    (st.bfloat16, st.float16, st.float32), (st.float32, st.float64, st.float64),
+    (st.int8, st.uint8, st.int16), (st.bool, st.bool, st.bool), (st.bfloat16, st.int64, st.bfloat16),
+])
+def test_promote_types(a, b, want):
+    assert st.promote_types(a, b) is want
+    assert st.promote_types(b, a) is want
+
+
+def test_python_scalars_do_not_promote_within_category():
+    i32 = st.empty(2, dtype=st.int32)
+    f16 = st.empty(2, dtype=st.float16)
+    assert st.result_type(i32, 5) is st.int32
+    assert st.result_type(f16, 2.5) is st.float16
+    assert st.result_type(i32, 2.5) is st.float32
+    assert st.result_type(st.empty(2, dtype=st.bool), 3) is st.int64
+
+
+def test_zero_dim_tensors_promote_only_across_categories():
+    i16 = st.empty(2, dtype=st.int16)
+    assert st.result_type(i16, st.tensor(3)) is st.int16
+    assert st.result_type(i16, st.tensor(3.0, dtype=st.float64)) is st.float64
+    assert st.result_type(st.tensor(1, dtype=st.int8), st.tensor(1, dtype=st.int32)) is st.int32
+
+
+def test_default_dtype():
+    assert st.get_default_dtype() is st.float32
+    st.set_default_dtype(st.float64)
+    try:
+        assert st.tensor([1.5]).dtype is st.float64
+        assert st.result_type(st.empty(1, dtype=st.int32), 1.5) is st.float64
+    finally:
+        st.set_default_dtype(st.float32)
+    with pytest.raises(TypeError, match="only floating-point types"):
+        st.set_default_dtype(st.int32)
+
+
+def test_dtype_names_and_aliases():
+    assert dt.to_dtype("float") is st.float32 and dt.to_dtype("torch.long") is st.int64
+    assert st.half is st.float16 and st.double is st.float64
+    with pytest.raises(TypeError, match="unknown dtype 'float8'"):
+        dt.to_dtype("float8")
+    assert st.bfloat16.itemsize == 2 and st.bfloat16.dlpack_code == 4
+
+
+def test_devices():
+    d = st.device("cuda:1")
+    assert (d.type, d.index, str(d)) == ("cuda", 1, "cuda:1")
+    assert st.device("cuda", 1) is d
+    assert st.device("cpu") == "cpu"
+    assert repr(st.device("meta")) == "device(type='meta')"
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, meta device type"):
+        st.device("gpu")
+    with pytest.raises(RuntimeError, match="Invalid device string"):
+        st.device("cuda:x")
+    with pytest.raises(RuntimeError, match="must not be negative"):
+        st.device("cuda", -1)
