@@ -106,6 +106,7 @@ class Block:
         "context",
         "segment_context",
         "owner",
+        "handed_out",
     )
 
     def __init__(self, ptr: int, size: int, stream: int, pool: BlockPool, owner: object = None) -> None:
@@ -124,7 +125,8 @@ class Block:
         self.segment = None  # the ExpandableSegment this block lives in, if any
         self.context = None  # frames when last handed out (when history records them)
         self.segment_context = None  # frames when the segment was created (head block only)
-        self.owner = owner  # the allocator that handed the block out
+        self.owner = owner  # the allocator this block belongs to (None once merged away)
+        self.handed_out = False  # Note [Never hand out a Block twice]
 
     def is_split(self) -> bool:
         """True when the block is one of several in its segment."""

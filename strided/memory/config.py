@@ -146,7 +146,7 @@ class AllocatorConfig:
     Keys of strided's own policies start with ``strided_`` so that a string written for
     PyTorch never collides with them:
 
-    ``strided_large_page_mb`` (default 20)
+    ``strided_large_page_mb`` (default: ``large_segment_size_mb``, 20)
         Page size in MiB of the large pool's expandable segments (PyTorch: 20 MiB).  A multiple
         of 2 (the VMM granularity).  Smaller pages waste less at the end of each mapped range.
     ``strided_eager_unmap`` (default False)
@@ -177,7 +177,7 @@ class AllocatorConfig:
         self.expandable_segments_reserve: tuple[bool, float] | None = None
         self.expandable_segments_reserve_by_class: dict[str, tuple[bool, float]] = {}
         self.backend = "native"
-        self.strided_large_page_size = K_LARGE_BUFFER
+        self.strided_large_page_size: int | None = None  # None: use large_segment_size
         self.strided_eager_unmap = False
         self.last_allocator_settings = ""
         if settings:

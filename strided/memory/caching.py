@@ -1,0 +1,744 @@
+"""A per-device CUDA caching allocator, in pure Python over a :class:`~.provider.Provider`.
+
+This is PyTorch's ``DeviceCachingAllocator`` (c10/cuda/CUDACachingAllocator.cpp), rule for
+rule, so its stats, snapshots, OOM text and replayed addresses match PyTorch's.
+
+Algorithm
+---------
+* Requests are rounded (:func:`~.blocks.round_size`: 512-byte multiples, or power-of-two
+  divisions from ``roundup_power2_divisions``).  Rounded sizes ``<= 1 MiB`` use the *small*
+  pool, larger ones the *large* pool; during a private-pool capture, streams matched by a
+  capture filter use that private pool instead.
+* ``malloc`` first polls events of earlier cross-stream frees, then looks for a cached block:
+  best fit (smallest size, then lowest address) among the free blocks *of the same stream*.
+  Blocks ``>= max_split_size`` only serve requests ``>= max_split_size``, and only when the
+  block is smaller than ``request + max_non_split_rounding_size``.
+* On a miss: free-memory callbacks run and the search is retried; with a memory fraction and
+  ``garbage_collection_threshold``, old unsplit cached blocks are freed; then a new segment
+  is requested (:func:`~.blocks.get_allocation_size`: 2 MiB for small requests, 20 MiB for
+  1-10 MiB, else the size rounded to 2 MiB) -- or, with expandable segments, pages are mapped
+  into the stream's growing segment.  If the device is full: free one cached block large
+  enough (``release_available_cached_blocks``, only with ``max_split_size``), retry; then
+  synchronize all events and free every unsplit cached segment (``release_cached_blocks``),
+  retry once more; then raise :class:`~.errors.OutOfMemoryError` with PyTorch's message.
+* A found block is split when the rest is worth keeping (``should_split``: small pool or
+  expandable segments: ``rest >= 512``; large pool: ``size < max_split_size`` and
+  ``rest > 1 MiB``); the rest goes back to the pool.
+* ``free`` returns the block to its pool and merges it with free neighbours, unless
+  ``record_stream`` added other streams: then one event per stream is recorded and the block
+  returns only when the provider reports them complete.  Memory goes back to the device only
+  through ``empty_cache``, the OOM fallbacks, GC, or strided's eager page recycling.
+
+API for the CUDA layer
+----------------------
+::
+
+    alloc = CachingAllocator(provider, config, device=0)
+    block = alloc.malloc(size, stream)     # Block: .ptr .size .requested_size .stream
+    alloc.record_stream(block, other_stream)
+    alloc.free(block)                      # or alloc.free(alloc.get_block(ptr))
+    alloc.empty_cache(); alloc.memory_stats(); alloc.snapshot()
+    alloc.record_history(enabled="all", max_entries=100_000)
+    alloc.set_memory_fraction(0.5)
+    pool = alloc.create_pool(); alloc.begin_allocate_to_pool(pool, lambda s: s == capture_stream)
+    alloc.end_allocate_to_pool(pool); alloc.release_pool(pool)
+
+Every public method takes the allocator's one ``threading.RLock``.  Methods are split over
+mixins by concern (``release.py``, ``expandable.py``, ``pools.py``, ``history.py``); they share
+the state created in :meth:`CachingAllocator.__init__`.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from bisect import bisect_left
+from collections import OrderedDict, deque
+from collections.abc import Callable
+
+from .blocks import K_SMALL_SIZE, KEY_SHIFT, Block, BlockPool, get_allocation_size, round_size
+from .config import SIZE_MAX, AllocatorConfig, allocator_config
+from .errors import OutOfMemoryError
+from .expandable import ExpandableMixin
+from .history import ALLOC, FREE_COMPLETED, FREE_REQUESTED, SEGMENT_ALLOC, HistoryMixin
+from .pools import PoolsMixin
+from .provider import Provider
+from .release import ReleaseMixin
+from .stats import (
+    ALLOCATED_BYTES,
+    INACTIVE_SPLIT,
+    INACTIVE_SPLIT_BYTES,
+    OVERSIZE_ALLOCATIONS,
+    OVERSIZE_SEGMENTS,
+    REQUESTED_BYTES,
+    RESERVED_BYTES,
+    SEGMENT,
+    DeviceStats,
+    format_summary,
+)
+
+__all__ = ["CachingAllocator", "register_free_memory_callback", "FREE_MEMORY_CALLBACKS"]
+
+_ONE_EB = 1 << 60
+FREE_MEMORY_CALLBACKS: list[Callable[[], bool]] = []
+"""c10's ``FreeCudaMemoryCallbacksRegistry``: called on a cache miss; True = memory was freed."""
+
+
+def register_free_memory_callback(fn: Callable[[], bool]) -> None:
+    """Register ``fn`` to run when a malloc misses the cache (all devices), before new memory
+    is requested.  ``fn()`` returns True when it freed something, and the search is retried."""
+    if not callable(fn):
+        raise TypeError(f"register_free_memory_callback: expected a callable, got {fn!r}")
+    FREE_MEMORY_CALLBACKS.append(fn)
+
+
+class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
+    """The caching allocator of one device.
+
+    Parameters
+    ----------
+    provider : Provider
+        The device (simulated or CUDA).
+    config : AllocatorConfig, optional
+        Settings; defaults to the process-wide :data:`~.config.allocator_config`.  The allocator
+        follows later changes to it.
+    device : int, optional
+        Device index used in stats, traces and errors; defaults to ``provider.device_index``.
+    """
+
+    def __init__(self, provider: Provider, config: AllocatorConfig | None = None, device: int | None = None):
+        self.provider = provider
+        self.config = config if config is not None else allocator_config
+        self.device = provider.device_index if device is None else int(device)
+        self._lock = threading.RLock()
+        self.stats = DeviceStats()
+        self.small_blocks = BlockPool(True)
+        self.large_blocks = BlockPool(False)
+        self._active: dict[int, Block] = {}  # ptr -> allocated or pending-free block
+        self._events: dict[int, deque] = {}  # stream -> deque of (event, block)
+        self._deferred: list[Block] = []  # frees with stream uses during a capture
+        self._total_allocated = 0  # bytes obtained from the device (malloc'd + mapped)
+        self._allowed_max = 0
+        self._set_fraction = False
+        self._fraction = 1.0
+        self._oom_observers: list[Callable[[int, int, int, int], None]] = []
+        self._warned_expandable = False
+        self._init_expandable()
+        self._init_pools()
+        self._init_history()
+        self._refresh_config()
+        self.config.subscribe(self._refresh_config)
+        if self.config.per_process_memory_fraction < 1.0:
+            self.set_memory_fraction(self.config.per_process_memory_fraction)
+
+    def _refresh_config(self) -> None:
+        """Cache config values read on the hot path (called again when the config changes)."""
+        cfg = self.config
+        with self._lock:
+            self._max_split = cfg.max_split_size
+            self._split_limited = cfg.max_split_size != SIZE_MAX
+            self._any_divisions = any(cfg.roundup_power2_divisions)
+            self._large_segment = cfg.large_segment_size
+            want = cfg.expandable_segments
+            if want and not self.provider.supports_expandable:
+                if not self._warned_expandable:
+                    warnings.warn("expandable_segments not supported on this platform", stacklevel=3)
+                    self._warned_expandable = True
+                want = False
+            self._expandable_on = want
+            self._eager_unmap = want and cfg.strided_eager_unmap
+            self._gc_active = self._set_fraction and cfg.garbage_collection_threshold > 0.0
+            self.stats.max_split_size = -1 if cfg.max_split_size == SIZE_MAX else cfg.max_split_size
+
+    # -- malloc ----------------------------------------------------------------------------
+    def malloc(self, size: int, stream: int = 0) -> Block | None:
+        """Allocate ``size`` bytes for use on ``stream``.
+
+        Parameters
+        ----------
+        size : int
+            Bytes requested (>= 0).  Zero returns None, as c10 returns a null pointer.
+        stream : int
+            The stream handle the memory is used on (0 = default stream).
+
+        Returns
+        -------
+        Block or None
+
+        Raises
+        ------
+        OutOfMemoryError
+            When neither the cache nor the device can satisfy the request.
+        """
+        if size.__class__ is not int or size <= 0 or size >= _ONE_EB:
+            if self._check_size(size):
+                return None
+        ctx = self._gather(2) if self._context_level >= 2 else None
+        with self._lock:
+            if self._events or self._deferred or self._recycle:
+                if not self._captures:
+                    self._process_events(ctx)
+            if size < 512:
+                rsize = 512
+            elif self._any_divisions:
+                rsize = round_size(size, self.config.roundup_divisions(size))
+            else:
+                rsize = (size + 511) & -512
+            if self._captures:
+                pool = self._get_pool(rsize, stream)
+            else:
+                pool = self.small_blocks if rsize <= K_SMALL_SIZE else self.large_blocks
+            block = self._get_free_block(pool, rsize, stream)
+            if block is None:
+                block = self._malloc_miss(pool, rsize, size, stream, ctx)
+            return self._alloc_found_block(block, pool, rsize, size, stream, ctx)
+
+    def _check_size(self, size: object) -> bool:
+        """Slow-path argument check of malloc; True means "return None" (size 0)."""
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise TypeError(f"malloc: size must be an int, got {type(size).__name__}")
+        if size < 0:
+            raise ValueError(f"malloc: size must be non-negative, got {size}")
+        if size == 0:
+            return True
+        if size >= _ONE_EB:
+            self.stats.num_ooms += 1
+            raise OutOfMemoryError(
+                "CUDA out of memory. Tried to allocate more than 1EB memory.",
+                requested=size,
+                device=self.device,
+            )
+        return False
+
+    def _get_free_block(self, pool: BlockPool, rsize: int, stream: int) -> Block | None:
+        """Best fit on the same stream (c10 ``get_free_block``); removes it from the pool."""
+        if self._gc_active:
+            pool.get_free_blocks_call_count += 1
+        fl = pool.free.get(stream)
+        if fl is None:
+            return None
+        keys = fl.keys
+        i = bisect_left(keys, rsize << KEY_SHIFT)
+        if i == len(keys):
+            return None
+        blocks = fl.blocks
+        block = blocks[i]
+        if block.segment is not None:
+            if self._expandable_on:
+                # Note [Expandable best fit]: a free block followed by unmapped space counts as
+                # big as it could grow, so prefer a later block that would grow less.
+                def grow(b: Block) -> int:
+                    n = b.next
+                    return b.size + (n.size if n is not None and not n.mapped else 0)
+
+                while block.segment is not None and i + 1 < len(keys) and grow(blocks[i + 1]) < grow(block):
+                    i += 1
+                    block = blocks[i]
+            else:
+                # expandable segments were switched off: serve only ordinary blocks
+                while block.segment is not None:
+                    i += 1
+                    if i == len(keys):
+                        return None
+                    block = blocks[i]
+        if self._split_limited:
+            max_split = self._max_split
+            if rsize < max_split and block.size >= max_split:
+                return None
+            if rsize >= max_split and block.size >= rsize + self.config.max_non_split_rounding_size:
+                return None
+        del keys[i]
+        del blocks[i]
+        return block
+
+    def _malloc_miss(self, pool: BlockPool, rsize: int, orig: int, stream: int, ctx: object) -> Block:
+        if FREE_MEMORY_CALLBACKS:
+            freed = False
+            for fn in list(FREE_MEMORY_CALLBACKS):
+                freed |= bool(fn())
+            if freed:
+                block = self._get_free_block(pool, rsize, stream)
+                if block is not None:
+                    return block
+        alloc_size = get_allocation_size(rsize, self._large_segment)
+        if self._gc_active:
+            self._garbage_collect_cached_blocks(ctx)
+        block = self._alloc_block(pool, rsize, alloc_size, stream, False, ctx)
+        if block is None and self._release_available_cached_blocks(pool, rsize, stream, ctx):
+            block = self._alloc_block(pool, rsize, alloc_size, stream, False, ctx)
+        if block is None and not self._captures:
+            self._release_cached_blocks(ctx)
+            block = self._alloc_block(pool, rsize, alloc_size, stream, True, ctx)
+        if block is None:
+            self._raise_oom(orig, rsize, alloc_size, stream, ctx)
+        return block
+
+    def _alloc_block(
+        self, pool: BlockPool, rsize: int, alloc_size: int, stream: int, is_retry: bool, ctx: object
+    ) -> Block | None:
+        """Get new device memory for ``pool`` (c10 ``alloc_block``); None when the device is full."""
+        st = self.stats
+        if is_retry:
+            st.num_alloc_retries += 1
+        if self._set_fraction and self._total_allocated + alloc_size > self._allowed_max:
+            if self.config.throw_on_cudamalloc_oom:
+                st.num_oom_rejections += 1
+            return None
+        if self._expandable_on:
+            block = self._try_allocate_expandable_block(pool, rsize, stream, ctx)
+            if block is not None and pool.owner is not None:
+                pool.owner.malloc_count += 1
+            return block
+        if self.config.release_lock_on_cudamalloc:
+            self._lock.release()
+            try:
+                ptr = self.provider.malloc(alloc_size)
+            finally:
+                self._lock.acquire()
+        else:
+            ptr = self.provider.malloc(alloc_size)
+        if ptr is None:
+            return None
+        if pool.owner is not None:
+            pool.owner.malloc_count += 1
+            pool.owner.reserve(pool.stat_type, alloc_size)
+        self._total_allocated += alloc_size
+        block = Block(ptr, alloc_size, stream, pool, self)
+        t = pool.stat_type
+        st.increase2(SEGMENT, t, 1)
+        st.increase2(RESERVED_BYTES, t, alloc_size)
+        if alloc_size >= self._max_split:
+            st.increase(OVERSIZE_SEGMENTS, 1)
+        st.num_device_alloc += 1
+        if self._recording:
+            self._record(SEGMENT_ALLOC, ptr, alloc_size, stream, ctx)
+        block.segment_context = ctx
+        return block
+
+    def _alloc_found_block(
+        self, block: Block, pool: BlockPool, rsize: int, orig: int, stream: int, ctx: object
+    ) -> Block:
+        """Split if worthwhile, mark allocated, count (c10 ``alloc_found_block``)."""
+        t = pool.stat_type
+        st = self.stats
+        cur = st.cur
+        peak = st.peak
+        acc = st.acc
+        already_split = block.prev is not None or block.next is not None
+        rest = block.size - rsize
+        if pool.is_small or self._expandable_on:
+            split = rest >= 512
+        else:
+            split = rsize < self._max_split and rest > K_SMALL_SIZE
+        if split:
+            remaining = block
+            block = Block(remaining.ptr, rsize, stream, pool, self)
+            block.segment = seg = remaining.segment
+            prev = remaining.prev
+            block.prev = prev
+            if prev is not None:
+                prev.next = block
+            block.next = remaining
+            remaining.prev = block
+            remaining.ptr += rsize
+            remaining.size = rest
+            pool.insert(remaining)
+            if seg is None:
+                if already_split:
+                    st.decrease2(INACTIVE_SPLIT_BYTES, t, rsize)
+                else:
+                    st.increase2(INACTIVE_SPLIT_BYTES, t, rest)
+                    st.increase2(INACTIVE_SPLIT, t, 1)
+            elif self._eager_unmap:
+                self._recycle_split(remaining, block)
+        else:
+            if already_split and block.segment is None:
+                st.decrease2(INACTIVE_SPLIT_BYTES, t, block.size)
+                st.decrease2(INACTIVE_SPLIT, t, 1)
+            if block.handed_out:
+                block = self._fresh_copy(block)
+        block.handed_out = True
+        block.allocated = True
+        block.requested_size = orig
+        block.context = ctx
+        ptr = block.ptr
+        size = block.size
+        if self._recording:
+            self._record(ALLOC, ptr, orig, stream, ctx)
+        self._active[ptr] = block
+        # Note [Stat layout]: allocation, allocated_bytes and requested_bytes, all + pool type
+        v = cur[0] + 1
+        cur[0] = v
+        if v > peak[0]:
+            peak[0] = v
+        acc[0] += 1
+        v = cur[t] + 1
+        cur[t] = v
+        if v > peak[t]:
+            peak[t] = v
+        acc[t] += 1
+        i = ALLOCATED_BYTES
+        v = cur[i] + size
+        cur[i] = v
+        if v > peak[i]:
+            peak[i] = v
+        acc[i] += size
+        i += t
+        v = cur[i] + size
+        cur[i] = v
+        if v > peak[i]:
+            peak[i] = v
+        acc[i] += size
+        i = REQUESTED_BYTES
+        v = cur[i] + orig
+        cur[i] = v
+        if v > peak[i]:
+            peak[i] = v
+        acc[i] += orig
+        i += t
+        v = cur[i] + orig
+        cur[i] = v
+        if v > peak[i]:
+            peak[i] = v
+        acc[i] += orig
+        if st.pend[0]:
+            st.note_active_peak(t)
+        if size >= self._max_split:
+            st.increase(OVERSIZE_ALLOCATIONS, 1)
+        return block
+
+    def _fresh_copy(self, old: Block) -> Block:
+        """Put a new Block object in ``old``'s place in its segment.
+
+        Note [Never hand out a Block twice]: a caller that frees a Block it already freed must get
+        an error, not free whoever holds that memory now.  So a Block object handed out once is
+        never handed out again: reusing a cached block without a split swaps in a new object.
+        """
+        new = Block(old.ptr, old.size, old.stream, old.pool, self)
+        new.segment = old.segment
+        new.segment_context = old.segment_context
+        new.gc_count_base = old.gc_count_base
+        prev = new.prev = old.prev
+        nxt = new.next = old.next
+        if prev is not None:
+            prev.next = new
+        if nxt is not None:
+            nxt.prev = new
+        old.prev = old.next = None
+        old.owner = None
+        return new
+
+    # -- free ------------------------------------------------------------------------------
+    def free(self, block: Block | None) -> None:
+        """Return ``block`` to the cache (c10 ``free``).  ``None`` is ignored.
+
+        Raises
+        ------
+        ValueError
+            If ``block`` was already freed or belongs to another allocator.
+        """
+        if block is None:
+            return
+        ctx = self._gather(4) if self._context_level >= 4 else None
+        with self._lock:
+            if not block.allocated or block.owner is not self or self._active.get(block.ptr) is not block:
+                self._bad_free(block)
+            block.allocated = False
+            pool = block.pool
+            t = pool.stat_type
+            size = block.size
+            st = self.stats
+            cur = st.cur
+            fre = st.fre
+            cur[0] -= 1
+            fre[0] += 1
+            cur[t] -= 1
+            fre[t] += 1
+            i = ALLOCATED_BYTES
+            cur[i] -= size
+            fre[i] += size
+            i += t
+            cur[i] -= size
+            fre[i] += size
+            if self._recording:
+                self._record(FREE_REQUESTED, block.ptr, block.requested_size, block.stream, ctx or block.context)
+            if size >= self._max_split:
+                st.decrease(OVERSIZE_ALLOCATIONS, 1)
+            if block.stream_uses:
+                st.add_pending(t, size, 1)
+                if self._captures:
+                    self._deferred.append(block)
+                else:
+                    self._insert_events(block)
+            else:
+                self._free_block(block, ctx)
+
+    def _bad_free(self, block: object) -> None:
+        if not isinstance(block, Block):
+            raise TypeError(f"free: expected a Block, got {type(block).__name__}")
+        if block.owner is not self and block.owner is not None:
+            raise ValueError(f"free: {block!r} belongs to another allocator (device {block.owner.device})")
+        raise ValueError(f"free: {block!r} was already freed (double free)")
+
+    def _free_block(self, block: Block, ctx: object) -> None:
+        """Put a freed block back into its pool, merging free neighbours (c10 ``free_block``)."""
+        if self._recording:
+            self._record(FREE_COMPLETED, block.ptr, block.requested_size, block.stream, ctx or block.context)
+        block.context = None
+        orig_size = block.size
+        req = block.requested_size
+        pool = block.pool
+        del self._active[block.ptr]
+        merged_count = 0
+        merged_bytes = 0
+        src = block.prev
+        if src is not None and not src.allocated and not src.event_count and src.stream_uses is None and src.mapped:
+            pool.free[src.stream].remove(src)
+            block.ptr = src.ptr
+            prev = block.prev = src.prev
+            if prev is not None:
+                prev.next = block
+            block.segment_context = src.segment_context
+            block.size += src.size
+            merged_count -= 1
+            merged_bytes -= src.size
+            src.owner = None
+        src = block.next
+        if src is not None and not src.allocated and not src.event_count and src.stream_uses is None and src.mapped:
+            pool.free[src.stream].remove(src)
+            nxt = block.next = src.next
+            if nxt is not None:
+                nxt.prev = block
+            block.size += src.size
+            merged_count -= 1
+            merged_bytes -= src.size
+            src.owner = None
+        pool.insert(block)
+        t = pool.stat_type
+        st = self.stats
+        if block.segment is None:
+            if block.prev is not None or block.next is not None:
+                merged_count += 1
+                merged_bytes += block.size
+            if merged_count > 0:
+                st.increase2(INACTIVE_SPLIT, t, merged_count)
+            elif merged_count < 0:
+                st.decrease2(INACTIVE_SPLIT, t, -merged_count)
+            if merged_bytes > 0:
+                st.increase2(INACTIVE_SPLIT_BYTES, t, merged_bytes)
+            elif merged_bytes < 0:
+                st.decrease2(INACTIVE_SPLIT_BYTES, t, -merged_bytes)
+        elif self._eager_unmap:
+            self._recycle_candidate(block)
+        cur = st.cur
+        fre = st.fre
+        i = REQUESTED_BYTES
+        cur[i] -= req
+        fre[i] += req
+        i += t
+        cur[i] -= req
+        fre[i] += req
+        del orig_size  # active/active_bytes are derived (Note [Stat layout])
+
+    def _try_merge(self, dst: Block, src: Block | None, pool: BlockPool) -> int:
+        """Merge free neighbour ``src`` into ``dst`` (c10 ``try_merge_blocks``); bytes merged."""
+        if (
+            src is None
+            or src.allocated
+            or src.event_count
+            or src.stream_uses is not None
+            or dst.mapped != src.mapped
+        ):
+            return 0
+        if src.mapped:
+            pool.remove(src)
+        else:
+            pool.remove_unmapped(src)
+        if dst.prev is src:
+            dst.ptr = src.ptr
+            prev = dst.prev = src.prev
+            if prev is not None:
+                prev.next = dst
+            dst.segment_context = src.segment_context
+        else:
+            nxt = dst.next = src.next
+            if nxt is not None:
+                nxt.prev = dst
+        dst.size += src.size
+        src.owner = None
+        if self._eager_unmap:
+            self._recycle_merge(dst, src)
+        return src.size
+
+    # -- streams and events ----------------------------------------------------------------
+    def record_stream(self, block: Block, stream: int) -> None:
+        """Mark ``block`` as used on ``stream`` (``Tensor.record_stream``).
+
+        When the block is freed, an event is recorded on each such stream and the memory is
+        reused only after they complete.  Uses on the allocation stream are ignored.
+        """
+        with self._lock:
+            if not block.allocated or block.owner is not self:
+                raise ValueError(f"record_stream: {block!r} is not allocated by this allocator")
+            if stream == block.stream:
+                return
+            if block.stream_uses is None:
+                block.stream_uses = {stream}
+            else:
+                block.stream_uses.add(stream)
+            if self._captures:
+                self._capture_stream_uses.setdefault(block, set()).add(stream)
+
+    def _insert_events(self, block: Block) -> None:
+        streams = block.stream_uses
+        block.stream_uses = None
+        for s in sorted(streams):
+            event = self.provider.record_event(s)
+            block.event_count += 1
+            q = self._events.get(s)
+            if q is None:
+                q = self._events[s] = deque()
+            q.append((event, block))
+
+    def _insert_deferred(self, ctx: object) -> None:
+        if not self._deferred:
+            return
+        for block in self._deferred:
+            uses = self._capture_stream_uses.pop(block, None)
+            if uses and block.stream_uses:
+                block.stream_uses -= uses
+                if not block.stream_uses:
+                    block.stream_uses = None
+            if block.stream_uses:
+                self._insert_events(block)
+            else:
+                block.stream_uses = None
+            if block.event_count == 0:
+                self.stats.add_pending(block.pool.stat_type, block.size, -1)
+                self._free_block(block, ctx)
+        self._deferred.clear()
+
+    def _process_events(self, ctx: object) -> None:
+        """Return blocks whose cross-stream events completed (c10 ``process_events``)."""
+        self._insert_deferred(ctx)
+        provider = self.provider
+        for s in list(self._events):
+            q = self._events[s]
+            while q:
+                event, block = q[0]
+                if not provider.query_event(event):
+                    break
+                q.popleft()
+                provider.release_event(event)
+                block.event_count -= 1
+                if block.event_count == 0:
+                    self.stats.add_pending(block.pool.stat_type, block.size, -1)
+                    self._free_block(block, ctx)
+            if not q:
+                del self._events[s]
+        if self._recycle:
+            self._process_recycle(ctx)
+
+    def _synchronize_and_free_events(self, ctx: object) -> None:
+        """Wait for every outstanding event, then free their blocks (c10 name)."""
+        self.stats.num_sync_all_streams += 1
+        self._insert_deferred(ctx)
+        provider = self.provider
+        for q in self._events.values():
+            for event, block in q:
+                provider.synchronize_event(event)
+                provider.release_event(event)
+                block.event_count -= 1
+                if block.event_count == 0:
+                    self.stats.add_pending(block.pool.stat_type, block.size, -1)
+                    self._free_block(block, ctx)
+        self._events.clear()
+
+    # -- queries and settings --------------------------------------------------------------
+    def get_block(self, ptr: int) -> Block:
+        """The allocated block starting at ``ptr`` (for ``caching_allocator_delete(ptr)``)."""
+        with self._lock:
+            block = self._active.get(ptr)
+            if block is None or not block.allocated:
+                raise ValueError(f"get_block: no allocation starts at {ptr:#x} on device {self.device}")
+            return block
+
+    def raw_alloc(self, size: int, stream: int = 0) -> int:
+        """``caching_allocator_alloc``: allocate and return the address (0 for size 0)."""
+        block = self.malloc(size, stream)
+        return 0 if block is None else block.ptr
+
+    def raw_delete(self, ptr: int) -> None:
+        """``caching_allocator_delete``: free the allocation that starts at ``ptr``."""
+        self.free(self.get_block(ptr))
+
+    def set_memory_fraction(self, fraction: float) -> None:
+        """Cap this allocator's reserved memory at ``fraction`` of the device's total memory.
+
+        As in c10 the cap is checked only against this allocator's own reserved bytes, when it
+        asks the device for more.
+        """
+        if not isinstance(fraction, float):
+            raise TypeError(f"set_memory_fraction: invalid type {type(fraction).__name__}, must be float")
+        if not 0.0 <= fraction <= 1.0:
+            raise ValueError(f"set_memory_fraction: fraction {fraction} must be in [0, 1]")
+        _, total = self.provider.mem_get_info()
+        with self._lock:
+            self._allowed_max = int(fraction * total)
+            self._set_fraction = True
+            self._fraction = fraction
+        self._refresh_config()
+
+    def get_memory_fraction(self) -> float:
+        """The fraction set by :meth:`set_memory_fraction` (1.0 when none)."""
+        return self._fraction if self._set_fraction else 1.0
+
+    def attach_oom_observer(self, fn: Callable[[int, int, int, int], None]) -> None:
+        """Call ``fn(device, alloc_size, allowed_or_total, device_free)`` before raising an OOM."""
+        self._oom_observers.append(fn)
+
+    def memory_stats(self) -> dict:
+        """PyTorch's flattened, sorted ``memory_stats()`` dict."""
+        with self._lock:
+            out = self.stats.as_flat()
+            if self._graph_pools:
+                self._add_pool_stats(out)
+                out = OrderedDict(sorted(out.items()))
+            return out
+
+    def memory_summary(self, abbreviated: bool = False) -> str:
+        """``torch.cuda.memory_summary()``'s table."""
+        return format_summary(self.memory_stats(), self.device, abbreviated)
+
+    def reset_peak_memory_stats(self) -> None:
+        """Every peak becomes its current value."""
+        with self._lock:
+            self.stats.reset_peak()
+
+    def reset_accumulated_memory_stats(self) -> None:
+        """Allocated/freed totals and the event counters go to zero."""
+        with self._lock:
+            self.stats.reset_accumulated()
+
+    def memory_allocated(self) -> int:
+        """``allocated_bytes.all.current``."""
+        return self.stats.cur[ALLOCATED_BYTES]
+
+    def memory_reserved(self) -> int:
+        """``reserved_bytes.all.current``."""
+        return self.stats.cur[RESERVED_BYTES]
+
+    def cache_info(self) -> int:
+        """Size of the largest cached free block (c10 ``cacheInfo``)."""
+        with self._lock:
+            pools = [self.small_blocks, self.large_blocks]
+            for pp in self._graph_pools.values():
+                pools += [pp.small, pp.large]
+            return max((b.size for p in pools for b in p.all_blocks()), default=0)
+
+    def __repr__(self) -> str:
+        return (
+            f"CachingAllocator(device={self.device}, allocated={self.memory_allocated()}, "
+            f"reserved={self.memory_reserved()})"
+        )
+

@@ -1,0 +1,66 @@
+"""Reading and writing snapshot files (PyTorch's ``_dump_snapshot`` format).
+
+Note [Snapshot files are untrusted]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A snapshot is a pickle, usually from another machine, and unpickling can run arbitrary
+code.  :func:`load_snapshot` uses an unpickler that refuses every global reference, so only
+plain builtins (dict, list, tuple, str, int, float, bool, None, bytes, set) can be built.
+Files are written with protocol 4: pytorch.org/memory_viz's JavaScript unpickler reads
+protocols 2-4 only and renders a protocol-5 file blank.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import pickle
+
+__all__ = ["load_snapshot", "dump_snapshot", "loads_snapshot"]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str):  # noqa: D102 - see Note above
+        raise pickle.UnpicklingError(
+            f"snapshot refers to {module}.{name}; only plain builtins are allowed in a memory snapshot"
+        )
+
+
+def loads_snapshot(data: bytes) -> dict:
+    """Decode snapshot bytes (optionally gzip-compressed) with the restricted unpickler."""
+    if data[:2] == _GZIP_MAGIC:
+        data = gzip.decompress(data)
+    obj = _PlainUnpickler(io.BytesIO(data)).load()
+    if isinstance(obj, list):  # a bare segment list, as torch.cuda.memory_snapshot() returns
+        obj = {"segments": obj, "device_traces": []}
+    if not isinstance(obj, dict):
+        raise ValueError(f"load_snapshot: expected a dict or a list, got {type(obj).__name__}")
+    return obj
+
+
+def load_snapshot(path: str | os.PathLike) -> dict:
+    """Read a snapshot pickle (``.pickle`` or gzip-compressed) written by PyTorch or strided.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    dict
+        The snapshot; a bare segment list becomes ``{"segments": ..., "device_traces": []}``.
+    """
+    with open(path, "rb") as f:
+        return loads_snapshot(f.read())
+
+
+def dump_snapshot(snapshot: dict, path: str | os.PathLike) -> None:
+    """Write ``snapshot`` with pickle protocol 4; gzip-compressed when ``path`` ends in ``.gz``."""
+    data = pickle.dumps(snapshot, protocol=4)
+    if str(path).endswith(".gz"):
+        data = gzip.compress(data)
+    with open(path, "wb") as f:
+        f.write(data)
