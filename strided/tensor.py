@@ -100,7 +100,8 @@ class Tensor:
 
     def data_ptr(self) -> int:
         """Address of the first element (0 for meta tensors)."""
-        return self._storage._data_ptr + self._offset * self.dtype.itemsize if self._storage._data_ptr else 0
+        base = self._storage.data_ptr()
+        return base + self._offset * self.dtype.itemsize if base else 0
 
     @property
     def is_cuda(self) -> bool:
@@ -240,6 +241,25 @@ class Tensor:
 
     def bool(self) -> Tensor:
         return self.to(_dt.bool)
+
+    # torch's Python-level varargs forms: x.view(2, 3) as well as x.view((2, 3))
+    def view(self, *shape) -> Tensor:
+        return _ops.view(self, _varargs(shape))
+
+    def reshape(self, *shape) -> Tensor:
+        return _ops.reshape(self, _varargs(shape))
+
+    def permute(self, *dims) -> Tensor:
+        return _ops.permute(self, _varargs(dims))
+
+    def expand(self, *sizes) -> Tensor:
+        return _ops.expand(self, _varargs(sizes))
+
+    def split(self, split_size, dim: int = 0) -> list:
+        """``split(int)`` cuts equal pieces; ``split([sizes])`` calls split_with_sizes, as torch."""
+        if isinstance(split_size, (list, tuple)):
+            return _ops.split_with_sizes(self, split_size, dim)
+        return _ops.split(self, split_size, dim)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self.requires_grad = requires_grad
@@ -465,6 +485,13 @@ class Tensor:
         if not self._sizes:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
+
+
+def _varargs(args: tuple):
+    """``(2, 3)`` or ``((2, 3),)`` -> the shape/dims sequence (a single list/tuple is unpacked)."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return args[0]
+    return args
 
 
 def _logical(a, b, op, symbol):

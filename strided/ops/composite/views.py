@@ -1,1 +1,341 @@
-"""View ops (being written)."""
+"""View ops: new Tensors over the *same* storage (sizes, strides and offset change, data never moves).
+
+They are CompositeExplicitAutograd (or CompositeImplicitAutograd when written with other ops), so
+one kernel serves every backend: CPU, Meta and CUDA views are the same metadata arithmetic.
+Narrowing views (slice, select, narrow, split, chunk, unbind) live in ``views_split``.
+
+Note [View base]
+As in torch, a view remembers the tensor whose storage it aliases in ``_base`` (always the
+*root*: a view of a view points at the original tensor), which autograd uses to rebase in-place
+updates. The view starts from its base's version number.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from ...backends.meta.common import wrap_dim
+from ...backends.meta.factories import check_storage_bounds
+from ...dispatch.library import kernel
+from ...tensor import Tensor, make_tensor
+from .. import bound as ops
+
+__all__ = ["alias", "infer_size", "compute_stride", "int_list"]
+
+_VIEW_ERROR = (
+    "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+    "across two contiguous subspaces). Use .reshape(...) instead."
+)
+
+
+def alias(self: Tensor, sizes: tuple, strides: tuple, offset: int | None = None) -> Tensor:
+    """A view of ``self`` with new metadata (Note [View base])."""
+    t = make_tensor(self._storage, self._offset if offset is None else offset, sizes, strides, self.dtype)
+    base = self._base
+    t._base = self if base is None else base
+    t._version = self._version
+    return t
+
+
+def int_list(values) -> tuple:
+    """An ``int[]`` argument as a tuple of ints (a bare int is a list of one, as torch allows)."""
+    if type(values) is int:
+        return (values,)
+    if isinstance(values, Tensor):
+        return (operator.index(values),)
+    try:
+        return tuple(v if type(v) is int else operator.index(v) for v in values)
+    except TypeError:
+        raise TypeError(f"expected a sequence of ints, got {values!r}") from None
+
+
+def _type_name(t: Tensor) -> str:
+    """torch's legacy type string, e.g. ``strided.FloatTensor`` (used in expand's message)."""
+    word = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}[t.dtype.name]
+    return f"strided.{word}Tensor"
+
+
+# ---------------------------------------------------------------------- view / reshape
+def infer_size(shape: tuple, numel: int) -> tuple:
+    """Resolve one ``-1`` in ``shape`` for a tensor of ``numel`` elements (torch's infer_size)."""
+    newsize, infer_dim = 1, None
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer_dim is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer_dim = i
+        elif s >= 0:
+            newsize *= s
+        else:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    if numel == newsize or (infer_dim is not None and newsize > 0 and numel % newsize == 0):
+        if infer_dim is None:
+            return shape
+        if newsize == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+                "dimension size -1 can be any value and is ambiguous"
+            )
+        out = list(shape)
+        out[infer_dim] = numel // newsize
+        return tuple(out)
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+
+
+def compute_stride(oldshape: tuple, oldstride: tuple, newshape: tuple):
+    """Strides that view ``oldshape``/``oldstride`` as ``newshape``, or None (torch's computeStride).
+
+    A view exists iff every run of dims of the new shape splits or merges a run of old dims that
+    is contiguous *within itself* (each dim's stride = next stride * next size).
+    """
+    if not oldshape:
+        return (1,) * len(newshape)
+    numel = math.prod(oldshape)
+    if numel == 0:
+        if oldshape == newshape:
+            return oldstride
+        from ...tensor import contiguous_strides
+
+        return contiguous_strides(newshape)
+    newstride = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1
+                             and oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(newstride)
+
+
+@kernel("CompositeExplicitAutograd")
+def view(self, size):
+    sizes = infer_size(int_list(size), self.numel())
+    if sizes == self._sizes:
+        return alias(self, sizes, self._strides)
+    strides = compute_stride(self._sizes, self._strides, sizes)
+    if strides is None:
+        raise RuntimeError(_VIEW_ERROR)
+    return alias(self, sizes, strides)
+
+
+@kernel("CompositeImplicitAutograd")
+def reshape(self, shape):
+    """A view when the strides allow one (see ``compute_stride``), else a contiguous copy."""
+    sizes = infer_size(int_list(shape), self.numel())
+    if compute_stride(self._sizes, self._strides, sizes) is not None:
+        return ops.view(self, sizes)
+    return ops.view(ops.clone(self, memory_format="contiguous_format"), sizes)
+
+
+@kernel("CompositeExplicitAutograd")
+def as_strided(self, size, stride, storage_offset=None):
+    sizes, strides = int_list(size), int_list(stride)
+    offset = self._offset if storage_offset is None else operator.index(storage_offset)
+    check_storage_bounds(sizes, strides, offset, self.dtype.itemsize, self._storage.nbytes())
+    return alias(self, sizes, strides, offset)
+
+
+# ---------------------------------------------------------------------- dim reordering
+@kernel("CompositeExplicitAutograd")
+def transpose(self, dim0, dim1):
+    n = len(self._sizes)
+    d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+    if d0 == d1:
+        return alias(self, self._sizes, self._strides)
+    sizes, strides = list(self._sizes), list(self._strides)
+    sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
+    strides[d0], strides[d1] = strides[d1], strides[d0]
+    return alias(self, tuple(sizes), tuple(strides))
+
+
+@kernel("CompositeExplicitAutograd")
+def t(self):
+    n = len(self._sizes)
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return transpose(self, 0, 0 if n < 2 else 1)
+
+
+@kernel("CompositeExplicitAutograd")
+def permute(self, dims):
+    dims = int_list(dims)
+    n = len(self._sizes)
+    if len(dims) != n:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
+            f"the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
+            f"len(dims) = {len(dims)}"
+        )
+    wrapped = tuple(wrap_dim(d, n) for d in dims)
+    if len(set(wrapped)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    sizes, strides = self._sizes, self._strides
+    return alias(self, tuple(sizes[d] for d in wrapped), tuple(strides[d] for d in wrapped))
+
+
+@kernel("CompositeImplicitAutograd")
+def movedim(self, source, destination):
+    given_src, given_dst = int_list(source), int_list(destination)
+    n = len(self._sizes)
+    if len(given_src) != len(given_dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(given_src)} dims) should contain "
+            f"the same number of dims as destination ({list(given_dst)} dims)"
+        )
+    src = tuple(wrap_dim(d, n) for d in given_src)
+    dst = tuple(wrap_dim(d, n) for d in given_dst)
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(given_src)})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(given_dst)})")
+    order = [-1] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    order = [next(rest) if o == -1 else o for o in order]
+    return ops.permute(self, order)
+
+
+# ---------------------------------------------------------------------- broadcasting views
+def expand_geometry(self: Tensor, sizes: tuple) -> tuple:
+    """(sizes, strides) of ``self`` expanded to ``sizes`` (torch's inferExpandGeometry)."""
+    tsizes, tstrides = self._sizes, self._strides
+    ndim, tdim = len(sizes), len(tsizes)
+    if ndim < tdim:
+        raise RuntimeError(
+            f"expand({_type_name(self)}{{{list(tsizes)}}}, size={list(sizes)}): the number of sizes provided "
+            f"({ndim}) must be greater or equal to the number of dimensions in the tensor ({tdim})"
+        )
+    out_sizes, out_strides = [0] * ndim, [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        dim = tdim - ndim + i
+        if dim >= 0:
+            size, stride = tsizes[dim], tstrides[dim]
+        else:
+            size, stride = 1, (out_sizes[i + 1] * out_strides[i + 1] if i + 1 < ndim else 1)
+        target = sizes[i]
+        if target == -1:
+            if dim < 0:
+                raise RuntimeError(
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                    f"dimension {i}"
+                )
+            target = size
+        elif target < -1:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {target}: {list(sizes)}")
+        if size != target:
+            if size != 1:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({target}) must match the existing size ({size}) at "
+                    f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                    f"Tensor sizes: {list(tsizes)}"
+                )
+            size, stride = target, 0
+        out_sizes[i], out_strides[i] = size, stride
+    return tuple(out_sizes), tuple(out_strides)
+
+
+@kernel("CompositeExplicitAutograd")
+def expand(self, size, *, implicit=False):
+    sizes, strides = expand_geometry(self, int_list(size))
+    return alias(self, sizes, strides)
+
+
+@kernel("CompositeImplicitAutograd")
+def expand_as(self, other):
+    return ops.expand(self, other._sizes)
+
+
+@kernel("CompositeImplicitAutograd")
+def broadcast_to(self, size):
+    return ops.expand(self, size)
+
+
+# ---------------------------------------------------------------------- adding / removing dims
+@kernel("CompositeExplicitAutograd")
+def squeeze(self):
+    keep = [i for i, s in enumerate(self._sizes) if s != 1]
+    return alias(self, tuple(self._sizes[i] for i in keep), tuple(self._strides[i] for i in keep))
+
+
+@kernel("CompositeExplicitAutograd")
+def squeeze_dims(self, dim):
+    dims = int_list(dim)
+    n = len(self._sizes)
+    wrapped = set()
+    for d in dims:
+        w = wrap_dim(d, n)
+        if w in wrapped:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        wrapped.add(w)
+    keep = [i for i, s in enumerate(self._sizes) if s != 1 or i not in wrapped]
+    return alias(self, tuple(self._sizes[i] for i in keep), tuple(self._strides[i] for i in keep))
+
+
+@kernel("CompositeExplicitAutograd")
+def unsqueeze(self, dim):
+    n = len(self._sizes)
+    d = wrap_dim(dim, n + 1)
+    stride = 1 if d >= n else self._sizes[d] * self._strides[d]
+    return alias(self, self._sizes[:d] + (1,) + self._sizes[d:],
+                 self._strides[:d] + (stride,) + self._strides[d:])
+
+
+@kernel("CompositeImplicitAutograd")
+def flatten(self, start_dim=0, end_dim=-1):
+    n = len(self._sizes)
+    start, end = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if n == 0:
+        return ops.reshape(self, (1,))
+    if start == end:
+        return self
+    sizes = self._sizes
+    return ops.reshape(self, sizes[:start] + (math.prod(sizes[start:end + 1]),) + sizes[end + 1:])
+
+
+@kernel("CompositeImplicitAutograd")
+def unflatten(self, dim, sizes):
+    n = len(self._sizes)
+    d = wrap_dim(dim, n)
+    new = int_list(sizes)
+    if not new:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    size = self._sizes[d] if n else 1
+    if -1 in new:
+        try:
+            new = infer_size(new, size)
+        except RuntimeError:
+            new = None
+    if new is None or math.prod(new) != size:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(int_list(sizes))} don't multiply up to the size of dim {dim} "
+            f"({size}) in the input tensor"
+        )
+    return ops.view(self, self._sizes[:d] + new + self._sizes[d + 1:])
+
+
+# ---------------------------------------------------------------------- layout
+@kernel("CompositeImplicitAutograd")
+def contiguous(self, *, memory_format="contiguous_format"):
+    if memory_format == "preserve_format":
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if self.is_contiguous(memory_format):
+        return self
+    return ops.clone(self, memory_format=memory_format)
