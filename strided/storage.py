@@ -16,7 +16,11 @@ from .device import CPU, META, device
 
 __all__ = ["UntypedStorage"]
 
-CPU_ALIGNMENT = 64  # bytes; matches c10's alignment for CPU allocations (gAlignment = 64)
+# Note [Lazy CPU address]
+# Reading an ndarray's address (``.ctypes.data``) costs ~1.5 µs, three times NumPy's allocation
+# itself, and CPU kernels never need it: they work on the buffer. So a CPU storage fills in its
+# address on the first ``data_ptr()`` call. NumPy's allocator aligns buffers to at least 16 bytes
+# (64 with its huge-page path for large arrays), which its SIMD loops rely on.
 
 
 class UntypedStorage:
@@ -40,22 +44,23 @@ class UntypedStorage:
         return self._nbytes
 
     def data_ptr(self) -> int:
-        return self._data_ptr
+        ptr = self._data_ptr
+        if ptr is None:  # CPU memory: the address is read from NumPy only when asked (Note [Lazy CPU address])
+            ptr = self._data_ptr = self.buffer.ctypes.data if self._nbytes else 0
+        return ptr
 
     @property
     def is_pinned(self) -> bool:
         return self.allocator == "pinned"
 
     def __repr__(self) -> str:
-        return f"UntypedStorage(nbytes={self._nbytes}, device='{self.device}', data_ptr={self._data_ptr:#x})"
+        return f"UntypedStorage(nbytes={self._nbytes}, device='{self.device}', data_ptr={self.data_ptr():#x})"
 
 
 def allocate_cpu(nbytes: int) -> UntypedStorage:
-    """A fresh, 64-byte aligned, uninitialized CPU storage of ``nbytes`` bytes."""
-    raw = np.empty(nbytes + CPU_ALIGNMENT, dtype=np.uint8)
-    start = (-raw.ctypes.data) % CPU_ALIGNMENT
-    buf = raw[start:start + nbytes]
-    return UntypedStorage(nbytes, CPU, buf.ctypes.data, owner=raw, buffer=buf, allocator="cpu")
+    """A fresh, uninitialized CPU storage of ``nbytes`` bytes (address read lazily)."""
+    buf = np.empty(nbytes, dtype=np.uint8)
+    return UntypedStorage(nbytes, CPU, None, owner=buf, buffer=buf, allocator="cpu")
 
 
 def allocate_meta(nbytes: int) -> UntypedStorage:
