@@ -160,6 +160,30 @@ class FreeList:
         del keys[i]
         del self.blocks[i]
 
+    def index_of(self, block: Block) -> int:
+        i = bisect_left(self.keys, block.size << KEY_SHIFT | block.ptr)
+        if i == len(self.keys) or self.blocks[i] is not block:
+            raise AssertionError(f"{block!r} is not in the free list")
+        return i
+
+    def pop_at(self, i: int) -> None:
+        del self.keys[i]
+        del self.blocks[i]
+
+    def replace_at(self, i: int, block: Block) -> None:
+        """Put ``block`` in slot ``i`` if that keeps the order, else move it to its place."""
+        keys = self.keys
+        key = block.size << KEY_SHIFT | block.ptr
+        if (i == 0 or keys[i - 1] < key) and (i + 1 == len(keys) or key < keys[i + 1]):
+            keys[i] = key
+            self.blocks[i] = block
+            return
+        del keys[i]
+        del self.blocks[i]
+        j = bisect_left(keys, key)
+        keys.insert(j, key)
+        self.blocks.insert(j, block)
+
     def __len__(self) -> int:
         return len(self.keys)
 

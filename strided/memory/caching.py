@@ -44,7 +44,8 @@ API for the CUDA layer
     alloc.end_allocate_to_pool(pool); alloc.release_pool(pool)
 
 Every public method takes the allocator's one ``threading.RLock``.  Methods are split over
-mixins by concern (``release.py``, ``expandable.py``, ``pools.py``, ``history.py``); they share
+mixins by concern (``events.py``, ``release.py``, ``expandable.py``, ``pools.py``,
+``history.py``); they share
 the state created in :meth:`CachingAllocator.__init__`.
 """
 
@@ -56,9 +57,10 @@ from bisect import bisect_left
 from collections import OrderedDict, deque
 from collections.abc import Callable
 
-from .blocks import K_SMALL_SIZE, KEY_SHIFT, Block, BlockPool, get_allocation_size, round_size
+from .blocks import K_SMALL_SIZE, KEY_SHIFT, Block, BlockPool, FreeList, get_allocation_size, round_size
 from .config import SIZE_MAX, AllocatorConfig, allocator_config
 from .errors import OutOfMemoryError
+from .events import EventsMixin
 from .expandable import ExpandableMixin
 from .history import ALLOC, FREE_COMPLETED, FREE_REQUESTED, SEGMENT_ALLOC, HistoryMixin
 from .pools import PoolsMixin
@@ -66,6 +68,7 @@ from .provider import Provider
 from .release import ReleaseMixin
 from .stats import (
     ALLOCATED_BYTES,
+    ALLOCATION,
     INACTIVE_SPLIT,
     INACTIVE_SPLIT_BYTES,
     OVERSIZE_ALLOCATIONS,
@@ -92,7 +95,7 @@ def register_free_memory_callback(fn: Callable[[], bool]) -> None:
     FREE_MEMORY_CALLBACKS.append(fn)
 
 
-class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
+class CachingAllocator(EventsMixin, ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
     """The caching allocator of one device.
 
     Parameters
@@ -111,7 +114,8 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
         self.config = config if config is not None else allocator_config
         self.device = provider.device_index if device is None else int(device)
         self._lock = threading.RLock()
-        self.stats = DeviceStats()
+        self.stats = st = DeviceStats()
+        self._cur, self._peak, self._acc, self._fre = st.cur, st.peak, st.acc, st.fre
         self.small_blocks = BlockPool(True)
         self.large_blocks = BlockPool(False)
         self._active: dict[int, Block] = {}  # ptr -> allocated or pending-free block
@@ -148,6 +152,8 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
             self._expandable_on = want
             self._eager_unmap = want and cfg.strided_eager_unmap
             self._gc_active = self._set_fraction and cfg.garbage_collection_threshold > 0.0
+            # any of these sends malloc's cache lookup down the full c10 path
+            self._limited = self._split_limited or self._gc_active
             self.stats.max_split_size = -1 if cfg.max_split_size == SIZE_MAX else cfg.max_split_size
 
     # -- malloc ----------------------------------------------------------------------------
@@ -188,10 +194,19 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
                 pool = self._get_pool(rsize, stream)
             else:
                 pool = self.small_blocks if rsize <= K_SMALL_SIZE else self.large_blocks
+            # Note [Free-set layout]: the best fit is the first key >= size << KEY_SHIFT
+            fl = pool.free.get(stream)
+            if fl is not None and not self._limited:
+                keys = fl.keys
+                i = bisect_left(keys, rsize << KEY_SHIFT)
+                if i < len(keys):
+                    block = fl.blocks[i]
+                    if block.segment is None:
+                        return self._alloc_found_block(block, pool, rsize, size, stream, ctx, fl, i)
             block = self._get_free_block(pool, rsize, stream)
             if block is None:
                 block = self._malloc_miss(pool, rsize, size, stream, ctx)
-            return self._alloc_found_block(block, pool, rsize, size, stream, ctx)
+            return self._alloc_found_block(block, pool, rsize, size, stream, ctx, None, -1)
 
     def _check_size(self, size: object) -> bool:
         """Slow-path argument check of malloc; True means "return None" (size 0)."""
@@ -211,7 +226,7 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
         return False
 
     def _get_free_block(self, pool: BlockPool, rsize: int, stream: int) -> Block | None:
-        """Best fit on the same stream (c10 ``get_free_block``); removes it from the pool."""
+        """Best fit on the same stream with every c10 rule (``get_free_block``); removes it."""
         if self._gc_active:
             pool.get_free_blocks_call_count += 1
         fl = pool.free.get(stream)
@@ -252,6 +267,7 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
         return block
 
     def _malloc_miss(self, pool: BlockPool, rsize: int, orig: int, stream: int, ctx: object) -> Block:
+        """No cached block fits: callbacks, GC, new device memory, the OOM fallbacks."""
         if FREE_MEMORY_CALLBACKS:
             freed = False
             for fn in list(FREE_MEMORY_CALLBACKS):
@@ -316,16 +332,28 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
         return block
 
     def _alloc_found_block(
-        self, block: Block, pool: BlockPool, rsize: int, orig: int, stream: int, ctx: object
+        self,
+        block: Block,
+        pool: BlockPool,
+        rsize: int,
+        orig: int,
+        stream: int,
+        ctx: object,
+        fl: FreeList | None,
+        i: int,
     ) -> Block:
-        """Split if worthwhile, mark allocated, count (c10 ``alloc_found_block``)."""
+        """Split if worthwhile, mark allocated, count (c10 ``alloc_found_block``).
+
+        With ``fl`` given, ``block`` still sits at index ``i`` of that free list: a split then
+        rewrites the slot's key in place for the remainder (the same object), the cheapest
+        update of the sorted list (Note [Free-set layout]).
+        """
         t = pool.stat_type
-        st = self.stats
-        cur = st.cur
-        peak = st.peak
-        acc = st.acc
-        already_split = block.prev is not None or block.next is not None
+        cur = self._cur
+        peak = self._peak
+        acc = self._acc
         rest = block.size - rsize
+        already_split = block.prev is not None or block.next is not None
         if pool.is_small or self._expandable_on:
             split = rest >= 512
         else:
@@ -342,19 +370,51 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
             remaining.prev = block
             remaining.ptr += rsize
             remaining.size = rest
-            pool.insert(remaining)
+            if fl is None:
+                pool.insert(remaining)
+            else:
+                remaining.gc_count_base = pool.get_free_blocks_call_count
+                fl.replace_at(i, remaining)
             if seg is None:
                 if already_split:
-                    st.decrease2(INACTIVE_SPLIT_BYTES, t, rsize)
+                    fre = self._fre
+                    j = INACTIVE_SPLIT_BYTES
+                    cur[j] -= rsize
+                    fre[j] += rsize
+                    j += t
+                    cur[j] -= rsize
+                    fre[j] += rsize
                 else:
-                    st.increase2(INACTIVE_SPLIT_BYTES, t, rest)
-                    st.increase2(INACTIVE_SPLIT, t, 1)
-            elif self._eager_unmap:
-                self._recycle_split(remaining, block)
+                    j = INACTIVE_SPLIT
+                    v = cur[j] + 1
+                    cur[j] = v
+                    if v > peak[j]:
+                        peak[j] = v
+                    acc[j] += 1
+                    j += t
+                    v = cur[j] + 1
+                    cur[j] = v
+                    if v > peak[j]:
+                        peak[j] = v
+                    acc[j] += 1
+                    j = INACTIVE_SPLIT_BYTES
+                    v = cur[j] + rest
+                    cur[j] = v
+                    if v > peak[j]:
+                        peak[j] = v
+                    acc[j] += rest
+                    j += t
+                    v = cur[j] + rest
+                    cur[j] = v
+                    if v > peak[j]:
+                        peak[j] = v
+                    acc[j] += rest
         else:
+            if fl is not None:
+                fl.pop_at(i)
             if already_split and block.segment is None:
-                st.decrease2(INACTIVE_SPLIT_BYTES, t, block.size)
-                st.decrease2(INACTIVE_SPLIT, t, 1)
+                self.stats.decrease2(INACTIVE_SPLIT_BYTES, t, block.size)
+                self.stats.decrease2(INACTIVE_SPLIT, t, 1)
             if block.handed_out:
                 block = self._fresh_copy(block)
         block.handed_out = True
@@ -366,7 +426,7 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
         if self._recording:
             self._record(ALLOC, ptr, orig, stream, ctx)
         self._active[ptr] = block
-        # Note [Stat layout]: allocation, allocated_bytes and requested_bytes, all + pool type
+        # Note [Stat layout]: allocation, allocated_bytes and requested_bytes, for all + type t
         v = cur[0] + 1
         cur[0] = v
         if v > peak[0]:
@@ -377,34 +437,34 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
         if v > peak[t]:
             peak[t] = v
         acc[t] += 1
-        i = ALLOCATED_BYTES
-        v = cur[i] + size
-        cur[i] = v
-        if v > peak[i]:
-            peak[i] = v
-        acc[i] += size
-        i += t
-        v = cur[i] + size
-        cur[i] = v
-        if v > peak[i]:
-            peak[i] = v
-        acc[i] += size
-        i = REQUESTED_BYTES
-        v = cur[i] + orig
-        cur[i] = v
-        if v > peak[i]:
-            peak[i] = v
-        acc[i] += orig
-        i += t
-        v = cur[i] + orig
-        cur[i] = v
-        if v > peak[i]:
-            peak[i] = v
-        acc[i] += orig
-        if st.pend[0]:
-            st.note_active_peak(t)
+        j = ALLOCATED_BYTES
+        v = cur[j] + size
+        cur[j] = v
+        if v > peak[j]:
+            peak[j] = v
+        acc[j] += size
+        j += t
+        v = cur[j] + size
+        cur[j] = v
+        if v > peak[j]:
+            peak[j] = v
+        acc[j] += size
+        j = REQUESTED_BYTES
+        v = cur[j] + orig
+        cur[j] = v
+        if v > peak[j]:
+            peak[j] = v
+        acc[j] += orig
+        j += t
+        v = cur[j] + orig
+        cur[j] = v
+        if v > peak[j]:
+            peak[j] = v
+        acc[j] += orig
+        if self.stats.pend[0]:
+            self.stats.note_active_peak(t)
         if size >= self._max_split:
-            st.increase(OVERSIZE_ALLOCATIONS, 1)
+            self.stats.increase(OVERSIZE_ALLOCATIONS, 1)
         return block
 
     def _fresh_copy(self, old: Block) -> Block:
@@ -426,6 +486,8 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
             nxt.prev = new
         old.prev = old.next = None
         old.owner = None
+        if self._eager_unmap:
+            self._recycle_merge(new, old)
         return new
 
     # -- free ------------------------------------------------------------------------------
@@ -441,31 +503,29 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
             return
         ctx = self._gather(4) if self._context_level >= 4 else None
         with self._lock:
-            if not block.allocated or block.owner is not self or self._active.get(block.ptr) is not block:
+            if not block.allocated or block.owner is not self:
                 self._bad_free(block)
             block.allocated = False
-            pool = block.pool
-            t = pool.stat_type
+            t = block.pool.stat_type
             size = block.size
-            st = self.stats
-            cur = st.cur
-            fre = st.fre
+            cur = self._cur
+            fre = self._fre
             cur[0] -= 1
             fre[0] += 1
             cur[t] -= 1
             fre[t] += 1
-            i = ALLOCATED_BYTES
-            cur[i] -= size
-            fre[i] += size
-            i += t
-            cur[i] -= size
-            fre[i] += size
+            j = ALLOCATED_BYTES
+            cur[j] -= size
+            fre[j] += size
+            j += t
+            cur[j] -= size
+            fre[j] += size
             if self._recording:
                 self._record(FREE_REQUESTED, block.ptr, block.requested_size, block.stream, ctx or block.context)
             if size >= self._max_split:
-                st.decrease(OVERSIZE_ALLOCATIONS, 1)
+                self.stats.decrease(OVERSIZE_ALLOCATIONS, 1)
             if block.stream_uses:
-                st.add_pending(t, size, 1)
+                self.stats.add_pending(t, size, 1)
                 if self._captures:
                     self._deferred.append(block)
                 else:
@@ -485,60 +545,85 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
         if self._recording:
             self._record(FREE_COMPLETED, block.ptr, block.requested_size, block.stream, ctx or block.context)
         block.context = None
-        orig_size = block.size
         req = block.requested_size
         pool = block.pool
         del self._active[block.ptr]
-        merged_count = 0
+        fl = pool.free.get(block.stream)
+        slot = -1  # index in fl of a merged neighbour whose slot the merged block can take
+        merged = 0
         merged_bytes = 0
         src = block.prev
         if src is not None and not src.allocated and not src.event_count and src.stream_uses is None and src.mapped:
-            pool.free[src.stream].remove(src)
+            slot = fl.index_of(src)
             block.ptr = src.ptr
             prev = block.prev = src.prev
             if prev is not None:
                 prev.next = block
             block.segment_context = src.segment_context
             block.size += src.size
-            merged_count -= 1
+            merged -= 1
             merged_bytes -= src.size
             src.owner = None
         src = block.next
         if src is not None and not src.allocated and not src.event_count and src.stream_uses is None and src.mapped:
-            pool.free[src.stream].remove(src)
+            q = fl.index_of(src)
+            if slot < 0:
+                slot = q
+            else:
+                fl.pop_at(q)
+                if q < slot:
+                    slot -= 1
             nxt = block.next = src.next
             if nxt is not None:
                 nxt.prev = block
             block.size += src.size
-            merged_count -= 1
+            merged -= 1
             merged_bytes -= src.size
             src.owner = None
-        pool.insert(block)
+        block.gc_count_base = pool.get_free_blocks_call_count
+        if slot >= 0:
+            fl.replace_at(slot, block)
+        else:
+            pool.insert(block)
         t = pool.stat_type
-        st = self.stats
+        cur = self._cur
+        fre = self._fre
         if block.segment is None:
             if block.prev is not None or block.next is not None:
-                merged_count += 1
+                merged += 1
                 merged_bytes += block.size
-            if merged_count > 0:
-                st.increase2(INACTIVE_SPLIT, t, merged_count)
-            elif merged_count < 0:
-                st.decrease2(INACTIVE_SPLIT, t, -merged_count)
-            if merged_bytes > 0:
-                st.increase2(INACTIVE_SPLIT_BYTES, t, merged_bytes)
-            elif merged_bytes < 0:
-                st.decrease2(INACTIVE_SPLIT_BYTES, t, -merged_bytes)
+            if merged == -1 and merged_bytes < 0:  # the common case: one split piece absorbed
+                n = -merged_bytes
+                j = INACTIVE_SPLIT
+                cur[j] -= 1
+                fre[j] += 1
+                j += t
+                cur[j] -= 1
+                fre[j] += 1
+                j = INACTIVE_SPLIT_BYTES
+                cur[j] -= n
+                fre[j] += n
+                j += t
+                cur[j] -= n
+                fre[j] += n
+            elif merged or merged_bytes:
+                self._change_inactive_split(t, merged, merged_bytes)
         elif self._eager_unmap:
             self._recycle_candidate(block)
-        cur = st.cur
-        fre = st.fre
-        i = REQUESTED_BYTES
-        cur[i] -= req
-        fre[i] += req
-        i += t
-        cur[i] -= req
-        fre[i] += req
-        del orig_size  # active/active_bytes are derived (Note [Stat layout])
+        j = REQUESTED_BYTES
+        cur[j] -= req
+        fre[j] += req
+        j += t
+        cur[j] -= req
+        fre[j] += req
+
+    def _change_inactive_split(self, t: int, count: int, nbytes: int) -> None:
+        st = self.stats
+        for stat, n in ((INACTIVE_SPLIT, count), (INACTIVE_SPLIT_BYTES, nbytes)):
+            if n > 0:
+                st.increase2(stat, t, n)
+            elif n < 0:
+                st.decrease2(stat, t, -n)
 
     def _try_merge(self, dst: Block, src: Block | None, pool: BlockPool) -> int:
         """Merge free neighbour ``src`` into ``dst`` (c10 ``try_merge_blocks``); bytes merged."""
@@ -569,90 +654,6 @@ class CachingAllocator(ReleaseMixin, ExpandableMixin, PoolsMixin, HistoryMixin):
         if self._eager_unmap:
             self._recycle_merge(dst, src)
         return src.size
-
-    # -- streams and events ----------------------------------------------------------------
-    def record_stream(self, block: Block, stream: int) -> None:
-        """Mark ``block`` as used on ``stream`` (``Tensor.record_stream``).
-
-        When the block is freed, an event is recorded on each such stream and the memory is
-        reused only after they complete.  Uses on the allocation stream are ignored.
-        """
-        with self._lock:
-            if not block.allocated or block.owner is not self:
-                raise ValueError(f"record_stream: {block!r} is not allocated by this allocator")
-            if stream == block.stream:
-                return
-            if block.stream_uses is None:
-                block.stream_uses = {stream}
-            else:
-                block.stream_uses.add(stream)
-            if self._captures:
-                self._capture_stream_uses.setdefault(block, set()).add(stream)
-
-    def _insert_events(self, block: Block) -> None:
-        streams = block.stream_uses
-        block.stream_uses = None
-        for s in sorted(streams):
-            event = self.provider.record_event(s)
-            block.event_count += 1
-            q = self._events.get(s)
-            if q is None:
-                q = self._events[s] = deque()
-            q.append((event, block))
-
-    def _insert_deferred(self, ctx: object) -> None:
-        if not self._deferred:
-            return
-        for block in self._deferred:
-            uses = self._capture_stream_uses.pop(block, None)
-            if uses and block.stream_uses:
-                block.stream_uses -= uses
-                if not block.stream_uses:
-                    block.stream_uses = None
-            if block.stream_uses:
-                self._insert_events(block)
-            else:
-                block.stream_uses = None
-            if block.event_count == 0:
-                self.stats.add_pending(block.pool.stat_type, block.size, -1)
-                self._free_block(block, ctx)
-        self._deferred.clear()
-
-    def _process_events(self, ctx: object) -> None:
-        """Return blocks whose cross-stream events completed (c10 ``process_events``)."""
-        self._insert_deferred(ctx)
-        provider = self.provider
-        for s in list(self._events):
-            q = self._events[s]
-            while q:
-                event, block = q[0]
-                if not provider.query_event(event):
-                    break
-                q.popleft()
-                provider.release_event(event)
-                block.event_count -= 1
-                if block.event_count == 0:
-                    self.stats.add_pending(block.pool.stat_type, block.size, -1)
-                    self._free_block(block, ctx)
-            if not q:
-                del self._events[s]
-        if self._recycle:
-            self._process_recycle(ctx)
-
-    def _synchronize_and_free_events(self, ctx: object) -> None:
-        """Wait for every outstanding event, then free their blocks (c10 name)."""
-        self.stats.num_sync_all_streams += 1
-        self._insert_deferred(ctx)
-        provider = self.provider
-        for q in self._events.values():
-            for event, block in q:
-                provider.synchronize_event(event)
-                provider.release_event(event)
-                block.event_count -= 1
-                if block.event_count == 0:
-                    self.stats.add_pending(block.pool.stat_type, block.size, -1)
-                    self._free_block(block, ctx)
-        self._events.clear()
 
     # -- queries and settings --------------------------------------------------------------
     def get_block(self, ptr: int) -> Block:
