@@ -54,11 +54,32 @@ def _compare(info, dtype, actual, expected, where):
             np.testing.assert_array_equal(got, e.astype(got.dtype), err_msg=where)
 
 
+def _skip_without_cuda_kernel(fn):
+    """An honest skip: the op (or, for composites, an op it calls) has no CUDA kernel yet."""
+    from strided.dispatch.keys import DispatchKey
+
+    ops = fn.overloads.values() if hasattr(fn, "overloads") else [fn]
+    keys = (DispatchKey.CUDA, DispatchKey.CompositeExplicitAutograd, DispatchKey.CompositeImplicitAutograd)
+    if not any(op.has_kernel(k) for op in ops for k in keys):
+        pytest.skip("no CUDA kernel yet (issue 5)")
+
+
+def _run_cuda(call):
+    try:
+        return call()
+    except NotImplementedError as e:
+        if "with arguments from the 'CUDA' backend" in str(e):
+            pytest.skip(f"no CUDA kernel yet (issue 5): {str(e).splitlines()[0]}")
+        raise
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("info,dtype", list(_cases()))
 def test_op(info, dtype, device):
     rng = np.random.default_rng(1234)
     fn = info.get_op()
+    if device == "cuda":
+        _skip_without_cuda_kernel(fn)
     for sample in info.samples(dtype, rng):
         where = f"{info.name} {dtype.name} on {device}: {sample}"
         cpu_args = sample.args
@@ -72,7 +93,7 @@ def test_op(info, dtype, device):
             continue
         args = to_device(sample.args, device)
         kwargs = to_device(sample.kwargs, device)
-        result = fn(*args, **kwargs)
+        result = _run_cuda(lambda: fn(*args, **kwargs)) if device == "cuda" else fn(*args, **kwargs)
         for r, c in zip(_flatten(result), _flatten(cpu_result), strict=True):
             if isinstance(c, Tensor):
                 assert isinstance(r, Tensor) and r.device.type == device, where
@@ -92,6 +113,8 @@ ERROR_CASES = [pytest.param(info, id=info.name) for info in OPS if info.errors i
 def test_op_errors(info, device):
     rng = np.random.default_rng(99)
     fn = info.get_op()
+    if device == "cuda":
+        _skip_without_cuda_kernel(fn)
     for err in info.errors(rng):
         args = to_device(err.sample.args, device)
         kwargs = to_device(err.sample.kwargs, device)

@@ -1,0 +1,14 @@
+"""The CUDA backend: driver, devices, streams, caching allocator, copies and kernels.
+
+Importing this package is cheap and never touches the driver (Note [Lazy driver] in
+``driver.py``); ``cuda.bindings`` is imported on first use.  The dispatcher imports it the first
+time a CUDA tensor reaches an operator: ``kernels/ops.py`` registers the CUDA kernels,
+and raises ImportError there when no GPU is usable.
+"""
+
+from __future__ import annotations
+
+from .allocator import allocate_storage, record_stream  # noqa: F401
+from .device import current_device  # noqa: F401
+from .driver import CudaError, device_count, is_available  # noqa: F401
+from .host_allocator import allocate_pinned_storage  # noqa: F401

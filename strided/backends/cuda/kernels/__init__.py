@@ -1,0 +1,144 @@
+"""Glue for the CUDA kernels in this folder: dtype instantiation, dim coalescing, launches.
+
+Note [Kernel instantiation]
+Each ``.cu`` file is a template over ``DST_T``/``SRC_T``/``IS_FLOAT`` macros.  A source is made
+per dtype combination by prefixing ``#define`` lines, compiled once per arch (see
+``compiler.py``) and loaded once per device (see ``launch.py``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from ....dtypes import dtype as _dtype
+from ..launch import get_kernel
+
+__all__ = ["CTYPES", "source", "coalesce", "launch_config", "copy_kernel", "fill_kernel",
+           "arange_kernel", "random_kernel", "MAX_DIMS", "all_sources"]
+
+HERE = Path(__file__).parent
+MAX_DIMS = 8
+CTYPES = {
+    "uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
+    "int64": "long long", "float16": "__half", "float32": "float", "float64": "double",
+    "bool": "bool", "bfloat16": "__nv_bfloat16",
+}
+COPY_FMT = "<QQqq8q8q8q"
+FILL_FMT = "<Qqq8q8qdq"
+ARANGE_FMT = "<Qqddqq"
+RANDOM_FMT = "<QQqQQqddqQ"
+
+
+@lru_cache(maxsize=None)
+def _text(name: str) -> str:
+    return (HERE / name).read_text()
+
+
+@lru_cache(maxsize=None)
+def source(file: str, dst: str, src: str | None = None) -> str:
+    """The source of ``file`` instantiated for dtype names ``dst`` (and ``src``)."""
+    lines = [f"#define DST_T {CTYPES[dst]}",
+             f"#define IS_FLOAT {1 if dst in ('float16', 'float32', 'float64', 'bfloat16') else 0}"]
+    if src is not None:
+        lines.append(f"#define SRC_T {CTYPES[src]}")
+    return "\n".join(lines) + "\n" + _text("common.cuh") + "\n" + _text(file)
+
+
+def all_sources():
+    """Every (file, kernel names, source) the backend can compile (for the NVRTC null test)."""
+    for d in CTYPES:
+        yield "fill.cu", ("fill", "arange"), source("fill.cu", d)
+        yield "random.cu", ("philox_fill",), source("random.cu", d)
+        for s in CTYPES:
+            yield "copy.cu", ("strided_copy", "contiguous_copy"), source("copy.cu", d, s)
+
+
+def coalesce(sizes, *stride_sets):
+    """TensorIterator's dimension reduction: drop size-1 dims, order by the first operand's
+    strides (largest first), merge dims that are contiguous for every operand."""
+    dims = [d for d, n in enumerate(sizes) if n != 1]
+    first = stride_sets[0]
+    dims.sort(key=lambda d: -abs(first[d]))
+    out_sizes: list[int] = []
+    out_strides: list[list[int]] = [[] for _ in stride_sets]
+    for d in dims:
+        n = sizes[d]
+        if out_sizes and all(st[-1] == ss[d] * n for st, ss in zip(out_strides, stride_sets)):
+            out_sizes[-1] *= n
+            for st, ss in zip(out_strides, stride_sets):
+                st[-1] = ss[d]
+            continue
+        out_sizes.append(n)
+        for st, ss in zip(out_strides, stride_sets):
+            st.append(ss[d])
+    if not out_sizes:
+        out_sizes = [1]
+        out_strides = [[1] for _ in stride_sets]
+    return out_sizes, out_strides
+
+
+def _pad(v):
+    return list(v) + [0] * (MAX_DIMS - len(v))
+
+
+def launch_config(n: int) -> tuple[int, int]:
+    return min((n + 255) // 256, 1 << 16), 256
+
+
+def copy_kernel(dev: int, dst_dtype: _dtype, src_dtype: _dtype, dst_ptr: int, src_ptr: int, sizes,
+                dst_strides, src_strides, stream: int) -> None:
+    """``dst = cast(src)`` elementwise over ``sizes`` (strides in elements; broadcast = stride 0)."""
+    n = 1
+    for s in sizes:
+        n *= s
+    if n == 0:
+        return
+    shape, (ds, ss) = coalesce(sizes, dst_strides, src_strides)
+    if len(shape) > MAX_DIMS:
+        raise RuntimeError(f"strided CUDA copy supports at most {MAX_DIMS} non-mergeable dims, got {len(shape)}")
+    src_text = source("copy.cu", dst_dtype.name, src_dtype.name)
+    name = "contiguous_copy" if len(shape) == 1 and ds[0] == 1 and ss[0] == 1 else "strided_copy"
+    k = get_kernel(src_text, name, COPY_FMT, dev)
+    grid, block = launch_config(n)
+    k(grid, block, stream, dst_ptr, src_ptr, n, len(shape), *_pad(shape), *_pad(ds), *_pad(ss))
+
+
+def fill_kernel(dev: int, dtype: _dtype, ptr: int, sizes, strides, value, stream: int) -> None:
+    n = 1
+    for s in sizes:
+        n *= s
+    if n == 0:
+        return
+    shape, (st,) = coalesce(sizes, strides)
+    k = get_kernel(source("fill.cu", dtype.name), "fill", FILL_FMT, dev)
+    if dtype.is_floating_point:
+        fv, iv = float(value), 0
+    else:
+        fv, iv = 0.0, int(value)
+    grid, block = launch_config(n)
+    k(grid, block, stream, ptr, n, len(shape), *_pad(shape), *_pad(st), fv, iv)
+
+
+def arange_kernel(dev: int, dtype: _dtype, ptr: int, n: int, start, step, stream: int) -> None:
+    if n == 0:
+        return
+    k = get_kernel(source("fill.cu", dtype.name), "arange", ARANGE_FMT, dev)
+    if dtype.is_floating_point:
+        vals = (float(start), float(step), 0, 0)
+    else:
+        vals = (0.0, 0.0, int(start), int(step))
+    grid, block = launch_config(n)
+    k(grid, block, stream, ptr, n, *vals)
+
+
+def random_kernel(dev: int, dtype: _dtype, ptr: int, n: int, seed: int, offset: int, mode: int,
+                  a: float = 0.0, b: float = 0.0, lo: int = 0, rng: int = 1, prob_ptr: int = 0,
+                  stream: int = 0) -> None:
+    """Philox fill of a contiguous buffer (mode 0 uniform, 1 normal, 2 integers, 3 bernoulli)."""
+    if n == 0:
+        return
+    k = get_kernel(source("random.cu", dtype.name), "philox_fill", RANDOM_FMT, dev)
+    grid, block = launch_config(n)
+    k(grid, block, stream, ptr, prob_ptr, n, seed & ((1 << 64) - 1), offset, mode, float(a), float(b),
+      int(lo), int(rng))

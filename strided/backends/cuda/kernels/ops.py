@@ -1,0 +1,164 @@
+"""The first CUDA kernels, registered under the YAML's names: factories, fill, copies, random."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .... import dtypes as dt
+from ....dispatch.library import kernel
+from ....random import default_generator_for
+from ....tensor import Tensor
+from ...meta import factories as meta
+from .. import driver
+from ..allocator import allocate_storage
+from ..copies import copy_ as _copy_impl
+from ..copies import is_dense
+from ..driver import check, cu
+from ..streams import current_stream_handle
+from . import arange_kernel, copy_kernel, fill_kernel, random_kernel
+
+__all__ = []
+
+if not driver.is_available():  # the dispatcher reads ImportError as "CUDA backend not available"
+    raise ImportError("no usable CUDA driver/device (strided.cuda.is_available() is False)")
+
+kernel("CUDA")(meta.empty)
+kernel("CUDA")(meta.empty_strided)
+kernel("CUDA")(meta.set_)
+
+
+@kernel("CUDA")
+def fill_(self, value):
+    meta.fill_(self, value)
+    if isinstance(value, Tensor):
+        value = value.item()
+    if self.dtype is dt.bool:
+        value = bool(value)
+    i = self.device.index
+    fill_kernel(i, self.dtype, self.data_ptr(), self._sizes, self._strides, value, current_stream_handle(i))
+    return self
+
+
+@kernel("CUDA")
+def copy_(self, src, non_blocking=False):
+    meta.copy_(self, src, non_blocking)
+    if self.device.type == "meta" or src.device.type == "meta":
+        if src.device.type == "meta" and self.device.type != "meta":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        return self
+    return _copy_impl(self, src, non_blocking)
+
+
+@kernel("CUDA")
+def arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
+    out = meta.arange(start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    i = out.device.index
+    arange_kernel(i, out.dtype, out.data_ptr(), out._sizes[0], start, step, current_stream_handle(i))
+    return out
+
+
+@kernel("CUDA")
+def _local_scalar_dense(self):
+    if self.numel() != 1:
+        raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+    i = self.device.index
+    host = np.empty(1, dtype=self.dtype.numpy_dtype)
+    stream = current_stream_handle(i)
+    driver.ensure_context(i)
+    check(cu().cuMemcpyDtoHAsync(host.ctypes.data, self.data_ptr(), self.dtype.itemsize, stream))
+    check(cu().cuStreamSynchronize(stream))
+    v = host[0]
+    if self.dtype is dt.bool:
+        return bool(v)
+    if self.dtype.is_floating_point:
+        return float(v)
+    return int(v)
+
+
+@kernel("CUDA")
+def resize_(self, size, *, memory_format=None):
+    old = self._storage
+    old_ptr, old_n, keep = old._data_ptr, old.nbytes(), old.owner  # keep the old block until copied
+    meta.resize_(self, size, memory_format=memory_format)  # grows the storage object in place
+    if old._data_ptr != old_ptr and old_n:
+        i = self.device.index
+        driver.ensure_context(i)
+        check(cu().cuMemcpyAsync(old._data_ptr, old_ptr, old_n, current_stream_handle(i)))
+    del keep
+    return self
+
+
+def _random(self, mode, generator, a=0.0, b=0.0, lo=0, rng=1, prob=None):
+    gen = generator if generator is not None else default_generator_for(self.device)
+    offset = gen.philox_offset
+    gen.philox_offset = offset + 1
+    i = self.device.index
+    stream = current_stream_handle(i)
+    n = self.numel()
+    dense = is_dense(self._sizes, self._strides)
+    target = self if dense else _empty_dense(self)
+    prob_ptr = 0
+    keep = None
+    if prob is not None:
+        keep = prob.to(dtype=self.dtype).contiguous()
+        prob_ptr = keep.data_ptr()
+    random_kernel(i, self.dtype, target.data_ptr(), n, gen.initial_seed(), offset, mode, a, b, lo, rng,
+                  prob_ptr, stream)
+    if not dense:
+        copy_kernel(i, self.dtype, self.dtype, self.data_ptr(), target.data_ptr(), self._sizes,
+                    self._strides, _dense(self._sizes), stream)
+    del keep
+    return self
+
+
+def _dense(sizes):
+    out, acc = [], 1
+    for n in reversed(sizes):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def _empty_dense(t: Tensor) -> Tensor:
+    from ....tensor import make_tensor
+
+    st = allocate_storage(t.numel() * t.dtype.itemsize, t.device)
+    return make_tensor(st, 0, t._sizes, _dense(t._sizes), t.dtype)
+
+
+@kernel("CUDA")
+def uniform_(self, from_=0, to=1, *, generator=None):
+    meta.uniform_(self, from_, to)
+    return _random(self, 0, generator, from_, to)
+
+
+@kernel("CUDA")
+def normal_(self, mean=0, std=1, *, generator=None):
+    meta.normal_(self, mean, std)
+    return _random(self, 1, generator, mean, std)
+
+
+@kernel("CUDA")
+def random_(self, from_, to, *, generator=None):
+    meta.random_(self, from_, to)
+    if to is None:
+        if self.dtype.is_floating_point:
+            to = 2 ** {2: 11, 4: 24, 8: 53}[self.dtype.itemsize] + 1
+        elif self.dtype is dt.bool:
+            to = 2
+        else:
+            to = 2 ** (8 * self.dtype.itemsize - (1 if self.dtype.is_signed else 0))
+    return _random(self, 2, generator, lo=int(from_), rng=int(to) - int(from_))
+
+
+@kernel("CUDA")
+def bernoulli(self, *, generator=None):
+    out = meta.bernoulli(self)
+    return _random(out, 3, generator, prob=self)
+
+
+@kernel("CUDA")
+def bernoulli_(self, p=0.5, *, generator=None):
+    meta.bernoulli_(self, p)
+    return _random(self, 3, generator, a=float(p))
+

@@ -1,0 +1,65 @@
+"""Loading CUBINs and launching kernels on the current stream.
+
+Note [Kernel parameters]
+Every strided kernel takes one parameter, a POD ``struct`` passed by value.  The host packs it
+with a precompiled :class:`struct.Struct` into a ctypes buffer and hands ``cuLaunchKernel`` the
+raw address of a one-entry ``void*`` array: no per-argument Python objects, and function
+handles are cached as ints per (source, kernel, device).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+
+from . import driver
+from .compiler import arch_for, compile_cubin
+from .driver import check, cu
+
+__all__ = ["Kernel", "get_kernel"]
+
+_kernels: dict[tuple[str, str, int], Kernel] = {}
+_modules: list[object] = []  # loaded CUmodules stay alive for the process
+
+
+class Kernel:
+    """A loaded kernel: ``k(grid, block, stream, *values)`` packs ``values`` with ``fmt``."""
+
+    __slots__ = ("name", "func", "packer", "device_index")
+
+    def __init__(self, name: str, func: int, fmt: str, device_index: int):
+        self.name = name
+        self.func = func
+        self.packer = struct.Struct(fmt)
+        self.device_index = device_index
+
+    def __call__(self, grid: int, block: int, stream: int, *values) -> None:
+        buf = ctypes.create_string_buffer(self.packer.pack(*values), max(self.packer.size, 1))
+        params = (ctypes.c_void_p * 1)(ctypes.addressof(buf))
+        d = cu()
+        driver.ensure_context(self.device_index)
+        err = d.cuLaunchKernel(self.func, grid, 1, 1, block, 1, 1, 0, stream, ctypes.addressof(params), 0)[0]
+        if err != 0:
+            raise driver.CudaError(f"{driver._describe(err)} (launching kernel '{self.name}')", int(err))
+        if driver.LAUNCH_BLOCKING:
+            err = d.cuStreamSynchronize(stream)[0]
+            if err != 0:
+                raise driver.CudaError(f"{driver._describe(err)} (in kernel '{self.name}', "
+                                       "CUDA_LAUNCH_BLOCKING=1)", int(err))
+
+
+def get_kernel(source: str, name: str, fmt: str, device_index: int) -> Kernel:
+    """The kernel ``name`` of ``source`` on device ``device_index`` (compiled and loaded once)."""
+    key = (source, name, device_index)
+    k = _kernels.get(key)
+    if k is not None:
+        return k
+    from .device import get_device_capability
+
+    cubin = compile_cubin(source, name, arch_for(*get_device_capability(device_index)))
+    driver.ensure_context(device_index)
+    mod = check(cu().cuModuleLoadData(cubin))
+    _modules.append(mod)
+    func = int(check(cu().cuModuleGetFunction(mod, name.encode())))
+    k = _kernels[key] = Kernel(name, func, fmt, device_index)
+    return k

@@ -1,0 +1,253 @@
+"""Streams and events, and the current stream of each device (per thread).
+
+Note [Stream handles]
+A :class:`Stream` is a device index plus the raw ``CUstream`` address as an ``int`` (0 is the
+legacy default stream).  The allocator, the copy engine and the launcher only ever see that
+int, so the hot path does no attribute lookups beyond ``stream.handle``.  Streams made with
+:meth:`Stream.from_handle` are borrowed (another library owns them) and are never destroyed.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from . import driver
+from .device import _index, current_device
+from .driver import check, cu
+
+__all__ = ["Stream", "Event", "current_stream", "default_stream", "set_stream", "stream",
+           "current_stream_handle"]
+
+_tls = threading.local()
+
+
+class Stream:
+    """A CUDA stream on one device (``Stream(device=None, priority=0)``)."""
+
+    __slots__ = ("device_index", "handle", "_owned", "priority", "__weakref__")
+
+    def __init__(self, device=None, priority: int = 0):
+        i = _index(device)
+        driver.ensure_context(i)
+        d = cu()
+        lo, hi = check(d.cuCtxGetStreamPriorityRange())  # (least, greatest); greatest is numerically lower
+        prio = max(int(hi), min(int(lo), int(priority)))
+        s = check(d.cuStreamCreateWithPriority(d.CUstream_flags.CU_STREAM_NON_BLOCKING, prio))
+        self.device_index = i
+        self.handle = int(s)
+        self._owned = True
+        self.priority = prio
+
+    @classmethod
+    def from_handle(cls, handle: int, device=None) -> Stream:
+        """Wrap a stream created elsewhere (borrowed: never destroyed by strided)."""
+        s = cls.__new__(cls)
+        s.device_index = _index(device)
+        s.handle = int(handle)
+        s._owned = False
+        s.priority = 0
+        return s
+
+    @classmethod
+    def _default(cls, i: int) -> Stream:
+        return cls.from_handle(0, i)
+
+    @property
+    def cuda_stream(self) -> int:
+        return self.handle
+
+    @property
+    def device(self):
+        from ...device import device as _device
+
+        return _device("cuda", self.device_index)
+
+    def __cuda_stream__(self) -> tuple[int, int]:
+        return (0, self.handle)
+
+    def wait_event(self, event: Event) -> None:
+        """Make future work on this stream wait for ``event``."""
+        driver.ensure_context(self.device_index)
+        if event.handle is not None:
+            check(cu().cuStreamWaitEvent(self.handle, event.handle, 0))
+
+    def wait_stream(self, other: Stream) -> None:
+        """Make future work on this stream wait for the work queued on ``other`` so far."""
+        self.wait_event(other.record_event())
+
+    def record_event(self, event: Event | None = None) -> Event:
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
+    def query(self) -> bool:
+        """True when all work on the stream is complete."""
+        driver.ensure_context(self.device_index)
+        r = cu().cuStreamQuery(self.handle)[0]
+        if r == 0:
+            return True
+        if int(r) == 600:  # CUDA_ERROR_NOT_READY
+            return False
+        check((r,))
+        return False
+
+    def synchronize(self) -> None:
+        driver.ensure_context(self.device_index)
+        check(cu().cuStreamSynchronize(self.handle))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Stream) and (self.handle, self.device_index) == (other.handle, other.device_index)
+
+    def __hash__(self) -> int:
+        return hash((self.handle, self.device_index))
+
+    def __del__(self):
+        if getattr(self, "_owned", False) and self.handle:
+            try:
+                driver.ensure_context(self.device_index)
+                cu().cuStreamDestroy(self.handle)
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass
+
+    def __repr__(self) -> str:
+        return f"<strided.cuda.Stream device=cuda:{self.device_index} cuda_stream={self.handle:#x}>"
+
+
+class Event:
+    """A CUDA event (``Event(enable_timing=False, blocking=False)``); created on first record."""
+
+    __slots__ = ("enable_timing", "blocking", "handle", "device_index", "__weakref__")
+
+    def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False):
+        self.enable_timing = enable_timing
+        self.blocking = blocking
+        self.handle = None
+        self.device_index = -1
+
+    def _create(self, i: int) -> None:
+        d = cu()
+        flags = 0
+        if not self.enable_timing:
+            flags |= int(d.CUevent_flags.CU_EVENT_DISABLE_TIMING)
+        if self.blocking:
+            flags |= int(d.CUevent_flags.CU_EVENT_BLOCKING_SYNC)
+        driver.ensure_context(i)
+        self.handle = int(check(d.cuEventCreate(flags)))
+        self.device_index = i
+
+    def record(self, stream: Stream | None = None) -> None:
+        """Record on ``stream`` (default: the current stream)."""
+        if stream is None:
+            stream = current_stream()
+        if self.handle is None:
+            self._create(stream.device_index)
+        elif stream.device_index != self.device_index:
+            raise RuntimeError(f"Event device cuda:{self.device_index} does not match recording stream's "
+                               f"device cuda:{stream.device_index}.")
+        driver.ensure_context(self.device_index)
+        check(cu().cuEventRecord(self.handle, stream.handle))
+
+    def wait(self, stream: Stream | None = None) -> None:
+        (current_stream() if stream is None else stream).wait_event(self)
+
+    def query(self) -> bool:
+        if self.handle is None:
+            return True
+        r = cu().cuEventQuery(self.handle)[0]
+        if r == 0:
+            return True
+        if int(r) == 600:
+            return False
+        check((r,))
+        return False
+
+    def synchronize(self) -> None:
+        if self.handle is not None:
+            check(cu().cuEventSynchronize(self.handle))
+
+    def elapsed_time(self, end: Event) -> float:
+        """Milliseconds between this event and ``end`` (both recorded, timing enabled)."""
+        if self.handle is None or end.handle is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        if not (self.enable_timing and end.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        return float(check(cu().cuEventElapsedTime(self.handle, end.handle)))
+
+    @property
+    def cuda_event(self) -> int:
+        return self.handle or 0
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            try:
+                cu().cuEventDestroy(self.handle)
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass
+
+    def __repr__(self) -> str:
+        return f"<strided.cuda.Event {self.handle or 0:#x}>"
+
+
+def _streams() -> dict:
+    s = getattr(_tls, "streams", None)
+    if s is None:
+        s = _tls.streams = {}
+    return s
+
+
+def current_stream(device=None) -> Stream:
+    """This thread's current stream on ``device`` (the default stream unless set)."""
+    i = current_device() if device is None else _index(device)
+    s = _streams().get(i)
+    if s is None:
+        s = _streams()[i] = Stream._default(i)
+    return s
+
+
+def current_stream_handle(i: int) -> int:
+    """Hot path: the raw handle of this thread's current stream on device ``i``."""
+    s = getattr(_tls, "streams", None)
+    if s is None:
+        return 0
+    st = s.get(i)
+    return 0 if st is None else st.handle
+
+
+def default_stream(device=None) -> Stream:
+    return Stream._default(current_device() if device is None else _index(device))
+
+
+def set_stream(s: Stream | None) -> None:
+    """Make ``s`` the current stream of its device in this thread."""
+    if s is None:
+        return
+    _streams()[s.device_index] = s
+
+
+class stream:  # noqa: N801 - torch.cuda.stream
+    """Context manager: ``with strided.cuda.stream(s):`` makes ``s`` current (and its device)."""
+
+    def __init__(self, s: Stream | None):
+        self.s = s
+        self.prev = None
+        self.prev_dev = None
+
+    def __enter__(self):
+        if self.s is None:
+            return self.s
+        from . import device as devmod
+
+        self.prev_dev = current_device()
+        self.prev = current_stream(self.s.device_index)
+        devmod._tls.index = self.s.device_index
+        set_stream(self.s)
+        return self.s
+
+    def __exit__(self, *exc):
+        if self.s is None:
+            return False
+        from . import device as devmod
+
+        set_stream(self.prev)
+        devmod._tls.index = self.prev_dev
+        return False

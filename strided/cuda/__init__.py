@@ -1,0 +1,73 @@
+"""``strided.cuda``: the torch.cuda-like public API (thin re-exports from ``backends.cuda``).
+
+Importing it never initializes CUDA; ``is_available()`` and ``device_count()`` never raise.
+"""
+
+from __future__ import annotations
+
+from ..backends.cuda import driver as _driver
+from ..backends.cuda.device import (  # noqa: F401
+    current_device,
+    device,
+    get_device_capability,
+    get_device_name,
+    get_device_properties,
+    mem_get_info,
+    set_device,
+    synchronize,
+)
+from ..backends.cuda.driver import CudaError  # noqa: F401
+from ..memory.errors import OutOfMemoryError  # noqa: F401
+from . import memory  # noqa: F401
+from .memory import (  # noqa: F401
+    MemPool,
+    caching_allocator_alloc,
+    caching_allocator_delete,
+    empty_cache,
+    empty_host_cache,
+    host_memory_stats,
+    max_memory_allocated,
+    max_memory_reserved,
+    memory_allocated,
+    memory_reserved,
+    memory_snapshot,
+    memory_stats,
+    memory_summary,
+    reset_accumulated_memory_stats,
+    reset_peak_memory_stats,
+    set_per_process_memory_fraction,
+    use_mem_pool,
+)
+from .streams import Event, Stream, current_stream, default_stream, set_stream, stream  # noqa: F401
+
+
+def is_available() -> bool:
+    """True when an NVIDIA driver and at least one GPU are present (no context is created)."""
+    return _driver.is_available()
+
+
+def device_count() -> int:
+    return _driver.device_count()
+
+
+def is_initialized() -> bool:
+    return _driver.is_initialized()
+
+
+def init() -> None:
+    """Initialize CUDA on the current device now (normally lazy)."""
+    _driver.ensure_context(current_device())
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the current device's generator."""
+    from ..random import default_generator_for
+
+    default_generator_for(f"cuda:{current_device()}").manual_seed(seed)
+
+
+def manual_seed_all(seed: int) -> None:
+    from ..random import default_generator_for
+
+    for i in range(max(device_count(), 1)):
+        default_generator_for(f"cuda:{i}").manual_seed(seed)

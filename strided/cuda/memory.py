@@ -1,0 +1,201 @@
+"""``strided.cuda.memory``: torch.cuda's memory API over strided's caching allocators."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+from collections import OrderedDict
+
+from ..backends.cuda import allocator as _alloc
+from ..backends.cuda import driver as _driver
+from ..backends.cuda import host_allocator as _host
+from ..backends.cuda.allocator import CUDAPluggableAllocator, change_current_allocator, get_current_allocator
+from ..backends.cuda.device import _index, mem_get_info
+from ..backends.cuda.streams import Stream, current_stream_handle
+
+__all__ = [
+    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+    "reset_peak_memory_stats", "reset_accumulated_memory_stats", "memory_stats", "memory_summary",
+    "memory_snapshot", "_record_memory_history", "_snapshot", "_dump_snapshot", "empty_cache",
+    "mem_get_info", "set_per_process_memory_fraction", "get_per_process_memory_fraction",
+    "caching_allocator_alloc", "caching_allocator_delete", "MemPool", "use_mem_pool",
+    "CUDAPluggableAllocator", "change_current_allocator", "get_current_allocator",
+    "host_memory_stats", "empty_host_cache", "get_allocator_backend",
+]
+
+
+def _a(device=None):
+    return _alloc.get_allocator(_index(device))
+
+
+def _initialized(device=None):
+    if not _driver.is_initialized() or not _driver.is_available():
+        return None
+    i = _index(device)
+    return _alloc._allocators[i] if i < len(_alloc._allocators) else None
+
+
+def memory_stats(device=None) -> OrderedDict:
+    """Flattened allocator statistics (torch's keys); empty before the device is used."""
+    a = _initialized(device)
+    return OrderedDict() if a is None else a.memory_stats()
+
+
+def _stat(device, key):
+    return memory_stats(device).get(key, 0)
+
+
+def memory_allocated(device=None) -> int:
+    return _stat(device, "allocated_bytes.all.current")
+
+
+def max_memory_allocated(device=None) -> int:
+    return _stat(device, "allocated_bytes.all.peak")
+
+
+def memory_reserved(device=None) -> int:
+    return _stat(device, "reserved_bytes.all.current")
+
+
+def max_memory_reserved(device=None) -> int:
+    return _stat(device, "reserved_bytes.all.peak")
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    a = _initialized(device)
+    if a is not None:
+        a.reset_peak_memory_stats()
+
+
+def reset_accumulated_memory_stats(device=None) -> None:
+    a = _initialized(device)
+    if a is not None:
+        a.reset_accumulated_memory_stats()
+
+
+def memory_summary(device=None, abbreviated: bool = False) -> str:
+    return _a(device).memory_summary(abbreviated)
+
+
+def _snapshot(device=None) -> dict:
+    return _a(device).snapshot()
+
+
+def memory_snapshot(mempool_id=None) -> list:
+    """The segments of every initialized device (torch.cuda.memory_snapshot)."""
+    segs = []
+    for a in _alloc.initialized_allocators():
+        segs.extend(a.snapshot()["segments"])
+    return segs
+
+
+def _record_memory_history(enabled="all", context="all", stacks="python", max_entries=100_000,
+                           device=None, clear_history=False) -> None:
+    _a(device).record_history(enabled=enabled, context=context, stacks=stacks, max_entries=max_entries,
+                              clear_history=clear_history)
+
+
+def _dump_snapshot(filename="dump_snapshot.pickle", device=None) -> None:
+    with open(filename, "wb") as f:
+        pickle.dump(_snapshot(device), f)
+
+
+def empty_cache() -> None:
+    """Release every unused cached block of every initialized device to the driver."""
+    for a in _alloc.initialized_allocators():
+        a.empty_cache()
+
+
+def set_per_process_memory_fraction(fraction: float, device=None) -> None:
+    _a(device).set_memory_fraction(fraction)
+
+
+def get_per_process_memory_fraction(device=None) -> float:
+    return _a(device).get_memory_fraction()
+
+
+def _stream_handle(stream, i):
+    if stream is None:
+        return current_stream_handle(i)
+    if isinstance(stream, Stream):
+        return stream.handle
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        return stream
+    raise TypeError("Expected a strided.cuda.Stream or an int stream handle")
+
+
+def caching_allocator_alloc(size: int, device=None, stream=None) -> int:
+    """Raw device memory from the caching allocator; free with :func:`caching_allocator_delete`."""
+    i = _index(device)
+    return _alloc.get_allocator(i).raw_alloc(size, _stream_handle(stream, i))
+
+
+_raw_owner: dict[int, int] = {}
+
+
+def caching_allocator_delete(ptr: int) -> None:
+    for a in _alloc.initialized_allocators():
+        try:
+            a.get_block(ptr)
+        except ValueError:
+            continue
+        a.raw_delete(ptr)
+        return
+    raise ValueError(f"caching_allocator_delete: {ptr:#x} was not allocated by caching_allocator_alloc")
+
+
+class MemPool:
+    """A private memory pool (torch.cuda.MemPool); allocate into it with :func:`use_mem_pool`."""
+
+    def __init__(self, allocator=None, use_on_oom: bool = False, no_split: bool = False, device=None):
+        if allocator is not None:
+            raise ValueError("MemPool(allocator=...) is not supported: pools carve the caching allocator's memory")
+        from ..memory.pools import new_pool_id
+
+        self._device = _index(device)
+        self._alloc = _alloc.get_allocator(self._device)
+        self.id = self._alloc.create_pool(new_pool_id())
+        self.allocator = None
+
+    def use_count(self) -> int:
+        return self._alloc.pool_use_count(self.id)
+
+    def snapshot(self) -> list:
+        return [s for s in self._alloc.snapshot()["segments"] if tuple(s.get("segment_pool_id", ())) == self.id]
+
+    def __del__(self):
+        try:
+            self._alloc.release_pool(self.id)
+            self._alloc.empty_cache()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+class use_mem_pool:  # noqa: N801 - torch's name
+    """Route this thread's allocations on ``device`` to ``pool`` inside the ``with`` block."""
+
+    def __init__(self, pool: MemPool, device=None):
+        self.pool = pool
+        self.alloc = _alloc.get_allocator(_index(device) if device is not None else pool._device)
+
+    def __enter__(self):
+        tid = threading.get_ident()
+        self.alloc.begin_allocate_to_pool(self.pool.id, lambda stream: threading.get_ident() == tid)
+        return self.pool
+
+    def __exit__(self, *exc):
+        self.alloc.end_allocate_to_pool(self.pool.id)
+        self.alloc.release_pool(self.pool.id)
+        return False
+
+
+def host_memory_stats() -> dict:
+    return _host.host_memory_stats()
+
+
+def empty_host_cache() -> None:
+    _host.empty_host_cache()
+
+
+def get_allocator_backend() -> str:
+    return "native"
