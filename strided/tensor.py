@@ -132,6 +132,26 @@ class Tensor:
     def is_pinned(self) -> bool:
         return self._storage.allocator == "pinned"
 
+    def pin_memory(self) -> Tensor:
+        """A copy of this CPU tensor in pinned (page-locked) host memory (self if already pinned)."""
+        if self._storage.allocator == "pinned":
+            return self
+        if self.device.type != "cpu":
+            raise RuntimeError(f"cannot pin '{self.device}' memory: only dense CPU tensors can be pinned")
+        from .backends.cuda_loader import pinned_allocate
+
+        out = make_tensor(pinned_allocate(self.numel() * self.dtype.itemsize), 0, self._sizes,
+                          contiguous_strides(self._sizes), self.dtype)
+        return out.copy_(self)
+
+    def record_stream(self, stream) -> None:
+        """Mark this CUDA tensor's memory as used by ``stream`` (reused only after its work so far)."""
+        if self.device.type != "cuda":
+            raise RuntimeError("record_stream: expected a CUDA tensor")
+        from .backends.cuda import record_stream
+
+        record_stream(self._storage, stream)
+
     def get_device(self) -> int:
         return -1 if self.device.type == "cpu" else (self.device.index or 0)
 

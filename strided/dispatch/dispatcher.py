@@ -30,7 +30,7 @@ __all__ = ["OpOverload", "OpOverloadPacket", "grad_mode", "NotImplementedForBack
 KERNEL_MODULES = {
     DispatchKey.CPU: "strided.backends.cpu",
     DispatchKey.Meta: "strided.backends.meta",
-    DispatchKey.CUDA: "strided.backends.cuda",
+    DispatchKey.CUDA: "strided.backends.cuda.kernels.ops",  # ImportError there = no usable GPU
     DispatchKey.CompositeExplicitAutograd: "strided.ops.composite",
     DispatchKey.CompositeImplicitAutograd: "strided.ops.composite",
 }
