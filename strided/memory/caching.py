@@ -503,7 +503,7 @@ class CachingAllocator(EventsMixin, ReleaseMixin, ExpandableMixin, PoolsMixin, H
             return
         ctx = self._gather(4) if self._context_level >= 4 else None
         with self._lock:
-            if not block.allocated or block.owner is not self:
+            if block.__class__ is not Block or not block.allocated or block.owner is not self:
                 self._bad_free(block)
             block.allocated = False
             t = block.pool.stat_type
