@@ -51,7 +51,8 @@ class CudaProvider:
         except driver.CudaError:
             self.supports_expandable = False
         self._events: list[int] = []
-        self._handles: dict[int, object] = {}  # mapped va -> CUmemGenericAllocationHandle
+        self._handles: dict[int, tuple] = {}  # mapped va -> (CUmemGenericAllocationHandle, nbytes)
+        self._mapped_bytes = 0
         self._event_flags = int(d.CUevent_flags.CU_EVENT_DISABLE_TIMING)
         self._prop = None
         self._access = None
@@ -138,17 +139,20 @@ class CudaProvider:
             d.cuMemRelease(h)
             raise
         check(d.cuMemSetAccess(va, nbytes, [acc], 1))
-        self._handles[va] = h
+        self._handles[va] = (h, nbytes)
+        self._mapped_bytes += nbytes
         return True
 
     def unmap_page(self, va: int, nbytes: int) -> None:
         d = self._ctx()
         check(d.cuMemUnmap(va, nbytes))
-        check(d.cuMemRelease(self._handles.pop(va)))
+        h, n = self._handles.pop(va)
+        check(d.cuMemRelease(h))
+        self._mapped_bytes -= n
 
-    def mapped_pages(self) -> int:
-        """Number of physical pages mapped now (tests check expandable segments with it)."""
-        return len(self._handles)
+    def mapped_bytes(self) -> int:
+        """Bytes of physical memory mapped into expandable segments now (tests check with it)."""
+        return self._mapped_bytes
 
 
 _allocators: list[CachingAllocator | None] = []

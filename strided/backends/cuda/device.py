@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from . import driver
 from .driver import check, cu
@@ -84,7 +84,7 @@ class DeviceProperties:
                 f"multi_processor_count={self.multi_processor_count}, L2_cache_size={self.L2_cache_size // (1 << 20)}MB)")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _props(i: int) -> DeviceProperties:
     driver.require()
     d = cu()

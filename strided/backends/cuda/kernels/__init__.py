@@ -8,7 +8,7 @@ per dtype combination by prefixing ``#define`` lines, compiled once per arch (se
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from ....dtypes import dtype as _dtype
@@ -30,12 +30,12 @@ ARANGE_FMT = "<Qqddqq"
 RANDOM_FMT = "<QQqQQqddqQ"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _text(name: str) -> str:
     return (HERE / name).read_text()
 
 
-@lru_cache(maxsize=None)
+@cache
 def source(file: str, dst: str, src: str | None = None) -> str:
     """The source of ``file`` instantiated for dtype names ``dst`` (and ``src``)."""
     lines = [f"#define DST_T {CTYPES[dst]}",
