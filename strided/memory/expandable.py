@@ -275,6 +275,15 @@ class ExpandableMixin:
         # the candidate object stays with the free remainder; its stamp still covers it
         self._recycle_stamp.pop(allocated, None)
 
+    def _drain_recycle(self) -> None:
+        """Wait for every recycle event: ``release_cached_blocks`` is about to unmap all free pages."""
+        for q in self._recycle.values():
+            for event, _ in q:
+                self.provider.synchronize_event(event)
+                self.provider.release_event(event)
+        self._recycle.clear()
+        self._recycle_stamp.clear()
+
     def _process_recycle(self, ctx: object) -> None:
         provider = self.provider
         done: dict[int, int] = {}

@@ -33,6 +33,8 @@ class ReleaseMixin:
     def _release_cached_blocks(self, ctx: object) -> bool:
         """c10 ``release_cached_blocks``: sync events, free all unsplit cached segments."""
         self._synchronize_and_free_events(ctx)
+        if self._recycle:
+            self._drain_recycle()
         self._release_blocks(self.large_blocks, ctx)
         self._release_blocks(self.small_blocks, ctx)
         for pid in list(self._graph_pools_freeable):

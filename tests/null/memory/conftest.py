@@ -23,3 +23,10 @@ def make():
     yield factory
     for alloc in made:
         check_invariants(alloc)
+
+
+@pytest.fixture
+def data_dir():
+    from pathlib import Path
+
+    return Path(__file__).resolve().parents[2] / "data"
