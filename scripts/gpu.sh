@@ -23,7 +23,7 @@ for m in ("numpy", "cuda.bindings", "torch", "cupy"):
     except Exception as e:
         print(m, "missing", type(e).__name__)
 PY
-timeout 420 python3 -m pytest tests -q -p no:cacheprovider -rs >"$LOG/tests.log" 2>&1
+timeout 420 python3 -m pytest tests -p no:cacheprovider -rfEs >"$LOG/tests.log" 2>&1
 rc=$?
 timeout 120 python3 bench/bench_alloc.py ${BENCH_APPEND:+--append} >"$LOG/bench.log" 2>&1
 brc=$?
@@ -32,6 +32,7 @@ cat "$LOG/env.txt"
 echo "tests (rc=$rc): $(tail -n 1 "$LOG/tests.log")"
 echo "tests/cuda: $(grep -c 'tests/cuda' "$LOG/tests.log" || true) lines mention tests/cuda; failures:"
 grep -E '^(FAILED|ERROR) tests/cuda' "$LOG/tests.log" | head -20
+echo "all failures: $(grep -cE '^(FAILED|ERROR) ' "$LOG/tests.log")"; grep -E '^(FAILED|ERROR) ' "$LOG/tests.log" | cut -c1-120 | head -10
 echo "bench (rc=$brc):"
 cat "$LOG/bench.log" | tail -n 12
 exit $rc
