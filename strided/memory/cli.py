@@ -1,0 +1,204 @@
+"""``strided memory ...``: replay traces, plot them, summarize snapshots."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+__all__ = ["add_parser", "DEFAULT_CONFIGS", "OURS"]
+
+OURS = "expandable_segments:True,strided_eager_unmap:True"
+DEFAULT_CONFIGS = [
+    ("PyTorch default", ""),
+    ("PyTorch expandable", "expandable_segments:True"),
+    ("strided eager unmap", OURS),
+]
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the ``memory`` group."""
+    p = sub.add_parser(
+        "memory",
+        help="caching allocator tools: replay traces, plot them, summarize snapshots",
+        description="Tools for the caching allocator (strided.memory).",
+    )
+    p.set_defaults(group_parser=p)
+    cmds = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def common(q: argparse.ArgumentParser) -> None:
+        q.add_argument("trace", help="snapshot with device_traces (PyTorch or strided; .pickle or .gz)")
+        q.add_argument(
+            "--config",
+            action="append",
+            metavar="CONF",
+            help="allocator settings to replay under (repeatable; 'default' = PyTorch's defaults). "
+            "Without it: PyTorch default, expandable_segments:True, and strided's eager unmap policy",
+        )
+        q.add_argument("--device", type=int, help="which device's trace (default: the longest)")
+        q.add_argument("--capacity-gb", type=float, default=141.0, help="simulated device memory (GiB)")
+        q.add_argument(
+            "--no-recorded-addresses",
+            action="store_true",
+            help="let the simulated device pick addresses instead of the recorded ones",
+        )
+        q.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+
+    r = cmds.add_parser("replay", help="replay a trace under several configs; one row per config")
+    common(r)
+    r.add_argument("--json", action="store_true", help="print the results as JSON")
+    r.add_argument(
+        "--reference",
+        metavar="JSON",
+        help="PyTorch's measured numbers (pytorch_reference.json); by default one beside the trace",
+    )
+    r.set_defaults(func=_cmd_replay)
+
+    pl = cmds.add_parser("plot", help="draw allocated and reserved over time for each config")
+    common(pl)
+    pl.add_argument("-o", "--output", metavar="PNG", help="write a PNG (needs matplotlib)")
+    pl.add_argument("--html", metavar="HTML", help="write a self-contained HTML page")
+    pl.set_defaults(func=_cmd_plot)
+
+    st = cmds.add_parser("stats", help="summarize a snapshot file")
+    st.add_argument("snapshot", help="snapshot pickle (.pickle or .gz)")
+    st.set_defaults(func=_cmd_stats)
+
+
+def _configs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    if not args.config:
+        return DEFAULT_CONFIGS
+    return [("default" if c in ("", "default") else c, "" if c == "default" else c) for c in args.config]
+
+
+def _run(args: argparse.Namespace):
+    from ..utils.progress import Progress
+    from .config import AllocatorConfigError
+    from .replay import decode_trace, replay
+    from .snapshot import load_snapshot
+
+    snap = load_snapshot(args.trace)
+    events = decode_trace(snap, args.device)
+    results = []
+    for label, conf in _configs(args):
+        with Progress(total=len(events.ops), desc=f"{label:>22}", force=args.progress) as bar:
+            try:
+                res = replay(
+                    events,
+                    conf,
+                    label=label,
+                    recorded_addresses=not args.no_recorded_addresses,
+                    capacity=int(args.capacity_gb * (1 << 30)),
+                    progress=bar.set,
+                )
+            except AllocatorConfigError as e:
+                raise SystemExit(f"strided memory: bad --config {conf!r}: {e}") from None
+        results.append(res)
+    return events, results
+
+
+def _reference(args: argparse.Namespace) -> dict | None:
+    path = args.reference or os.path.join(os.path.dirname(os.path.abspath(args.trace)), "pytorch_reference.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        ref = json.load(f)
+    return ref.get("traces", {}).get(os.path.basename(args.trace))
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    events, results = _run(args)
+    ref = _reference(args)
+    if args.json:
+        print(json.dumps({"trace": args.trace, "entries": events.num_entries, "reference": ref,
+                          "results": [r.as_dict() for r in results]}, indent=2))
+        return 0
+    print(format_table(args.trace, events, results, ref))
+    return 0
+
+
+def format_table(trace: str, events, results, ref: dict | None = None) -> str:
+    """The side-by-side table printed by ``strided memory replay``."""
+    n_alloc = sum(1 for op in events.ops if op[0] == 0)
+    out = [f"{os.path.basename(trace)}: {events.num_entries} trace entries, {n_alloc} allocations, device {events.device}"]
+    head = (f"{'config':<24} {'peak allocated':>16} {'peak reserved':>16} {'reserved/alloc':>14} "
+            f"{'dev allocs':>10} {'dev frees':>9} {'OOMs':>5} {'addresses':>10} {'replay':>8}")
+    out += [head, "-" * len(head)]
+    for r in results:
+        addr = "exact" if r.exact_addresses else f"{r.address_mismatches} moved"
+        out.append(
+            f"{r.label:<24} {r.peak_allocated:>16,} {r.peak_reserved:>16,} {r.fragmentation:>14.4f} "
+            f"{r.num_device_alloc:>10} {r.num_device_free:>9} {r.ooms:>5} {addr:>10} {r.seconds:>7.2f}s"
+        )
+    if ref:
+        for key, label in (("default_config", "PyTorch measured"), ("expandable_segments_True_separate_run",
+                                                                    "PyTorch meas. expand.")):
+            m = ref.get(key)
+            if m:
+                out.append(
+                    f"{label:<24} {m['max_allocated']:>16,} {m['max_reserved']:>16,} "
+                    f"{m['max_reserved'] / m['max_allocated']:>14.4f} {m.get('num_device_alloc', ''):>10}"
+                )
+    return "\n".join(out)
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    if not args.output and not args.html:
+        print("strided memory plot: give -o PNG and/or --html HTML", file=sys.stderr)
+        return 2
+    from .viz import html_timelines, plot_timelines
+
+    _, results = _run(args)
+    title = os.path.basename(args.trace)
+    if args.output:
+        plot_timelines(results, args.output, title)
+        print(f"wrote {args.output}")
+    if args.html:
+        with open(args.html, "w") as f:
+            f.write(html_timelines(results, title))
+        print(f"wrote {args.html}")
+    return 0
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from .snapshot import load_snapshot
+
+    print(summarize_snapshot(load_snapshot(args.snapshot), os.path.basename(args.snapshot)))
+    return 0
+
+
+def summarize_snapshot(snap: dict, name: str = "snapshot") -> str:
+    """A readable summary of a snapshot's segments, blocks, trace and settings."""
+    from collections import Counter
+
+    from .errors import format_size
+
+    segs = snap.get("segments", [])
+    reserved = sum(s["total_size"] for s in segs)
+    blocks = [b for s in segs for b in s.get("blocks", [])]
+    allocated = sum(b["size"] for b in blocks if b["state"] == "active_allocated")
+    requested = sum(b.get("requested_size", b["size"]) for b in blocks if b["state"] == "active_allocated")
+    pending = sum(b["size"] for b in blocks if b["state"] in ("active_pending_free", "active_awaiting_free"))
+    free = [b["size"] for b in blocks if b["state"] == "inactive"]
+    lines = [
+        f"{name}",
+        f"  segments         {len(segs)} ({sum(1 for s in segs if s.get('segment_type') == 'small')} small, "
+        f"{sum(1 for s in segs if s.get('is_expandable'))} expandable), streams {sorted({s['stream'] for s in segs})}",
+        f"  reserved         {format_size(reserved)} ({reserved:,} bytes)",
+        f"  allocated        {format_size(allocated)} in {sum(1 for b in blocks if b['state'] == 'active_allocated')} "
+        f"blocks (requested {format_size(requested)})",
+        f"  pending free     {format_size(pending)}",
+        f"  cached free      {format_size(sum(free))} in {len(free)} blocks, largest {format_size(max(free, default=0))}",
+    ]
+    traces = snap.get("device_traces") or []
+    for dev, trace in enumerate(traces):
+        if trace:
+            counts = Counter(e["action"] for e in trace)
+            lines.append(f"  trace device {dev}   {len(trace)} entries: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    settings = snap.get("allocator_settings")
+    if settings:
+        conf = settings.get("PYTORCH_CUDA_ALLOC_CONF", "")
+        lines.append(f"  settings         {conf!r} expandable_segments={settings.get('expandable_segments')} "
+                     f"max_split_size={settings.get('max_split_size')}")
+    return "\n".join(lines)
