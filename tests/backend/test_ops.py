@@ -60,7 +60,8 @@ def _skip_without_cuda_kernel(fn):
 
     ops = fn.overloads.values() if hasattr(fn, "overloads") else [fn]
     keys = (DispatchKey.CUDA, DispatchKey.CompositeExplicitAutograd, DispatchKey.CompositeImplicitAutograd)
-    if not any(op.has_kernel(k) for op in ops for k in keys):
+    ops = [op for op in ops if hasattr(op, "has_kernel")]  # autogen wrappers are checked when run
+    if ops and not any(op.has_kernel(k) for op in ops for k in keys):
         pytest.skip("no CUDA kernel yet (issue 5)")
 
 
