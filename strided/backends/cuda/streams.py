@@ -19,6 +19,7 @@ __all__ = ["Stream", "Event", "current_stream", "default_stream", "set_stream", 
            "current_stream_handle"]
 
 _tls = threading.local()
+_free_streams: dict[tuple[int, int], list[int]] = {}
 
 
 class Stream:
@@ -32,7 +33,11 @@ class Stream:
         d = cu()
         lo, hi = check(d.cuCtxGetStreamPriorityRange())  # (least, greatest); greatest is numerically lower
         prio = max(int(hi), min(int(lo), int(priority)))
-        s = check(d.cuStreamCreateWithPriority(d.CUstream_flags.CU_STREAM_NON_BLOCKING, prio))
+        pool = _free_streams.get((i, prio))
+        if pool:
+            s = pool.pop()
+        else:
+            s = int(check(d.cuStreamCreateWithPriority(d.CUstream_flags.CU_STREAM_NON_BLOCKING, prio)))
         self.device_index = i
         self.handle = int(s)
         self._owned = True
@@ -102,12 +107,11 @@ class Stream:
         return hash((self.handle, self.device_index))
 
     def __del__(self):
+        # Note [Streams are recycled, never destroyed]: allocator and pinned-memory events may
+        # still be recorded on this handle after the Python object dies (record_stream, async
+        # copies), so the CUstream goes back to a pool for the next Stream(), as torch's pool does.
         if getattr(self, "_owned", False) and self.handle:
-            try:
-                driver.ensure_context(self.device_index)
-                cu().cuStreamDestroy(self.handle)
-            except Exception:  # noqa: BLE001 - interpreter shutdown
-                pass
+            _free_streams.setdefault((self.device_index, self.priority), []).append(self.handle)
 
     def __repr__(self) -> str:
         return f"<strided.cuda.Stream device=cuda:{self.device_index} cuda_stream={self.handle:#x}>"
