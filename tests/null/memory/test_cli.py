@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from strided.cli import main
+from strided.utils.progress import Progress
+
+
+def test_top_level_help_lists_memory(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    assert "memory" in capsys.readouterr().out
+
+
+def test_memory_group_without_command_prints_help(capsys):
+    assert main(["memory"]) == 2
+    out = capsys.readouterr().out
+    assert "replay" in out and "plot" in out and "stats" in out
+
+
+def test_replay_table_with_reference(data_dir, capsys):
+    assert main(["memory", "replay", str(data_dir / "trace_resnet_train.pkl.gz")]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    default = next(line for line in lines if line.startswith("PyTorch default"))
+    assert "7,029,653,504" in default and "exact" in default
+    assert any(line.startswith("strided eager unmap") for line in lines)
+    assert any(line.startswith("PyTorch measured") for line in lines)
+
+
+def test_replay_json_and_custom_config(data_dir, capsys):
+    trace = str(data_dir / "trace_resnet_train.pkl.gz")
+    assert main(["memory", "replay", trace, "--config", "default", "--config", "max_split_size_mb:64", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["config"] for r in doc["results"]] == ["", "max_split_size_mb:64"]
+    assert doc["results"][0]["peak_reserved"] == 7029653504
+
+
+def test_bad_config_is_reported(data_dir):
+    with pytest.raises(SystemExit, match="bad --config 'bogus:1'"):
+        main(["memory", "replay", str(data_dir / "trace_resnet_train.pkl.gz"), "--config", "bogus:1"])
+
+
+def test_plot_html_and_png(data_dir, tmp_path):
+    page = tmp_path / "t.html"
+    png = tmp_path / "t.png"
+    trace = str(data_dir / "trace_resnet_train.pkl.gz")
+    assert main(["memory", "plot", trace, "--config", "default", "--html", str(page), "-o", str(png)]) == 0
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "<svg" in text and "<script" not in text and "http" not in text.replace(
+        'xmlns="http://www.w3.org/2000/svg"', ""
+    )
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["memory", "plot", trace]) == 2
+
+
+def test_stats_command(data_dir, capsys):
+    assert main(["memory", "stats", str(data_dir / "trace_gpt2_train.pkl.gz")]) == 0
+    out = capsys.readouterr().out
+    assert "segments         137" in out and "alloc 6179" in out
+
+
+def test_module_entry_point():
+    out = subprocess.run([sys.executable, "-m", "strided.cli", "memory", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "replay" in out.stdout
+
+
+def test_progress_bar():
+    buf = io.StringIO()
+    with Progress(total=10, desc="x", stream=buf, force=True) as bar:
+        for _ in range(10):
+            bar.update()
+    assert "[##############################] 10/10" in buf.getvalue() and buf.getvalue().endswith("\n")
+    quiet = io.StringIO()
+    with Progress(total=5, stream=quiet) as bar:
+        bar.update(5)
+    assert quiet.getvalue() == ""  # not a terminal, not forced
+    assert "ETA" in Progress(total=3, stream=quiet).line()
+    with pytest.raises(ValueError):
+        Progress(total=-1)
