@@ -43,7 +43,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             action="store_true",
             help="let the simulated device pick addresses instead of the recorded ones",
         )
-        q.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+        q.add_argument(
+            "--progress", action="store_true", help="show progress even when stderr is not a terminal"
+        )
 
     r = cmds.add_parser("replay", help="replay a trace under several configs; one row per config")
     common(r)
@@ -99,7 +101,9 @@ def _run(args: argparse.Namespace):
 
 
 def _reference(args: argparse.Namespace) -> dict | None:
-    path = args.reference or os.path.join(os.path.dirname(os.path.abspath(args.trace)), "pytorch_reference.json")
+    path = args.reference or os.path.join(
+        os.path.dirname(os.path.abspath(args.trace)), "pytorch_reference.json"
+    )
     if not os.path.exists(path):
         return None
     with open(path) as f:
@@ -111,8 +115,17 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     events, results = _run(args)
     ref = _reference(args)
     if args.json:
-        print(json.dumps({"trace": args.trace, "entries": events.num_entries, "reference": ref,
-                          "results": [r.as_dict() for r in results]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "trace": args.trace,
+                    "entries": events.num_entries,
+                    "reference": ref,
+                    "results": [r.as_dict() for r in results],
+                },
+                indent=2,
+            )
+        )
         return 0
     print(format_table(args.trace, events, results, ref))
     return 0
@@ -121,9 +134,12 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def format_table(trace: str, events, results, ref: dict | None = None) -> str:
     """The side-by-side table printed by ``strided memory replay``."""
     n_alloc = sum(1 for op in events.ops if op[0] == 0)
-    out = [f"{os.path.basename(trace)}: {events.num_entries} trace entries, {n_alloc} allocations, device {events.device}"]
-    head = (f"{'config':<24} {'peak allocated':>16} {'peak reserved':>16} {'reserved/alloc':>14} "
-            f"{'dev allocs':>10} {'dev frees':>9} {'OOMs':>5} {'addresses':>10} {'replay':>8}")
+    name = os.path.basename(trace)
+    out = [f"{name}: {events.num_entries} trace entries, {n_alloc} allocations, device {events.device}"]
+    head = (
+        f"{'config':<24} {'peak allocated':>16} {'peak reserved':>16} {'reserved/alloc':>14} "
+        f"{'dev allocs':>10} {'dev frees':>9} {'OOMs':>5} {'addresses':>10} {'replay':>8}"
+    )
     out += [head, "-" * len(head)]
     for r in results:
         addr = "exact" if r.exact_addresses else f"{r.address_mismatches} moved"
@@ -132,8 +148,10 @@ def format_table(trace: str, events, results, ref: dict | None = None) -> str:
             f"{r.num_device_alloc:>10} {r.num_device_free:>9} {r.ooms:>5} {addr:>10} {r.seconds:>7.2f}s"
         )
     if ref:
-        for key, label in (("default_config", "PyTorch measured"), ("expandable_segments_True_separate_run",
-                                                                    "PyTorch meas. expand.")):
+        for key, label in (
+            ("default_config", "PyTorch measured"),
+            ("expandable_segments_True_separate_run", "PyTorch meas. expand."),
+        ):
             m = ref.get(key)
             if m:
                 out.append(
@@ -181,24 +199,33 @@ def summarize_snapshot(snap: dict, name: str = "snapshot") -> str:
     requested = sum(b.get("requested_size", b["size"]) for b in blocks if b["state"] == "active_allocated")
     pending = sum(b["size"] for b in blocks if b["state"] in ("active_pending_free", "active_awaiting_free"))
     free = [b["size"] for b in blocks if b["state"] == "inactive"]
+    n_small = sum(1 for s in segs if s.get("segment_type") == "small")
+    n_expandable = sum(1 for s in segs if s.get("is_expandable"))
+    n_allocated = sum(1 for b in blocks if b["state"] == "active_allocated")
+    streams = sorted({s["stream"] for s in segs})
     lines = [
         f"{name}",
-        f"  segments         {len(segs)} ({sum(1 for s in segs if s.get('segment_type') == 'small')} small, "
-        f"{sum(1 for s in segs if s.get('is_expandable'))} expandable), streams {sorted({s['stream'] for s in segs})}",
+        f"  segments         {len(segs)} ({n_small} small, {n_expandable} expandable), streams {streams}",
         f"  reserved         {format_size(reserved)} ({reserved:,} bytes)",
-        f"  allocated        {format_size(allocated)} in {sum(1 for b in blocks if b['state'] == 'active_allocated')} "
-        f"blocks (requested {format_size(requested)})",
+        f"  allocated        {format_size(allocated)} in {n_allocated} blocks "
+        f"(requested {format_size(requested)})",
         f"  pending free     {format_size(pending)}",
-        f"  cached free      {format_size(sum(free))} in {len(free)} blocks, largest {format_size(max(free, default=0))}",
+        f"  cached free      {format_size(sum(free))} in {len(free)} blocks, "
+        f"largest {format_size(max(free, default=0))}",
     ]
     traces = snap.get("device_traces") or []
     for dev, trace in enumerate(traces):
         if trace:
             counts = Counter(e["action"] for e in trace)
-            lines.append(f"  trace device {dev}   {len(trace)} entries: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+            lines.append(
+                f"  trace device {dev}   {len(trace)} entries: "
+                + ", ".join(f"{k} {v}" for k, v in counts.items())
+            )
     settings = snap.get("allocator_settings")
     if settings:
         conf = settings.get("PYTORCH_CUDA_ALLOC_CONF", "")
-        lines.append(f"  settings         {conf!r} expandable_segments={settings.get('expandable_segments')} "
-                     f"max_split_size={settings.get('max_split_size')}")
+        lines.append(
+            f"  settings         {conf!r} expandable_segments={settings.get('expandable_segments')} "
+            f"max_split_size={settings.get('max_split_size')}"
+        )
     return "\n".join(lines)

@@ -321,8 +321,7 @@ class AllocatorConfig:
             raise AllocatorConfigError("Unknown allocator backend, options are native and cudaMallocAsync")
         if v != "native":
             raise AllocatorConfigError(
-                "Allocator backend parsed at runtime != allocator backend parsed at load time, "
-                f"{v} != native"
+                f"Allocator backend parsed at runtime != allocator backend parsed at load time, {v} != native"
             )
         self.backend = v
         return i
@@ -333,8 +332,7 @@ class AllocatorConfig:
             raise AllocatorConfigError(f"Number of register threads has to be power of 2, got {v}")
         if v > _MAX_REGISTER_THREADS:
             raise AllocatorConfigError(
-                "Number of register threads should be less than or equal to "
-                f"{_MAX_REGISTER_THREADS}, got {v}"
+                f"Number of register threads should be less than or equal to {_MAX_REGISTER_THREADS}, got {v}"
             )
         self.pinned_num_register_threads = v
         return i
@@ -405,9 +403,7 @@ class AllocatorConfig:
             "release_lock_on_cudamalloc": self.release_lock_on_cudamalloc,
             "pinned_use_cuda_host_register": self.pinned_use_cuda_host_register,
             "graph_capture_record_stream_reuse": self.graph_capture_record_stream_reuse,
-            "roundup_power2_divisions": {
-                str(1 << j): d for j, d in enumerate(self.roundup_power2_divisions)
-            },
+            "roundup_power2_divisions": {str(1 << j): d for j, d in enumerate(self.roundup_power2_divisions)},
         }
 
     # -- change notification ---------------------------------------------------------------

@@ -193,7 +193,9 @@ class ExpandableMixin:
             to_map.segment_context = ctx
         return True
 
-    def _try_allocate_expandable_block(self, pool: BlockPool, size: int, stream: int, ctx: object) -> Block | None:
+    def _try_allocate_expandable_block(
+        self, pool: BlockPool, size: int, stream: int, ctx: object
+    ) -> Block | None:
         c = self._find_expandable_block(pool, stream, size)
         if not c.mapped and not self._map_block(c, min(c.size, size), ctx):
             return None

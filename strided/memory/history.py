@@ -90,9 +90,13 @@ class HistoryMixin:
             Actions not to record (e.g. ``["free_requested"]``).
         """
         if enabled not in ("all", "state", None):
-            raise ValueError(f"record_history: expected enabled to be 'state', 'all', or None, got {enabled!r}")
+            raise ValueError(
+                f"record_history: expected enabled to be 'state', 'all', or None, got {enabled!r}"
+            )
         if context not in _CONTEXT_LEVELS:
-            raise ValueError(f"record_history: expected context to be 'state', 'alloc', 'all', or None, got {context!r}")
+            raise ValueError(
+                f"record_history: expected context to be 'state', 'alloc', 'all', or None, got {context!r}"
+            )
         if stacks not in ("python", "all"):
             raise ValueError(f"record_history: expected stacks to be 'python', or 'all', got {stacks!r}")
         if not isinstance(max_entries, int) or max_entries < 0:
@@ -180,7 +184,9 @@ class HistoryMixin:
             address = head.ptr
             while b is not None and b.mapped:
                 active = b.allocated or b.event_count > 0 or b.stream_uses is not None
-                state = "active_allocated" if b.allocated else ("active_pending_free" if active else "inactive")
+                state = (
+                    "active_allocated" if b.allocated else ("active_pending_free" if active else "inactive")
+                )
                 blocks.append(
                     {
                         "address": address,

@@ -67,8 +67,10 @@ def check_invariants(alloc) -> None:  # noqa: C901 - one linear list of checks
                 b = b.prev
             starts.append(b)
         n_types = 3
-        count = {k: [0] * n_types for k in ("alloc", "abytes", "active", "actbytes", "seg", "res", "isplit",
-                                             "isbytes", "req")}
+        count = {
+            k: [0] * n_types
+            for k in ("alloc", "abytes", "active", "actbytes", "seg", "res", "isplit", "isbytes", "req")
+        }
         ranges = []
         seen_heads = set()
         seen_segments = set()
@@ -127,7 +129,9 @@ def check_invariants(alloc) -> None:  # noqa: C901 - one linear list of checks
                 if size is not None:
                     assert size == total, f"segment at {head.ptr:#x} tiles {total} of {size} bytes"
             else:
-                assert head.ptr == seg.ptr and total == seg.size(), "expandable chain does not cover its range"
+                assert head.ptr == seg.ptr and total == seg.size(), (
+                    "expandable chain does not cover its range"
+                )
                 seen_segments.add(id(seg))
                 ss = seg.segment_size
                 b = head
@@ -138,19 +142,31 @@ def check_invariants(alloc) -> None:  # noqa: C901 - one linear list of checks
                     b = b.next
         assert seen_segments == {id(s) for s in alloc._expandable_segments}, "lost expandable segment"
         ranges.sort()
-        for (s1, e1), (s2, _) in zip(ranges, ranges[1:]):
+        for (_, e1), (s2, _) in zip(ranges, ranges[1:]):
             assert e1 <= s2, f"blocks overlap at {s2:#x}"
         st = alloc.stats
-        for name, stat in (("alloc", ALLOCATION), ("abytes", ALLOCATED_BYTES), ("active", ACTIVE),
-                           ("actbytes", ACTIVE_BYTES), ("seg", SEGMENT), ("res", RESERVED_BYTES),
-                           ("isplit", INACTIVE_SPLIT), ("isbytes", INACTIVE_SPLIT_BYTES), ("req", REQUESTED_BYTES)):
+        for name, stat in (
+            ("alloc", ALLOCATION),
+            ("abytes", ALLOCATED_BYTES),
+            ("active", ACTIVE),
+            ("actbytes", ACTIVE_BYTES),
+            ("seg", SEGMENT),
+            ("res", RESERVED_BYTES),
+            ("isplit", INACTIVE_SPLIT),
+            ("isbytes", INACTIVE_SPLIT_BYTES),
+            ("req", REQUESTED_BYTES),
+        ):
             for j in range(n_types):
                 got = st.stat(stat + j)[0]
                 assert got == count[name][j], f"stat {name}[{j}] = {got}, recount {count[name][j]}"
             for j in range(n_types):
                 cur, peak, acc, fre = st.stat(stat + j)
                 assert 0 <= cur <= peak and acc >= 0 and fre >= 0, f"stat {name}[{j}] fields inconsistent"
-        assert alloc._total_allocated == st.cur[RESERVED_BYTES], "reserved bytes disagree with the device total"
+        assert alloc._total_allocated == st.cur[RESERVED_BYTES], (
+            "reserved bytes disagree with the device total"
+        )
         used = getattr(alloc.provider, "used", None)
         if used is not None:
-            assert used == st.cur[RESERVED_BYTES], f"device holds {used} bytes, allocator reserved {st.cur[RESERVED_BYTES]}"
+            assert used == st.cur[RESERVED_BYTES], (
+                f"device holds {used} bytes, allocator reserved {st.cur[RESERVED_BYTES]}"
+            )

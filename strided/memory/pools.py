@@ -63,7 +63,9 @@ def _check_id(op: str, pool_id: object) -> MempoolId:
         or not all(isinstance(x, int) and x >= 0 for x in pool_id)
         or pool_id == (0, 0)
     ):
-        raise ValueError(f"{op}: pool id must be a pair of non-negative ints other than (0, 0), got {pool_id!r}")
+        raise ValueError(
+            f"{op}: pool id must be a pair of non-negative ints other than (0, 0), got {pool_id!r}"
+        )
     return pool_id
 
 
@@ -162,5 +164,10 @@ class PoolsMixin:
         """``reserved_bytes_by_private_pools.<a>_<b>.<type>.<field>`` for each live pool."""
         for (a, b), pp in self._graph_pools.items():
             for t, tname in enumerate(TYPE_NAMES):
-                for field, arr in (("current", pp.cur), ("peak", pp.peak), ("allocated", pp.acc), ("freed", pp.fre)):
+                for field, arr in (
+                    ("current", pp.cur),
+                    ("peak", pp.peak),
+                    ("allocated", pp.acc),
+                    ("freed", pp.fre),
+                ):
                     out[f"reserved_bytes_by_private_pools.{a}_{b}.{tname}.{field}"] = arr[t]

@@ -153,7 +153,10 @@ class DeviceStats:
             for t, tname in enumerate(TYPE_NAMES):
                 c, p, a, f = self.stat(s * 3 + t)
                 out[name][tname] = {"current": c, "peak": p, "allocated": a, "freed": f}
-        for name, i in (("oversize_allocations", OVERSIZE_ALLOCATIONS), ("oversize_segments", OVERSIZE_SEGMENTS)):
+        for name, i in (
+            ("oversize_allocations", OVERSIZE_ALLOCATIONS),
+            ("oversize_segments", OVERSIZE_SEGMENTS),
+        ):
             c, p, a, f = self.stat(i)
             out[name] = {"current": c, "peak": p, "allocated": a, "freed": f}
         out["num_alloc_retries"] = self.num_alloc_retries
@@ -258,7 +261,10 @@ def format_summary(stats: dict, device: int = 0, abbreviated: bool = False) -> s
                 pref = vals
             cells = " | ".join(fmt(v, p) for v, p in zip(vals, pref))
             lines.append(f" {label:<21} | {cells} ")
-    for key, name in (("oversize_allocations", "Oversize allocations"), ("oversize_segments", "Oversize GPU segments")):
+    for key, name in (
+        ("oversize_allocations", "Oversize allocations"),
+        ("oversize_segments", "Oversize GPU segments"),
+    ):
         lines.append("-" * 75)
         vals = [stats.get(f"{key}.{f}", 0) for f in fields]
         cells = " | ".join(_fmt_count(v, v) for v in vals)

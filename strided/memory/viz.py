@@ -46,9 +46,17 @@ def plot_timelines(results: Sequence[ReplayResult], path: str, title: str = "") 
     for k, r in enumerate(results):
         color = _COLORS[k % len(_COLORS)]
         xs, ys = downsample_max(r.reserved_timeline, 4000)
-        ax.plot(xs, [y / GIB for y in ys], color=color, lw=1.3, label=f"{r.label}: reserved (peak {r.peak_reserved / GIB:.2f} GiB)")
+        ax.plot(
+            xs,
+            [y / GIB for y in ys],
+            color=color,
+            lw=1.3,
+            label=f"{r.label}: reserved (peak {r.peak_reserved / GIB:.2f} GiB)",
+        )
         xs, ys = downsample_max(r.allocated_timeline, 4000)
-        ax.plot(xs, [y / GIB for y in ys], color=color, lw=0.9, ls="--", alpha=0.8, label=f"{r.label}: allocated")
+        ax.plot(
+            xs, [y / GIB for y in ys], color=color, lw=0.9, ls="--", alpha=0.8, label=f"{r.label}: allocated"
+        )
     ax.set_xlabel("allocator operation (malloc / free) in trace order")
     ax.set_ylabel("GiB")
     ax.set_title(title or "allocator replay")
@@ -68,7 +76,8 @@ def html_timelines(results: Sequence[ReplayResult], title: str = "") -> str:
     def poly(values: Sequence[int], color: str, dash: str) -> str:
         xs, ys = downsample_max(values, 1500)
         pts = " ".join(
-            f"{pad + x * (w - 2 * pad) / max(n - 1, 1):.1f},{h - pad - y * (h - 2 * pad) / top:.1f}" for x, y in zip(xs, ys)
+            f"{pad + x * (w - 2 * pad) / max(n - 1, 1):.1f},{h - pad - y * (h - 2 * pad) / top:.1f}"
+            for x, y in zip(xs, ys)
         )
         return f'<polyline fill="none" stroke="{color}" stroke-width="1.4" {dash} points="{pts}"/>'
 
@@ -99,7 +108,8 @@ def html_timelines(results: Sequence[ReplayResult], title: str = "") -> str:
         + "".join(ticks)
         + "".join(lines)
         + "".join(legend)
-        + f'<text x="{w / 2}" y="{h - 10}" font-size="12" text-anchor="middle">allocator operation in trace order</text>'
+        + f'<text x="{w / 2}" y="{h - 10}" font-size="12" text-anchor="middle">'
+        + "allocator operation in trace order</text>"
         + "</svg>"
     )
     title = html.escape(title or "allocator replay")

@@ -36,7 +36,10 @@ def test_replay_table_with_reference(data_dir, capsys):
 
 def test_replay_json_and_custom_config(data_dir, capsys):
     trace = str(data_dir / "trace_resnet_train.pkl.gz")
-    assert main(["memory", "replay", trace, "--config", "default", "--config", "max_split_size_mb:64", "--json"]) == 0
+    assert (
+        main(["memory", "replay", trace, "--config", "default", "--config", "max_split_size_mb:64", "--json"])
+        == 0
+    )
     doc = json.loads(capsys.readouterr().out)
     assert [r["config"] for r in doc["results"]] == ["", "max_split_size_mb:64"]
     assert doc["results"][0]["peak_reserved"] == 7029653504
@@ -53,8 +56,11 @@ def test_plot_html_and_png(data_dir, tmp_path):
     trace = str(data_dir / "trace_resnet_train.pkl.gz")
     assert main(["memory", "plot", trace, "--config", "default", "--html", str(page), "-o", str(png)]) == 0
     text = page.read_text()
-    assert text.startswith("<!DOCTYPE html>") and "<svg" in text and "<script" not in text and "http" not in text.replace(
-        'xmlns="http://www.w3.org/2000/svg"', ""
+    assert (
+        text.startswith("<!DOCTYPE html>")
+        and "<svg" in text
+        and "<script" not in text
+        and "http" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
     )
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["memory", "plot", trace]) == 2
@@ -67,7 +73,9 @@ def test_stats_command(data_dir, capsys):
 
 
 def test_module_entry_point():
-    out = subprocess.run([sys.executable, "-m", "strided.cli", "memory", "--help"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "strided.cli", "memory", "--help"], capture_output=True, text=True
+    )
     assert out.returncode == 0 and "replay" in out.stdout
 
 

@@ -99,7 +99,9 @@ def test_runtime_change_reaches_allocator():
 
 
 def test_per_process_memory_fraction_key():
-    alloc = CachingAllocator(SimulatedDevice(capacity=100 * MiB), AllocatorConfig("per_process_memory_fraction:0.5"))
+    alloc = CachingAllocator(
+        SimulatedDevice(capacity=100 * MiB), AllocatorConfig("per_process_memory_fraction:0.5")
+    )
     assert alloc.get_memory_fraction() == 0.5
 
 
@@ -113,7 +115,10 @@ def _env_settings(env: dict) -> str:
 
 def test_environment_precedence():
     assert _env_settings({"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:64"}) == "max_split_size_mb:64"
-    both = {"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:64", "STRIDED_CUDA_ALLOC_CONF": "expandable_segments:True"}
+    both = {
+        "PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:64",
+        "STRIDED_CUDA_ALLOC_CONF": "expandable_segments:True",
+    }
     assert _env_settings(both) == "expandable_segments:True"
 
 

@@ -51,7 +51,9 @@ def test_private_free_bytes_in_oom_message(make):
     alloc.begin_allocate_to_pool(pool, lambda s: True)
     alloc.free(alloc.malloc(5 * MiB))  # a 20 MiB segment, cached in the pool
     alloc.end_allocate_to_pool(pool)
-    with pytest.raises(Exception, match=r"with 20\.00 MiB allocated in private pools \(e\.g\., CUDA Graphs\), "):
+    with pytest.raises(
+        Exception, match=r"with 20\.00 MiB allocated in private pools \(e\.g\., CUDA Graphs\), "
+    ):
         alloc.malloc(30 * MiB)
     alloc.release_pool(pool)
 

@@ -6,7 +6,7 @@ import pickletools
 
 import pytest
 
-from strided.memory import dump_snapshot, format_size, load_snapshot
+from strided.memory import OutOfMemoryError, dump_snapshot, format_size, load_snapshot
 from strided.memory.snapshot import loads_snapshot
 from strided.memory.stats import STAT_NAMES, TYPE_NAMES
 
@@ -16,10 +16,26 @@ MiB = 1 << 20
 def test_memory_stats_keys(make):
     alloc, _ = make()
     stats = alloc.memory_stats()
-    expected = {f"{s}.{t}.{f}" for s in STAT_NAMES for t in TYPE_NAMES for f in ("current", "peak", "allocated", "freed")}
-    expected |= {f"{s}.{f}" for s in ("oversize_allocations", "oversize_segments") for f in ("current", "peak", "allocated", "freed")}
-    expected |= {"num_alloc_retries", "num_ooms", "max_split_size", "num_sync_all_streams", "num_device_alloc",
-                 "num_device_free", "num_oom_rejections"}
+    expected = {
+        f"{s}.{t}.{f}"
+        for s in STAT_NAMES
+        for t in TYPE_NAMES
+        for f in ("current", "peak", "allocated", "freed")
+    }
+    expected |= {
+        f"{s}.{f}"
+        for s in ("oversize_allocations", "oversize_segments")
+        for f in ("current", "peak", "allocated", "freed")
+    }
+    expected |= {
+        "num_alloc_retries",
+        "num_ooms",
+        "max_split_size",
+        "num_sync_all_streams",
+        "num_device_alloc",
+        "num_device_free",
+        "num_oom_rejections",
+    }
     assert set(stats) == expected and len(expected) == 108 + 8 + 7
     assert list(stats) == sorted(stats)
 
@@ -31,7 +47,9 @@ def test_peak_and_accumulated_resets(make):
     alloc.free(a)
     s = alloc.memory_stats()
     assert s["allocated_bytes.all.peak"] == 20 * MiB and s["allocated_bytes.all.current"] == 10 * MiB
-    assert s["allocated_bytes.large_pool.allocated"] == 20 * MiB and s["allocated_bytes.all.freed"] == 10 * MiB
+    assert (
+        s["allocated_bytes.large_pool.allocated"] == 20 * MiB and s["allocated_bytes.all.freed"] == 10 * MiB
+    )
     alloc.reset_peak_memory_stats()
     assert alloc.memory_stats()["allocated_bytes.all.peak"] == 10 * MiB
     alloc.reset_accumulated_memory_stats()
@@ -80,7 +98,15 @@ def test_snapshot_format(make):
     trace = snap["device_traces"][0]
     assert [e["action"] for e in trace] == ["segment_alloc", "alloc", "alloc", "free_requested", "snapshot"]
     assert trace[1]["addr"] == a.ptr and trace[1]["size"] == 1000 and "frames" in trace[1]
-    assert set(trace[0]) >= {"action", "addr", "size", "stream", "time_us", "compile_context", "user_metadata"}
+    assert set(trace[0]) >= {
+        "action",
+        "addr",
+        "size",
+        "stream",
+        "time_us",
+        "compile_context",
+        "user_metadata",
+    }
     assert snap["allocator_settings"]["roundup_power2_divisions"]["32768"] == 0
     alloc.free(a)
 
@@ -108,7 +134,7 @@ def test_history_ring_buffer_and_off(make):
 def test_oom_trace_entry(make):
     alloc, _ = make(capacity=30 * MiB)
     alloc.record_history()
-    with pytest.raises(Exception):
+    with pytest.raises(OutOfMemoryError):
         alloc.malloc(40 * MiB)
     oom = [e for e in alloc.trace_entries() if e["action"] == "oom"][0]
     assert oom["device_free"] == 30 * MiB and oom["size"] == 40 * MiB and "addr" not in oom
@@ -140,7 +166,10 @@ def test_restricted_unpickler_refuses_globals():
     data = pickle.dumps({"segments": [Evil()]}, protocol=4)
     with pytest.raises(pickle.UnpicklingError, match="only plain builtins"):
         loads_snapshot(data)
-    assert loads_snapshot(pickle.dumps([{"address": 1}])) == {"segments": [{"address": 1}], "device_traces": []}
+    assert loads_snapshot(pickle.dumps([{"address": 1}])) == {
+        "segments": [{"address": 1}],
+        "device_traces": [],
+    }
     with pytest.raises(ValueError):
         loads_snapshot(pickle.dumps(3))
 

@@ -6,7 +6,9 @@ import pickle
 
 import pytest
 
-torch_viz = pytest.importorskip("torch.cuda._memory_viz", reason="torch is not installed; a CPU build is enough")
+torch_viz = pytest.importorskip(
+    "torch.cuda._memory_viz", reason="torch is not installed; a CPU build is enough"
+)
 
 MiB = 1 << 20
 
@@ -41,4 +43,7 @@ def test_memory_viz_reads_strided_snapshot(make, tmp_path):
     flame = torch_viz.segments(snap, format_flamegraph=lambda lines: lines)
     assert "_strided_snapshot" in flame  # the Python frames we recorded
     assert torch_viz.memory(snap, format_flamegraph=lambda lines: lines) is not None
-    assert torch_viz.compare(snap["segments"], snap["segments"], format_flamegraph=lambda lines: lines) is not None
+    assert (
+        torch_viz.compare(snap["segments"], snap["segments"], format_flamegraph=lambda lines: lines)
+        is not None
+    )
