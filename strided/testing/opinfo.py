@@ -129,7 +129,7 @@ def make_arg(shape, dtype=dt.float32, *, low=None, high=None, noncontiguous=Fals
         t = from_numpy(wide)[..., ::2]
         t.requires_grad = requires_grad
         return t
-    t = from_numpy(np.ascontiguousarray(data))
+    t = from_numpy(np.array(data, order="C"))  # (np.ascontiguousarray makes 0-dim arrays 1-dim)
     t.requires_grad = requires_grad
     return t
 

@@ -1,3 +1,12 @@
 """The CPU backend: NumPy kernels over host storage (see common.py for the array views)."""
 
-from . import factories, indexing, linalg, normalization, pointwise, reductions, threads  # noqa: F401
+from . import (  # noqa: F401
+    factories,
+    indexing,
+    linalg,
+    normalization,
+    pointwise,
+    pointwise_unary,
+    reductions,
+    threads,
+)

@@ -1,1 +1,267 @@
-"""Meta functions: pointwise (being written)."""
+"""Meta functions for pointwise binary and ternary ops: shape, dtype, strides, and torch's checks.
+
+Every function here validates its arguments and allocates the output with ``new_output`` on the
+inputs' device; the CPU (and CUDA) kernels call them first and only fill the result. Binary ops'
+``other`` may be a Python scalar: the Scalar overloads share the Tensor overload's kernel.
+
+Note [Pointwise output layout]
+The output's shape is the broadcast of the tensor operands and its strides follow the first
+operand that already has that shape and a dense layout (``elementwise_strides``), so
+``a.t() + b.t()`` stays transposed as it does in torch's TensorIterator.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ... import dtypes as dt
+from ...dispatch.library import kernel
+from ...tensor import Tensor
+from .common import broadcast_shapes, check, common_device, elementwise_strides, new_output, result_dtype
+
+__all__ = ["pointwise_output", "comparison", "scalar_type_name", "type_meta_name", "not_implemented",
+           "ROUNDING_MODES"]
+
+ROUNDING_MODES = (None, "trunc", "floor")
+
+# c10::ScalarType names (torch's "... dtype Float" messages).
+_SCALAR_TYPE_NAMES = {
+    dt.float32: "Float", dt.float64: "Double", dt.float16: "Half", dt.bfloat16: "BFloat16",
+    dt.int64: "Long", dt.int32: "Int", dt.int16: "Short", dt.int8: "Char", dt.uint8: "Byte",
+    dt.bool: "Bool",
+}
+# caffe2::TypeMeta names (torch's "... dtype long int" messages: masked_fill, lerp).
+_TYPE_META_NAMES = {
+    dt.float32: "float", dt.float64: "double", dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16",
+    dt.int64: "long int", dt.int32: "int", dt.int16: "short int", dt.int8: "signed char",
+    dt.uint8: "unsigned char", dt.bool: "bool",
+}
+
+
+def scalar_type_name(d: dt.dtype) -> str:
+    """torch's ScalarType spelling of a dtype (``Float``, ``Long``)."""
+    return _SCALAR_TYPE_NAMES[d]
+
+
+def type_meta_name(d: dt.dtype) -> str:
+    """torch's TypeMeta spelling of a dtype (``float``, ``long int``, ``c10::Half``)."""
+    return _TYPE_META_NAMES[d]
+
+
+def not_implemented(kernel_name: str, d: dt.dtype) -> NotImplementedError:
+    """torch's AT_DISPATCH error: ``"abs_cpu" not implemented for 'Bool'``."""
+    return NotImplementedError(f'"{kernel_name}" not implemented for \'{_SCALAR_TYPE_NAMES[d]}\'')
+
+
+def pointwise_output(dtype: dt.dtype, *operands) -> Tensor:
+    """The output of a pointwise op over ``operands`` (tensors, scalars or None); see the Note."""
+    tensors = tuple(t for t in operands if isinstance(t, Tensor))
+    first = tensors[0]._sizes
+    if len(tensors) == 1:
+        shape = first
+    elif all(t._sizes == first for t in tensors):
+        shape = first
+    else:
+        shape = broadcast_shapes(*(t._sizes for t in tensors))
+    dev = tensors[0].device if len(tensors) == 1 else common_device(*tensors)
+    return new_output(shape, dtype, dev, elementwise_strides(shape, tensors))
+
+
+def _scalar_dtype(x) -> dt.dtype:
+    return x.dtype if isinstance(x, Tensor) else dt.scalar_dtype(x)
+
+
+# ---------------------------------------------------------------------------- arithmetic
+def _check_alpha(alpha, d: dt.dtype) -> None:
+    if type(alpha) is int:
+        return
+    check(not isinstance(alpha, (bool, np.bool_)) or d is dt.bool,
+          "Boolean alpha only supported for Boolean results.")
+    check(d.is_floating_point or isinstance(alpha, (int, np.integer, np.bool_)),
+          "For integral input tensors, argument alpha must not be a floating point number.")
+
+
+@kernel("Meta")
+def add(self, other, alpha=1):
+    d = result_dtype(self, other)
+    _check_alpha(alpha, d)
+    return pointwise_output(d, self, other)
+
+
+@kernel("Meta")
+def sub(self, other, alpha=1):
+    if self.dtype is dt.bool or _scalar_dtype(other) is dt.bool:
+        check(self.dtype is not dt.bool or _scalar_dtype(other) is not dt.bool,
+              "Subtraction, the `-` operator, with two bool tensors is not supported. "
+              "Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    d = result_dtype(self, other)
+    _check_alpha(alpha, d)
+    return pointwise_output(d, self, other)
+
+
+@kernel("Meta")
+def mul(self, other):
+    return pointwise_output(result_dtype(self, other), self, other)
+
+
+def check_rounding_mode(rounding_mode) -> None:
+    check(rounding_mode in ROUNDING_MODES,
+          lambda: "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                  f"'{rounding_mode}'")
+
+
+@kernel("Meta")
+def div(self, other, *, rounding_mode=None):
+    check_rounding_mode(rounding_mode)
+    d = result_dtype(self, other)
+    if rounding_mode is None:
+        if not d.is_floating_point:
+            d = dt.get_default_dtype()  # true division: int / int is float (torch's int-to-float)
+    elif d is dt.bool:
+        raise not_implemented(f"div_{rounding_mode}_cpu", d)
+    return pointwise_output(d, self, other)
+
+
+@kernel("Meta")
+def floor_divide(self, other):
+    return div(self, other, rounding_mode="floor")
+
+
+@kernel("Meta")
+def remainder(self, other):
+    d = result_dtype(self, other)
+    if d is dt.bool:
+        raise not_implemented("remainder_cpu", d)
+    return pointwise_output(d, self, other)
+
+
+def _check_int_pow(base_dtype: dt.dtype, exponent) -> None:
+    if (base_dtype.category != dt.FLOATING and isinstance(exponent, (int, np.integer))
+            and exponent < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+@kernel("Meta")
+def pow(self, exponent):  # noqa: A001 - the op's name
+    d = result_dtype(self, exponent)
+    if isinstance(exponent, Tensor):
+        if d is dt.bool:
+            raise not_implemented("pow", d)
+    else:
+        _check_int_pow(self.dtype, exponent)
+    return pointwise_output(d, self, exponent)
+
+
+@kernel("Meta")
+def pow_scalar_base(self, exponent):
+    d = result_dtype(self, exponent)
+    if d is dt.bool:
+        raise not_implemented("pow", d)
+    return pointwise_output(d, exponent)
+
+
+@kernel("Meta")
+def maximum(self, other):
+    return pointwise_output(result_dtype(self, other), self, other)
+
+
+@kernel("Meta")
+def minimum(self, other):
+    return pointwise_output(result_dtype(self, other), self, other)
+
+
+# ---------------------------------------------------------------------------- comparisons, logical
+def comparison(self, other):
+    """Comparisons and binary logical ops: the broadcast shape, bool."""
+    return pointwise_output(dt.bool, self, other)
+
+
+for _name in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
+    kernel("Meta", name=_name)(comparison)
+
+
+@kernel("Meta")
+def logical_not(self):
+    return pointwise_output(dt.bool, self)
+
+
+# ---------------------------------------------------------------------------- ternary
+@kernel("Meta")
+def where(condition, self, other):
+    if condition.dtype is not dt.bool:
+        check(condition.dtype is dt.uint8,
+              lambda: "where expected condition to be a boolean tensor, but got a tensor with dtype "
+                      f"{scalar_type_name(condition.dtype)}")
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+            "in a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2,
+        )
+    return pointwise_output(result_dtype(self, other), condition, self, other)
+
+
+_CLAMP_KERNELS = {(True, True): "clamp_scalar_cpu", (True, False): "clamp_min_scalar_cpu",
+                  (False, True): "clamp_max_scalar_cpu"}
+
+
+@kernel("Meta")
+def clamp(self, min=None, max=None):  # noqa: A002 - the schema's names
+    check(min is not None or max is not None, "clamp: At least one of 'min' or 'max' must not be None")
+    d = result_dtype(self, min, max)
+    if d is dt.bool and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        raise not_implemented(_CLAMP_KERNELS[min is not None, max is not None], d)
+    return pointwise_output(d, self, min, max)
+
+
+@kernel("Meta")
+def lerp(self, end, weight):
+    check(end.dtype is self.dtype,
+          lambda: f"expected dtype {type_meta_name(self.dtype)} for `end` but got dtype "
+                  f"{type_meta_name(end.dtype)}")
+    tensor_weight = isinstance(weight, Tensor)
+    if tensor_weight and weight._sizes:
+        check(weight.dtype is self.dtype,
+              lambda: f"expected dtype {type_meta_name(self.dtype)} for `weight` but got dtype "
+                      f"{type_meta_name(weight.dtype)}")
+    if not self.dtype.is_floating_point:
+        raise not_implemented("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", self.dtype)
+    return pointwise_output(self.dtype, self, end, weight)
+
+
+@kernel("Meta")
+def addcmul(self, tensor1, tensor2, *, value=1):
+    d = result_dtype(self, tensor1, tensor2)
+    if d is dt.bool:
+        raise not_implemented("addcmul_cpu_out", d)
+    return pointwise_output(d, self, tensor1, tensor2)
+
+
+@kernel("Meta")
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    if tensor1.dtype.category != dt.FLOATING and tensor2.dtype.category != dt.FLOATING:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+            "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+            "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+            "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+            "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+            "dtypes."
+        )
+    return pointwise_output(result_dtype(self, tensor1, tensor2), self, tensor1, tensor2)
+
+
+@kernel("Meta")
+def masked_fill(self, mask, value):
+    check(mask.dtype is dt.bool,
+          lambda: "masked_fill_ only supports boolean masks, but got mask with dtype "
+                  f"{type_meta_name(mask.dtype)}")
+    if isinstance(value, Tensor):
+        check(not value._sizes,
+              lambda: "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                      f"{len(value._sizes)} dimension(s).")
+    return pointwise_output(self.dtype, self, mask)

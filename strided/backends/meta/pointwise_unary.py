@@ -1,0 +1,121 @@
+"""Meta functions for pointwise unary ops (``neg``, ``exp``, ``gelu``, ``isnan`` ...).
+
+Note [Unary int-to-float]
+Floating unary ops (exp, log, sqrt, sin, tanh, sigmoid ...) on integer or bool inputs return the
+default float dtype, as torch's ``promoteIntegerToFloat`` does; neg, abs, sign, relu, floor, ceil,
+round and trunc keep integer dtypes; isnan/isinf/isfinite return bool. Activations with no integer
+kernel in torch (gelu, silu, softplus) raise its AT_DISPATCH error instead.
+"""
+
+from __future__ import annotations
+
+from ... import dtypes as dt
+from ...dispatch.library import kernel
+from .common import check, new_output_like
+from .pointwise import not_implemented
+
+__all__ = ["float_unary_dtype", "float_unary", "predicate", "rounding", "FLOAT_UNARY", "GELU_APPROXIMATIONS"]
+
+GELU_APPROXIMATIONS = ("none", "tanh")
+
+
+def float_unary_dtype(d: dt.dtype) -> dt.dtype:
+    """The result dtype of a floating unary op (Note [Unary int-to-float])."""
+    return d if d.category == dt.FLOATING else dt.get_default_dtype()
+
+
+FLOAT_UNARY = ("exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tanh",
+               "sigmoid")
+
+
+def float_unary(self):
+    """Floating unary ops: ``self``'s shape and layout, int/bool promoted to the default float."""
+    return new_output_like(self, float_unary_dtype(self.dtype))
+
+
+for _name in FLOAT_UNARY:
+    kernel("Meta", name=_name)(float_unary)
+
+
+@kernel("Meta")
+def neg(self):
+    check(self.dtype is not dt.bool,
+          "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+          "a mask, use the `~` or `logical_not()` operator instead.")
+    return new_output_like(self)
+
+
+@kernel("Meta")
+def abs(self):  # noqa: A001 - the op's name
+    if self.dtype is dt.bool:
+        raise not_implemented("abs_cpu", self.dtype)
+    return new_output_like(self)
+
+
+@kernel("Meta")
+def sign(self):
+    return new_output_like(self)
+
+
+@kernel("Meta")
+def relu(self):
+    check(self.dtype is not dt.bool, "Boolean inputs not supported for relu")
+    return new_output_like(self)
+
+
+def _floating_only(self, kernel_name: str):
+    if not self.dtype.is_floating_point:
+        raise not_implemented(kernel_name, self.dtype)
+    return new_output_like(self)
+
+
+@kernel("Meta")
+def gelu(self, *, approximate="none"):
+    check(approximate in GELU_APPROXIMATIONS, "approximate argument must be either none or tanh.")
+    return _floating_only(self, "GeluKernelImpl")
+
+
+@kernel("Meta")
+def silu(self):
+    return _floating_only(self, "silu_cpu")
+
+
+@kernel("Meta")
+def softplus(self, beta=1, threshold=20):
+    return _floating_only(self, "softplus_cpu")
+
+
+def rounding(self, name: str):
+    """floor, ceil, round, trunc: same dtype; no bool kernel in torch."""
+    if self.dtype is dt.bool:
+        raise not_implemented(f"{name}_vml_cpu", self.dtype)
+    return new_output_like(self)
+
+
+@kernel("Meta")
+def floor(self):
+    return rounding(self, "floor")
+
+
+@kernel("Meta")
+def ceil(self):
+    return rounding(self, "ceil")
+
+
+@kernel("Meta")
+def round(self):  # noqa: A001 - the op's name
+    return rounding(self, "round")
+
+
+@kernel("Meta")
+def trunc(self):
+    return rounding(self, "trunc")
+
+
+def predicate(self):
+    """isnan, isinf, isfinite: bool."""
+    return new_output_like(self, dt.bool)
+
+
+for _name in ("isnan", "isinf", "isfinite"):
+    kernel("Meta", name=_name)(predicate)

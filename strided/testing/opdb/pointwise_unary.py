@@ -1,0 +1,131 @@
+"""OpInfos: pointwise unary ops (and their in-place forms)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import dtypes as dt
+from ..opinfo import FLOATING, OpInfo, make_arg
+from .pointwise_samples import (
+    ALL_DTYPES,
+    FLOAT_RESULT_TOL,
+    NO_BOOL,
+    error,
+    inplace_variant,
+    quiet_ref,
+    unary_samples,
+)
+
+_SPECIAL = (np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -1.5, 2.5)
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _f64(fn):
+    """A reference computed in float64 (NumPy would compute bool inputs in float16)."""
+    return quiet_ref(lambda a, **kw: fn(np.asarray(a, dtype=np.float64), **kw))
+
+
+def _samples(low=None, high=None, special=_SPECIAL, kwargs=None):
+    def samples(dtype, rng):
+        lo = low if (low is None or dtype.is_floating_point) else math.ceil(low)
+        yield from unary_samples(dtype, rng, low=lo, high=high, kwargs=kwargs, special=special)
+
+    return samples
+
+
+def _sign_ref(a):
+    a = np.asarray(a)
+    if a.dtype == bool:
+        return a
+    return np.where(np.isnan(a), 0, np.sign(a)) if a.dtype.kind == "f" else np.sign(a)
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _gelu_ref(x, approximate="none"):
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + np.asarray(_erf(x / math.sqrt(2)), dtype=np.float64))
+
+
+def _softplus_ref(x, beta=1, threshold=20):
+    return np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
+
+
+def _gelu_samples(dtype, rng):
+    yield from unary_samples(dtype, rng, special=_SPECIAL)
+    yield from unary_samples(dtype, rng, kwargs={"approximate": "tanh"}, special=_SPECIAL)
+
+
+def _softplus_samples(dtype, rng):
+    yield from unary_samples(dtype, rng, special=_SPECIAL)
+    yield from unary_samples(dtype, rng, kwargs={"beta": 2, "threshold": 5})
+    yield from unary_samples(dtype, rng, kwargs={"beta": 0.5, "threshold": 1.5})
+
+
+def _one_error(dtype, exc, message, kwargs=None):
+    return lambda rng: [error((make_arg((3,), dtype, rng=rng),), exc, message, kwargs)]
+
+
+_NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _gelu_errors(rng):
+    yield error((make_arg((3,), dt.float32, rng=rng),), RuntimeError,
+                "approximate argument must be either none or tanh.", {"approximate": "fast"})
+    yield error((make_arg((3,), dt.int64, rng=rng),), NotImplementedError,
+                "\"GeluKernelImpl\" not implemented for 'Long'")
+
+
+neg = OpInfo("neg", _samples(), ref=np.negative, dtypes=NO_BOOL,
+             errors=_one_error(dt.bool, RuntimeError, _NEG_BOOL))
+abs_ = OpInfo("abs", _samples(), ref=np.absolute, dtypes=NO_BOOL,
+              errors=_one_error(dt.bool, NotImplementedError, "\"abs_cpu\" not implemented for 'Bool'"))
+sign = OpInfo("sign", _samples(), ref=_sign_ref, dtypes=ALL_DTYPES)
+relu = OpInfo("relu", _samples(), ref=lambda a: np.maximum(a, 0), dtypes=NO_BOOL,
+              errors=_one_error(dt.bool, RuntimeError, "Boolean inputs not supported for relu"))
+
+# Floating unary ops: integer and bool inputs give the default float dtype.
+_FLOAT_UNARY = {
+    "exp": (np.exp, {}), "log": (np.log, {"low": 0.1}), "log1p": (np.log1p, {"low": -0.9}),
+    "expm1": (np.expm1, {}), "sqrt": (np.sqrt, {"low": 0}), "rsqrt": (lambda x: 1 / np.sqrt(x), {"low": 0.1}),
+    "reciprocal": (lambda x: 1 / x, {"low": 0.1}), "sin": (np.sin, {}), "cos": (np.cos, {}),
+    "tanh": (np.tanh, {}), "sigmoid": (_sigmoid, {}),
+}
+FLOAT_UNARY_OPS = {
+    name: OpInfo(name, _samples(**ranges), ref=_f64(fn), dtypes=ALL_DTYPES, tolerances=FLOAT_RESULT_TOL)
+    for name, (fn, ranges) in _FLOAT_UNARY.items()
+}
+
+gelu = OpInfo("gelu", _gelu_samples, ref=_f64(_gelu_ref), dtypes=FLOATING, errors=_gelu_errors)
+silu = OpInfo("silu", _samples(), ref=_f64(lambda x: x * _sigmoid(x)), dtypes=FLOATING,
+              errors=_one_error(dt.int64, NotImplementedError, "\"silu_cpu\" not implemented for 'Long'"))
+softplus = OpInfo("softplus", _softplus_samples, ref=_f64(_softplus_ref), dtypes=FLOATING,
+                  errors=_one_error(dt.int32, NotImplementedError,
+                                    "\"softplus_cpu\" not implemented for 'Int'"))
+
+ROUNDING_OPS = {
+    name: OpInfo(name, _samples(), ref=fn, dtypes=NO_BOOL,
+                 errors=_one_error(dt.bool, NotImplementedError,
+                                   f"\"{name}_vml_cpu\" not implemented for 'Bool'"))
+    for name, fn in (("floor", np.floor), ("ceil", np.ceil), ("round", np.rint), ("trunc", np.trunc))
+}
+
+PREDICATES = [
+    OpInfo(name, _samples(), ref=fn, dtypes=ALL_DTYPES)
+    for name, fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite))
+]
+
+OPS: list = [
+    neg, abs_, sign, relu, *FLOAT_UNARY_OPS.values(), gelu, silu, softplus, *ROUNDING_OPS.values(),
+    *PREDICATES,
+    inplace_variant(neg, "neg_", "neg_"), inplace_variant(abs_, "abs_", "abs_"),
+    inplace_variant(relu, "relu_", "relu_"),
+    *(inplace_variant(FLOAT_UNARY_OPS[name], f"{name}_", f"{name}_", dtypes=FLOATING)
+      for name in ("exp", "log", "sqrt", "tanh", "sigmoid")),
+]
