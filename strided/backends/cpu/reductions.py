@@ -1,1 +1,229 @@
-"""CPU kernels: reductions (being written)."""
+"""CPU kernels: reductions, computed with NumPy over the Meta function's output.
+
+Note [Reduction accumulation]
+Every reduction accumulates in the compute dtype of its *result* (Note [CPU compute dtype]):
+float16/bfloat16 in float32, integral sums in int64. As torch, the input is first cast to the
+result dtype (``sum(x_float, dtype=int32)`` sums the truncated elements), then reduced.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import dtypes as dt
+from ...dispatch.library import kernel
+from ..meta import reductions as meta
+from ..meta.common import reduction_dims, wrap_dim
+from .common import as_numpy, compute_dtype, store
+
+__all__ = []
+
+
+def _axes(self, dims) -> tuple:
+    """NumPy axes for reduced dims (a 0-dim tensor's dim 0 is no axis)."""
+    return dims if self._sizes else ()
+
+
+def _input(self, d: dt.dtype) -> np.ndarray:
+    """``self`` cast to dtype ``d`` and then to ``d``'s compute dtype (casting through ``d`` rounds
+    as torch's ``self.to(d)`` would before computing)."""
+    a = as_numpy(self)
+    if a.dtype != d.numpy_dtype:
+        a = a.astype(d.numpy_dtype)
+    cd = compute_dtype(d)
+    return a if a.dtype == cd else a.astype(cd)
+
+
+@kernel("CPU", name="sum")
+def sum_(self, dim=None, keepdim=False, *, dtype=None):
+    out = meta.sum_(self, dim, keepdim, dtype=dtype)
+    dims = reduction_dims(dim, self.dim())
+    a = _input(self, out.dtype)
+    return store(out, np.sum(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype))
+
+
+@kernel("CPU")
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    out = meta.mean(self, dim, keepdim, dtype=dtype)
+    dims = reduction_dims(dim, self.dim())
+    a = _input(self, out.dtype)
+    count = math.prod(self._sizes[d] for d in dims) if self._sizes else 1
+    total = np.sum(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return store(out, total / a.dtype.type(count))
+
+
+@kernel("CPU")
+def prod(self, dim=None, keepdim=False, *, dtype=None):
+    out = meta.prod(self, dim, keepdim, dtype=dtype)
+    dims = reduction_dims(dim, self.dim())
+    a = _input(self, out.dtype)
+    return store(out, np.prod(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype))
+
+
+def _extreme(self, dims, keepdim, fn):
+    a = as_numpy(self)
+    if a.dtype.name == "bfloat16":
+        a = a.astype(np.float32)
+    return fn(a, axis=_axes(self, dims), keepdims=keepdim)
+
+
+@kernel("CPU")
+def amax(self, dim=(), keepdim=False):
+    out = meta.amax(self, dim, keepdim)
+    return store(out, _extreme(self, reduction_dims(dim, self.dim()), keepdim, np.amax))
+
+
+@kernel("CPU")
+def amin(self, dim=(), keepdim=False):
+    out = meta.amin(self, dim, keepdim)
+    return store(out, _extreme(self, reduction_dims(dim, self.dim()), keepdim, np.amin))
+
+
+@kernel("CPU", name="max")
+def max_(self):
+    out = meta.max_(self)
+    return store(out, _extreme(self, tuple(range(self.dim())), False, np.amax))
+
+
+@kernel("CPU", name="min")
+def min_(self):
+    out = meta.min_(self)
+    return store(out, _extreme(self, tuple(range(self.dim())), False, np.amin))
+
+
+def _with_indices(self, dim, result, index_fn):
+    values, indices = result
+    if not self._sizes or self.numel() == 0:
+        store(values, as_numpy(self).reshape(values._sizes))
+        store(indices, 0)
+        return result
+    d = wrap_dim(dim, self.dim())
+    a = as_numpy(self)
+    if a.dtype.name == "bfloat16":
+        a = a.astype(np.float32)
+    # NumPy's argmax/argmin return the first extreme element and treat NaN as the extreme, as torch.
+    idx = index_fn(a, axis=d, keepdims=True)
+    store(values, np.take_along_axis(a, idx, axis=d).reshape(values._sizes))
+    store(indices, idx.reshape(indices._sizes))
+    return result
+
+
+@kernel("CPU")
+def max_dim(self, dim, keepdim=False):
+    return _with_indices(self, dim, meta.max_dim(self, dim, keepdim), np.argmax)
+
+
+@kernel("CPU")
+def min_dim(self, dim, keepdim=False):
+    return _with_indices(self, dim, meta.min_dim(self, dim, keepdim), np.argmin)
+
+
+def _arg(self, dim, keepdim, out, fn):
+    a = as_numpy(self)
+    if a.dtype.name == "bfloat16":
+        a = a.astype(np.float32)
+    if dim is None or not self._sizes:
+        return store(out, fn(a.reshape(-1)) if a.size else 0)
+    if a.size == 0:
+        return out
+    return store(out, fn(a, axis=wrap_dim(dim, self.dim()), keepdims=keepdim))
+
+
+@kernel("CPU")
+def argmax(self, dim=None, keepdim=False):
+    return _arg(self, dim, keepdim, meta.argmax(self, dim, keepdim), np.argmax)
+
+
+@kernel("CPU")
+def argmin(self, dim=None, keepdim=False):
+    return _arg(self, dim, keepdim, meta.argmin(self, dim, keepdim), np.argmin)
+
+
+def _var(self, dim, correction, keepdim, out):
+    _, dims, c = meta.var_correction(self, dim, correction, keepdim)
+    a = _input(self, self.dtype)
+    axes = _axes(self, dims)
+    n = math.prod(self._sizes[d] for d in dims) if self._sizes else 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.sum(a, axis=axes, keepdims=True, dtype=a.dtype) / a.dtype.type(n)
+        dev = a - mu
+        m2 = np.sum(dev * dev, axis=axes, keepdims=keepdim, dtype=a.dtype)
+        # torch divides by max(0, N - correction): 0/0 -> nan, x/0 -> inf.
+        return m2 / a.dtype.type(max(0, n - c))
+
+
+@kernel("CPU")
+def var(self, dim=None, *, correction=None, keepdim=False):
+    out = meta.var(self, dim, correction=correction, keepdim=keepdim)
+    return store(out, _var(self, dim, correction, keepdim, out))
+
+
+@kernel("CPU")
+def std(self, dim=None, *, correction=None, keepdim=False):
+    out = meta.std(self, dim, correction=correction, keepdim=keepdim)
+    return store(out, np.sqrt(_var(self, dim, correction, keepdim, out)))
+
+
+@kernel("CPU")
+def norm(self, p=2, dim=None, keepdim=False):
+    out = meta.norm(self, p, dim, keepdim)
+    p, dims = meta.norm_p(self, p, dim)
+    x = np.abs(_input(self, self.dtype))
+    axes = _axes(self, dims)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if p == 2:
+            r = np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim))
+        elif p == 1:
+            r = np.sum(x, axis=axes, keepdims=keepdim)
+        elif p == math.inf:
+            r = np.amax(x, axis=axes, keepdims=keepdim)
+        elif p == -math.inf:
+            r = np.amin(x, axis=axes, keepdims=keepdim)
+        elif p == 0:
+            r = np.sum(x != 0, axis=axes, keepdims=keepdim, dtype=x.dtype)
+        else:
+            r = np.sum(x ** x.dtype.type(p), axis=axes, keepdims=keepdim) ** x.dtype.type(1.0 / p)
+    return store(out, r)
+
+
+@kernel("CPU", name="all")
+def all_(self, dim=None, keepdim=False):
+    out = meta.all_(self, dim, keepdim)
+    dims = reduction_dims(dim, self.dim())
+    return store(out, np.all(as_numpy(self), axis=_axes(self, dims), keepdims=keepdim))
+
+
+@kernel("CPU", name="any")
+def any_(self, dim=None, keepdim=False):
+    out = meta.any_(self, dim, keepdim)
+    dims = reduction_dims(dim, self.dim())
+    return store(out, np.any(as_numpy(self), axis=_axes(self, dims), keepdims=keepdim))
+
+
+@kernel("CPU")
+def logsumexp(self, dim, keepdim=False):
+    out = meta.logsumexp(self, dim, keepdim)
+    axes = _axes(self, reduction_dims(dim, self.dim()))
+    a = _input(self, out.dtype)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if a.size == 0:
+            return store(out, np.log(np.sum(np.exp(a), axis=axes, keepdims=keepdim)))
+        # As torch: subtract the max, with infinite maxima replaced by 0 (so that all -inf gives
+        # -inf and +inf gives +inf rather than nan).
+        m = np.amax(a, axis=axes, keepdims=True)
+        m = np.where(np.isinf(m), a.dtype.type(0), m)
+        s = np.sum(np.exp(a - m), axis=axes, keepdims=keepdim)
+        m = m if keepdim else m.reshape(s.shape)
+        return store(out, np.log(s) + m)
+
+
+@kernel("CPU")
+def cumsum(self, dim, *, dtype=None):
+    out = meta.cumsum(self, dim, dtype=dtype)
+    a = _input(self, out.dtype)
+    if not self._sizes:
+        return store(out, a)
+    return store(out, np.cumsum(a, axis=wrap_dim(dim, self.dim()), dtype=a.dtype))

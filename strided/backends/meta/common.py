@@ -133,10 +133,12 @@ def reduction_dims(dim, ndim: int) -> tuple:
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    wrapped = sorted({wrap_dim(d, ndim) for d in dims})
-    if len(wrapped) != len(dims):
-        raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
-    return tuple(wrapped)
+    wrapped = [wrap_dim(d, ndim) for d in dims]
+    unique = sorted(set(wrapped))
+    if len(unique) != len(wrapped):
+        dup = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])
+        raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
+    return tuple(unique)
 
 
 def reduced_shape(sizes, dims, keepdim: bool) -> tuple:
