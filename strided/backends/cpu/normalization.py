@@ -1,1 +1,169 @@
-"""CPU kernels: normalization (being written)."""
+"""CPU kernels: softmax, log_softmax, layer_norm, cross_entropy_loss (NumPy, half types in float32)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import dtypes as dt
+from ...dispatch.library import kernel
+from ..meta import normalization as meta
+from ..meta.common import new_output, wrap_dim
+from .common import as_numpy, compute_dtype, store
+
+__all__ = ["log_softmax_array"]
+
+
+def _cast(self, d: dt.dtype) -> np.ndarray:
+    """``self.to(d)`` as an array in ``d``'s compute dtype (rounding through ``d`` first)."""
+    a = as_numpy(self)
+    if a.dtype != d.numpy_dtype:
+        a = a.astype(d.numpy_dtype)
+    cd = compute_dtype(d)
+    return a if a.dtype == cd else a.astype(cd)
+
+
+def _shifted(a: np.ndarray, axis: int) -> np.ndarray:
+    """``a - max(a, axis)``: the stable-softmax shift (all -inf or +inf give nan, as torch)."""
+    return a - np.amax(a, axis=axis, keepdims=True)
+
+
+def log_softmax_array(a: np.ndarray, axis: int) -> np.ndarray:
+    """Stable log-softmax of a float array along ``axis`` (non-empty)."""
+    z = _shifted(a, axis)
+    return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+
+
+def _softmax_like(self, dim, out, log: bool):
+    if out.numel() == 0:
+        return out
+    a = _cast(self, out.dtype)
+    if not self._sizes:
+        a = a.reshape(1)
+    axis = wrap_dim(dim, self.dim())
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        if log:
+            r = log_softmax_array(a, axis)
+        else:
+            e = np.exp(_shifted(a, axis))
+            r = e / np.sum(e, axis=axis, keepdims=True)
+    return store(out, r.reshape(out._sizes))
+
+
+@kernel("CPU")
+def softmax(self, dim, dtype=None):
+    return _softmax_like(self, dim, meta.softmax(self, dim, dtype), log=False)
+
+
+@kernel("CPU")
+def log_softmax(self, dim, dtype=None):
+    return _softmax_like(self, dim, meta.log_softmax(self, dim, dtype), log=True)
+
+
+@kernel("CPU")
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    n = meta.layer_norm_dims(input, normalized_shape, weight, bias)
+    out = new_output(input._sizes, input.dtype, input.device)
+    if out.numel() == 0:
+        return out
+    cd = compute_dtype(input.dtype)
+    inner = math.prod(input._sizes[input.dim() - n:])
+    x = as_numpy(input).astype(cd).reshape(-1, inner)
+    mean = np.mean(x, axis=1, keepdims=True)
+    xc = x - mean
+    var = np.mean(xc * xc, axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        y = xc / np.sqrt(var + cd.type(eps))
+    if weight is not None:
+        y = y * as_numpy(weight).astype(cd).reshape(-1)
+    if bias is not None:
+        y = y + as_numpy(bias).astype(cd).reshape(-1)
+    return store(out, y.reshape(out._sizes))
+
+
+def _log_probs(self, class_axis: int) -> np.ndarray:
+    """log_softmax of ``self`` over the class axis, rounded to ``self``'s dtype (as torch's
+    ``log_softmax(self, class_dim, self.scalar_type())``) and returned in its compute dtype."""
+    a = _cast(self, self.dtype)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        lp = log_softmax_array(a, class_axis) if a.size else a
+    if self.dtype in (dt.float16, dt.bfloat16):
+        lp = lp.astype(self.dtype.numpy_dtype).astype(a.dtype)
+    return lp
+
+
+def _probability_loss(self, target, weight, reduction, label_smoothing, out):
+    class_axis = 0 if self.dim() == 1 else 1
+    cd = compute_dtype(out.dtype)
+    lp = _log_probs(self, class_axis).astype(cd)
+    t = _cast(target, out.dtype)
+    n_classes = self._sizes[class_axis]
+    if label_smoothing > 0:
+        with np.errstate(divide="ignore"):
+            t = t * cd.type(1 - label_smoothing) + cd.type(label_smoothing) / cd.type(n_classes)
+    terms = lp * t
+    if weight is not None:
+        shape = [1] * self.dim()
+        shape[class_axis] = n_classes
+        terms = terms * _cast(weight, out.dtype).reshape(shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if reduction == 0:
+            return store(out, -np.sum(terms, axis=class_axis))
+        total = -np.sum(terms)
+        if reduction == 2:
+            return store(out, total)
+        if lp.size == 0:
+            return store(out, np.nan)
+        return store(out, total / cd.type(lp.size // n_classes))
+
+
+def _class_loss(self, target, weight, reduction, ignore_index, label_smoothing, out):
+    class_axis = 0 if self.dim() == 1 else 1
+    n_classes = self._sizes[class_axis]
+    cd = compute_dtype(self.dtype)
+    lp = np.moveaxis(_log_probs(self, class_axis), class_axis, -1)  # (..., C)
+    t = as_numpy(target).astype(np.int64)
+    if self.dim() == 1:
+        t = t.reshape(())
+    ignored = t == ignore_index
+    bad = ~ignored & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {t[bad].reshape(-1)[0]} is out of bounds.")
+    safe = np.where(ignored, 0, t)
+    w = as_numpy(weight).astype(cd) if weight is not None else np.ones(n_classes, cd)
+    if n_classes == 0:
+        picked = np.zeros(t.shape, cd)
+        wt = np.zeros(t.shape, cd)
+    else:
+        picked = np.take_along_axis(lp, safe[..., None], axis=-1)[..., 0]
+        wt = np.where(ignored, cd.type(0), w[safe])
+    nll = -picked * wt
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if reduction == 0:
+            loss = nll
+        elif reduction == 2:
+            loss = np.sum(nll)
+        else:
+            loss = np.sum(nll) / np.sum(wt)
+        if label_smoothing > 0:
+            # torch's cross_entropy_loss_label_smoothing: the uniform part, normalized like nll.
+            lpw = lp * w if weight is not None else lp
+            smooth = np.where(ignored, cd.type(0), -np.sum(lpw, axis=-1))
+            if reduction == 0:
+                ret = smooth
+            elif reduction == 2:
+                ret = np.sum(smooth)
+            else:
+                ret = np.sum(smooth) / (np.sum(wt) if weight is not None else cd.type(np.sum(~ignored)))
+            loss = cd.type(1 - label_smoothing) * loss + ret * (cd.type(label_smoothing) / cd.type(n_classes))
+    return store(out, loss)
+
+
+@kernel("CPU")
+def cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    prob, shape, d = meta.cross_entropy_meta(self, target, weight, reduction, ignore_index, label_smoothing)
+    out = new_output(shape, d, self.device)
+    if prob:
+        return _probability_loss(self, target, weight, reduction, label_smoothing, out)
+    return _class_loss(self, target, weight, reduction, ignore_index, label_smoothing, out)
