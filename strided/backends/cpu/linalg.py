@@ -1,1 +1,106 @@
-"""CPU kernels: linalg (being written)."""
+"""CPU kernels: mm, bmm, addmm, baddbmm through NumPy's matmul (BLAS for float32/float64).
+
+Note [CPU GEMM]
+float16/bfloat16 operands are multiplied in float32 and rounded once (Note [CPU compute dtype]).
+Integer products use NumPy's integer matmul, which wraps on overflow like torch's CPU GEMM.
+``beta`` and ``alpha`` follow BLAS: ``beta == 0`` ignores ``self`` (NaN included) and
+``alpha == 0`` ignores the product; for integral results both are truncated to ints first, as
+torch converts the Scalars to the tensor's type.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...dispatch.library import kernel
+from ..meta import linalg as meta
+from ..meta.common import new_output
+from .common import as_numpy, compute_dtype, store
+
+__all__ = []
+
+
+def _operand(t) -> np.ndarray:
+    a = as_numpy(t)
+    cd = compute_dtype(t.dtype)
+    return a if a.dtype == cd else a.astype(cd)
+
+
+_SCALAR_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _scalar(value, out) -> object:
+    """``beta``/``alpha`` as the result's type, with torch's overflow check (``Scalar.to<T>``):
+    half types take a float32 scalar; floats truncate towards zero for integral results; ints
+    may wrap into unsigned types."""
+    d = out.dtype
+    if d.is_floating_point:
+        v = float(value)
+        if d.name != "float64" and math.isfinite(v) and abs(v) > _FLOAT32_MAX:
+            raise RuntimeError("value cannot be converted to type float without overflow")
+        return v
+    info = np.iinfo(d.numpy_dtype)
+    if isinstance(value, float):
+        ok = math.isfinite(value) and info.min <= value <= info.max
+    else:
+        value = int(value)
+        ok = -info.max <= value <= info.max if info.min == 0 else info.min <= value <= info.max
+    if not ok:
+        raise RuntimeError(f"value cannot be converted to type {_SCALAR_TYPES[d.name]} without overflow")
+    return int(value)
+
+
+def _matmul(a, b, out):
+    if out.numel() == 0:
+        return None
+    return np.matmul(_operand(a), _operand(b))
+
+
+@kernel("CPU")
+def mm(self, mat2):
+    out = meta.mm(self, mat2)
+    product = _matmul(self, mat2, out)
+    return out if product is None else store(out, product)
+
+
+@kernel("CPU")
+def bmm(self, mat2):
+    out = meta.bmm(self, mat2)
+    product = _matmul(self, mat2, out)
+    return out if product is None else store(out, product)
+
+
+def _typed(value, array):
+    """A scalar of ``array``'s dtype (negative ints wrap into unsigned types, as in C++)."""
+    if array.dtype.kind == "u":
+        value %= 1 << (8 * array.dtype.itemsize)
+    return array.dtype.type(value)
+
+
+def _add_scaled(self, product, out, beta, alpha):
+    if out.numel() == 0:
+        return out
+    beta, alpha = _scalar(beta, out), _scalar(alpha, out)
+    if alpha == 0:
+        result = np.zeros(out._sizes, compute_dtype(out.dtype))
+    else:
+        result = product if alpha == 1 else product * _typed(alpha, product)
+    if beta != 0:
+        s = _operand(self)
+        result = result + (s if beta == 1 else s * _typed(beta, s))
+    return store(out, result)
+
+
+@kernel("CPU")
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    out = new_output(meta.addmm_output(self, mat1, mat2), self.dtype, self.device)
+    return _add_scaled(self, _matmul(mat1, mat2, out), out, beta, alpha)
+
+
+@kernel("CPU")
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    out = new_output(meta.baddbmm_output(self, batch1, batch2), self.dtype, self.device)
+    return _add_scaled(self, _matmul(batch1, batch2, out), out, beta, alpha)

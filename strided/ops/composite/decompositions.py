@@ -1,1 +1,154 @@
-"""Decompositions (being written)."""
+"""CompositeImplicitAutograd decompositions: ``matmul``, ``linear``, ``var.dim``, ``std.dim``.
+
+They call other operators only (through ``strided.ops.bound``), never NumPy, so they run on every
+backend and autograd differentiates them through the ops they call.
+
+Note [matmul lowering]
+``matmul`` is torch's ``_matmul_impl`` step by step (aten/src/ATen/native/LinearAlgebra.cpp):
+1-D @ 1-D is a dot product, 2-D @ 1-D a matrix-vector product, 1-D @ 2-D an unsqueezed ``mm``,
+2-D @ 2-D ``mm``. With a >= 3-D operand and a 1-D/2-D other, the batch dims are folded into the
+rows of one ``mm`` when that needs no copy (``_should_fold``); otherwise the batch dims are
+broadcast, both sides expanded and reshaped to 3-D and multiplied by ``bmm``. strided has no
+``dot``/``mv`` operators: they are ``mm`` with a unit dim, after torch's dot/mv checks so the
+errors keep torch's words.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...backends.meta.common import broadcast_shapes
+from ...backends.meta.reductions import type_name
+from ...dispatch.library import kernel
+from .. import bound as ops
+
+__all__ = []
+
+
+@kernel("CompositeImplicitAutograd")
+def var_unbiased(self, dim, unbiased=True, keepdim=False):
+    return ops.var.correction(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+@kernel("CompositeImplicitAutograd")
+def std_unbiased(self, dim, unbiased=True, keepdim=False):
+    return ops.std.correction(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def _dot(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{type_name(a.dtype)} and {type_name(b.dtype)}")
+    n, m = a._sizes[0], b._sizes[0]
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+                           f"number of elements, but got {n} and {m} elements respectively")
+    if a.dtype.name == "bool":
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
+    return ops.reshape(ops.mm(ops.unsqueeze(a, 0), ops.unsqueeze(b, 1)), ())
+
+
+def _mv(mat, vec):
+    if mat.dtype is not vec.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {type_name(vec.dtype)}, "
+                           f"{type_name(mat.dtype)}, and {type_name(vec.dtype)}")
+    rows, cols = mat._sizes
+    if cols != vec._sizes[0]:
+        raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({vec._sizes[0]})")
+    if mat.dtype.name == "bool" and rows and cols:
+        raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
+    return ops.squeeze(ops.mm(mat, ops.unsqueeze(vec, 1)), [1])
+
+
+def _should_fold(t1, t2) -> bool:
+    """torch's ``should_fold``: can the larger operand's batch dims fold into mm rows without a copy?"""
+    t1_larger = t1.dim() >= t2.dim()
+    big = t1 if t1_larger else t2.mT
+    dim_small = t2.dim() if t1_larger else t1.dim()
+    if not (big.dim() >= 3 and dim_small <= 2):
+        return False
+    if (t2 if t1_larger else t1).requires_grad:
+        return True
+    if t1.dim() == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    sizes, strides = big._sizes, big._strides
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(big.dim() - 2))
+
+
+@kernel("CompositeImplicitAutograd")
+def matmul(self, other):
+    """torch.matmul (Note [matmul lowering])."""
+    d1, d2 = self.dim(), other.dim()
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+    if d1 == 1 and d2 == 1:
+        return _dot(self, other)
+    if d1 == 2 and d2 == 1:
+        return _mv(self, other)
+    if d1 == 1 and d2 == 2:
+        return ops.squeeze(ops.mm(ops.unsqueeze(self, 0), other), [0])
+    if d1 == 2 and d2 == 2:
+        return ops.mm(self, other)
+    if _should_fold(self, other):
+        transpose = d2 > d1
+        t1 = other.mT if transpose else self
+        t2 = (self.t() if d1 == 2 else self) if transpose else other
+        out_shape = list(t1._sizes[:-1])
+        folded = t1.reshape((math.prod(out_shape), t1._sizes[-1]))
+        if t2.dim() == 2:
+            out_shape.append(t2._sizes[1])
+            output = ops.view(ops.mm(folded, t2), out_shape)
+            return output.mT.contiguous() if transpose else output
+        return ops.view(_mv(folded, t2), out_shape)
+    s1, s2 = self._sizes, other._sizes
+    n = s1[-2] if d1 > 1 else 1
+    m1 = s1[-1]
+    m2 = s2[-2] if d2 > 1 else s2[0]
+    p = s2[-1] if d2 > 1 else 1
+    batch1, batch2 = s1[:max(d1 - 2, 0)], s2[:max(d2 - 2, 0)]
+    if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
+        # torch avoids materializing an expanded operand that requires grad
+        if batch1[0] == 1 and self.requires_grad:
+            return matmul(ops.squeeze(self, [0]), other)
+        if batch2[0] == 1 and other.requires_grad:
+            return matmul(self, ops.squeeze(other, [0]))
+    batch = broadcast_shapes(batch1, batch2)
+    b = math.prod(batch)
+    left = ops.reshape(self.expand(batch + (n, m1)), (b, n, m1))
+    if d2 == 1:
+        right = ops.unsqueeze(ops.reshape(other.expand(batch + (m2,)), (b, m2)), 2)
+    else:
+        right = ops.reshape(other.expand(batch + (m2, p)), (b, m2, p))
+    out_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
+    product = ops.bmm(left, right)
+    if d2 == 1:
+        product = ops.squeeze(product, [-1])
+    return ops.view(product, out_shape)
+
+
+def _flatten_nd_linear(input, weight, bias):
+    """torch's ``_flatten_nd_linear``: fold the leading dims of a contiguous input into addmm rows."""
+    sizes = input._sizes
+    flat = ops.view(input, (math.prod(sizes[:-1]), sizes[-1]))
+    result = ops.addmm(bias, flat, weight.t())
+    return ops.view(result, sizes[:-1] + (result._sizes[1],))
+
+
+@kernel("CompositeImplicitAutograd")
+def linear(input, weight, bias=None):
+    """torch.nn.functional.linear: ``input @ weight.T + bias``, lowered exactly as torch's ``linear``."""
+    d_in, d_w = input.dim(), weight.dim()
+    if d_in == 0 or d_w == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
+                           f"{d_in}D and {d_w}D")
+    if d_in == 2 and bias is not None:
+        return ops.addmm(bias, input, weight.t())
+    if bias is not None and (bias.dim() == 1 or ops.squeeze(bias).dim() == 1) and bias.is_contiguous():
+        if input.is_contiguous():
+            return _flatten_nd_linear(input, weight, bias)
+    output = ops.matmul(input, weight.t())
+    if bias is not None:
+        output.add_(bias)
+    return output
