@@ -125,6 +125,8 @@ def _inplace_kernel(functional: OpOverload):
     from ..dtypes import can_cast
 
     def kernel(self, *args, **kwargs):
+        if 0 in self._strides:
+            _check_no_internal_overlap(self)
         result = functional(self, *args, **kwargs)
         if not can_cast(result.dtype, self.dtype):
             raise RuntimeError(
@@ -161,10 +163,21 @@ def _out_kernel(functional: OpOverload):
                     UserWarning, stacklevel=3,
                 )
             out.resize_(result._sizes)
+        if 0 in out._strides:
+            _check_no_internal_overlap(out)
         return out.copy_(result)
 
     kernel.__name__ = functional.schema.name + "_out"
     return kernel
+
+
+def _check_no_internal_overlap(t) -> None:
+    """torch's assert_no_internal_overlap: a written-to tensor must not repeat an element (expand)."""
+    if any(st == 0 and sz > 1 for sz, st in zip(t._sizes, t._strides)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single "
+            "memory location. Please clone() the tensor before performing the operation."
+        )
 
 
 def _dtype_word(d) -> str:
