@@ -111,7 +111,7 @@ class CachingAllocator(SplitMergeMixin, EventsMixin, ReleaseMixin, ExpandableMix
         self.device = provider.device_index if device is None else int(device)
         self._lock = threading.RLock()
         self.stats = st = DeviceStats()
-        self._cur, self._peak, self._acc, self._fre = st.cur, st.peak, st.acc, st.fre
+        self._cur, self._peak, self._fre = st.cur, st.peak, st.fre
         self.small_blocks = BlockPool(True)
         self.large_blocks = BlockPool(False)
         self._active: dict[int, Block] = {}  # ptr -> allocated or pending-free block

@@ -44,7 +44,6 @@ class SplitMergeMixin:
         t = pool.stat_type
         cur = self._cur
         peak = self._peak
-        acc = self._acc
         rest = block.size - rsize
         already_split = block.prev is not None or block.next is not None
         if pool.is_small or self._expandable_on:
@@ -83,25 +82,21 @@ class SplitMergeMixin:
                     cur[j] = v
                     if v > peak[j]:
                         peak[j] = v
-                    acc[j] += 1
                     j += t
                     v = cur[j] + 1
                     cur[j] = v
                     if v > peak[j]:
                         peak[j] = v
-                    acc[j] += 1
                     j = INACTIVE_SPLIT_BYTES
                     v = cur[j] + rest
                     cur[j] = v
                     if v > peak[j]:
                         peak[j] = v
-                    acc[j] += rest
                     j += t
                     v = cur[j] + rest
                     cur[j] = v
                     if v > peak[j]:
                         peak[j] = v
-                    acc[j] += rest
         else:
             if fl is not None:
                 fl.pop_at(i)
@@ -124,36 +119,30 @@ class SplitMergeMixin:
         cur[0] = v
         if v > peak[0]:
             peak[0] = v
-        acc[0] += 1
         v = cur[t] + 1
         cur[t] = v
         if v > peak[t]:
             peak[t] = v
-        acc[t] += 1
         j = ALLOCATED_BYTES
         v = cur[j] + size
         cur[j] = v
         if v > peak[j]:
             peak[j] = v
-        acc[j] += size
         j += t
         v = cur[j] + size
         cur[j] = v
         if v > peak[j]:
             peak[j] = v
-        acc[j] += size
         j = REQUESTED_BYTES
         v = cur[j] + orig
         cur[j] = v
         if v > peak[j]:
             peak[j] = v
-        acc[j] += orig
         j += t
         v = cur[j] + orig
         cur[j] = v
         if v > peak[j]:
             peak[j] = v
-        acc[j] += orig
         if self.stats.pend[0]:
             self.stats.note_active_peak(t)
         if size >= self._max_split:
