@@ -123,6 +123,7 @@ class ExpandableMixin:
         self._expandable_segments: list[ExpandableSegment] = []
         self._recycle: dict[int, deque] = {}  # stream -> deque of (event, seq)
         self._recycle_stamp: dict[Block, int] = {}  # candidate block -> seq of its newest free
+        self._recycle_queue: dict[int, deque] = {}  # stream -> deque of (seq, block), about seq order
         self._recycle_seq = 0
 
     def _segment_page_size(self, pool: BlockPool) -> int:
@@ -261,6 +262,7 @@ class ExpandableMixin:
         self._recycle_seq += 1
         seq = self._recycle_seq
         self._recycle_stamp[block] = seq
+        self._queue_candidate(block, seq)
         event = self.provider.record_event(block.stream)
         q = self._recycle.get(block.stream)
         if q is None:
@@ -272,6 +274,13 @@ class ExpandableMixin:
         s = stamps.pop(src, None)
         if s is not None and s > stamps.get(dst, 0):
             stamps[dst] = s
+            self._queue_candidate(dst, s)
+
+    def _queue_candidate(self, block: Block, seq: int) -> None:
+        q = self._recycle_queue.get(block.stream)
+        if q is None:
+            q = self._recycle_queue[block.stream] = deque()
+        q.append((seq, block))
 
     def _recycle_split(self, remaining: Block, allocated: Block) -> None:
         # the candidate object stays with the free remainder; its stamp still covers it
@@ -285,6 +294,7 @@ class ExpandableMixin:
                 self.provider.release_event(event)
         self._recycle.clear()
         self._recycle_stamp.clear()
+        self._recycle_queue.clear()
 
     def _process_recycle(self, ctx: object) -> None:
         provider = self.provider
@@ -297,19 +307,26 @@ class ExpandableMixin:
                 done[s] = seq
             if not q:
                 del self._recycle[s]
-        if not done:
-            return
-        for block, seq in list(self._recycle_stamp.items()):
-            if seq > done.get(block.stream, 0):
-                continue
-            del self._recycle_stamp[block]
-            if (
-                block.owner is self
-                and not block.allocated
-                and block.mapped
-                and not block.event_count
-                and block.stream_uses is None
-            ):
-                self._unmap_block(block, ctx, sync=False)
-                if block.prev is None and block.next is None and not block.mapped:
-                    self._release_expandable_segment(block)
+        stamps = self._recycle_stamp
+        for s, last in done.items():
+            q = self._recycle_queue.get(s)
+            # a merge can queue an older stamp behind newer ones: it then waits a little longer
+            while q and q[0][0] <= last:
+                seq, block = q.popleft()
+                if stamps.get(block) != seq:
+                    continue  # superseded by a newer free, or gone
+                del stamps[block]
+                self._recycle_now(block, ctx)
+
+    def _recycle_now(self, block: Block, ctx: object) -> None:
+        """Unmap the whole free pages of a candidate whose stream work is over."""
+        if (
+            block.owner is self
+            and not block.allocated
+            and block.mapped
+            and not block.event_count
+            and block.stream_uses is None
+        ):
+            self._unmap_block(block, ctx, sync=False)
+            if block.prev is None and block.next is None and not block.mapped:
+                self._release_expandable_segment(block)
