@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 __all__ = ["main", "build_parser", "GROUPS"]
@@ -40,7 +41,11 @@ def main(argv: list[str] | None = None) -> int:
         # a group without a command: show that group's help (or the top level's)
         getattr(args, "group_parser", parser).print_help()
         return 2
-    return int(func(args) or 0)
+    try:
+        return int(func(args) or 0)
+    except BrokenPipeError:  # e.g. `strided memory replay T | head`
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        return 141
 
 
 if __name__ == "__main__":

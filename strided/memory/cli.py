@@ -136,15 +136,16 @@ def format_table(trace: str, events, results, ref: dict | None = None) -> str:
     n_alloc = sum(1 for op in events.ops if op[0] == 0)
     name = os.path.basename(trace)
     out = [f"{name}: {events.num_entries} trace entries, {n_alloc} allocations, device {events.device}"]
+    w = max([24] + [len(r.label) for r in results])
     head = (
-        f"{'config':<24} {'peak allocated':>16} {'peak reserved':>16} {'reserved/alloc':>14} "
+        f"{'config':<{w}} {'peak allocated':>16} {'peak reserved':>16} {'reserved/alloc':>14} "
         f"{'dev allocs':>10} {'dev frees':>9} {'OOMs':>5} {'addresses':>10} {'replay':>8}"
     )
     out += [head, "-" * len(head)]
     for r in results:
         addr = "exact" if r.exact_addresses else f"{r.address_mismatches} moved"
         out.append(
-            f"{r.label:<24} {r.peak_allocated:>16,} {r.peak_reserved:>16,} {r.fragmentation:>14.4f} "
+            f"{r.label:<{w}} {r.peak_allocated:>16,} {r.peak_reserved:>16,} {r.fragmentation:>14.4f} "
             f"{r.num_device_alloc:>10} {r.num_device_free:>9} {r.ooms:>5} {addr:>10} {r.seconds:>7.2f}s"
         )
     if ref:
@@ -155,7 +156,7 @@ def format_table(trace: str, events, results, ref: dict | None = None) -> str:
             m = ref.get(key)
             if m:
                 out.append(
-                    f"{label:<24} {m['max_allocated']:>16,} {m['max_reserved']:>16,} "
+                    f"{label:<{w}} {m['max_allocated']:>16,} {m['max_reserved']:>16,} "
                     f"{m['max_reserved'] / m['max_allocated']:>14.4f} {m.get('num_device_alloc', ''):>10}"
                 )
     return "\n".join(out)
