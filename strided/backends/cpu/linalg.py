@@ -10,8 +10,6 @@ torch converts the Scalars to the tensor's type.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ...dispatch.library import kernel
@@ -26,31 +24,6 @@ def _operand(t) -> np.ndarray:
     a = as_numpy(t)
     cd = compute_dtype(t.dtype)
     return a if a.dtype == cd else a.astype(cd)
-
-
-_SCALAR_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
-
-
-def _scalar(value, out) -> object:
-    """``beta``/``alpha`` as the result's type, with torch's overflow check (``Scalar.to<T>``):
-    half types take a float32 scalar; floats truncate towards zero for integral results; ints
-    may wrap into unsigned types."""
-    d = out.dtype
-    if d.is_floating_point:
-        v = float(value)
-        if d.name != "float64" and math.isfinite(v) and abs(v) > _FLOAT32_MAX:
-            raise RuntimeError("value cannot be converted to type float without overflow")
-        return v
-    info = np.iinfo(d.numpy_dtype)
-    if isinstance(value, float):
-        ok = math.isfinite(value) and info.min <= value <= info.max
-    else:
-        value = int(value)
-        ok = -info.max <= value <= info.max if info.min == 0 else info.min <= value <= info.max
-    if not ok:
-        raise RuntimeError(f"value cannot be converted to type {_SCALAR_TYPES[d.name]} without overflow")
-    return int(value)
 
 
 def _matmul(a, b, out):
@@ -83,7 +56,7 @@ def _typed(value, array):
 def _add_scaled(self, product, out, beta, alpha):
     if out.numel() == 0:
         return out
-    beta, alpha = _scalar(beta, out), _scalar(alpha, out)
+    beta, alpha = meta.gemm_scalar(beta, out.dtype), meta.gemm_scalar(alpha, out.dtype)
     if alpha == 0:
         result = np.zeros(out._sizes, compute_dtype(out.dtype))
     else:
@@ -96,11 +69,11 @@ def _add_scaled(self, product, out, beta, alpha):
 
 @kernel("CPU")
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    out = new_output(meta.addmm_output(self, mat1, mat2), self.dtype, self.device)
+    out = new_output(meta.addmm_output(self, mat1, mat2, beta, alpha), self.dtype, self.device)
     return _add_scaled(self, _matmul(mat1, mat2, out), out, beta, alpha)
 
 
 @kernel("CPU")
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-    out = new_output(meta.baddbmm_output(self, batch1, batch2), self.dtype, self.device)
+    out = new_output(meta.baddbmm_output(self, batch1, batch2, beta, alpha), self.dtype, self.device)
     return _add_scaled(self, _matmul(batch1, batch2, out), out, beta, alpha)

@@ -6,12 +6,16 @@ wrong call raises the error torch raises first. Outputs are contiguous, in the o
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ... import dtypes as dt
 from ...dispatch.library import kernel
 from .common import check, new_output
 from .reductions import type_name
 
-__all__ = ["cpp_type_name", "expand_size", "addmm_output", "baddbmm_output"]
+__all__ = ["cpp_type_name", "expand_size", "gemm_scalar", "addmm_output", "baddbmm_output"]
 
 _CPP_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -45,6 +49,34 @@ def expand_size(t, sizes) -> None:
             raise RuntimeError(f"The expanded size of the tensor ({target}) must match the existing size "
                                f"({s}) at non-singleton dimension {offset + i}.  Target sizes: "
                                f"{list(sizes)}.  Tensor sizes: {list(t._sizes)}")
+
+
+_SCALAR_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def gemm_scalar(value, d: dt.dtype):
+    """``beta``/``alpha`` as a value of dtype ``d``, with torch's overflow check (``Scalar.to<T>``).
+
+    Half types take a float32 scalar; floats truncate towards zero for integral results; Python
+    ints may wrap into unsigned types (C++'s two's complement conversion).
+    """
+    if d.is_floating_point:
+        v = float(value)
+        if d is not dt.float64 and math.isfinite(v) and abs(v) > _FLOAT32_MAX:
+            raise RuntimeError("value cannot be converted to type float without overflow")
+        return v
+    if d is dt.bool:
+        return bool(value)
+    info = np.iinfo(d.numpy_dtype)
+    if isinstance(value, float):
+        ok = math.isfinite(value) and info.min <= value <= info.max
+    else:
+        value = int(value)
+        ok = -info.max <= value <= info.max if info.min == 0 else info.min <= value <= info.max
+    if not ok:
+        raise RuntimeError(f"value cannot be converted to type {_SCALAR_TYPES[d.name]} without overflow")
+    return int(value)
 
 
 def _tensor_type(t) -> str:
@@ -92,7 +124,7 @@ def bmm(self, mat2):
     return new_output(shape, self.dtype, self.device)
 
 
-def addmm_output(self, mat1, mat2) -> tuple:
+def addmm_output(self, mat1, mat2, beta=1, alpha=1) -> tuple:
     """Validate addmm; returns the output shape."""
     check(self.dtype is mat2.dtype, lambda: f"self and mat2 must have the same dtype, but got "
                                             f"{type_name(self.dtype)} and {type_name(mat2.dtype)}")
@@ -103,15 +135,16 @@ def addmm_output(self, mat1, mat2) -> tuple:
     shape = _matrix_product_shape(mat1, mat2, "mat1")
     expand_size(self, shape)
     _not_implemented("addmm_impl_cpu_", self.dtype, shape, mat1._sizes[1])
+    gemm_scalar(beta, self.dtype), gemm_scalar(alpha, self.dtype)
     return shape
 
 
 @kernel("Meta")
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    return new_output(addmm_output(self, mat1, mat2), self.dtype, self.device)
+    return new_output(addmm_output(self, mat1, mat2, beta, alpha), self.dtype, self.device)
 
 
-def baddbmm_output(self, batch1, batch2) -> tuple:
+def baddbmm_output(self, batch1, batch2, beta=1, alpha=1) -> tuple:
     """Validate baddbmm; returns the output shape."""
     def size(t, d):
         if d >= t.dim():
@@ -126,9 +159,10 @@ def baddbmm_output(self, batch1, batch2) -> tuple:
                   f"{cpp_type_name(batch1.dtype)}, batch2: {cpp_type_name(batch2.dtype)}")
     shape = _batch_shape(batch1, batch2)
     _check_batch_dtypes(batch1, batch2, shape, "baddbmm")
+    gemm_scalar(beta, self.dtype), gemm_scalar(alpha, self.dtype)
     return shape
 
 
 @kernel("Meta")
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-    return new_output(baddbmm_output(self, batch1, batch2), self.dtype, self.device)
+    return new_output(baddbmm_output(self, batch1, batch2, beta, alpha), self.dtype, self.device)

@@ -47,7 +47,8 @@ def layer_norm_dims(input, normalized_shape, weight, bias) -> int:
         # CPU mixed dtype (torch's is_mixed_type): a half/bfloat16 input with float32 parameters.
         for t in params:
             check(t.dtype is dt.float32, "mixed dtype (CPU): expect parameter to have scalar type of Float")
-        check(input.dtype in (dt.float16, dt.bfloat16), "mixed dtype (CPU): all inputs must share same datatype.")
+        check(input.dtype in (dt.float16, dt.bfloat16),
+              "mixed dtype (CPU): all inputs must share same datatype.")
     shape = [normalized_shape] if isinstance(normalized_shape, int) else [int(s) for s in normalized_shape]
     n = len(shape)
     check(n >= 1, lambda: "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
