@@ -41,7 +41,14 @@ def eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None):
 @kernel("CPU")
 def uniform_(self, from_=0, to=1, *, generator=None):
     meta.uniform_(self, from_, to)
-    return store(self, _gen(generator).uniform(from_, to, size=self._sizes))
+    # As torch's uniform_real_distribution: u is a multiple of 2**-digits (the dtype's mantissa),
+    # so a float16/bfloat16 rand() never rounds up to 1.
+    digits = _UNIFORM_DIGITS.get(self.dtype, 53)
+    u = np.floor(_gen(generator).random(size=self._sizes) * 2.0 ** digits) * 2.0 ** -digits
+    return store(self, from_ + u * (to - from_))
+
+
+_UNIFORM_DIGITS = {dt.float16: 11, dt.bfloat16: 8, dt.float32: 24}
 
 
 @kernel("CPU")

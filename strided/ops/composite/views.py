@@ -70,7 +70,7 @@ def infer_size(shape: tuple, numel: int) -> tuple:
         elif s >= 0:
             newsize *= s
         else:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
     if numel == newsize or (infer_dim is not None and newsize > 0 and numel % newsize == 0):
         if infer_dim is None:
             return shape
@@ -203,6 +203,8 @@ def movedim(self, source, destination):
         raise RuntimeError(f"movedim: repeated dim in `source` ({list(given_src)})")
     if len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({list(given_dst)})")
+    if n == 0:
+        return ops.permute(self, ())  # dims were checked: only 0 and -1 name a 0-dim tensor's dim
     order = [-1] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -313,29 +315,31 @@ def flatten(self, start_dim=0, end_dim=-1):
 @kernel("CompositeImplicitAutograd")
 def unflatten(self, dim, sizes):
     n = len(self._sizes)
-    d = wrap_dim(dim, n)
-    new = int_list(sizes)
-    if not new:
-        raise RuntimeError("unflatten: sizes must be non-empty")
-    size = self._sizes[d] if n else 1
-    if -1 in new:
-        try:
-            new = infer_size(new, size)
-        except RuntimeError:
-            new = None
-    if new is None or math.prod(new) != size:
+    if n == 0:
         raise RuntimeError(
-            f"unflatten: Provided sizes {list(int_list(sizes))} don't multiply up to the size of dim {dim} "
-            f"({size}) in the input tensor"
+            "unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions"
         )
+    d = wrap_dim(dim, n)
+    given = int_list(sizes)
+    if not given:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        new = infer_size(given, self._sizes[d])
+    except RuntimeError as e:
+        if "is invalid for input of size" not in str(e):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(given)} don't multiply up to the size of dim {dim} "
+            f"({self._sizes[d]}) in the input tensor"
+        ) from None
     return ops.view(self, self._sizes[:d] + new + self._sizes[d + 1:])
 
 
 # ---------------------------------------------------------------------- layout
 @kernel("CompositeImplicitAutograd")
 def contiguous(self, *, memory_format="contiguous_format"):
+    if self.is_contiguous("contiguous_format" if memory_format == "preserve_format" else memory_format):
+        return self
     if memory_format == "preserve_format":
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
-    if self.is_contiguous(memory_format):
-        return self
     return ops.clone(self, memory_format=memory_format)
