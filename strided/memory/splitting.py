@@ -8,7 +8,9 @@ are updated in place where the order allows (Note [Free-set layout]).
 
 from __future__ import annotations
 
-from .blocks import K_SMALL_SIZE, Block, BlockPool, FreeList
+from bisect import bisect_left
+
+from .blocks import K_SMALL_SIZE, KEY_SHIFT, Block, BlockPool, FreeList
 from .history import ALLOC, FREE_COMPLETED, FREE_REQUESTED
 from .stats import (
     ALLOCATED_BYTES,
@@ -65,8 +67,15 @@ class SplitMergeMixin:
             if fl is None:
                 pool.insert(remaining)
             else:
+                # the remainder's key is smaller than the found block's: if it still sorts after
+                # the left neighbour it takes the same slot (Note [Free-set layout])
                 remaining.gc_count_base = pool.get_free_blocks_call_count
-                fl.replace_at(i, remaining)
+                key = rest << KEY_SHIFT | remaining.ptr
+                keys = fl.keys
+                if i == 0 or keys[i - 1] < key:
+                    keys[i] = key
+                else:
+                    fl.replace_at(i, remaining)
             if seg is None:
                 if already_split:
                     fre = self._fre
@@ -244,7 +253,7 @@ class SplitMergeMixin:
             and src.stream_uses is None
             and src.mapped
         ):
-            slot = fl.index_of(src)
+            slot = bisect_left(fl.keys, src.size << KEY_SHIFT | src.ptr)
             block.ptr = src.ptr
             prev = block.prev = src.prev
             if prev is not None:
@@ -262,7 +271,7 @@ class SplitMergeMixin:
             and src.stream_uses is None
             and src.mapped
         ):
-            q = fl.index_of(src)
+            q = bisect_left(fl.keys, src.size << KEY_SHIFT | src.ptr)
             if slot < 0:
                 slot = q
             else:
@@ -278,7 +287,15 @@ class SplitMergeMixin:
             src.owner = None
         block.gc_count_base = pool.get_free_blocks_call_count
         if slot >= 0:
-            fl.replace_at(slot, block)
+            # the merged key is larger than the absorbed neighbour's: same slot if it still sorts
+            # before the right neighbour
+            keys = fl.keys
+            key = block.size << KEY_SHIFT | block.ptr
+            if slot + 1 == len(keys) or key < keys[slot + 1]:
+                keys[slot] = key
+                fl.blocks[slot] = block
+            else:
+                fl.replace_at(slot, block)
         else:
             pool.insert(block)
         t = pool.stat_type

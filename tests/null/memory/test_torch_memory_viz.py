@@ -47,3 +47,17 @@ def test_memory_viz_reads_strided_snapshot(make, tmp_path):
         torch_viz.compare(snap["segments"], snap["segments"], format_flamegraph=lambda lines: lines)
         is not None
     )
+
+
+def test_memory_summary_matches_torch_table(make, monkeypatch):
+    import torch.cuda.memory as tmem
+
+    alloc, _ = make()
+    blocks = [alloc.malloc(n) for n in (1000, 3 * MiB, 25 * MiB, 700)]
+    alloc.free(blocks.pop())
+    stats = alloc.memory_stats()
+    monkeypatch.setattr(tmem, "memory_stats", lambda device=None: stats)
+    for abbreviated in (False, True):
+        assert alloc.memory_summary(abbreviated) == tmem.memory_summary(0, abbreviated)
+    for b in blocks:
+        alloc.free(b)
