@@ -27,6 +27,7 @@ from .factories import (  # noqa: E402
 )
 from .random import Generator, initial_seed, manual_seed, seed, get_rng_state, set_rng_state  # noqa: E402
 from .backends.cpu.threads import get_num_threads, set_num_threads  # noqa: E402
+from . import return_types  # noqa: E402
 from .interop import from_dlpack  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402
 
