@@ -1,0 +1,240 @@
+"""Public factories on every available backend: bad input per factory, TensorOptions keywords,
+``strided.tensor`` dtype inference, ``from_numpy``/``as_tensor`` sharing, ``*_like`` layouts and
+``Tensor.set_``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided.testing import available_devices
+
+DEVICES = available_devices()
+
+NEGATIVE = "Trying to create tensor with negative dimension -1: [-1, 2]"
+
+FACTORIES = {
+    "empty": lambda size, **kw: st.empty(size, **kw),
+    "zeros": lambda size, **kw: st.zeros(size, **kw),
+    "ones": lambda size, **kw: st.ones(size, **kw),
+    "full": lambda size, **kw: st.full(size, 1.5, **kw),
+    "rand": lambda size, **kw: st.rand(size, **kw),
+    "randn": lambda size, **kw: st.randn(size, **kw),
+    "randint": lambda size, **kw: st.randint(0, 5, size, **kw),
+    "empty_strided": lambda size, **kw: st.empty_strided(size, (2, 1)[: len(size)], **kw),
+}
+SIZED = [pytest.param(f, id=name) for name, f in FACTORIES.items()]
+
+
+# ------------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("factory", SIZED)
+def test_negative_size(factory, device):
+    with pytest.raises(RuntimeError, match=re.escape(NEGATIVE)):
+        factory((-1, 2), device=device)
+
+
+@pytest.mark.parametrize("factory", SIZED)
+@pytest.mark.parametrize("size", [(2, 2.5), (True, 2), ("2", 1)], ids=["float", "bool", "str"])
+def test_non_integer_size(factory, size):
+    with pytest.raises(TypeError, match="must be tuple of ints"):
+        factory(size)
+
+
+@pytest.mark.parametrize("factory", SIZED)
+def test_unknown_dtype_and_device(factory):
+    with pytest.raises(TypeError, match="unknown dtype 'foo'"):
+        factory((2, 2), dtype="foo")
+    with pytest.raises(
+        RuntimeError, match="Expected one of cpu, cuda, meta device type at start of device string: foo"
+    ):
+        factory((2, 2), device="foo")
+    with pytest.raises(RuntimeError, match=re.escape("Invalid device string: 'cpu:x'")):
+        factory((2, 2), device="cpu:x")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_other_bad_input(device):
+    cases = [
+        (lambda: st.arange(0, 10, 0, device=device), "step must be nonzero"),
+        (
+            lambda: st.arange(10, 0, 1, device=device),
+            "upper bound and larger bound inconsistent with step sign",
+        ),
+        (lambda: st.linspace(0, 1, -1, device=device), "number of steps must be non-negative"),
+        (lambda: st.eye(-1, device=device), "n must be greater or equal to 0, got -1"),
+        (lambda: st.eye(2, -3, device=device), "m must be greater or equal to 0, got -3"),
+        (lambda: st.randint(5, 5, (2,), device=device), "random_ expects 'from' to be less than 'to'"),
+        (lambda: st.rand(2, dtype=st.int64, device=device), '"check_uniform_bounds" not implemented for'),
+        (lambda: st.randn(2, dtype=st.int32, device=device), '"normal_kernel" not implemented for'),
+        (lambda: st.empty_strided((2,), (1, 2), device=device), "mismatch in length of strides and shape"),
+        (
+            lambda: st.empty(2, 3, device=device, memory_format="channels_last"),
+            "required rank 4 tensor to use channels_last format",
+        ),
+        (lambda: st.zeros(2, layout="sparse", device=device), "only the strided layout is supported"),
+    ]
+    for call, message in cases:
+        with pytest.raises(RuntimeError, match=re.escape(message)):
+            call()
+
+
+@pytest.mark.parametrize("dtype", [st.int64, st.int32, st.uint8, st.bool])
+def test_requires_grad_needs_a_floating_dtype(dtype):
+    with pytest.raises(
+        RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"
+    ):
+        st.zeros(2, dtype=dtype, requires_grad=True)
+    assert st.zeros(2, requires_grad=True).requires_grad
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tensor_options_keywords(device):
+    t = st.empty(
+        2,
+        3,
+        4,
+        5,
+        dtype=st.float64,
+        device=device,
+        requires_grad=True,
+        pin_memory=False,
+        memory_format="channels_last",
+    )
+    assert t.dtype is st.float64 and t.device.type == device and t.requires_grad
+    assert t.stride() == (60, 1, 15, 3) and t.is_contiguous(memory_format="channels_last")
+    z = st.zeros((2, 3), dtype="int32", device=st.device(device))
+    assert z.dtype is st.int32 and z.shape == (2, 3)
+    assert st.full((2,), True, device=device).dtype is st.bool
+    assert st.full((2,), 3, device=device).dtype is st.int64
+    assert st.full((2,), 3.5, device=device).dtype is st.float32
+    assert (
+        st.arange(5, device=device).dtype is st.int64 and st.arange(0.5, 2, device=device).dtype is st.float32
+    )
+
+
+# ------------------------------------------------------------------------------------- strided.tensor
+def test_tensor_dtype_inference():
+    assert st.tensor([True, False]).dtype is st.bool
+    assert st.tensor([1, 2]).dtype is st.int64
+    assert st.tensor([1, 2.5]).dtype is st.float32
+    assert st.tensor(3).shape == () and st.tensor(3).dtype is st.int64
+    assert st.tensor([]).dtype is st.float32 and st.tensor([]).shape == (0,)
+    nested = st.tensor([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])
+    assert nested.shape == (2, 2, 2) and nested.dtype is st.int64
+    assert nested.tolist() == [[[1, 2], [3, 4]], [[5, 6], [7, 8]]]
+    st.set_default_dtype(st.float64)
+    try:
+        assert st.tensor([0.5]).dtype is st.float64
+    finally:
+        st.set_default_dtype(st.float32)
+
+
+def test_tensor_bad_data():
+    with pytest.raises(ValueError, match="rectangular"):
+        st.tensor([[1, 2], [3]])
+    with pytest.raises(TypeError, match="invalid data type 'str'"):
+        st.tensor(["a"])
+
+
+def test_tensor_copies():
+    a = np.arange(3.0)
+    t = st.tensor(a)
+    a[0] = 7
+    assert t.tolist() == [0.0, 1.0, 2.0]
+
+
+# ------------------------------------------------------------------------------------- sharing memory
+def test_from_numpy_is_zero_copy():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)[:, 1::2]
+    t = st.from_numpy(a)
+    assert t.stride() == (4, 2) and t.dtype is st.float32
+    t.fill_(5)
+    np.testing.assert_array_equal(a, 5)
+    assert np.shares_memory(t.numpy(), a)
+
+
+def test_from_numpy_rejects_negative_strides_and_unknown_dtypes():
+    with pytest.raises(ValueError, match="At least one stride in the given numpy array is negative"):
+        st.from_numpy(np.arange(4)[::-1])
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type complex64"):
+        st.from_numpy(np.zeros(2, dtype=np.complex64))
+
+
+def test_as_tensor_shares_when_it_can():
+    a = np.arange(4.0)
+    t = st.as_tensor(a)
+    t[0] = 9
+    assert a[0] == 9
+    assert st.as_tensor(t) is t
+    converted = st.as_tensor(a, dtype=st.float32)
+    converted[1] = -1
+    assert a[1] == 1 and converted.dtype is st.float32
+    assert st.as_tensor([1, 2]).dtype is st.int64
+
+
+# ------------------------------------------------------------------------------------- *_like
+LIKES = {
+    "empty_like": st.empty_like,
+    "zeros_like": st.zeros_like,
+    "ones_like": st.ones_like,
+    "full_like": lambda x, **kw: st.full_like(x, 2, **kw),
+    "rand_like": st.rand_like,
+    "randn_like": st.randn_like,
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("like", [pytest.param(f, id=n) for n, f in LIKES.items()])
+def test_like_preserves_layout(like, device):
+    base = st.empty(2, 3, 4, 5, device=device)
+    for x, want in [
+        (base.permute(0, 2, 3, 1), base.permute(0, 2, 3, 1).stride()),  # dense: strides kept
+        (base.contiguous(memory_format="channels_last"), (60, 1, 15, 3)),
+        (base[:, :, :, ::2], (36, 12, 3, 1)),  # not dense: contiguous
+    ]:
+        out = like(x)
+        assert out.shape == x.shape and out.stride() == want and out.device == x.device
+    assert like(base, dtype=st.float64).dtype is st.float64
+    assert like(base.permute(0, 2, 3, 1), memory_format="contiguous_format").is_contiguous()
+
+
+# ------------------------------------------------------------------------------------- set_
+@pytest.mark.parametrize("device", DEVICES)
+def test_set_(device):
+    src = st.zeros(6, device=device)
+    t = st.empty(0, device=device).set_(src.untyped_storage(), 1, (2, 2), (1, 2))
+    assert t.untyped_storage() is src.untyped_storage()
+    assert t.shape == (2, 2) and t.stride() == (1, 2) and t.storage_offset() == 1
+    assert st.empty(0, device=device).set_(src.untyped_storage(), 0, (3, 2)).stride() == (2, 1)
+    if device != "meta":
+        t.fill_(1)
+        assert src.tolist() == [0, 1, 1, 1, 1, 0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_set_bad_input(device):
+    storage = st.zeros(6, device=device).untyped_storage()
+    t = st.empty(0, device=device)
+    # torch grows the storage here; strided refuses a view outside it (the storage is shared)
+    with pytest.raises(
+        RuntimeError,
+        match=re.escape(
+            "setStorage: sizes [4, 2], strides [2, 1], storage offset 0, and itemsize 4 requiring a storage "
+            "size of 32 are out of bounds for storage of size 24"
+        ),
+    ):
+        t.set_(storage, 0, (4, 2), (2, 1))
+    with pytest.raises(RuntimeError, match="Tensor: invalid storage offset -1"):
+        t.set_(storage, -1, (2,), (1,))
+    with pytest.raises(RuntimeError, match="Negative strides are not supported"):
+        t.set_(storage, 0, (2,), (-1,))
+    with pytest.raises(RuntimeError, match="mismatch in length of strides and shape"):
+        t.set_(storage, 0, (2, 2), (1,))
+    other = "cpu" if device != "cpu" else "meta"
+    with pytest.raises(RuntimeError, match="the devices must match"):
+        st.empty(0, device=other).set_(storage, 0, (2,), (1,))
