@@ -15,7 +15,7 @@ import numpy as np
 from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ..meta import reductions as meta
-from ..meta.common import reduction_dims, wrap_dim
+from ..meta.common import wrap_dim
 from .common import as_numpy, compute_dtype, store
 
 __all__ = []
@@ -38,16 +38,14 @@ def _input(self, d: dt.dtype) -> np.ndarray:
 
 @kernel("CPU", name="sum")
 def sum_(self, dim=None, keepdim=False, *, dtype=None):
-    out = meta.sum_(self, dim, keepdim, dtype=dtype)
-    dims = reduction_dims(dim, self.dim())
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.sum_dtype(self, dtype))
     a = _input(self, out.dtype)
     return store(out, np.sum(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype))
 
 
 @kernel("CPU")
 def mean(self, dim=None, keepdim=False, *, dtype=None):
-    out = meta.mean(self, dim, keepdim, dtype=dtype)
-    dims = reduction_dims(dim, self.dim())
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.mean_dtype(self, dtype))
     a = _input(self, out.dtype)
     count = math.prod(self._sizes[d] for d in dims) if self._sizes else 1
     total = np.sum(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype)
@@ -57,8 +55,7 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
 
 @kernel("CPU")
 def prod(self, dim=None, keepdim=False, *, dtype=None):
-    out = meta.prod(self, dim, keepdim, dtype=dtype)
-    dims = reduction_dims(dim, self.dim())
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.sum_dtype(self, dtype))
     a = _input(self, out.dtype)
     return store(out, np.prod(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype))
 
@@ -72,14 +69,14 @@ def _extreme(self, dims, keepdim, fn):
 
 @kernel("CPU")
 def amax(self, dim=(), keepdim=False):
-    out = meta.amax(self, dim, keepdim)
-    return store(out, _extreme(self, reduction_dims(dim, self.dim()), keepdim, np.amax))
+    out, dims = meta.amax_output(self, dim, keepdim, "amax")
+    return store(out, _extreme(self, dims, keepdim, np.amax))
 
 
 @kernel("CPU")
 def amin(self, dim=(), keepdim=False):
-    out = meta.amin(self, dim, keepdim)
-    return store(out, _extreme(self, reduction_dims(dim, self.dim()), keepdim, np.amin))
+    out, dims = meta.amax_output(self, dim, keepdim, "amin")
+    return store(out, _extreme(self, dims, keepdim, np.amin))
 
 
 @kernel("CPU", name="max")
@@ -142,8 +139,9 @@ def argmin(self, dim=None, keepdim=False):
     return _arg(self, dim, keepdim, meta.argmin(self, dim, keepdim), np.argmin)
 
 
-def _var(self, dim, correction, keepdim, out):
-    _, dims, c = meta.var_correction(self, dim, correction, keepdim)
+def _var(self, dim, correction, keepdim):
+    """(output, variance array) of var/std."""
+    out, dims, c = meta.var_output(self, dim, correction, keepdim)
     a = _input(self, self.dtype)
     axes = _axes(self, dims)
     n = math.prod(self._sizes[d] for d in dims) if self._sizes else 1
@@ -152,25 +150,24 @@ def _var(self, dim, correction, keepdim, out):
         dev = a - mu
         m2 = np.sum(dev * dev, axis=axes, keepdims=keepdim, dtype=a.dtype)
         # torch divides by max(0, N - correction): 0/0 -> nan, x/0 -> inf.
-        return m2 / a.dtype.type(max(0, n - c))
+        return out, m2 / a.dtype.type(max(0, n - c))
 
 
 @kernel("CPU")
 def var(self, dim=None, *, correction=None, keepdim=False):
-    out = meta.var(self, dim, correction=correction, keepdim=keepdim)
-    return store(out, _var(self, dim, correction, keepdim, out))
+    out, v = _var(self, dim, correction, keepdim)
+    return store(out, v)
 
 
 @kernel("CPU")
 def std(self, dim=None, *, correction=None, keepdim=False):
-    out = meta.std(self, dim, correction=correction, keepdim=keepdim)
-    return store(out, np.sqrt(_var(self, dim, correction, keepdim, out)))
+    out, v = _var(self, dim, correction, keepdim)
+    return store(out, np.sqrt(v))
 
 
 @kernel("CPU")
 def norm(self, p=2, dim=None, keepdim=False):
-    out = meta.norm(self, p, dim, keepdim)
-    p, dims = meta.norm_p(self, p, dim)
+    out, p, dims = meta.norm_output(self, p, dim, keepdim)
     x = np.abs(_input(self, self.dtype))
     axes = _axes(self, dims)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -191,22 +188,20 @@ def norm(self, p=2, dim=None, keepdim=False):
 
 @kernel("CPU", name="all")
 def all_(self, dim=None, keepdim=False):
-    out = meta.all_(self, dim, keepdim)
-    dims = reduction_dims(dim, self.dim())
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.logical_dtype(self))
     return store(out, np.all(as_numpy(self), axis=_axes(self, dims), keepdims=keepdim))
 
 
 @kernel("CPU", name="any")
 def any_(self, dim=None, keepdim=False):
-    out = meta.any_(self, dim, keepdim)
-    dims = reduction_dims(dim, self.dim())
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.logical_dtype(self))
     return store(out, np.any(as_numpy(self), axis=_axes(self, dims), keepdims=keepdim))
 
 
 @kernel("CPU")
 def logsumexp(self, dim, keepdim=False):
-    out = meta.logsumexp(self, dim, keepdim)
-    axes = _axes(self, reduction_dims(dim, self.dim()))
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.logsumexp_dtype(self))
+    axes = _axes(self, dims)
     a = _input(self, out.dtype)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         if a.size == 0:

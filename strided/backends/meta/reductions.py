@@ -19,7 +19,8 @@ from ... import return_types
 from ...dispatch.library import kernel
 from .common import check, new_output, reduced_shape, reduction_dims, wrap_dim
 
-__all__ = ["type_name", "sum_dtype", "amax_dims", "norm_p", "var_correction"]
+__all__ = ["type_name", "sum_dtype", "mean_dtype", "logical_dtype", "logsumexp_dtype", "reduction_output",
+           "amax_output", "var_output", "norm_output"]
 
 _TYPE_NAMES = {
     "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
@@ -39,18 +40,19 @@ def sum_dtype(self, dtype) -> dt.dtype:
     return self.dtype if self.dtype.is_floating_point else dt.int64
 
 
-def _reduce(self, dim, keepdim, out_dtype):
+def reduction_output(self, dim, keepdim, out_dtype) -> tuple:
+    """(output, reduced dims) of a reduction over ``dim`` (Note [Reduction outputs])."""
     dims = reduction_dims(dim, self.dim())
-    return new_output(reduced_shape(self._sizes, dims, keepdim), out_dtype, self.device)
+    return new_output(reduced_shape(self._sizes, dims, keepdim), out_dtype, self.device), dims
 
 
 @kernel("Meta", name="sum")
 def sum_(self, dim=None, keepdim=False, *, dtype=None):
-    return _reduce(self, dim, keepdim, sum_dtype(self, dtype))
+    return reduction_output(self, dim, keepdim, sum_dtype(self, dtype))[0]
 
 
-@kernel("Meta")
-def mean(self, dim=None, keepdim=False, *, dtype=None):
+def mean_dtype(self, dtype) -> dt.dtype:
+    """mean's result dtype: ``dtype`` or the input's, which must be floating."""
     if dtype is not None:
         d = dt.to_dtype(dtype)
         check(d.is_floating_point, lambda: "mean(): could not infer output dtype. Optional dtype must be "
@@ -59,12 +61,17 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
         d = self.dtype
         check(d.is_floating_point, lambda: "mean(): could not infer output dtype. Input dtype must be "
                                            f"either a floating point or complex dtype. Got: {type_name(d)}")
-    return _reduce(self, dim, keepdim, d)
+    return d
+
+
+@kernel("Meta")
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    return reduction_output(self, dim, keepdim, mean_dtype(self, dtype))[0]
 
 
 @kernel("Meta")
 def prod(self, dim=None, keepdim=False, *, dtype=None):
-    return _reduce(self, dim, keepdim, sum_dtype(self, dtype))
+    return reduction_output(self, dim, keepdim, sum_dtype(self, dtype))[0]
 
 
 def _no_empty_full_reduction(self, fn: str) -> None:
@@ -72,8 +79,8 @@ def _no_empty_full_reduction(self, fn: str) -> None:
                                      "0. Specify the reduction dim with the 'dim' argument.")
 
 
-def amax_dims(self, dim, fn: str) -> tuple:
-    """The dims amax/amin reduce; zero-size reduced dims are errors (no identity)."""
+def amax_output(self, dim, keepdim, fn: str) -> tuple:
+    """(output, reduced dims) of amax/amin; zero-size reduced dims are errors (no identity)."""
     dims = reduction_dims(dim, self.dim())
     if self.numel() == 0:
         if dim is None or (not isinstance(dim, int) and len(dim) == 0):
@@ -82,19 +89,17 @@ def amax_dims(self, dim, fn: str) -> tuple:
         for raw, d in zip(given, (wrap_dim(g, self.dim()) for g in given)):
             if self.dim() and self._sizes[d] == 0:
                 raise IndexError(f"{fn}(): Expected reduction dim {raw} to have non-zero size.")
-    return dims
+    return new_output(reduced_shape(self._sizes, dims, keepdim), self.dtype, self.device), dims
 
 
 @kernel("Meta")
 def amax(self, dim=(), keepdim=False):
-    dims = amax_dims(self, dim, "amax")
-    return new_output(reduced_shape(self._sizes, dims, keepdim), self.dtype, self.device)
+    return amax_output(self, dim, keepdim, "amax")[0]
 
 
 @kernel("Meta")
 def amin(self, dim=(), keepdim=False):
-    dims = amax_dims(self, dim, "amin")
-    return new_output(reduced_shape(self._sizes, dims, keepdim), self.dtype, self.device)
+    return amax_output(self, dim, keepdim, "amin")[0]
 
 
 @kernel("Meta", name="max")
@@ -151,8 +156,8 @@ def argmin(self, dim=None, keepdim=False):
     return _arg_reduction(self, dim, keepdim, "argmin")
 
 
-def var_correction(self, dim, correction, keepdim) -> tuple:
-    """Validate var/std; returns (output shape, reduced dims, correction as a number)."""
+def var_output(self, dim, correction, keepdim) -> tuple:
+    """(output, reduced dims, correction as a number) of var/std."""
     check(self.dtype.is_floating_point, "std and var only support floating point and complex dtypes")
     dims = reduction_dims(dim, self.dim())
     c = 1 if correction is None else correction
@@ -161,23 +166,21 @@ def var_correction(self, dim, correction, keepdim) -> tuple:
     if n - c <= 0:
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the "
                       "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
-    return shape, dims, c
+    return new_output(shape, self.dtype, self.device), dims, c
 
 
 @kernel("Meta")
 def var(self, dim=None, *, correction=None, keepdim=False):
-    shape, _, _ = var_correction(self, dim, correction, keepdim)
-    return new_output(shape, self.dtype, self.device)
+    return var_output(self, dim, correction, keepdim)[0]
 
 
 @kernel("Meta")
 def std(self, dim=None, *, correction=None, keepdim=False):
-    shape, _, _ = var_correction(self, dim, correction, keepdim)
-    return new_output(shape, self.dtype, self.device)
+    return var_output(self, dim, correction, keepdim)[0]
 
 
-def norm_p(self, p, dim) -> tuple:
-    """Validate norm (linalg.vector_norm's checks); returns (p as a float, reduced dims)."""
+def norm_output(self, p, dim, keepdim) -> tuple:
+    """(output, p as a float, reduced dims) of norm, after linalg.vector_norm's checks."""
     check(self.dtype.is_floating_point,
           lambda: "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                   f"{type_name(self.dtype)}")
@@ -192,7 +195,7 @@ def norm_p(self, p, dim) -> tuple:
             check(self.dim() == 0 or self._sizes[d] != 0,
                   lambda d=d: f"linalg.vector_norm cannot compute the {word} norm on the dimension {d}"
                               "because this dimension is empty and the operation does not have an identity")
-    return float(p), dims
+    return new_output(reduced_shape(self._sizes, dims, keepdim), self.dtype, self.device), float(p), dims
 
 
 def _num(p) -> str:
@@ -201,28 +204,31 @@ def _num(p) -> str:
 
 @kernel("Meta")
 def norm(self, p=2, dim=None, keepdim=False):
-    _, dims = norm_p(self, p, dim)
-    return new_output(reduced_shape(self._sizes, dims, keepdim), self.dtype, self.device)
+    return norm_output(self, p, dim, keepdim)[0]
 
 
-def _logical_dtype(self) -> dt.dtype:
+def logical_dtype(self) -> dt.dtype:
+    """all/any results: uint8 for uint8 inputs (as torch), else bool."""
     return dt.uint8 if self.dtype is dt.uint8 else dt.bool
 
 
 @kernel("Meta", name="all")
 def all_(self, dim=None, keepdim=False):
-    return _reduce(self, dim, keepdim, _logical_dtype(self))
+    return reduction_output(self, dim, keepdim, logical_dtype(self))[0]
 
 
 @kernel("Meta", name="any")
 def any_(self, dim=None, keepdim=False):
-    return _reduce(self, dim, keepdim, _logical_dtype(self))
+    return reduction_output(self, dim, keepdim, logical_dtype(self))[0]
+
+
+def logsumexp_dtype(self) -> dt.dtype:
+    return self.dtype if self.dtype.is_floating_point else dt.get_default_dtype()
 
 
 @kernel("Meta")
 def logsumexp(self, dim, keepdim=False):
-    d = self.dtype if self.dtype.is_floating_point else dt.get_default_dtype()
-    return _reduce(self, dim, keepdim, d)
+    return reduction_output(self, dim, keepdim, logsumexp_dtype(self))[0]
 
 
 @kernel("Meta")
