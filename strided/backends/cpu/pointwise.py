@@ -18,6 +18,8 @@ dtype (torch compares ``half_tensor == 0.1`` in half), arithmetic keeps it in th
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import dtypes as dt
@@ -26,7 +28,7 @@ from ...tensor import Tensor
 from ..meta import pointwise as meta
 from .common import as_numpy, compute_dtype, operand, store
 
-__all__ = ["quiet", "scalar_operand", "arg", "apply_ufunc"]
+__all__ = ["quiet", "scalar_operand", "arg", "apply_ufunc", "store_result"]
 
 try:
     from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
@@ -71,8 +73,16 @@ def apply_ufunc(ufunc, out: Tensor, *args) -> Tensor:
     """Run ``ufunc(*args)`` into ``out``'s memory (cast to its dtype on the way)."""
     dst = as_numpy(out)
     if dst.size:
-        ufunc(*args, out=dst, casting="unsafe")
+        if out.dtype is dt.float16:  # float32 results past 65504 round to inf: quietly, as in torch
+            quiet(functools.partial(ufunc, out=dst, casting="unsafe"), *args)
+        else:
+            ufunc(*args, out=dst, casting="unsafe")
     return out
+
+
+def store_result(out: Tensor, value) -> Tensor:
+    """``store`` for kernel results (float16 overflow to inf is not a warning; see apply_ufunc)."""
+    return quiet(store, out, value) if out.dtype is dt.float16 else store(out, value)
 
 
 def _zero_division_check(b) -> None:
@@ -123,11 +133,11 @@ def _div(out, a, b, rounding_mode):
     if d.is_floating_point:
         if rounding_mode == "floor":
             return apply_ufunc(np.floor_divide, out, a, b)
-        return store(out, np.trunc(np.true_divide(a, b)))
+        return store_result(out, np.trunc(np.true_divide(a, b)))
     _zero_division_check(b)
     if rounding_mode == "floor":
         return apply_ufunc(np.floor_divide, out, a, b)
-    return store(out, _trunc_divide(a, b))
+    return store_result(out, _trunc_divide(a, b))
 
 
 @kernel("CPU")
@@ -171,8 +181,8 @@ def _pow(out, a, b):
     if d.is_floating_point:
         return apply_ufunc(np.power, out, a, b)
     if d is dt.bool:  # bool ** bool scalar (torch allows it): compute on 0/1 integers
-        return store(out, np.power(np.asarray(a, np.int8), np.int8(b)))
-    return store(out, _int_pow(a, b))
+        return store_result(out, np.power(np.asarray(a, np.int8), np.int8(b)))
+    return store_result(out, _int_pow(a, b))
 
 
 @kernel("CPU")
@@ -252,7 +262,7 @@ def logical_not(self):
 def where(condition, self, other):
     out = meta.where(condition, self, other)
     d = out.dtype
-    return store(out, np.where(_truth(condition), arg(self, d), arg(other, d)))
+    return store_result(out, np.where(_truth(condition), arg(self, d), arg(other, d)))
 
 
 @kernel("CPU")
@@ -264,7 +274,7 @@ def clamp(self, min=None, max=None):  # noqa: A002 - the schema's names
         r = np.maximum(r, arg(min, d))
     if max is not None:
         r = np.minimum(r, arg(max, d))
-    return store(out, r)
+    return store_result(out, r)
 
 
 def _lerp(a, e, w):
@@ -279,7 +289,7 @@ def _lerp(a, e, w):
 def lerp(self, end, weight):
     out = meta.lerp(self, end, weight)
     d = out.dtype
-    return store(out, quiet(_lerp, operand(self, d), operand(end, d), arg(weight, d)))
+    return store_result(out, quiet(_lerp, operand(self, d), operand(end, d), arg(weight, d)))
 
 
 def _addc(op, a, t1, t2, value):
@@ -298,7 +308,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     d = out.dtype
     r = quiet(_addc, np.multiply, operand(self, d), operand(tensor1, d), operand(tensor2, d),
               scalar_operand(value, d))
-    return store(out, r)
+    return store_result(out, r)
 
 
 @kernel("CPU")
@@ -307,7 +317,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     d = out.dtype
     r = quiet(_addc, np.divide, operand(self, d), operand(tensor1, d), operand(tensor2, d),
               scalar_operand(value, d))
-    return store(out, r)
+    return store_result(out, r)
 
 
 @kernel("CPU")

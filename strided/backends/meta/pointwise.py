@@ -12,8 +12,10 @@ operand that already has that shape and a dense layout (``elementwise_strides``)
 
 from __future__ import annotations
 
+import math
 import warnings
 
+import ml_dtypes
 import numpy as np
 
 from ... import dtypes as dt
@@ -21,8 +23,8 @@ from ...dispatch.library import kernel
 from ...tensor import Tensor
 from .common import broadcast_shapes, check, common_device, elementwise_strides, new_output, result_dtype
 
-__all__ = ["pointwise_output", "comparison", "scalar_type_name", "type_meta_name", "not_implemented",
-           "ROUNDING_MODES"]
+__all__ = ["pointwise_output", "comparison", "check_scalar_fits", "scalar_type_name", "type_meta_name",
+           "not_implemented", "ROUNDING_MODES"]
 
 ROUNDING_MODES = (None, "trunc", "floor")
 
@@ -69,6 +71,37 @@ def pointwise_output(dtype: dt.dtype, *operands) -> Tensor:
     return new_output(shape, dtype, dev, elementwise_strides(shape, tensors))
 
 
+# c10's checked_convert: a Scalar converted to the kernel's C type must fit in it.
+_C_TYPE_NAMES = {
+    dt.float32: "float", dt.float64: "double", dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16",
+    dt.int64: "int64_t", dt.int32: "int32_t", dt.int16: "int16_t", dt.int8: "int8_t", dt.uint8: "uint8_t",
+}
+_LIMITS = {d: (int(np.iinfo(d.numpy_dtype).min), int(np.iinfo(d.numpy_dtype).max))
+           for d in (dt.int64, dt.int32, dt.int16, dt.int8, dt.uint8)}
+_LIMITS.update({d: (-float(ml_dtypes.finfo(d.numpy_dtype).max), float(ml_dtypes.finfo(d.numpy_dtype).max))
+                for d in (dt.float64, dt.float32, dt.float16, dt.bfloat16)})
+
+
+def check_scalar_fits(value, d: dt.dtype) -> None:
+    """Raise torch's overflow error when a Scalar argument does not fit ``d`` (bool takes anything).
+
+    As c10's ``overflows``: unsigned types also accept negative integers down to ``-max`` (they wrap),
+    floating types accept inf and nan, integer types accept neither.
+    """
+    if d is dt.bool or isinstance(value, (bool, np.bool_)):
+        return
+    lo, hi = _LIMITS[d]
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        overflow = value > hi or (value < -hi if d is dt.uint8 else value < lo)
+    elif math.isnan(value) or math.isinf(value):
+        overflow = not d.is_floating_point
+    else:
+        overflow = value < lo or value > hi
+    if overflow:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[d]} without overflow")
+
+
 def _scalar_dtype(x) -> dt.dtype:
     return x.dtype if isinstance(x, Tensor) else dt.scalar_dtype(x)
 
@@ -76,11 +109,14 @@ def _scalar_dtype(x) -> dt.dtype:
 # ---------------------------------------------------------------------------- arithmetic
 def _check_alpha(alpha, d: dt.dtype) -> None:
     if type(alpha) is int:
+        if alpha != 1:
+            check_scalar_fits(alpha, d)
         return
     check(not isinstance(alpha, (bool, np.bool_)) or d is dt.bool,
           "Boolean alpha only supported for Boolean results.")
     check(d.is_floating_point or isinstance(alpha, (int, np.integer, np.bool_)),
           "For integral input tensors, argument alpha must not be a floating point number.")
+    check_scalar_fits(alpha, d)
 
 
 @kernel("Meta")
@@ -202,7 +238,12 @@ def where(condition, self, other):
             "where received a uint8 condition tensor. This behavior is deprecated and will be removed "
             "in a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2,
         )
-    return pointwise_output(result_dtype(self, other), condition, self, other)
+    d = result_dtype(self, other)
+    if d.category == dt.INTEGRAL:  # torch checks scalars against integer results only (half takes inf)
+        for x in (self, other):
+            if not isinstance(x, Tensor):
+                check_scalar_fits(x, d)
+    return pointwise_output(d, condition, self, other)
 
 
 _CLAMP_KERNELS = {(True, True): "clamp_scalar_cpu", (True, False): "clamp_min_scalar_cpu",
@@ -213,8 +254,12 @@ _CLAMP_KERNELS = {(True, True): "clamp_scalar_cpu", (True, False): "clamp_min_sc
 def clamp(self, min=None, max=None):  # noqa: A002 - the schema's names
     check(min is not None or max is not None, "clamp: At least one of 'min' or 'max' must not be None")
     d = result_dtype(self, min, max)
-    if d is dt.bool and not isinstance(min, Tensor) and not isinstance(max, Tensor):
-        raise not_implemented(_CLAMP_KERNELS[min is not None, max is not None], d)
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        if d is dt.bool:
+            raise not_implemented(_CLAMP_KERNELS[min is not None, max is not None], d)
+        for bound in (min, max):
+            if bound is not None:
+                check_scalar_fits(bound, d)
     return pointwise_output(d, self, min, max)
 
 
@@ -238,6 +283,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     d = result_dtype(self, tensor1, tensor2)
     if d is dt.bool:
         raise not_implemented("addcmul_cpu_out", d)
+    check_scalar_fits(value, d)
     return pointwise_output(d, self, tensor1, tensor2)
 
 
@@ -252,7 +298,9 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
             "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
             "dtypes."
         )
-    return pointwise_output(result_dtype(self, tensor1, tensor2), self, tensor1, tensor2)
+    d = result_dtype(self, tensor1, tensor2)
+    check_scalar_fits(value, d)
+    return pointwise_output(d, self, tensor1, tensor2)
 
 
 @kernel("Meta")
@@ -264,4 +312,6 @@ def masked_fill(self, mask, value):
         check(not value._sizes,
               lambda: "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                       f"{len(value._sizes)} dimension(s).")
+    else:
+        check_scalar_fits(value, self.dtype)
     return pointwise_output(self.dtype, self, mask)
