@@ -1,0 +1,204 @@
+"""OpInfos: var/std, norm, all/any, logsumexp, cumsum (gathered into ``reductions.OPS``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import dtypes as dt
+from ..opinfo import ALL_DTYPES, OpInfo, SampleInput, make_arg
+from .pointwise_samples import error, quiet_ref, tensor_of
+from .reductions_samples import (
+    FLOAT_RESULT_TOL, SUM_TOL, acc_dtype, axis_of, full_samples, other_dtypes, reduce_samples,
+)
+
+# ---------------------------------------------------------------------------- var, std, norm
+
+
+def _var_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, rng=rng, **kw)
+
+    yield SampleInput((a((3, 4)),), {}, "all dims")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), [0, 2]), {"keepdim": True}, "dims keepdim")
+    yield SampleInput((a((2, 3, 4)), -1), {"correction": 0}, "correction 0")
+    yield SampleInput((a((2, 3, 4)), 1), {"correction": 2}, "correction 2")
+    yield SampleInput((a((3, 4)), None), {"correction": 0.5}, "fractional correction")
+    yield SampleInput((a((3, 4)), []), {}, "dim []")
+    yield SampleInput((a(()), None), {"correction": 0}, "0-dim")
+    yield SampleInput((a((0, 3)), 1), {}, "zero-size")
+
+
+def _var_dim_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, rng=rng, **kw)
+
+    yield SampleInput((a((3, 4)), 1), {}, "unbiased")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), [0, 2], False, True), {}, "biased keepdim")
+    yield SampleInput((a((2, 3, 4)), None, True), {}, "all dims")
+    yield SampleInput((a((0, 3)), 1), {}, "zero-size")
+
+
+@quiet_ref
+def _var_ref(a, dim=None, *, correction=None, keepdim=False):
+    c = 1 if correction is None else correction
+    return np.var(np.asarray(a, dtype=np.float64), axis=axis_of(a, dim), ddof=c, keepdims=keepdim)
+
+
+def _var_dim_ref(a, dim, unbiased=True, keepdim=False):
+    return _var_ref(a, dim, correction=int(unbiased), keepdim=keepdim)
+
+
+def _var_errors(rng):
+    yield error((make_arg((2, 3), dt.int64, rng=rng),), RuntimeError,
+                "std and var only support floating point and complex dtypes")
+
+
+def _var_dim_errors(rng):
+    yield error((make_arg((2, 3), dt.int64, rng=rng), 1), RuntimeError,
+                "std and var only support floating point and complex dtypes")
+    yield error((make_arg((2, 3), dt.float32, rng=rng), 2), IndexError,
+                "Dimension out of range (expected to be in range of [-2, 1], but got 2)")
+
+
+_NORM_PS = (2, 1, 0, 3, -1, 0.5, math.inf, -math.inf)
+
+
+def _norm_samples(dtype, rng):
+    x, xn = make_arg((2, 3, 4), dtype, rng=rng), make_arg((2, 3, 4), dtype, rng=rng, noncontiguous=True)
+    for p in _NORM_PS:
+        yield SampleInput((x, p, [1]), {}, f"p={p}")
+    yield SampleInput((xn, 2, [0, 2], True), {}, "noncontiguous keepdim")
+    yield SampleInput((x, None, []), {}, "p=None all dims")
+    yield SampleInput((make_arg((), dtype, rng=rng), 1, 0), {}, "0-dim")
+    yield SampleInput((make_arg((0, 3), dtype, rng=rng), math.inf, [1]), {}, "zero-size, non-empty dim")
+    yield SampleInput((make_arg((0, 3), dtype, rng=rng), 2, [0]), {}, "zero-size, empty dim")
+
+
+def _norm_full_samples(dtype, rng):
+    for p in _NORM_PS:
+        yield SampleInput((make_arg((3, 4), dtype, rng=rng), p), {}, f"p={p}")
+    yield SampleInput((make_arg((2, 3, 4), dtype, rng=rng, noncontiguous=True),), {}, "noncontiguous")
+    yield SampleInput((make_arg((), dtype, rng=rng),), {}, "0-dim")
+    yield SampleInput((make_arg((0, 3), dtype, rng=rng),), {}, "zero-size")
+
+
+@quiet_ref
+def _norm_ref(a, p=2, dim=None, keepdim=False):
+    x = np.abs(np.asarray(a, dtype=np.float64))
+    p = 2.0 if p is None else p
+    axis = axis_of(a, dim)
+    if p == math.inf:
+        return np.amax(x, axis=axis, keepdims=keepdim)
+    if p == -math.inf:
+        return np.amin(x, axis=axis, keepdims=keepdim)
+    if p == 0:
+        return np.sum(x != 0, axis=axis, keepdims=keepdim).astype(np.float64)
+    return np.sum(x ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+
+
+def _norm_errors(rng):
+    e = make_arg((0, 3), dt.float32, rng=rng)
+    yield error((make_arg((2, 3), dt.int64, rng=rng), 2, [0]), RuntimeError,
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long")
+    yield error((e, math.inf, [0]), RuntimeError, "linalg.vector_norm cannot compute the inf norm on the "
+                "dimension 0because this dimension is empty and the operation does not have an identity")
+    yield error((e, -1, []), RuntimeError, "linalg.vector_norm cannot compute the -1 norm on an empty tensor "
+                "because the operation does not have an identity")
+
+
+# ---------------------------------------------------------------------------- all, any, logsumexp, cumsum
+
+
+def _logical_dim_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, rng=rng, low=0, high=2, **kw)
+
+    yield SampleInput((a((3, 4)), 1), {}, "2-d")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), -3, True), {}, "noncontiguous keepdim")
+    yield SampleInput((a(()), 0), {}, "0-dim")
+    yield SampleInput((a((0, 3)), 0), {}, "zero-size, empty dim")
+    yield SampleInput((a((0, 3)), 1, True), {}, "zero-size, non-empty dim")
+
+
+def _logical_ref(fn):
+    def ref(a, dim=None, keepdim=False):
+        r = fn(np.asarray(a), axis=axis_of(a, dim), keepdims=keepdim)
+        return r.astype(np.uint8) if np.asarray(a).dtype == np.uint8 else r
+    return ref
+
+
+@quiet_ref
+def _logsumexp_ref(a, dim, keepdim=False):
+    x = np.asarray(a, dtype=np.float64)
+    axis = axis_of(a, dim)
+    if x.size == 0:
+        return np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdim))
+    m = np.amax(x, axis=axis, keepdims=True)
+    m = np.where(np.isinf(m), 0.0, m)
+    s = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return s if keepdim else (np.squeeze(s, axis) if axis is not None else s.reshape(()))
+
+
+def _logsumexp_samples(dtype, rng):
+    yield from reduce_samples(dtype, rng, dims=(1, -1, (0, 2)))
+    if dtype.is_floating_point:
+        yield SampleInput((tensor_of([[-math.inf, -math.inf], [math.inf, math.inf], [math.inf, 1.0],
+                                      [math.nan, 1.0]], dtype), 1), {}, "infinities")
+        big = make_arg((3, 4), dtype, rng=rng, low=60, high=80)
+        yield SampleInput((big, 1), {}, "large values (stable)")
+
+
+def _cumsum_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, rng=rng, **kw)
+
+    yield SampleInput((a((3, 4)), 1), {}, "2-d")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), -3), {}, "noncontiguous")
+    yield SampleInput((a(()), 0), {}, "0-dim")
+    yield SampleInput((a((0, 3)), 0), {}, "zero-size")
+    for od in other_dtypes(dtype):
+        yield SampleInput((a((3, 4)), 0), {"dtype": od}, f"dtype={od}")
+
+
+def _cumsum_ref(a, dim, *, dtype=None):
+    acc = acc_dtype(a, dtype)
+    a = np.asarray(a).astype(acc)
+    return a if a.ndim == 0 else np.cumsum(a, axis=dim, dtype=acc)
+
+
+def _cumsum_errors(rng):
+    yield error((make_arg((2, 3), dt.float32, rng=rng), -3), IndexError,
+                "Dimension out of range (expected to be in range of [-2, 1], but got -3)")
+
+
+_ALL = {"dtypes": ALL_DTYPES}
+
+
+def _logical_full_samples(dtype, rng):
+    return full_samples(dtype, rng, low=0, high=2)
+
+
+def _std_ref(*args, **kwargs):
+    return np.sqrt(_var_ref(*args, **kwargs))
+
+
+def _std_dim_ref(*args, **kwargs):
+    return np.sqrt(_var_dim_ref(*args, **kwargs))
+
+
+OPS = [
+    OpInfo("var.correction", _var_samples, ref=_var_ref, errors=_var_errors),
+    OpInfo("std.correction", _var_samples, ref=_std_ref, errors=_var_errors),
+    OpInfo("var.dim", _var_dim_samples, ref=_var_dim_ref, errors=_var_dim_errors),
+    OpInfo("std.dim", _var_dim_samples, ref=_std_dim_ref, errors=_var_dim_errors),
+    OpInfo("norm.ScalarOpt_dim", _norm_samples, ref=_norm_ref, errors=_norm_errors),
+    OpInfo("norm.Scalar", _norm_full_samples, ref=_norm_ref),
+    OpInfo("all", _logical_full_samples, ref=_logical_ref(np.all), **_ALL),
+    OpInfo("all.dim", _logical_dim_samples, ref=_logical_ref(np.all), **_ALL),
+    OpInfo("any", _logical_full_samples, ref=_logical_ref(np.any), **_ALL),
+    OpInfo("any.dim", _logical_dim_samples, ref=_logical_ref(np.any), **_ALL),
+    OpInfo("logsumexp", _logsumexp_samples, ref=_logsumexp_ref, tolerances=FLOAT_RESULT_TOL, **_ALL),
+    OpInfo("cumsum", _cumsum_samples, ref=_cumsum_ref, tolerances=SUM_TOL, errors=_cumsum_errors, **_ALL),
+]
