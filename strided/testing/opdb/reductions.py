@@ -9,7 +9,14 @@ from ... import dtypes as dt
 from ..opinfo import ALL_DTYPES, OpInfo, SampleInput, make_arg
 from .pointwise_samples import error, quiet_ref, tensor_of
 from .reductions_samples import (
-    NO_BOOL, SUM_TOL, acc_dtype, axis_of, full_samples, other_dtypes, reduce_samples, special_values,
+    NO_BOOL,
+    SUM_TOL,
+    acc_dtype,
+    axis_of,
+    full_samples,
+    other_dtypes,
+    reduce_samples,
+    special_values,
 )
 from .reductions_stats import OPS as STATS_OPS
 

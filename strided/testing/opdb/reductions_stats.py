@@ -10,7 +10,13 @@ from ... import dtypes as dt
 from ..opinfo import ALL_DTYPES, OpInfo, SampleInput, make_arg
 from .pointwise_samples import error, quiet_ref, tensor_of
 from .reductions_samples import (
-    FLOAT_RESULT_TOL, SUM_TOL, acc_dtype, axis_of, full_samples, other_dtypes, reduce_samples,
+    FLOAT_RESULT_TOL,
+    SUM_TOL,
+    acc_dtype,
+    axis_of,
+    full_samples,
+    other_dtypes,
+    reduce_samples,
 )
 
 # ---------------------------------------------------------------------------- var, std, norm
