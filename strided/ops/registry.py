@@ -173,7 +173,7 @@ def _out_kernel(functional: OpOverload):
 
 def _check_no_internal_overlap(t) -> None:
     """torch's assert_no_internal_overlap: a written-to tensor must not repeat an element (expand)."""
-    if any(st == 0 and sz > 1 for sz, st in zip(t._sizes, t._strides)):
+    if 0 not in t._sizes and any(st == 0 and sz > 1 for sz, st in zip(t._sizes, t._strides)):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single "
             "memory location. Please clone() the tensor before performing the operation."
@@ -224,7 +224,7 @@ def load(path: str = YAML_PATH) -> Namespace:
             methods[schema.name] = packet
         for spec in (s.strip() for s in str(entry.get("autogen", "")).split(",") if s.strip()):
             derived = _derive(schema, spec, where)
-            dop = OpOverload(derived, "aten", where)
+            dop = OpOverload(derived, "aten", where, device_check=op.device_check)
             is_inplace = derived.name != schema.name
             dop.register(DispatchKey.CompositeExplicitAutograd,
                          _inplace_kernel(op) if is_inplace else _out_kernel(op))

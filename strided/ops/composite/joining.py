@@ -1,1 +1,25 @@
-"""Joining ops composed from others (stack)."""
+"""Joining ops composed from others: ``stack`` (unsqueeze each input, then cat)."""
+
+from __future__ import annotations
+
+from ...backends.meta.common import wrap_dim
+from ...dispatch.library import kernel
+from .. import bound as ops
+
+__all__ = []
+
+
+@kernel("CompositeImplicitAutograd")
+def stack(tensors, dim=0):
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    sizes = tensors[0]._sizes
+    for i, t in enumerate(tensors):
+        if t._sizes != sizes:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(sizes)} at entry 0 and "
+                f"{list(t._sizes)} at entry {i}"
+            )
+    d = wrap_dim(dim, len(sizes) + 1)
+    return ops.cat([ops.unsqueeze(t, d) for t in tensors], d)
