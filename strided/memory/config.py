@@ -82,6 +82,9 @@ class AllocatorConfig:
         allocation stream has finished with them (an event recorded at free time, polled at the
         next malloc), instead of only on ``empty_cache`` or an out-of-memory retry.  Reserved
         memory then tracks live memory; the price is map/unmap calls.
+    ``strided_eager_unmap_min_mb`` (default 0)
+        With ``strided_eager_unmap``, recycle a freed range only when its whole free pages add
+        up to at least this many MiB: fewer map/unmap calls for a little more reserved memory.
     """
 
     def __init__(self, settings: str | None = None) -> None:
@@ -107,6 +110,7 @@ class AllocatorConfig:
         self.backend = "native"
         self.strided_large_page_size: int | None = None  # None: use large_segment_size
         self.strided_eager_unmap = False
+        self.strided_eager_unmap_min_size = 0
         self.last_allocator_settings = ""
         if settings:
             self.parse(settings)
@@ -312,6 +316,10 @@ class AllocatorConfig:
         self.strided_large_page_size = v * MB
         return i
 
+    def _p_unmap_min(self, tk: _Tokens, i: int) -> int:
+        self.strided_eager_unmap_min_size = tk.to_int(i) * MB
+        return i
+
     # -- queries used by the allocator -----------------------------------------------------
     def roundup_divisions(self, size: int) -> int:
         """Divisions for ``size`` (c10 ``roundup_power2_divisions(size)``)."""
@@ -376,6 +384,7 @@ _HANDLERS: dict[str, Callable[[AllocatorConfig, _Tokens, int], int]] = {
     "expandable_segments_reserve_by_class": AllocatorConfig._p_reserve_by_class,
     "strided_large_page_mb": AllocatorConfig._p_page,
     "strided_eager_unmap": _flag("strided_eager_unmap"),
+    "strided_eager_unmap_min_mb": AllocatorConfig._p_unmap_min,
 }
 del _flag
 

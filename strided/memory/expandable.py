@@ -11,7 +11,8 @@ OOM retry, or -- with ``strided_eager_unmap`` -- when the stream's use of a free
 Note [Eager page recycling]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 With ``strided_eager_unmap:True`` a block freed into an expandable segment that covers at
-least one whole page becomes a *recycle candidate* stamped with a sequence number, and an event
+least one whole page (and at least ``strided_eager_unmap_min_mb`` of them) becomes a *recycle
+candidate* stamped with a sequence number, and an event
 is recorded on its stream.  Streams are ordered, so when that event completes every use of
 memory freed up to the stamp is over, and the candidate's whole free pages can be unmapped
 without the ``cudaStreamSynchronize`` that ``empty_cache`` pays.  Events are polled at the start
@@ -87,9 +88,11 @@ class ExpandableSegment:
         self._trim()
         return self.ptr + begin * ss, (end - begin) * ss
 
-    def whole_pages(self, ptr: int, size: int) -> bool:
+    def whole_pages(self, ptr: int, size: int) -> int:
+        """Bytes of the whole pages inside ``[ptr, ptr + size)``."""
         ss = self.segment_size
-        return -(-(ptr - self.ptr) // ss) < (ptr + size - self.ptr) // ss
+        n = (ptr + size - self.ptr) // ss - -(-(ptr - self.ptr) // ss)
+        return n * ss if n > 0 else 0
 
     def release(self) -> None:
         """Unmap what is still mapped and give the address range back."""
@@ -256,7 +259,8 @@ class ExpandableMixin:
     # -- Note [Eager page recycling] -------------------------------------------------------
     def _recycle_candidate(self, block: Block) -> None:
         """A block was just freed into an expandable segment."""
-        if not block.segment.whole_pages(block.ptr, block.size):
+        whole = block.segment.whole_pages(block.ptr, block.size)
+        if not whole or whole < self.config.strided_eager_unmap_min_size:
             self._recycle_stamp.pop(block, None)
             return
         self._recycle_seq += 1

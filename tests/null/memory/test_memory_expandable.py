@@ -100,3 +100,15 @@ def test_large_page_size_key(make):
     a = alloc.malloc(3 * MiB)
     assert alloc.memory_reserved() == 4 * MiB and dev.num_map == 2
     alloc.free(a)
+
+
+def test_eager_unmap_min_size(make):
+    alloc, dev = make("expandable_segments:True,strided_eager_unmap:True,strided_eager_unmap_min_mb:60")
+    a = alloc.malloc(40 * MiB)
+    keep = alloc.malloc(20 * MiB)
+    alloc.free(a)  # 40 MiB of whole free pages < 60: stays mapped
+    dev.complete_stream(0)
+    small = alloc.malloc(512)
+    assert alloc.memory_reserved() == 60 * MiB + 2 * MiB
+    for blk in (keep, small):
+        alloc.free(blk)
