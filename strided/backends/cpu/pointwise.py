@@ -292,22 +292,20 @@ def lerp(self, end, weight):
     return store_result(out, quiet(_lerp, operand(self, d), operand(end, d), arg(weight, d)))
 
 
-def _addc(op, a, t1, t2, value):
-    if op is np.multiply:
-        r = t1 * t2
-        if value != 1:
-            r = value * r
-    else:
-        r = (t1 if value == 1 else value * t1) / t2
-    return a + r
+def _addcmul(a, t1, t2, value):
+    r = t1 * t2
+    return a + (r if value == 1 else value * r)
+
+
+def _addcdiv(a, t1, t2, value):
+    return a + (t1 if value == 1 else value * t1) / t2  # torch: self + value * t1 / t2
 
 
 @kernel("CPU")
 def addcmul(self, tensor1, tensor2, *, value=1):
     out = meta.addcmul(self, tensor1, tensor2, value=value)
     d = out.dtype
-    r = quiet(_addc, np.multiply, operand(self, d), operand(tensor1, d), operand(tensor2, d),
-              scalar_operand(value, d))
+    r = quiet(_addcmul, operand(self, d), operand(tensor1, d), operand(tensor2, d), scalar_operand(value, d))
     return store_result(out, r)
 
 
@@ -315,8 +313,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
 def addcdiv(self, tensor1, tensor2, *, value=1):
     out = meta.addcdiv(self, tensor1, tensor2, value=value)
     d = out.dtype
-    r = quiet(_addc, np.divide, operand(self, d), operand(tensor1, d), operand(tensor2, d),
-              scalar_operand(value, d))
+    r = quiet(_addcdiv, operand(self, d), operand(tensor1, d), operand(tensor2, d), scalar_operand(value, d))
     return store_result(out, r)
 
 

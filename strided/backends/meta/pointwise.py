@@ -60,14 +60,11 @@ def not_implemented(kernel_name: str, d: dt.dtype) -> NotImplementedError:
 def pointwise_output(dtype: dt.dtype, *operands) -> Tensor:
     """The output of a pointwise op over ``operands`` (tensors, scalars or None); see the Note."""
     tensors = tuple(t for t in operands if isinstance(t, Tensor))
-    first = tensors[0]._sizes
-    if len(tensors) == 1:
-        shape = first
-    elif all(t._sizes == first for t in tensors):
-        shape = first
-    else:
-        shape = broadcast_shapes(*(t._sizes for t in tensors))
-    dev = tensors[0].device if len(tensors) == 1 else common_device(*tensors)
+    shape, dev = tensors[0]._sizes, tensors[0].device
+    if len(tensors) > 1:
+        if any(t._sizes != shape for t in tensors):
+            shape = broadcast_shapes(*(t._sizes for t in tensors))
+        dev = common_device(*tensors)
     return new_output(shape, dtype, dev, elementwise_strides(shape, tensors))
 
 
