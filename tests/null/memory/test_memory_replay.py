@@ -81,3 +81,29 @@ def test_deferred_free_completes_at_recorded_point():
 def test_replay_rejects_snapshots_without_traces():
     with pytest.raises(ValueError, match="no device_traces"):
         replay({"segments": []}, "")
+
+
+def test_strided_snapshot_replays_exactly(make, tmp_path):
+    import random
+
+    from strided.memory import dump_snapshot
+
+    alloc, _ = make()
+    alloc.record_history(enabled="all", context=None)
+    rnd = random.Random(7)
+    live = []
+    for _ in range(400):
+        if live and rnd.random() < 0.45:
+            alloc.free(live.pop(rnd.randrange(len(live))))
+        else:
+            live.append(alloc.malloc(rnd.choice([700, 5000, 300_000, 3 << 20, 12 << 20, 40 << 20])))
+    path = tmp_path / "mine.pickle.gz"
+    dump_snapshot(alloc.snapshot(), path)
+    r = replay(load_snapshot(path), "")
+    assert r.exact_addresses and r.address_mismatches == 0
+    stats = alloc.memory_stats()
+    assert r.peak_allocated == stats["allocated_bytes.all.peak"]
+    assert r.peak_reserved == stats["reserved_bytes.all.peak"]
+    assert r.num_device_alloc == stats["num_device_alloc"]
+    for b in live:
+        alloc.free(b)
