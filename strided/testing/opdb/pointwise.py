@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as dt
-from ..opinfo import OpInfo, SampleInput, make_arg
+from ..opinfo import FLOATING, OpInfo, SampleInput, make_arg
 from .pointwise_samples import (
     ALL_DTYPES,
     FLOAT_RESULT_TOL,
@@ -297,8 +297,10 @@ VARIANT_OPS = [
     inplace_variant(add, "add_.Tensor", "add_"), inplace_variant(add_scalar, "add_.Scalar", "add_"),
     inplace_variant(sub, "sub_.Tensor", "sub_"), inplace_variant(sub_scalar, "sub_.Scalar", "sub_"),
     inplace_variant(mul, "mul_.Tensor", "mul_"), inplace_variant(mul_scalar, "mul_.Scalar", "mul_"),
-    inplace_variant(div, "div_.Tensor", "div_"), inplace_variant(div_scalar, "div_.Scalar", "div_"),
-    inplace_variant(div_mode, "div_.Tensor_mode", "div_"),
+    # true division of integers is float: it can't be written back into an integer self
+    inplace_variant(div, "div_.Tensor", "div_", FLOATING),
+    inplace_variant(div_scalar, "div_.Scalar", "div_", FLOATING),
+    inplace_variant(div_mode, "div_.Tensor_mode", "div_", NO_BOOL),
     inplace_variant(floor_divide, "floor_divide_.Tensor", "floor_divide_"),
     inplace_variant(remainder, "remainder_.Tensor", "remainder_"),
     inplace_variant(pow_tt, "pow_.Tensor", "pow_"), inplace_variant(pow_ts, "pow_.Scalar", "pow_"),
