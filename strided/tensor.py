@@ -223,6 +223,18 @@ class Tensor:
 
         return dlpack_device(self)
 
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """CUDA Array Interface v3 of a CUDA tensor (AttributeError elsewhere, so ``hasattr`` is False)."""
+        if self.device.type != "cuda":
+            raise AttributeError(
+                f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self.type()} If CUDA data is "
+                "required use tensor.cuda() to copy tensor to device memory."
+            )
+        from .backends.cuda.interop import cuda_array_interface
+
+        return cuda_array_interface(self)
+
     def to(self, *args, **kwargs) -> Tensor:
         """``to(dtype)``, ``to(device, dtype=None, non_blocking=False, copy=False)``, ``to(other)``."""
         from .conversion import tensor_to
@@ -376,7 +388,7 @@ class Tensor:
         return _ops.sub(self, other)
 
     def __rsub__(self, other):
-        return _ops.add(_ops.neg(self), other)
+        return _ops.sub(_reflected_operand(self, other), self)
 
     def __isub__(self, other):
         return self.sub_(other)
@@ -394,7 +406,7 @@ class Tensor:
         return _ops.div(self, other)
 
     def __rtruediv__(self, other):
-        return _ops.mul(_ops.reciprocal(self), other)
+        return _ops.div(_reflected_operand(self, other), self)
 
     def __itruediv__(self, other):
         return self.div_(other)
@@ -403,9 +415,7 @@ class Tensor:
         return _ops.floor_divide(self, other)
 
     def __rfloordiv__(self, other):
-        from .factories import full_like
-
-        return _ops.floor_divide(full_like(self, other), self)
+        return _ops.floor_divide(_reflected_operand(self, other), self)
 
     def __ifloordiv__(self, other):
         return self.floor_divide_(other)
@@ -414,9 +424,7 @@ class Tensor:
         return _ops.remainder(self, other)
 
     def __rmod__(self, other):
-        from .factories import full_like
-
-        return _ops.remainder(full_like(self, other), self)
+        return _ops.remainder(_reflected_operand(self, other), self)
 
     def __imod__(self, other):
         return self.remainder_(other)
@@ -512,6 +520,19 @@ def _varargs(args: tuple):
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         return args[0]
     return args
+
+
+def _reflected_operand(self, other):
+    """``other`` of ``other - self`` as a 0-dim CPU tensor of the promoted dtype.
+
+    A zero-dim tensor of the result dtype promotes exactly as the Python scalar would (both only
+    win across categories), and a 0-dim CPU tensor may join any device (torch's rsub/rdiv do this).
+    """
+    if isinstance(other, Tensor):
+        return other
+    from .factories import tensor
+
+    return tensor(other, dtype=_dt.result_type(self, other))
 
 
 def _logical(a, b, op, symbol):

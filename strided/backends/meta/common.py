@@ -57,15 +57,18 @@ def _storage_bytes(sizes, strides, itemsize) -> int:
 def common_device(*tensors) -> device:
     """The device of the non-scalar tensors (a zero-dim CPU tensor joins any device)."""
     found = None
+    found_is_cpu_scalar = False
     for t in tensors:
-        if isinstance(t, Tensor):
-            if found is None or (found is CPU and t.device is not CPU and found_scalar):
-                found, found_scalar = t.device, (t.device is CPU and not t._sizes)
-            elif t.device is not found and not (t.device is CPU and not t._sizes):
-                raise RuntimeError(
-                    "Expected all tensors to be on the same device, but found at least two devices, "
-                    f"{found} and {t.device}!"
-                )
+        if not isinstance(t, Tensor):
+            continue
+        is_cpu_scalar = t.device is CPU and not t._sizes
+        if found is None or (found_is_cpu_scalar and not is_cpu_scalar):
+            found, found_is_cpu_scalar = t.device, is_cpu_scalar
+        elif t.device is not found and not is_cpu_scalar:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two devices, "
+                f"{found} and {t.device}!"
+            )
     return CPU if found is None else found
 
 
