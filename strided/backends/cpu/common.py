@@ -20,9 +20,11 @@ _OPMATH = {dt.float16: np.dtype(np.float32), dt.bfloat16: np.dtype(np.float32)}
 def as_numpy(t: Tensor) -> np.ndarray:
     """A writable NumPy view of a CPU tensor's elements (shares memory)."""
     itemsize = t.dtype.itemsize
+    sizes = t._sizes
+    # a zero-size view may start past its storage's end (zeros(1, 2)[1:] has offset 2, as in torch)
     return np.ndarray(
-        t._sizes, dtype=t.dtype.numpy_dtype, buffer=t._storage.buffer, offset=t._offset * itemsize,
-        strides=tuple(s * itemsize for s in t._strides),
+        sizes, dtype=t.dtype.numpy_dtype, buffer=t._storage.buffer,
+        offset=0 if 0 in sizes else t._offset * itemsize, strides=tuple(s * itemsize for s in t._strides),
     )
 
 
