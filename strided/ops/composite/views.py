@@ -45,7 +45,7 @@ def int_list(values) -> tuple:
     if isinstance(values, Tensor):
         return (operator.index(values),)
     try:
-        return tuple(v if type(v) is int else operator.index(v) for v in values)
+        return tuple(map(operator.index, values))
     except TypeError:
         raise TypeError(f"expected a sequence of ints, got {values!r}") from None
 
