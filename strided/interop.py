@@ -25,7 +25,8 @@ from .storage import UntypedStorage
 from .tensor import Tensor, make_tensor
 
 __all__ = ["tensor_to_numpy", "to_dlpack", "dlpack_device", "from_dlpack", "register_dlpack_exporter",
-           "register_dlpack_importer", "DLPACK_CPU", "DLPACK_CUDA", "DLPACK_CUDA_HOST"]
+           "register_dlpack_importer", "register_cai_importer", "DLPACK_CPU", "DLPACK_CUDA",
+           "DLPACK_CUDA_HOST"]
 
 DLPACK_CPU, DLPACK_CUDA, DLPACK_CUDA_HOST = 1, 2, 3
 _READ_ONLY = 1
@@ -179,10 +180,10 @@ _DESTRUCTORS = _capsule_destructors()
 
 # ---------------------------------------------------------------------- export
 def dlpack_device(t: Tensor) -> tuple:
-    """``__dlpack_device__``: (1, 0) for CPU tensors, (2, index) for CUDA tensors."""
+    """``__dlpack_device__``: (1, 0) for CPU tensors, (3, 0) pinned, (2, index) for CUDA tensors."""
     kind = t.device.type
-    if kind == "cpu":
-        return (DLPACK_CPU, 0)
+    if kind == "cpu":  # pinned memory reports kDLCUDAHost, as torch does (its capsules say kDLCPU)
+        return (DLPACK_CUDA_HOST, 0) if t._storage.allocator == "pinned" else (DLPACK_CPU, 0)
     if kind == "cuda":
         return (DLPACK_CUDA, t.device.index or 0)
     raise ValueError(f"Unknown device type {kind} for Dlpack")
@@ -231,16 +232,14 @@ def to_dlpack(t: Tensor, *, stream=None, max_version=None, dl_device=None, copy=
     """
     if t.requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-    if dl_device is not None and tuple(dl_device) != dlpack_device(t):
-        raise BufferError(
-            f"DLPack export to device {tuple(dl_device)} is not supported for a tensor on {t.device}"
-        )
+    if dl_device is not None:
+        want = tuple(dl_device)
+        if want != dlpack_device(t) and not (want == (DLPACK_CPU, 0) and t.is_pinned()):
+            raise BufferError(f"DLPack export to device {want} is not supported for a tensor on {t.device}")
     versioned = max_version is not None and max_version[0] >= 1
     exporter = _EXPORTERS.get(t.device.type)
     if exporter is None:
-        from .backends import cuda_loader
-
-        cuda_loader._backend()  # importing the CUDA backend registers its exporter (or explains why not)
+        _load_cuda()
         exporter = _EXPORTERS.get(t.device.type)
         if exporter is None:
             raise BufferError(f"DLPack export of {t.device.type} tensors is not supported")
@@ -260,9 +259,9 @@ class _ForeignOwner:
         self.addr = addr
         self.deleter = deleter
 
-    def __del__(self):
+    def __del__(self, _deleter_type=_ForeignDeleter):  # bound early: module globals may be gone at exit
         if self.deleter:
-            _ForeignDeleter(self.deleter)(self.addr)
+            _deleter_type(self.deleter)(self.addr)
             self.deleter = None
 
 
@@ -286,7 +285,8 @@ def _read_capsule(capsule):
     return managed.dl_tensor, _ForeignOwner(addr, deleter)
 
 
-def _import_cpu(dl: DLTensor, owner: _ForeignOwner) -> Tensor:
+def _dl_layout(dl: DLTensor) -> tuple:
+    """``(dtype, sizes, strides, data address, nbytes spanned)`` of a DLTensor (any device)."""
     code, bits, lanes = dl.dtype.code, dl.dtype.bits, dl.dtype.lanes
     d = _DTYPES.get((code, bits))
     if d is None or lanes != 1:
@@ -305,6 +305,11 @@ def _import_cpu(dl: DLTensor, owner: _ForeignOwner) -> Tensor:
         raise BufferError(f"from_dlpack: negative strides {list(strides)} are not supported")
     ptr = (dl.data or 0) + dl.byte_offset
     nbytes = 0 if 0 in sizes else (1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * d.itemsize
+    return d, sizes, strides, ptr, nbytes
+
+
+def _import_cpu(dl: DLTensor, owner: _ForeignOwner) -> Tensor:
+    d, sizes, strides, ptr, nbytes = _dl_layout(dl)
     if nbytes:
         buf = np.frombuffer((ctypes.c_uint8 * nbytes).from_address(ptr), dtype=np.uint8)
     else:
@@ -315,6 +320,18 @@ def _import_cpu(dl: DLTensor, owner: _ForeignOwner) -> Tensor:
 
 _IMPORTERS = {DLPACK_CPU: _import_cpu, DLPACK_CUDA_HOST: _import_cpu}
 _CONSUMER_STREAMS: dict = {}  # DLPack device code -> fn(device_id) -> the ``stream`` to ask for
+_CAI_IMPORTERS: list = []  # [fn(obj) -> Tensor] for objects with only __cuda_array_interface__
+
+
+def register_cai_importer(fn) -> None:
+    """``fn(obj) -> Tensor`` imports objects exposing only ``__cuda_array_interface__``."""
+    _CAI_IMPORTERS[:] = [fn]
+
+
+def _load_cuda() -> None:
+    from .backends import cuda_loader
+
+    cuda_loader._backend()  # registers the CUDA exporter and importers (or explains why it can't)
 
 
 def register_dlpack_importer(device_code: int, fn, consumer_stream=None) -> None:
@@ -338,9 +355,7 @@ def from_dlpack(ext_tensor) -> Tensor:
     if hasattr(ext_tensor, "__dlpack__"):
         device_type, device_id = ext_tensor.__dlpack_device__()
         if device_type not in _IMPORTERS and device_type == DLPACK_CUDA:
-            from .backends import cuda_loader
-
-            cuda_loader._backend()  # registers the CUDA importer (or explains why it can't)
+            _load_cuda()
         kwargs = {"max_version": (1, 0)}
         if device_type in _CONSUMER_STREAMS:
             kwargs["stream"] = _CONSUMER_STREAMS[device_type](device_id)
@@ -348,12 +363,18 @@ def from_dlpack(ext_tensor) -> Tensor:
             capsule = ext_tensor.__dlpack__(**kwargs)
         except TypeError:  # a producer predating DLPack 1.0 keywords
             capsule = ext_tensor.__dlpack__()
+    elif hasattr(ext_tensor, "__cuda_array_interface__"):
+        if not _CAI_IMPORTERS:
+            _load_cuda()
+        return _CAI_IMPORTERS[0](ext_tensor)
     elif type(ext_tensor).__name__ == "PyCapsule":
         capsule = ext_tensor
     else:
-        raise TypeError(f"from_dlpack: expected an object with __dlpack__ or a DLPack capsule, got "
-                        f"{type(ext_tensor).__name__}")
+        raise TypeError(f"from_dlpack: expected an object with __dlpack__, __cuda_array_interface__ or a "
+                        f"DLPack capsule, got {type(ext_tensor).__name__}")
     dl, owner = _read_capsule(capsule)
+    if dl.device.device_type == DLPACK_CUDA and DLPACK_CUDA not in _IMPORTERS:
+        _load_cuda()
     importer = _IMPORTERS.get(dl.device.device_type)
     if importer is None:
         owner.__del__()

@@ -8,6 +8,7 @@ and raises ImportError there when no GPU is usable.
 
 from __future__ import annotations
 
+from . import interop  # noqa: F401 - registers the CUDA DLPack exporter and importers
 from .allocator import allocate_storage, record_stream  # noqa: F401
 from .device import current_device  # noqa: F401
 from .driver import CudaError, device_count, is_available  # noqa: F401
