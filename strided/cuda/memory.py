@@ -145,23 +145,31 @@ def caching_allocator_delete(ptr: int) -> None:
 
 
 class MemPool:
-    """A private memory pool (torch.cuda.MemPool); allocate into it with :func:`use_mem_pool`."""
+    """A private memory pool (torch.cuda.MemPool); allocate into it with :func:`use_mem_pool`.
+
+    With ``allocator`` (a :class:`CUDAPluggableAllocator`) the pool's segments come from its
+    ``alloc_fn`` and go back through its ``free_fn``; the caching allocator still splits and
+    reuses blocks inside them, as torch does.
+    """
 
     def __init__(self, allocator=None, use_on_oom: bool = False, no_split: bool = False, device=None):
-        if allocator is not None:
-            raise ValueError("MemPool(allocator=...) is not supported: pools carve the caching allocator's memory")
+        if allocator is not None and not isinstance(allocator, CUDAPluggableAllocator):
+            raise TypeError("MemPool(allocator=...) expects a CUDAPluggableAllocator, got "
+                            f"{type(allocator).__name__}")
         from ..memory.pools import new_pool_id
 
         self._device = _index(device)
         self._alloc = _alloc.get_allocator(self._device)
-        self.id = self._alloc.create_pool(new_pool_id())
-        self.allocator = None
+        segments = None if allocator is None else _alloc.PoolSegments(allocator, self._device)
+        self.id = self._alloc.create_pool(new_pool_id(), segments)
+        self.allocator = allocator
 
     def use_count(self) -> int:
         return self._alloc.pool_use_count(self.id)
 
     def snapshot(self) -> list:
-        return [s for s in self._alloc.snapshot()["segments"] if tuple(s.get("segment_pool_id", ())) == self.id]
+        segments = self._alloc.snapshot()["segments"]
+        return [s for s in segments if tuple(s.get("segment_pool_id", ())) == self.id]
 
     def __del__(self):
         try:

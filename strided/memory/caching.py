@@ -296,12 +296,15 @@ class CachingAllocator(SplitMergeMixin, EventsMixin, ReleaseMixin, ExpandableMix
             if self.config.throw_on_cudamalloc_oom:
                 st.num_oom_rejections += 1
             return None
-        if self._expandable_on:
+        owner = pool.owner
+        if owner is not None and owner.allocator is not None:  # Note [Pool allocators]
+            ptr = owner.allocator.malloc(alloc_size, stream)
+        elif self._expandable_on:
             block = self._try_allocate_expandable_block(pool, rsize, stream, ctx)
-            if block is not None and pool.owner is not None:
-                pool.owner.malloc_count += 1
+            if block is not None and owner is not None:
+                owner.malloc_count += 1
             return block
-        if self.config.release_lock_on_cudamalloc:
+        elif self.config.release_lock_on_cudamalloc:
             self._lock.release()
             try:
                 ptr = self.provider.malloc(alloc_size)

@@ -12,24 +12,43 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from typing import Protocol
 
 from .blocks import K_SMALL_SIZE, BlockPool
 from .stats import TYPE_NAMES
 
-__all__ = ["PrivatePool", "PoolsMixin", "MempoolId"]
+__all__ = ["PrivatePool", "PoolsMixin", "MempoolId", "SegmentAllocator"]
 
 MempoolId = tuple[int, int]
 _user_ids = itertools.count(1)  # MemPool / graph_pool_handle ids: (0, n)
 _graph_ids = itertools.count(1)  # ids made by a capture with no pool given: (n, 0)
 
 
+class SegmentAllocator(Protocol):
+    """Where a pool's segments come from instead of the provider (``MemPool(allocator=...)``).
+
+    Note [Pool allocators]
+    c10 gives a ``PrivatePool`` an optional ``CUDAAllocator``: its ``raw_alloc`` makes the pool's
+    segments and its ``raw_delete`` returns them, while blocks inside them are still split,
+    cached and reused by the caching allocator.  ``malloc`` returns None when it is out of
+    memory; ``free`` must not return before queued work on the segment has finished, as
+    :meth:`~.provider.Provider.free`.  Such pools never use expandable segments.
+    """
+
+    def malloc(self, nbytes: int, stream: int) -> int | None: ...
+
+    def free(self, ptr: int, nbytes: int, stream: int) -> None: ...
+
+
 class PrivatePool:
     """A pool of blocks reserved for one graph or ``MemPool`` (c10 ``PrivatePool``)."""
 
-    __slots__ = ("id", "use_count", "malloc_count", "cur", "peak", "acc", "fre", "small", "large")
+    __slots__ = ("id", "use_count", "malloc_count", "cur", "peak", "acc", "fre", "small", "large",
+                 "allocator")
 
-    def __init__(self, pool_id: MempoolId) -> None:
+    def __init__(self, pool_id: MempoolId, allocator: SegmentAllocator | None = None) -> None:
         self.id = pool_id
+        self.allocator = allocator  # Note [Pool allocators]; None: the provider's malloc/free
         self.use_count = 1
         self.malloc_count = 0  # device allocations not yet returned
         # reserved bytes of this pool, per pool type (all, small, large)
@@ -78,13 +97,16 @@ class PoolsMixin:
         self._captures: list[tuple[MempoolId, Callable[[int], bool]]] = []
         self._capture_stream_uses: dict = {}
 
-    def create_pool(self, pool_id: MempoolId | None = None) -> MempoolId:
+    def create_pool(self, pool_id: MempoolId | None = None,
+                    allocator: SegmentAllocator | None = None) -> MempoolId:
         """Create a private pool, or add a user to an existing one (c10 ``createOrIncrefPool``).
 
         Parameters
         ----------
         pool_id : tuple of int, optional
             An id from :func:`new_pool_id`; a new ``(0, n)`` id when omitted.
+        allocator : SegmentAllocator, optional
+            Makes and frees the new pool's segments (Note [Pool allocators]).
 
         Returns
         -------
@@ -93,13 +115,13 @@ class PoolsMixin:
         """
         pool_id = new_pool_id() if pool_id is None else _check_id("create_pool", pool_id)
         with self._lock:
-            self._create_or_incref(pool_id)
+            self._create_or_incref(pool_id, allocator)
         return pool_id
 
-    def _create_or_incref(self, pool_id: MempoolId) -> None:
+    def _create_or_incref(self, pool_id: MempoolId, allocator: SegmentAllocator | None = None) -> None:
         pp = self._graph_pools.get(pool_id)
         if pp is None:
-            self._graph_pools[pool_id] = PrivatePool(pool_id)
+            self._graph_pools[pool_id] = PrivatePool(pool_id, allocator)
         else:
             if pp.use_count <= 0:
                 raise RuntimeError(f"create_pool: pool {pool_id} was already released")

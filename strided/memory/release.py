@@ -66,9 +66,12 @@ class ReleaseMixin:
         st.num_device_free += 1
         if self._recording:
             self._record(SEGMENT_FREE, block.ptr, block.size, block.stream, ctx or block.segment_context)
-        self.provider.free(block.ptr)
-        self._total_allocated -= block.size
         pool = block.pool
+        if pool.owner is not None and pool.owner.allocator is not None:  # Note [Pool allocators]
+            pool.owner.allocator.free(block.ptr, block.size, block.stream)
+        else:
+            self.provider.free(block.ptr)
+        self._total_allocated -= block.size
         if pool.owner is not None:
             pool.owner.malloc_count -= 1
             pool.owner.reserve(pool.stat_type, -block.size)

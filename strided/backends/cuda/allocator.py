@@ -23,13 +23,14 @@ import threading
 
 from ...device import device as _device
 from ...memory.caching import CachingAllocator
+from ...memory.errors import OutOfMemoryError
 from ...storage import UntypedStorage
 from . import driver
 from .driver import check, cu
 from .streams import current_stream_handle
 
 __all__ = ["CudaProvider", "get_allocator", "allocate_storage", "record_stream", "NO_CACHING",
-           "CUDAPluggableAllocator", "change_current_allocator"]
+           "CUDAPluggableAllocator", "change_current_allocator", "PoolSegments"]
 
 NO_CACHING = os.environ.get("STRIDED_NO_CUDA_MEMORY_CACHING", os.environ.get("PYTORCH_NO_CUDA_MEMORY_CACHING",
                                                                              "0")) == "1"
@@ -247,6 +248,31 @@ class CUDAPluggableAllocator:
         self.free_fn = free_fn
 
 
+class PoolSegments:
+    """A pluggable allocator as the segment source of one ``MemPool`` (Note [Pool allocators]).
+
+    The caching allocator still splits and caches blocks inside the segments; only whole
+    segments go to ``alloc_fn`` / ``free_fn``.  The device is synchronized before ``free_fn``
+    runs, as ``cudaFree`` would, so no queued kernel still uses a returned segment.
+    """
+
+    __slots__ = ("pluggable", "device_index")
+
+    def __init__(self, pluggable: CUDAPluggableAllocator, index: int):
+        self.pluggable = pluggable
+        self.device_index = index
+
+    def malloc(self, nbytes: int, stream: int) -> int | None:
+        driver.ensure_context(self.device_index)
+        ptr = self.pluggable.alloc_fn(nbytes, self.device_index, stream)
+        return int(ptr) if ptr else None
+
+    def free(self, ptr: int, nbytes: int, stream: int) -> None:
+        driver.ensure_context(self.device_index)
+        check(cu().cuCtxSynchronize())
+        self.pluggable.free_fn(ptr, nbytes, self.device_index, stream)
+
+
 _pluggable: CUDAPluggableAllocator | None = None
 
 
@@ -278,7 +304,10 @@ def allocate_storage(nbytes: int, device) -> UntypedStorage:
             return UntypedStorage(0, device, 0, owner=None, allocator="cuda")
         driver.ensure_context(i)
         if _pluggable is not None:
-            ptr = int(_pluggable.alloc_fn(nbytes, i, stream))
+            ptr = int(_pluggable.alloc_fn(nbytes, i, stream) or 0)
+            if not ptr:
+                raise OutOfMemoryError(f"CUDA out of memory. The pluggable allocator returned no memory for "
+                                       f"{nbytes} bytes on device {i}.", requested=nbytes, device=i)
             owner = _RawAllocation(ptr, nbytes, i, stream, _pluggable.free_fn)
         else:
             ptr = int(check(cu().cuMemAlloc(nbytes)))
