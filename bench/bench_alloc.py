@@ -41,7 +41,9 @@ def main() -> int:
         t = _median_us(lambda n=n: torch.empty(n, device="cuda"), 2000)
         rows.append((f"empty+free {label}", s, t, s / t, "us"))
     s = _median_us(lambda: scuda.caching_allocator_delete(scuda.caching_allocator_alloc(1 << 20)), 5000)
-    t = _median_us(lambda: torch.cuda.caching_allocator_delete(torch.cuda.caching_allocator_alloc(1 << 20)), 5000)
+    t = _median_us(
+        lambda: torch.cuda.caching_allocator_delete(torch.cuda.caching_allocator_alloc(1 << 20)), 5000
+    )
     rows.append(("caching_allocator_alloc/delete 1 MiB", s, t, s / t, "us"))
     nb = 256 << 20
     hs = st.empty(nb // 4, pin_memory=True)
@@ -61,8 +63,10 @@ def main() -> int:
             best.append(nb * 5 / (time.perf_counter() - t0) / 1e9)
         return statistics.median(best)
 
-    for label, f_s, f_t in (("pinned H2D", lambda: ds.copy_(hs, non_blocking=True), lambda: dt_.copy_(ht, non_blocking=True)),
-                            ("pinned D2H", lambda: hs.copy_(ds, non_blocking=True), lambda: ht.copy_(dt_, non_blocking=True))):
+    for label, f_s, f_t in (
+        ("pinned H2D", lambda: ds.copy_(hs, non_blocking=True), lambda: dt_.copy_(ht, non_blocking=True)),
+        ("pinned D2H", lambda: hs.copy_(ds, non_blocking=True), lambda: ht.copy_(dt_, non_blocking=True)),
+    ):
         s = bw(f_s, scuda.synchronize)
         t = bw(f_t, torch.cuda.synchronize)
         rows.append((f"{label} 256 MiB", s, t, s / t, "GB/s"))
@@ -76,10 +80,13 @@ def main() -> int:
         from strided.backends.cuda.driver import driver_version
 
         dv = driver_version()
-        head = (f"\n## 2026-11-22 — bench_alloc (issue 4) — {scuda.get_device_name(0)}, CUDA driver "
-                f"{dv // 1000}.{dv % 1000 // 10}, torch {torch.__version__}, cuda-bindings {cuda.bindings.__version__}\n\n"
-                "Allocation rows: time per round trip (lower is better, target ratio <= 1.5x). Bandwidth rows: "
-                "GB/s (higher is better, target ratio >= 0.95x).\n\n")
+        head = (
+            f"\n## 2026-11-22 — bench_alloc (issue 4) — {scuda.get_device_name(0)}, CUDA driver "
+            f"{dv // 1000}.{dv % 1000 // 10}, torch {torch.__version__}, "
+            f"cuda-bindings {cuda.bindings.__version__}\n\n"
+            "Allocation rows: time per round trip (lower is better, target ratio <= 1.5x). Bandwidth rows: "
+            "GB/s (higher is better, target ratio >= 0.95x).\n\n"
+        )
         path = Path(__file__).with_name("RESULTS.md")
         with path.open("a") as f:
             f.write(head + table + "\n")

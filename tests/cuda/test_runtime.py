@@ -24,7 +24,8 @@ def _view(t, offset, sizes, strides):
     """A view of ``t``'s storage (slicing without the indexing module)."""
     from strided.tensor import make_tensor
 
-    return make_tensor(t.untyped_storage(), t.storage_offset() + offset, tuple(sizes), tuple(strides), t.dtype)
+    storage, offset = t.untyped_storage(), t.storage_offset() + offset
+    return make_tensor(storage, offset, tuple(sizes), tuple(strides), t.dtype)
 
 
 def _tail(t, k):

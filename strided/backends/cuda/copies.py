@@ -107,7 +107,8 @@ def _d2d(dst: Tensor, src: Tensor, sstr: tuple) -> None:
     src_ptr = src.data_ptr()
     if _overlaps(dst, src):  # read everything before writing anything
         tmp = _device_temp(dst.numel() * src.dtype.itemsize, dst.device)
-        copy_kernel(j, src.dtype, src.dtype, tmp._data_ptr, src_ptr, sizes, _dense_strides(sizes), sstr, stream)
+        copy_kernel(j, src.dtype, src.dtype, tmp._data_ptr, src_ptr, sizes, _dense_strides(sizes), sstr,
+                    stream)
         src_ptr, sstr = tmp._data_ptr, _dense_strides(sizes)
         src_keep = tmp  # noqa: F841 - alive until the kernel below is queued (stream-ordered reuse)
     if (dst.dtype is src.dtype and is_dense(sizes, dst._strides) and is_dense(sizes, sstr)):

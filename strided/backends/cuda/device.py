@@ -81,7 +81,8 @@ class DeviceProperties:
     def __repr__(self) -> str:
         return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
                 f"total_memory={self.total_memory // (1 << 20)}MB, "
-                f"multi_processor_count={self.multi_processor_count}, L2_cache_size={self.L2_cache_size // (1 << 20)}MB)")
+                f"multi_processor_count={self.multi_processor_count}, "
+                f"L2_cache_size={self.L2_cache_size // (1 << 20)}MB)")
 
 
 @cache

@@ -126,10 +126,14 @@ class HostAllocator:
             for dev, s in streams:
                 driver.ensure_context(dev)
                 pool = self._event_pool.setdefault(dev, [])
-                ev = pool.pop() if pool else int(check(d.cuEventCreate(int(d.CUevent_flags.CU_EVENT_DISABLE_TIMING))))
+                ev = pool.pop() if pool else int(check(d.cuEventCreate(self._event_flags(d))))
                 check(d.cuEventRecord(ev, s))
                 block.event_count += 1
                 self._events.appendleft((ev, dev, block))
+
+    @staticmethod
+    def _event_flags(d) -> int:
+        return int(d.CUevent_flags.CU_EVENT_DISABLE_TIMING)
 
     def _process_events(self) -> None:
         d = cu()

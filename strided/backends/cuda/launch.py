@@ -39,8 +39,10 @@ class Kernel:
         d = cu()
         driver.ensure_context(self.device_index)
         err = d.cuLaunchKernel(self.func, grid, 1, 1, block, 1, 1, 0, stream, ctypes.addressof(params), 0)[0]
-        if err != 0:
-            raise driver.CudaError(f"{driver._describe(err)} (launching kernel '{self.name}')", int(err))
+        if err != 0:  # with CUDA_LAUNCH_BLOCKING=1 the driver itself reports the kernel's faults here
+            blocking = ", CUDA_LAUNCH_BLOCKING=1" if driver.LAUNCH_BLOCKING else ""
+            raise driver.CudaError(f"{driver._describe(err)} (launching kernel '{self.name}'{blocking})",
+                                   int(err))
         if driver.LAUNCH_BLOCKING:
             err = d.cuStreamSynchronize(stream)[0]
             if err != 0:

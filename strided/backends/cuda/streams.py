@@ -101,7 +101,8 @@ class Stream:
         check(cu().cuStreamSynchronize(self.handle))
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Stream) and (self.handle, self.device_index) == (other.handle, other.device_index)
+        return (isinstance(other, Stream) and self.handle == other.handle
+                and self.device_index == other.device_index)
 
     def __hash__(self) -> int:
         return hash((self.handle, self.device_index))

@@ -8,7 +8,7 @@ per dtype combination by prefixing ``#define`` lines, compiled once per arch (se
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 from ....dtypes import dtype as _dtype
@@ -96,7 +96,8 @@ def copy_kernel(dev: int, dst_dtype: _dtype, src_dtype: _dtype, dst_ptr: int, sr
         return
     shape, (ds, ss) = coalesce(sizes, dst_strides, src_strides)
     if len(shape) > MAX_DIMS:
-        raise RuntimeError(f"strided CUDA copy supports at most {MAX_DIMS} non-mergeable dims, got {len(shape)}")
+        raise RuntimeError(f"strided CUDA copy supports at most {MAX_DIMS} non-mergeable dims, "
+                           f"got {len(shape)}")
     src_text = source("copy.cu", dst_dtype.name, src_dtype.name)
     name = "contiguous_copy" if len(shape) == 1 and ds[0] == 1 and ss[0] == 1 else "strided_copy"
     k = get_kernel(src_text, name, COPY_FMT, dev)
