@@ -17,7 +17,9 @@ is recorded on its stream.  Streams are ordered, so when that event completes ev
 memory freed up to the stamp is over, and the candidate's whole free pages can be unmapped
 without the ``cudaStreamSynchronize`` that ``empty_cache`` pays.  Events are polled at the start
 of malloc (like cross-stream frees).  A merge keeps the newest stamp of the pieces; a piece
-that was never a candidate (or was already processed) is safe by construction.
+that was never a candidate (or was already processed) is safe by construction.  A split keeps
+the candidate object as the free remainder (the allocated front is a new Block), so the stamp
+still covers exactly the free part.
 """
 
 from __future__ import annotations
@@ -285,10 +287,6 @@ class ExpandableMixin:
         if q is None:
             q = self._recycle_queue[block.stream] = deque()
         q.append((seq, block))
-
-    def _recycle_split(self, remaining: Block, allocated: Block) -> None:
-        # the candidate object stays with the free remainder; its stamp still covers it
-        self._recycle_stamp.pop(allocated, None)
 
     def _drain_recycle(self) -> None:
         """Wait for every recycle event: ``release_cached_blocks`` is about to unmap all free pages."""
