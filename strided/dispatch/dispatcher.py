@@ -7,8 +7,9 @@ keyset once, caches it, and calls it with the arguments unchanged.
 Note [Dispatch order]
 Equivalent to torch's ``computeDispatchTableEntryWithDebug`` (and ``torch/_ops.py``'s
 ``resolve_key``), for the keys strided has:
-  1. Autograd, when the keyset has the Autograd bit and the op has an Autograd kernel;
-  2. Autocast, when the keyset has the Autocast bit and the op has an Autocast kernel;
+  1. Autocast, when the keyset has the Autocast bit and the op has an Autocast kernel (above
+     Autograd, as torch's AutocastCPU/AutocastCUDA keys: the casts it inserts are recorded by autograd);
+  2. Autograd, when the keyset has the Autograd bit and the op has an Autograd kernel;
   3. the backend's own kernel (CUDA, CPU or Meta);
   4. CompositeExplicitAutograd: one kernel for every backend, written in terms of other ops;
   5. CompositeImplicitAutograd: a decomposition (which also serves Autograd);
@@ -20,11 +21,13 @@ Registering a kernel clears the op's cache; registering twice for one key is an 
 from __future__ import annotations
 
 import importlib
+import threading
+import threading
 
 from ..device import CPU, device
 from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKENDS, DispatchKey
 
-__all__ = ["OpOverload", "OpOverloadPacket", "grad_mode", "NotImplementedForBackend"]
+__all__ = ["OpOverload", "OpOverloadPacket", "grad_mode", "autocast_state", "NotImplementedForBackend"]
 
 # Where the named kernels of each key live (imported on first use: CUDA never at import time).
 KERNEL_MODULES = {
@@ -42,16 +45,43 @@ KERNEL_TABLES: dict[DispatchKey, dict[str, object]] = {k: {} for k in DispatchKe
 _CROSS_DEVICE_PREFERENCE = {"cuda": 0, "meta": 1, "cpu": 2}
 
 
-class GradMode:
-    """Process-wide grad mode flag read on every dispatch (autograd sets it)."""
+class GradMode(threading.local):
+    """Per-thread grad mode read on every dispatch (``strided.autograd.grad_mode`` sets it).
 
-    __slots__ = ("enabled",)
+    ``enabled``: record autograd graphs; ``inference``: inside ``inference_mode`` (torch's
+    thread-local AutoGradMode / InferenceMode state: a new thread starts with grad enabled).
+    """
 
     def __init__(self):
         self.enabled = True
+        self.inference = False
 
 
 grad_mode = GradMode()
+
+
+# Note [Autocast state]
+# torch keeps autocast per thread. A thread-local read on every dispatch would cost more than the
+# rest of the keyset computation, so the hot path first reads ``active``: the number of threads
+# with autocast enabled for some device (0 almost always, and then nothing else is read). Only when
+# it is non-zero is this thread's ``tls.mask`` read: bit ``k`` set means the backend key ``k``
+# (CPU, CUDA) is autocast in this thread. strided.amp.autocast_mode maintains both; an Autocast
+# kernel clears ``tls.mask`` while it redispatches (torch's ExcludeDispatchKeyGuard).
+class _AutocastTLS(threading.local):
+    mask = 0  # every thread starts with autocast off
+
+
+class AutocastState:
+    """Process-wide count of autocasting threads plus the per-thread device mask."""
+
+    __slots__ = ("active", "tls")
+
+    def __init__(self):
+        self.active = 0
+        self.tls = _AutocastTLS()
+
+
+autocast_state = AutocastState()
 
 
 class NotImplementedForBackend(NotImplementedError):
@@ -64,6 +94,7 @@ class OpOverload:
     __slots__ = (
         "schema", "namespace", "name", "overload_name", "location", "_dispatch_names", "_kernels",
         "_cache", "_tensor_args", "_device_arg", "__name__", "__qualname__", "packet", "device_check",
+        "_mutated",
     )
 
     def __init__(self, schema, namespace: str = "aten", location: str = "", dispatch_names=None,
@@ -88,6 +119,10 @@ class OpOverload:
                 device_arg = (i, arg.name)
         self._tensor_args = tuple(tensor_args)
         self._device_arg = device_arg
+        # Note [Version counter]: (position, name) of the first written-to Tensor argument, or None
+        self._mutated = next(((i, a.name) for i, a in enumerate(schema.arguments)
+                              if a.annotation is not None and a.annotation.is_write
+                              and a.type.base == "Tensor" and not a.type.is_list), None)
 
     def __repr__(self) -> str:
         return f"<OpOverload {self.name}.{self.overload_name}>"
@@ -144,6 +179,8 @@ class OpOverload:
         key = BACKEND_KEYS[dev.type] if dev is not None else DispatchKey.CPU
         if grad and grad_mode.enabled:
             key |= AUTOGRAD_BIT
+        if autocast_state.active and autocast_state.tls.mask >> (key & 0xF) & 1:
+            key |= AUTOCAST_BIT  # Note [Autocast state]
         return key
 
     # ------------------------------------------------------------------ kernels
@@ -183,12 +220,12 @@ class OpOverload:
         """See Note [Dispatch order]."""
         backend = DispatchKey(keyset & 0xF)
         fn = None
-        # 1. Autograd
-        if keyset & AUTOGRAD_BIT:
-            fn = self.kernel(DispatchKey.Autograd)
-        # 2. Autocast
-        if fn is None and keyset & AUTOCAST_BIT:
+        # 1. Autocast
+        if keyset & AUTOCAST_BIT:
             fn = self.kernel(DispatchKey.Autocast)
+        # 2. Autograd
+        if fn is None and keyset & AUTOGRAD_BIT:
+            fn = self.kernel(DispatchKey.Autograd)
         # 3. the backend's own kernel
         if fn is None:
             fn = self.kernel(backend)
@@ -209,10 +246,29 @@ class OpOverload:
                 f"the selective/custom build process{hint}. '{self.name}' is only available for these "
                 f"backends: [{', '.join(self.available_keys())}]."
             )
+        if self._mutated is not None:
+            fn = _bump_version(fn, *self._mutated)
         if _tracing.wrapper is not None:
             fn = _tracing.wrapper(self, keyset, fn)
         self._cache[keyset] = fn
         return fn
+
+
+# Note [Version counter]
+# Every op that writes a Tensor argument (``Tensor(a!)``: in-place ops, ``out=``, copy_, fill_,
+# random fills) bumps the written tensor's version counter after its kernel returns. The counter
+# lives on the storage, so a tensor and all its views share it (torch's VariableVersion), and
+# autograd compares it with the version a saved tensor had when the graph was recorded. The
+# wrapper is added once at resolution, so ops that write nothing pay nothing.
+def _bump_version(fn, position: int, name: str):
+    def bump(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        target = args[position] if position < len(args) else kwargs[name]
+        target._storage._version += 1
+        return out
+
+    bump.__wrapped__ = fn
+    return bump
 
 
 # Note [Zero-cost tracing]

@@ -10,8 +10,8 @@ __all__ = ["DispatchKey", "BACKEND_KEYS", "BACKEND_NAMES", "parse_key"]
 class DispatchKey(IntEnum):
     """A slot in an operator's kernel table. Lower values are tried first."""
 
-    Autograd = 0
-    Autocast = 1
+    Autocast = 0
+    Autograd = 1
     CUDA = 2
     CPU = 3
     Meta = 4
