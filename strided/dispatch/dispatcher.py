@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import importlib
 import threading
-import threading
 
 from ..device import CPU, device
 from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKENDS, DispatchKey
