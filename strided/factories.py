@@ -24,8 +24,16 @@ __all__ = [
 
 
 def _size(size, op):
-    if len(size) == 1 and isinstance(size[0], (list, tuple)):
-        return tuple(size[0])
+    """``(2, 3)`` from ``f(2, 3)`` or ``f((2, 3))``; other element types are checked by the kernel."""
+    if len(size) == 1 and size[0].__class__ is not int:
+        first = size[0]
+        if isinstance(first, (list, tuple)):
+            return tuple(first)
+    for s in size:
+        if s.__class__ is not int:
+            break
+    else:
+        return size
     for s in size:
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
             raise TypeError(
@@ -46,6 +54,8 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
 def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None,
           layout=None) -> Tensor:
     """An uninitialized tensor of the given size."""
+    if not (requires_grad or pin_memory or memory_format or layout):  # the hot path: few keywords
+        return _EMPTY(_size(size, "empty"), dtype=dtype, device=device)
     return _finish(ops.empty(_size(size, "empty"), dtype=dtype, layout=layout, device=device,
                              pin_memory=pin_memory, memory_format=memory_format), requires_grad)
 
@@ -240,6 +250,9 @@ def from_numpy(array: np.ndarray) -> Tensor:
     nbytes = 0 if 0 in sizes else (1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * itemsize
     storage = wrap_host_memory(array, nbytes, array.ctypes.data)
     return make_tensor(storage, 0, sizes, strides, d)
+
+
+_EMPTY = ops.empty.memory_format  # the overload itself: no overload matching per call
 
 
 def _is_number(x) -> bool:

@@ -26,8 +26,36 @@ def resolve_options(dtype, device, default_dtype=None):
     return d, dev
 
 
+# Note [Factory metadata memo]
+# `empty` is on the path of nearly every op (outputs come from it or from new_output). Its metadata
+# (sizes tuple, strides, nbytes, dtype, device) depends only on the arguments, so the first call
+# with a given (size, dtype, device, memory_format) validates and computes it, and later calls
+# reuse it: one dict lookup instead of normalizing sizes, options and strides again. Index-less
+# "cuda" means the current device and the default dtype can change, so both are part of the key.
+# Bounded: cleared when it grows past 4096 keys.
+_EMPTY_MEMO: dict = {}
+
+
+def _current_cuda_index(device):
+    """The current CUDA device when ``device`` is an index-less "cuda", else None (memo key part)."""
+    if device is None or device.__class__ is not str and getattr(device, "index", 0) is not None:
+        return None
+    if device != "cuda" and getattr(device, "type", None) != "cuda":
+        return None
+    from ..cuda_loader import _backend
+
+    return _backend().current_device()
+
+
 @kernel("CPU", "Meta")
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    key = None
+    if layout is None and not pin_memory and size.__class__ is tuple:
+        key = (size, dtype, device, memory_format, dt._default_dtype, _current_cuda_index(device))
+        spec = _EMPTY_MEMO.get(key)
+        if spec is not None:
+            sizes, strides, nbytes, d, dev = spec
+            return make_tensor(allocate(nbytes, dev), 0, sizes, strides, d)
     sizes = normalize_size(size, "empty")
     d, dev = resolve_options(dtype, device)
     _check_layout(layout, "empty")
@@ -38,6 +66,10 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
     else:
         raise RuntimeError(f"empty(): unsupported memory_format {memory_format!r}")
     nbytes = math.prod(sizes) * d.itemsize
+    if key is not None:
+        if len(_EMPTY_MEMO) > 4096:
+            _EMPTY_MEMO.clear()
+        _EMPTY_MEMO[key] = (sizes, strides, nbytes, d, dev)
     return make_tensor(allocate(nbytes, dev, bool(pin_memory)), 0, sizes, strides, d)
 
 
