@@ -25,6 +25,7 @@ from ...device import device as _device
 from ...memory.caching import CachingAllocator
 from ...memory.errors import OutOfMemoryError
 from ...storage import UntypedStorage
+from .. import register_allocator
 from . import driver
 from .driver import check, cu
 from .streams import current_stream_handle
@@ -323,6 +324,25 @@ def allocate_storage(nbytes: int, device) -> UntypedStorage:
     if block is None:
         return UntypedStorage(0, device, 0, owner=None, allocator="cuda")
     return UntypedStorage(nbytes, device, block.ptr, owner=DeviceAllocation(alloc, block), allocator="cuda")
+
+
+def _allocate_registered(nbytes: int, device, pin_memory: bool = False) -> UntypedStorage:
+    """``strided.backends.allocate`` for "cuda" once this module is loaded (no loader indirection).
+
+    The common case — caching on, the device's allocator already made — is inlined; everything
+    else goes through :func:`allocate_storage`.
+    """
+    i = device.index
+    if i is not None and not (_pluggable is not None or NO_CACHING) and i < len(_allocators):
+        alloc = _allocators[i]
+        if alloc is not None:
+            block = alloc.malloc(nbytes, current_stream_handle(i))
+            if block is not None:
+                return UntypedStorage(nbytes, device, block.ptr, DeviceAllocation(alloc, block), None, "cuda")
+    return allocate_storage(nbytes, device)
+
+
+register_allocator("cuda", _allocate_registered)
 
 
 def record_stream(storage: UntypedStorage, stream) -> None:
