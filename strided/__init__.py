@@ -30,6 +30,7 @@ from .backends.cpu.threads import get_num_threads, set_num_threads  # noqa: E402
 from . import return_types  # noqa: E402
 from .interop import from_dlpack  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402
+from . import optim  # noqa: E402
 
 _HAND_WRITTEN = set(globals())
 for _name in _bound.FUNCTIONS:

@@ -5,6 +5,7 @@ from . import (  # noqa: F401
     indexing,
     linalg,
     normalization,
+    optim,
     pointwise,
     pointwise_unary,
     reductions,

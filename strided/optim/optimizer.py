@@ -1,0 +1,278 @@
+"""The Optimizer base class (torch.optim.Optimizer's contract) and shared helpers.
+
+Note [Implementation selection]
+As torch: ``fused=True`` runs one fused kernel per (device, dtype) group (CUDA or CPU floating
+params); ``foreach=True`` runs the ``_foreach_*`` multi-tensor ops; otherwise a for-loop over the
+single-tensor ops. With ``foreach=None, fused=None`` the default is foreach when every param is a
+CUDA tensor, else the for-loop (torch's ``_default_to_fused_or_foreach``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import defaultdict
+
+from .. import dtypes as dt
+from ..dispatch.dispatcher import grad_mode
+from ..tensor import Tensor
+
+__all__ = ["Optimizer", "no_grad", "default_to_fused_or_foreach", "group_by_device_and_dtype",
+           "check_fused", "step_value", "add_to_steps"]
+
+_FUSED_DEVICES = ("cuda", "cpu")
+_FOREACH_DEVICES = ("cuda",)
+
+
+@contextlib.contextmanager
+def no_grad():
+    """Grad mode off for the optimizer's in-place updates."""
+    prev = grad_mode.enabled
+    grad_mode.enabled = False
+    try:
+        yield
+    finally:
+        grad_mode.enabled = prev
+
+
+@contextlib.contextmanager
+def _enable_grad():
+    prev = grad_mode.enabled
+    grad_mode.enabled = True
+    try:
+        yield
+    finally:
+        grad_mode.enabled = prev
+
+
+def default_to_fused_or_foreach(params, differentiable: bool = False, use_fused: bool = False):
+    """torch's ``_default_to_fused_or_foreach``: (fused, foreach) for these params."""
+    if differentiable:
+        return False, False
+    fused = use_fused and all(p is None or (p.device.type in _FUSED_DEVICES and p.is_floating_point())
+                              for p in params)
+    foreach = not fused and all(p is None or p.device.type in _FOREACH_DEVICES for p in params)
+    return fused, foreach
+
+
+def check_fused(params, foreach, differentiable) -> None:
+    if foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if differentiable:
+        raise RuntimeError("`fused` does not support `differentiable`")
+    if not all(p.device.type in _FUSED_DEVICES and p.is_floating_point() for p in params):
+        raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of "
+                           f"supported devices: {list(_FUSED_DEVICES)}.")
+
+
+def group_by_device_and_dtype(lists):
+    """torch's ``_group_tensors_by_device_and_dtype``: ``{(device, dtype): ([lists...], [indices])}``
+    grouped by the first list's tensors; ``None`` entries (absent state) are kept."""
+    out: dict = {}
+    first = lists[0]
+    for i, t in enumerate(first):
+        key = (t.device, t.dtype)
+        entry = out.get(key)
+        if entry is None:
+            entry = out[key] = ([[] for _ in lists], [])
+        for lst, src in zip(entry[0], lists):
+            lst.append(src[i] if len(src) else None)
+        entry[1].append(i)
+    return out
+
+
+def step_value(step) -> float:
+    """``_get_value``: a Python float of a step tensor (host read for CPU steps)."""
+    return float(step.item()) if isinstance(step, Tensor) else float(step)
+
+
+def add_to_steps(steps, delta: float) -> None:
+    """``steps += delta``: CPU 0-dim step tensors are bumped on the host (no op dispatch per step,
+    Note [Step tensors]); device steps by one ``_foreach_add_``."""
+    from ..backends.cpu.common import as_numpy
+    from ..ops import bound as ops
+
+    if not steps:
+        return
+    if steps[0].device.type == "cpu":
+        for s in steps:
+            a = as_numpy(s)
+            a[...] = a + delta
+    else:
+        ops._foreach_add_(steps, delta)
+
+
+# Note [Step tensors]
+# torch keeps ``state['step']`` as a CPU float tensor for the for-loop and foreach paths (its
+# value is read on the host for the bias corrections) and as a float32 tensor on the param's
+# device for fused and capturable steps (the kernel reads it). strided does the same.
+
+
+class Optimizer:
+    """Base class of all optimizers (``torch.optim.Optimizer``)."""
+
+    def __init__(self, params, defaults: dict):
+        self.defaults = defaults
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict] = []
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or "
+                            f"dicts, but got {type(params).__name__}")
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __repr__(self) -> str:
+        lines = [self.__class__.__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(group):
+                if key != "params":
+                    lines.append(f"    {key}: {group[key]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of params (with per-group options) to ``param_groups``."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the "
+                            "ordering of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is "
+                                f"{type(p).__name__}")
+        for name, default in self.defaults.items():
+            if default is _REQUIRED and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization "
+                                 f"parameter {name}")
+            param_group.setdefault(name, default)
+        existing = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in existing for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every param's ``.grad``: to None (default), or to zeros in place."""
+        foreach = self.defaults.get("foreach", False) or self.defaults.get("fused", False)
+        grouped: dict = defaultdict(list)
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                    continue
+                g.requires_grad = False
+                if foreach:
+                    grouped[(g.device, g.dtype)].append(g)
+                else:
+                    g.zero_()
+        if grouped:
+            from ..ops import bound as ops
+
+            for grads in grouped.values():
+                ops._foreach_zero_(grads)
+
+    def step(self, closure=None):
+        """One optimization step; ``closure`` re-evaluates the model and returns the loss."""
+        raise NotImplementedError
+
+    def _closure_loss(self, closure):
+        if closure is None:
+            return None
+        with _enable_grad():
+            return closure()
+
+    # ------------------------------------------------------------------ state_dict
+    def state_dict(self) -> dict:
+        """``{'state': {index: state}, 'param_groups': [{..., 'params': [indices]}]}`` as torch."""
+        mapping: dict[int, int] = {}
+        start = 0
+        groups = []
+        for group in self.param_groups:
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(group["params"])
+            groups.append(packed)
+        state = {mapping[id(p)]: v for p, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Load a ``state_dict()``: state tensors follow their param's device (and dtype, except
+        ``step``), as torch's ``_process_value_according_to_param_policy``."""
+        state_dict = _copy_sd(state_dict)
+        groups = self.param_groups
+        saved = state_dict["param_groups"]
+        if len(groups) != len(saved):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = {old: p for g, s in zip(groups, saved) for old, p in zip(s["params"], g["params"])}
+        state: defaultdict = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                p = id_map[k]
+                state[p] = {key: self._cast_state(p, key, val) for key, val in v.items()}
+            else:
+                state[k] = v
+        new_groups = []
+        for group, s in zip(groups, saved):
+            ng = dict(s)
+            ng["params"] = group["params"]
+            new_groups.append(ng)
+        self.state = state
+        self.param_groups = new_groups
+
+    def _cast_state(self, param, key, value):
+        if not isinstance(value, Tensor):
+            return value
+        if key == "step":
+            fused = self.defaults.get("fused") or self.defaults.get("capturable")
+            return value.to(dtype=dt.float32, device=param.device) if fused else value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+
+
+def _copy_sd(sd):
+    """A copy of a state dict whose tensors are cloned (Tensor has no __deepcopy__ contract here)."""
+    def clone(x):
+        if isinstance(x, Tensor):
+            return x.clone()
+        if isinstance(x, dict):
+            return {k: clone(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [clone(v) for v in x]
+        if isinstance(x, tuple):
+            return tuple(clone(v) for v in x)
+        return x
+
+    return clone(sd)
+
+
+class _RequiredParameter:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+_REQUIRED = _RequiredParameter()
