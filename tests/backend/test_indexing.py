@@ -86,10 +86,23 @@ def _numpy_parts(a: np.ndarray, index):
     return tuple(basic), (tuple(advanced) if has_advanced else None)
 
 
+def _torch_adjacency(view: np.ndarray, advanced):
+    """Drop an Ellipsis that expands to no dims: torch (unlike NumPy) then treats the advanced
+    indices around it as adjacent, so their dims stay in place instead of moving to the front
+    (torch 2.13: ``zeros(2, 3)[:, [0], ..., [1]]`` has shape (2, 1); NumPy gives (1, 2))."""
+    if advanced is None or not any(o is Ellipsis for o in advanced):
+        return advanced
+    used = sum(o.ndim if isinstance(o, np.ndarray) and o.dtype == np.bool_ else 1
+               for o in advanced if o is not Ellipsis)
+    if used == view.ndim:
+        return tuple(o for o in advanced if o is not Ellipsis)
+    return advanced
+
+
 def numpy_getitem(a: np.ndarray, index) -> np.ndarray:
     basic, advanced = _numpy_parts(a, index)
     view = a[basic]
-    return view if advanced is None else view[advanced]
+    return view if advanced is None else view[_torch_adjacency(view, advanced)]
 
 
 def numpy_setitem(a: np.ndarray, index, value) -> None:
@@ -101,7 +114,8 @@ def numpy_setitem(a: np.ndarray, index, value) -> None:
     if advanced is None:
         a[basic] = value
     else:
-        a[basic][advanced] = value  # with a tensor part, a[basic] is an array view
+        view = a[basic]  # with a tensor part, a[basic] is an array view
+        view[_torch_adjacency(view, advanced)] = value
 
 
 # ------------------------------------------------------------------------------------------ hypothesis
