@@ -25,7 +25,7 @@ from ..dispatch.keys import DispatchKey, parse_key
 from . import bound
 from .schema import Annotation, Argument, FunctionSchema, Return, SchemaError, Type, parse_schema
 
-__all__ = ["load", "namespace", "YAML_PATH", "Namespace", "ENTRY_KEYS"]
+__all__ = ["load", "parse_yaml", "namespace", "YAML_PATH", "Namespace", "ENTRY_KEYS"]
 
 YAML_PATH = os.path.join(os.path.dirname(__file__), "native_functions.yaml")
 ENTRY_KEYS = frozenset({"func", "variants", "dispatch", "autogen", "device_check"})
@@ -186,11 +186,22 @@ def _dtype_word(d) -> str:
             "bool": "Bool"}[d.name]
 
 
-def load(path: str = YAML_PATH) -> Namespace:
-    """Parse the YAML and register every op in ``strided.ops.aten`` (once per process)."""
+def load() -> Namespace:
+    """Parse native_functions.yaml into ``strided.ops.aten`` and bind functions and methods (once)."""
     aten = namespace("aten")
     if aten._packets:
         return aten
+    methods, functions = parse_yaml(YAML_PATH, aten)
+    for name, packet in aten._packets.items():
+        setattr(bound, name, packet)
+    bound.FUNCTIONS = tuple(sorted(functions))
+    _bind_methods(methods)
+    return aten
+
+
+def parse_yaml(path: str, aten: Namespace) -> tuple[dict, dict]:
+    """Register the ops of an operator YAML file in ``aten``; returns the (methods, functions)
+    packets to bind. Pure with respect to the rest of strided, so tests can parse other files."""
     fname = os.path.basename(path)
     with open(path, encoding="utf-8") as f:
         entries = yaml.load(f, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
@@ -233,11 +244,7 @@ def load(path: str = YAML_PATH) -> Namespace:
                 methods[derived.name] = dpacket
             elif "function" in variants:
                 functions[schema.name] = packet
-    for name, packet in aten._packets.items():
-        setattr(bound, name, packet)
-    bound.FUNCTIONS = tuple(sorted(functions))
-    _bind_methods(methods)
-    return aten
+    return methods, functions
 
 
 def _bind_methods(methods: dict[str, OpOverloadPacket]) -> None:
