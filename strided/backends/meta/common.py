@@ -32,11 +32,28 @@ def is_scalar(x) -> bool:
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 
 
+# Note [Output metadata memo]
+# Outputs are allocated on every op; their contiguous strides and element counts depend only on
+# the shape, so they are computed once per shape (bounded memo, cleared past 4096 shapes).
+_CONTIGUOUS: dict = {}
+
+
+def _contiguous_meta(sizes: tuple) -> tuple:
+    meta = _CONTIGUOUS.get(sizes)
+    if meta is None:
+        if len(_CONTIGUOUS) > 4096:
+            _CONTIGUOUS.clear()
+        meta = _CONTIGUOUS[sizes] = (contiguous_strides(sizes), math.prod(sizes))
+    return meta
+
+
 def new_output(sizes, dtype, dev, strides=None) -> Tensor:
     """An uninitialized output tensor on ``dev`` (contiguous unless ``strides`` is given)."""
-    sizes = tuple(sizes)
-    if strides is None:
-        strides = contiguous_strides(sizes)
+    if sizes.__class__ is not tuple:
+        sizes = tuple(sizes)
+    contiguous, numel = _contiguous_meta(sizes)
+    if strides is None or strides == contiguous:
+        return make_tensor(allocate(numel * dtype.itemsize, dev), 0, sizes, contiguous, dtype)
     nbytes = _storage_bytes(sizes, strides, dtype.itemsize)
     return make_tensor(allocate(nbytes, dev), 0, sizes, tuple(strides), dtype)
 
@@ -110,8 +127,10 @@ def elementwise_strides(sizes, tensors) -> tuple:
     is contiguous.
     """
     sizes = tuple(sizes)
+    if len(sizes) < 2:
+        return _contiguous_meta(sizes)[0]
     for t in tensors:
-        if isinstance(t, Tensor) and t._sizes == sizes and len(sizes) > 1:
+        if isinstance(t, Tensor) and t._sizes == sizes:
             if t.is_contiguous():
                 break
             if t._is_non_overlapping_and_dense():
@@ -123,11 +142,23 @@ def elementwise_strides(sizes, tensors) -> tuple:
                     acc *= max(sizes[d], 1)
                 return tuple(strides)
             break
-    return contiguous_strides(sizes)
+    return _contiguous_meta(sizes)[0]
 
 
 def result_dtype(*operands) -> dt.dtype:
     """torch.result_type over the operands (tensors and Python scalars; None ignored)."""
+    if len(operands) == 2:  # fast paths for the common binary cases (Note [Type promotion])
+        a, b = operands
+        if a.__class__ is Tensor:
+            d = a.dtype
+            if b.__class__ is Tensor:
+                if b.dtype is d:
+                    return d
+            elif b.__class__ is float:
+                if d.category == dt.FLOATING:
+                    return d
+            elif b.__class__ is int and d.category == dt.INTEGRAL:
+                return d
     return dt.result_type(*(o for o in operands if o is not None))
 
 
