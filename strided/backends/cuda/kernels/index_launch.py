@@ -1,0 +1,141 @@
+"""Launch helpers for the indexing kernels (index.cu, sort.cu, misc.cu): device temporaries,
+int64 index uploads, bounds checks read back once, and the offset-indexing launcher.
+
+Note [Offset indexing]
+index_select, gather, embedding and index.Tensor all read ``a[i] = b[offset(i)]`` over an
+iteration shape (the output's): ``offset(i)`` is ``b_strides . coords(i)`` plus, for each int64
+index array, ``idx[k][idx_strides[k] . coords(i)] * idx_bstride[k]``.  scatter, scatter_add,
+index_add and index_put run the same map the other way, ``b[offset(i)] (+)= a[i]``.  The host
+only chooses strides: a dim supplied by an index gets b-stride 0, and index arrays are broadcast
+over the iteration shape with stride 0.  One kernel per direction covers every op.
+
+Note [CUDA index bounds]
+An out-of-range index must raise the CPU kernel's error, never touch memory outside the tensor.
+Before the main launch each index array is checked on the device (``index_bounds``, an atomicMin
+of the first bad position into a small buffer); the positions come back in one device-to-host
+copy, which synchronizes the stream (torch's CUDA kernels device-assert instead, which leaves the
+context unusable; strided raises the CPU's exception and the context stays usable).  The main
+kernels check bounds again and skip such elements, so no launch can read or write out of range.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .... import dtypes as dt
+from ....device import CPU
+from ....tensor import Tensor, contiguous_strides
+from ...cpu.common import as_numpy
+from ...meta.common import new_output
+from .. import driver
+from ..copies import copy_ as copy_impl
+from ..driver import check, cu
+from ..launch import get_kernel
+from ..streams import current_stream_handle
+from . import MAX_DIMS, launch_config, source
+
+__all__ = ["stream", "run", "to_cuda_i64", "to_host", "first_bad", "read_i64", "index_run", "IDX_MAX"]
+
+IDX_MAX = 8
+INDEX_FMT = "<QQqq8q8q8qq8Q64q8q8qqdq"
+BOUNDS_FMT = "<QQqqq"
+
+
+def stream(t: Tensor) -> int:
+    return current_stream_handle(t.device.index)
+
+
+def run(file: str, dtype, name: str, fmt: str, dev: int, n: int, *values, src_dtype=None, grid=None,
+        block=None) -> None:
+    """Launch ``name`` of ``file`` (instantiated for ``dtype``) over ``n`` elements."""
+    k = get_kernel(source(file, dtype.name, None if src_dtype is None else src_dtype.name), name, fmt, dev)
+    g, b = launch_config(n)
+    k(grid or g, block or b, current_stream_handle(dev), *values)
+
+
+def to_cuda_i64(t: Tensor, device) -> Tensor:
+    """``t`` (CPU or CUDA, int32/int64) as a contiguous int64 tensor on ``device``."""
+    if t.device is device and t.dtype is dt.int64 and t.is_contiguous():
+        return t
+    out = new_output(t._sizes, dt.int64, device)
+    if out.numel():
+        copy_impl(out, t)
+    return out
+
+
+def to_host(t: Tensor) -> np.ndarray:
+    """A CUDA tensor's values as a NumPy array (synchronizes)."""
+    if t.device is CPU:
+        return as_numpy(t)
+    out = new_output(t._sizes, t.dtype, CPU)
+    if out.numel():
+        copy_impl(out, t)
+    return as_numpy(out)
+
+
+def read_i64(ptr: int, dev: int, count: int = 1) -> np.ndarray:
+    host = np.empty(count, dtype=np.int64)
+    s = current_stream_handle(dev)
+    driver.ensure_context(dev)
+    check(cu().cuMemcpyDtoHAsync(host.ctypes.data, ptr, 8 * count, s))
+    check(cu().cuStreamSynchronize(s))
+    return host
+
+
+def first_bad(device, checks) -> list:
+    """For each ``(int64 CUDA tensor, lo, hi)``: the first value outside ``[lo, hi)``, or None.
+
+    One launch per array and a single read-back (Note [CUDA index bounds])."""
+    if not checks:
+        return []
+    dev = device.index
+    buf = new_output((len(checks),), dt.int64, device)
+    s = current_stream_handle(dev)
+    driver.ensure_context(dev)
+    check(cu().cuMemsetD8Async(buf.data_ptr(), 0xFF, 8 * len(checks), s))
+    for k, (idx, lo, hi) in enumerate(checks):
+        n = idx.numel()
+        if n:
+            run("index.cu", dt.int64, "index_bounds", BOUNDS_FMT, dev, n, idx.data_ptr(),
+                buf.data_ptr() + 8 * k, n, lo, hi, src_dtype=dt.int64)
+    pos = read_i64(buf.data_ptr(), dev, len(checks))
+    out = []
+    for (idx, _, _), p in zip(checks, pos):
+        out.append(None if p == -1 else int(read_i64(idx.data_ptr() + 8 * int(p), dev)[0]))
+    return out
+
+
+def _pad(v, n=MAX_DIMS):
+    return list(v) + [0] * (n - len(v))
+
+
+def index_run(name: str, b: Tensor, a: Tensor, sizes, a_strides, b_strides, idxs, *, wrap=0, falpha=1.0,
+              ialpha=1, b_ptr=None, b_dtype=None) -> None:
+    """Run ``index_gather`` / ``index_scatter`` / ``index_scatter_add`` (Note [Offset indexing]).
+
+    ``idxs``: ``(int64 CUDA tensor, its strides over sizes, b's stride of its dim, that dim's size)``.
+    """
+    n = 1
+    for s in sizes:
+        n *= s
+    if n == 0:
+        return
+    if len(sizes) > MAX_DIMS or len(idxs) > IDX_MAX:
+        raise RuntimeError(f"strided CUDA indexing supports at most {MAX_DIMS} dims and {IDX_MAX} index "
+                           f"tensors, got {len(sizes)} and {len(idxs)}")
+    ptrs = [i.data_ptr() for i, _, _, _ in idxs]
+    strides = []
+    for _, st, _, _ in idxs:
+        strides += _pad(st)
+    strides += [0] * (MAX_DIMS * (IDX_MAX - len(idxs)))
+    bst = [x for _, _, x, _ in idxs]
+    bsz = [x for _, _, _, x in idxs]
+    b_dtype = b_dtype or b.dtype
+    run("index.cu", b_dtype, name, INDEX_FMT, b.device.index, n,
+        a.data_ptr(), b.data_ptr() if b_ptr is None else b_ptr, n, len(sizes), *_pad(sizes), *_pad(a_strides),
+        *_pad(b_strides), len(idxs), *_pad(ptrs, IDX_MAX), *strides, *_pad(bst, IDX_MAX), *_pad(bsz, IDX_MAX),
+        wrap, float(falpha), int(ialpha), src_dtype=a.dtype)
+
+
+def dense(sizes) -> tuple:
+    return contiguous_strides(sizes)
