@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 
 nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-bindings is not installed")
@@ -27,6 +29,19 @@ def test_kernel_template_compiles(file, dst, src):
     assert cubin[:4] == b"\x7fELF"
 
 
+def _indexing_sources():
+    from strided.backends.cuda.kernels import all_sources
+
+    for file, names, text in all_sources():
+        if file in ("transpose.cu", "index.cu", "sort.cu", "misc.cu"):
+            yield pytest.param(file, names[0], text, id=f"{file}-{zlib.crc32(text.encode()):08x}")
+
+
+@pytest.mark.parametrize("file,name,text", list(_indexing_sources()))
+def test_indexing_kernels_compile(file, name, text):
+    assert compiler._compile(text, name, "sm_90", ())[:4] == b"\x7fELF"
+
+
 def test_compile_error_names_kernel_and_shows_log():
     with pytest.raises(compiler.CompileError, match=r"kernel 'broken'(.|\n)*undefined"):
         compiler._compile('extern "C" __global__ void broken() { undefined_thing(); }', "broken", "sm_90", ())
@@ -42,3 +57,54 @@ def test_disk_cache_rebuilds_corrupt_entries(tmp_path, monkeypatch):
     compiler._memory.clear()
     assert compiler.compile_cubin(src, "k", "sm_90") == a
     assert compiler._read_disk(files[0]) == a
+
+
+def _elementwise_cases():
+    """Every pointwise expression once (its first dtype combination), and every output dtype of add."""
+    from strided.backends.cuda.kernels import pointwise_ops
+
+    seen, cases = set(), []
+    for inst in pointwise_ops.instantiations():
+        expr, out, slots = inst
+        key = expr if expr != "x0 + x1" else (expr, out, slots)
+        if key not in seen:
+            seen.add(key)
+            cases.append(inst)
+    return cases
+
+
+def test_elementwise_templates_compile():
+    """elementwise.cu for every pointwise op's expression (three kernels each), compiled in parallel."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from strided.backends.cuda.elementwise import source_for
+
+    cases = _elementwise_cases()
+    assert len({c[0] for c in cases}) >= 60
+
+    def build(case):
+        return case, compiler._compile(source_for(*case), "elementwise", "sm_90", ())
+
+    with ThreadPoolExecutor(4) as ex:
+        for case, cubin in ex.map(build, cases):
+            assert cubin[:4] == b"\x7fELF", case
+
+
+def _reduction_sources():
+    from strided.backends.cuda.normalization import normalization_sources
+    from strided.backends.cuda.reduction import reduce_sources
+
+    return [*reduce_sources(), *normalization_sources()]
+
+
+def test_reduction_templates_compile():
+    """reduce.cu (every reducer), scan.cu, softmax.cu, norm.cu and loss.cu instantiations."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def build(case):
+        file, names, text = case
+        return case, compiler._compile(text, names[0], "sm_90", ())
+
+    with ThreadPoolExecutor(4) as ex:
+        for case, cubin in ex.map(build, _reduction_sources()):
+            assert cubin[:4] == b"\x7fELF", case[:2]

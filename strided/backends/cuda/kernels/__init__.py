@@ -1,5 +1,15 @@
 """Glue for the CUDA kernels in this folder: dtype instantiation, dim coalescing, launches.
 
+Note [Transposed copy]
+When the destination and the source are contiguous in different dims (``x.t().contiguous()``,
+permutes, batched too), the elementwise copy reads or writes with a large stride and reaches a
+fraction of the copy bandwidth.  ``copy_kernel`` then launches ``transpose.cu``: one block per
+tile of the (X, Y) plane, X the dim where dst has stride 1 and Y the one where src has stride 1,
+the other (at most 6) dims as a batch.  The tile goes through padded shared memory, loads
+coalesced along Y and stores along X; same-dtype 1- and 2-byte copies move 4 bytes per access
+(``TR_VEC`` elements, tiles of ``32 * TR_VEC``) when every pointer and stride allows it.  Tiny
+planes (either side under 8) keep the elementwise path, where a tile would idle most threads.
+
 Note [Kernel instantiation]
 Each ``.cu`` file is a template over ``DST_T``/``SRC_T``/``IS_FLOAT`` macros.  A source is made
 per dtype combination by prefixing ``#define`` lines, compiled once per arch (see
@@ -15,7 +25,7 @@ from ....dtypes import dtype as _dtype
 from ..launch import get_kernel
 
 __all__ = ["CTYPES", "source", "coalesce", "launch_config", "copy_kernel", "fill_kernel",
-           "arange_kernel", "random_kernel", "MAX_DIMS", "all_sources"]
+           "arange_kernel", "random_kernel", "MAX_DIMS", "all_sources", "transpose_source"]
 
 HERE = Path(__file__).parent
 MAX_DIMS = 8
@@ -45,6 +55,12 @@ def source(file: str, dst: str, src: str | None = None) -> str:
     return "\n".join(lines) + "\n" + _text("common.cuh") + "\n" + _text(file)
 
 
+def _dtype_of(name: str) -> _dtype:
+    from .... import dtypes
+
+    return getattr(dtypes, name)
+
+
 def all_sources():
     """Every (file, kernel names, source) the backend can compile (for the NVRTC null test)."""
     for d in CTYPES:
@@ -52,6 +68,17 @@ def all_sources():
         yield "random.cu", ("philox_fill",), source("random.cu", d)
         for s in CTYPES:
             yield "copy.cu", ("strided_copy", "contiguous_copy"), source("copy.cu", d, s)
+        for vec in {1: (1, 2, 4), 2: (1, 2)}.get(_dtype_of(d).itemsize, (1,)):
+            yield "transpose.cu", ("transpose_copy",), transpose_source(d, d, vec)
+    yield "transpose.cu", ("transpose_copy",), transpose_source("float32", "bfloat16", 1)
+    for d in CTYPES:  # the indexing kernels (kernels/indexing_ops.py, sort_ops.py)
+        yield "index.cu", ("index_gather", "index_scatter", "index_scatter_add", "index_bounds"), \
+            source("index.cu", d, d)
+        yield "sort.cu", ("sort_rows_shared", "sort_init", "sort_chunk_shared", "sort_step", "sort_finish"), \
+            source("sort.cu", d)
+        yield "misc.cu", ("triangle", "eye", "linspace", "one_hot", "minmax"), source("misc.cu", d)
+    for half in ("float16", "bfloat16"):  # 16-bit floats accumulate in float32
+        yield "index.cu", ("index_scatter_add",), source("index.cu", "float32", half)
 
 
 def coalesce(sizes, *stride_sets):
@@ -98,11 +125,56 @@ def copy_kernel(dev: int, dst_dtype: _dtype, src_dtype: _dtype, dst_ptr: int, sr
     if len(shape) > MAX_DIMS:
         raise RuntimeError(f"strided CUDA copy supports at most {MAX_DIMS} non-mergeable dims, "
                            f"got {len(shape)}")
+    if _transposed_copy(dev, dst_dtype, src_dtype, dst_ptr, src_ptr, shape, ds, ss, stream):
+        return
     src_text = source("copy.cu", dst_dtype.name, src_dtype.name)
     name = "contiguous_copy" if len(shape) == 1 and ds[0] == 1 and ss[0] == 1 else "strided_copy"
     k = get_kernel(src_text, name, COPY_FMT, dev)
     grid, block = launch_config(n)
     k(grid, block, stream, dst_ptr, src_ptr, n, len(shape), *_pad(shape), *_pad(ds), *_pad(ss))
+
+
+TRANSPOSE_FMT = "<QQqqqqqqq6q6q6q"
+_TR_BATCH = 6
+
+
+@cache
+def transpose_source(dst: str, src: str, vec: int) -> str:
+    return f"#define TR_VEC {vec}\n" + source("transpose.cu", dst, src)
+
+
+def _transposed_copy(dev, dst_dtype, src_dtype, dst_ptr, src_ptr, shape, ds, ss, stream) -> bool:
+    """Launch the tiled transpose for a coalesced copy when it applies (Note [Transposed copy])."""
+    if len(shape) < 2 or ds[-1] != 1 or ss[-1] == 1 or len(shape) > _TR_BATCH + 2:
+        return False
+    y = next((k for k in range(len(shape) - 1) if ss[k] == 1), None)
+    if y is None or shape[-1] < 8 or shape[y] < 8:
+        return False
+    nx, ny = shape[-1], shape[y]
+    rest = [k for k in range(len(shape) - 1) if k != y]
+    bs = [shape[k] for k in rest]
+    bd = [ds[k] for k in rest]
+    bsrc = [ss[k] for k in rest]
+    vec = 1
+    size = dst_dtype.itemsize
+    if dst_dtype is src_dtype and size < 4:
+        v = 4 // size
+        if (dst_ptr % 4 == 0 and src_ptr % 4 == 0 and ss[-1] % v == 0 and ds[y] % v == 0
+                and all(s % v == 0 for s in bd + bsrc)):
+            vec = v
+    tile = 32 * vec
+    tiles_x, tiles_y = -(-nx // tile), -(-ny // tile)
+    blocks = tiles_x * tiles_y
+    for n in bs:
+        blocks *= n
+    if blocks >= 1 << 31:
+        return False
+    pad = [0] * (_TR_BATCH - len(bs))
+    k = get_kernel(transpose_source(dst_dtype.name, src_dtype.name, vec), "transpose_copy", TRANSPOSE_FMT,
+                   dev)
+    k(blocks, 256, stream, dst_ptr, src_ptr, nx, ny, ss[-1], ds[y], tiles_x, tiles_y, len(bs),
+      *bs, *pad, *bd, *pad, *bsrc, *pad)
+    return True
 
 
 def fill_kernel(dev: int, dtype: _dtype, ptr: int, sizes, strides, value, stream: int) -> None:

@@ -162,3 +162,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     meta.bernoulli_(self, p)
     return _random(self, 3, generator, a=float(p))
 
+
+
+# Joining, indexing, sorting, tril/triu, one_hot, linspace, eye (registered on import).
+from . import indexing_ops  # noqa: E402, F401
