@@ -19,6 +19,7 @@ from ..backends.cuda.device import (  # noqa: F401
 from ..backends.cuda.driver import CudaError  # noqa: F401
 from ..memory.errors import OutOfMemoryError  # noqa: F401
 from . import memory  # noqa: F401
+from . import tunable  # noqa: F401
 from .memory import (  # noqa: F401
     MemPool,
     caching_allocator_alloc,

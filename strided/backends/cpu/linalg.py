@@ -15,6 +15,7 @@ import numpy as np
 from ...dispatch.library import kernel
 from ..meta import linalg as meta
 from ..meta.common import new_output
+from ..meta.reductions import type_name
 from .common import as_numpy, compute_dtype, store
 
 __all__ = []
@@ -77,3 +78,20 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     out = new_output(meta.baddbmm_output(self, batch1, batch2, beta, alpha), self.dtype, self.device)
     return _add_scaled(self, _matmul(batch1, batch2, out), out, beta, alpha)
+
+
+@kernel("CPU")
+def _addmm_activation(self, mat1, mat2, *, beta=1, alpha=1, use_gelu=False):
+    """addmm, then relu or (exact, as torch's CPU kernel) gelu on the rounded result."""
+    out = addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    if out.numel() == 0:
+        return out
+    if not use_gelu:
+        r = as_numpy(out)
+        np.maximum(r, r.dtype.type(0), out=r)
+        return out
+    if not out.dtype.is_floating_point:
+        raise NotImplementedError(f"\"GeluKernelImpl\" not implemented for '{type_name(out.dtype)}'")
+    from .pointwise_unary import _gelu
+
+    return store(out, _gelu(_operand(out), "none"))

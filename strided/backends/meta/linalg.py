@@ -166,3 +166,9 @@ def baddbmm_output(self, batch1, batch2, beta=1, alpha=1) -> tuple:
 @kernel("Meta")
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return new_output(baddbmm_output(self, batch1, batch2, beta, alpha), self.dtype, self.device)
+
+
+@kernel("Meta")
+def _addmm_activation(self, mat1, mat2, *, beta=1, alpha=1, use_gelu=False):
+    """addmm's checks and output (torch's meta runs ADDMM_META for both)."""
+    return new_output(addmm_output(self, mat1, mat2, beta, alpha), self.dtype, self.device)

@@ -166,3 +166,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 # Joining, indexing, sorting, tril/triu, one_hot, linspace, eye (registered on import).
 from . import indexing_ops  # noqa: E402, F401
+
+
+# cuBLASLt GEMMs: mm, addmm, bmm, baddbmm, _addmm_activation (nvmath imported on the first GEMM).
+from . import blas_ops  # noqa: E402, F401

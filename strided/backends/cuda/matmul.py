@@ -1,0 +1,92 @@
+"""``strided.backends.cuda.matmul``: the cuBLAS(Lt) precision flags (``torch.backends.cuda.matmul``).
+
+    strided.backends.cuda.matmul.allow_tf32 = True          # fp32 GEMMs on TF32 tensor cores
+    strided.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    strided.set_float32_matmul_precision("high")            # the same switch as allow_tf32
+
+``backends/cuda/blas.py`` reads these attributes on every GEMM; importing this module imports
+nothing from CUDA or nvmath.
+
+Note [Float32 matmul precision]
+As in torch (before its per-backend precision API): ``"highest"`` means allow_tf32 is False;
+``"high"`` and ``"medium"`` set allow_tf32 True (cuBLASLt has no bf16x3 fp32 mode that torch
+would use for "medium", so "medium" computes like "high").  Setting ``allow_tf32`` writes the
+precision back: True gives ``"high"``, False ``"highest"``.  An unknown precision warns and
+changes nothing, as torch 2.13 does.
+
+Note [Reduced precision reduction]
+``allow_fp16_reduced_precision_reduction`` / ``allow_bf16_…`` (default True, as torch): when
+False, split-K GEMMs must reduce their partial sums in the compute type (fp32), never in the
+output type; blas.py masks cuBLASLt's reduction schemes to ``NONE | COMPUTE_TYPE``.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import warnings
+
+__all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision"]  # + the three flags (properties)
+
+_PRECISIONS = ("highest", "high", "medium")
+_state = {"precision": "highest", "fp16_reduction": True, "bf16_reduction": True}
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """``"highest"`` (full fp32, the default), ``"high"`` or ``"medium"`` (TF32 tensor cores)."""
+    if precision not in _PRECISIONS:
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      "set_float32_matmul_precision call has no effect.", UserWarning, stacklevel=2)
+        return
+    _state["precision"] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """The current float32 matmul precision: ``"highest"``, ``"high"`` or ``"medium"``."""
+    return _state["precision"]
+
+
+def _bool(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return value
+
+
+class _MatmulFlags(types.ModuleType):
+    """The module's class: properties for the flags, unknown attributes rejected (as torch)."""
+
+    @property
+    def allow_tf32(self) -> bool:
+        return _state["precision"] != "highest"
+
+    @allow_tf32.setter
+    def allow_tf32(self, value) -> None:
+        _state["precision"] = "high" if _bool("allow_tf32", value) else "highest"
+
+    @property
+    def allow_fp16_reduced_precision_reduction(self) -> bool:
+        return _state["fp16_reduction"]
+
+    @allow_fp16_reduced_precision_reduction.setter
+    def allow_fp16_reduced_precision_reduction(self, value) -> None:
+        _state["fp16_reduction"] = _bool("allow_fp16_reduced_precision_reduction", value)
+
+    @property
+    def allow_bf16_reduced_precision_reduction(self) -> bool:
+        return _state["bf16_reduction"]
+
+    @allow_bf16_reduced_precision_reduction.setter
+    def allow_bf16_reduced_precision_reduction(self, value) -> None:
+        _state["bf16_reduction"] = _bool("allow_bf16_reduced_precision_reduction", value)
+
+    def __getattr__(self, name):
+        raise AttributeError(f"Unknown attribute {name}")
+
+    def __setattr__(self, name, value) -> None:
+        if name.startswith("__") or name in type(self).__dict__ or name in self.__dict__:
+            super().__setattr__(name, value)
+            return
+        raise AttributeError(f"Unknown attribute {name}")
+
+
+sys.modules[__name__].__class__ = _MatmulFlags
