@@ -1,0 +1,30 @@
+"""``strided.nn``: modules, parameters, initializers, losses and state-dict files (torch.nn)."""
+
+from __future__ import annotations
+
+from . import functional, init
+from .module import Module
+from .modules import (
+    GELU,
+    CausalSelfAttention,
+    Dropout,
+    Embedding,
+    Identity,
+    LayerNorm,
+    Linear,
+    ModuleDict,
+    ModuleList,
+    ReLU,
+    Sequential,
+    SiLU,
+    Softmax,
+    Tanh,
+)
+from .parameter import Parameter
+from .serialization import load, save
+
+__all__ = [
+    "Module", "Parameter", "functional", "init", "save", "load", "GELU", "CausalSelfAttention", "Dropout",
+    "Embedding", "Identity", "LayerNorm", "Linear", "ModuleDict", "ModuleList", "ReLU", "Sequential", "SiLU",
+    "Softmax", "Tanh",
+]

@@ -1,0 +1,128 @@
+"""``Module.state_dict`` / ``load_state_dict`` (torch's semantics and error messages)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+
+__all__ = ["StateDictMixin", "IncompatibleKeys"]
+
+
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it did not find and the keys it did not use."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class StateDictMixin:
+    """State-dict methods of ``Module`` (kept apart from the attribute machinery in module.py)."""
+
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+
+    def state_dict(self, *, destination: dict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict:
+        """Parameters and persistent buffers by dotted name, in registration order.
+
+        The tensors share storage with the module's (detached unless ``keep_vars``).
+        """
+        if destination is None:
+            destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs, assign=False) -> None:
+        persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
+        local_state = {k: v for k, v in {**self._parameters, **persistent}.items() if v is not None}
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            input_param = state_dict[key]
+            if not isinstance(input_param, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                                  f"Tensor-like object from checkpoint but received {type(input_param)}")
+                continue
+            if tuple(input_param.shape) != tuple(param.shape):
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} "
+                                  f"from checkpoint, the shape in current model is {param.shape}.")
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        self._assign_loaded(name, param, input_param)
+                    else:
+                        param.copy_(input_param)
+            except Exception as ex:  # noqa: BLE001 - reported with the key, as torch does
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model '
+                                  f"are {param.size()} and whose dimensions in the checkpoint are "
+                                  f"{input_param.size()}, an exception occurred : {ex.args}.")
+        if strict:
+            for key in state_dict:
+                if not key.startswith(prefix):
+                    continue
+                parts = key[len(prefix):].split(".", 1)
+                if len(parts) > 1:
+                    if parts[0] not in self._modules:
+                        unexpected_keys.append(key)
+                elif parts[0] not in local_state:
+                    unexpected_keys.append(key)
+
+    def _assign_loaded(self, name: str, current: Tensor, loaded: Tensor) -> None:
+        from .parameter import Parameter
+
+        if name in self._parameters:
+            self._parameters[name] = Parameter(loaded, requires_grad=current.requires_grad)
+        else:
+            self._buffers[name] = loaded
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False) -> IncompatibleKeys:
+        """Copy ``state_dict``'s tensors into this module's parameters and buffers.
+
+        With ``strict`` (default) a missing or unexpected key is an error listing all of them;
+        ``assign=True`` makes the loaded tensors the parameters instead of copying into them.
+        Returns ``IncompatibleKeys(missing_keys, unexpected_keys)``.
+        """
+        if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+
+        def load(module, prefix: str) -> None:
+            module._load_from_state_dict(state_dict, prefix, {}, True, missing, unexpected, errors, assign)
+            for name, child in module._modules.items():
+                if child is not None:
+                    load(child, prefix + name + ".")
+
+        load(self, "")
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        return IncompatibleKeys(missing, unexpected)

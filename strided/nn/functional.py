@@ -1,0 +1,173 @@
+"""``strided.nn.functional``: the stateless forms of the layers and losses (torch.nn.functional).
+
+Each function validates its Python-level arguments (reduction names, padding_idx, probabilities)
+as torch does and calls one operator from the schema file, so Autocast, Autograd and every backend
+apply unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from .. import dtypes as _dt
+from ..dispatch.dispatcher import autocast_state
+from ..ops import bound as ops
+from ..tensor import Tensor
+
+__all__ = [
+    "linear", "relu", "gelu", "silu", "softmax", "log_softmax", "dropout", "layer_norm", "embedding",
+    "cross_entropy", "mse_loss", "scaled_dot_product_attention",
+]
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction_enum(reduction: str) -> int:
+    try:
+        return _REDUCTIONS[reduction]
+    except (KeyError, TypeError):
+        raise ValueError(f"{reduction} is not a valid value for reduction") from None
+
+
+def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    """torch's ``_Reduction.legacy_get_string``: the deprecated size_average/reduce flags."""
+    if size_average is None and reduce is None:
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='{}' instead.".format(
+        ("mean" if size_average in (None, True) else "sum") if reduce in (None, True) else "none"),
+        stacklevel=3)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        return "mean"
+    return "sum" if reduce else "none"
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``."""
+    return ops.linear(input, weight, bias)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return ops.relu_(input) if inplace else ops.relu(input)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit; ``approximate="tanh"`` for the tanh approximation."""
+    return ops.gelu(input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    out = ops.silu(input)
+    return input.copy_(out) if inplace else out
+
+
+def _softmax_dim(name: str, ndim: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                  "dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+    """``exp(x) / exp(x).sum(dim)``; ``dtype`` casts the input first (avoids overflow in half types)."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim())
+    return ops.softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim())
+    return ops.log_softmax(input, dim, dtype)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
+            generator=None) -> Tensor:
+    """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (only when training)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    out = ops.dropout(input, p, training, generator=generator)
+    return input.copy_(out) if inplace else out
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize over the last ``len(normalized_shape)`` dims, then scale and shift."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    return ops.layer_norm(input, list(normalized_shape), weight, bias, eps)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` selected by the integer tensor ``input``."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    return ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy between logits ``input`` (N, C, ...) or (C,) and class indices or probabilities.
+
+    ``reduction``: "mean" (weighted mean over non-ignored targets), "sum" or "none";
+    ``ignore_index`` targets contribute nothing; ``label_smoothing`` mixes in the uniform distribution.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return ops.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index,
+                                  label_smoothing)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Mean (or sum, or elementwise) squared error; runs in float32 under autocast, as torch."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    code = _reduction_enum(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=2)
+    if autocast_state.active:
+        from ..amp.autocast_mode import is_autocast_enabled
+
+        if input.device.type in ("cpu", "cuda") and is_autocast_enabled(input.device.type):
+            input, target = (t.float() if t.dtype in (_dt.float16, _dt.bfloat16) else t for t in (input, target))
+    diff = input - target
+    sq = diff * diff
+    if code == 0:
+        return sq
+    return sq.mean() if code == 1 else sq.sum()
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 generator=None) -> Tensor:
+    """``softmax(q @ k^T * scale + mask) @ v`` over (..., L, E) queries and (..., S, E) keys (torch's
+    math reference). ``is_causal`` masks keys after each query; a bool ``attn_mask`` keeps True
+    positions, a float one is added to the scores."""
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                           "is_causal=True")
+    L, S = query.size(-2), key.size(-2)
+    scale = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
+    scores = ops.matmul(query, key.transpose(-2, -1)) * scale
+    if is_causal:
+        attn_mask = ops.ones((L, S), dtype=_dt.bool, device=query.device).tril()
+    if attn_mask is not None:
+        if attn_mask.dtype is _dt.bool:
+            scores = scores.masked_fill(ops.logical_not(attn_mask), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = ops.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = ops.dropout(weights, dropout_p, True, generator=generator)
+    return ops.matmul(weights, value)

@@ -1,0 +1,335 @@
+"""strided.nn on every available backend: Module registration and iteration, state dicts and their
+errors, ``to``/``apply``/``zero_grad``, torch's reprs, layers and functional ops against NumPy,
+and the initializers' fan rules."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided import nn
+from strided.nn import functional as F
+from strided.testing import available_devices
+
+DEVICES = available_devices()
+DATA_DEVICES = [d for d in DEVICES if d != "meta"]
+
+
+def host(t):
+    return np.asarray(t.detach().cpu().float().numpy(), dtype=np.float64)
+
+
+class Block(nn.Module):
+    def __init__(self, device=None):
+        super().__init__()
+        self.fc = nn.Linear(4, 3, device=device)
+        self.norm = nn.LayerNorm(3, device=device)
+        self.register_buffer("steps", st.zeros(1, device=device))
+        self.register_buffer("cache", st.ones(2, device=device), persistent=False)
+
+    def forward(self, x):
+        return self.norm(self.fc(x))
+
+
+# ------------------------------------------------------------------------------- registration
+def test_setattr_registers_parameters_modules_buffers():
+    b = Block()
+    assert list(b._parameters) == [] and list(b._modules) == ["fc", "norm"]
+    assert [n for n, _ in b.named_parameters()] == ["fc.weight", "fc.bias", "norm.weight", "norm.bias"]
+    assert [n for n, _ in b.named_buffers()] == ["steps", "cache"]
+    assert [n for n, _ in b.named_modules()] == ["", "fc", "norm"]
+    assert [n for n, _ in b.named_children()] == ["fc", "norm"]
+    assert len(list(b.parameters())) == 4 and len(list(b.parameters(recurse=False))) == 0
+    b.extra = nn.Parameter(st.ones(2))
+    assert "extra" in b._parameters and b.extra is b._parameters["extra"]
+    b.extra = None
+    assert b._parameters["extra"] is None and "extra" not in dict(b.named_parameters())
+    del b.extra
+    assert "extra" not in b._parameters
+    b.steps = st.full((1,), 5.0)
+    assert b._buffers["steps"].item() == 5.0
+
+
+def test_shared_parameters_are_listed_once():
+    a = nn.Linear(2, 2)
+    seq = nn.Sequential(a, a)
+    assert len(list(seq.parameters())) == 2
+    assert len(list(seq.named_parameters(remove_duplicate=False))) == 4
+    assert list(seq.state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+
+
+def test_registration_errors():
+    m = nn.Module()
+    with pytest.raises(TypeError, match=re.escape("cannot assign 'strided.Tensor' as parameter 'w'")):
+        m.w = nn.Parameter(st.ones(1))
+        m.w = st.ones(1)
+    with pytest.raises(KeyError, match="parameter name can.+t contain"):
+        m.register_parameter("a.b", None)
+    with pytest.raises(KeyError, match="attribute 'training' already exists"):
+        m.register_buffer("training", st.ones(1))
+    with pytest.raises(TypeError, match=re.escape("cannot assign 'int' object to buffer 'b'")):
+        m.register_buffer("b", 3)
+    with pytest.raises(TypeError, match="is not a Module subclass"):
+        m.add_module("x", 3)
+    with pytest.raises(AttributeError, match="'Module' object has no attribute 'nope'"):
+        m.nope  # noqa: B018
+
+    class Early(nn.Module):
+        def __init__(self):
+            self.w = nn.Parameter(st.ones(1))
+
+    with pytest.raises(AttributeError, match=re.escape("cannot assign parameters before Module.__init__() call")):
+        Early()
+    with pytest.raises(NotImplementedError, match='missing the required "forward" function'):
+        m(1)
+
+
+def test_parameter_is_a_leaf_sharing_storage():
+    t = st.randn(3)
+    p = nn.Parameter(t)
+    assert isinstance(p, st.Tensor) and p.requires_grad and p.is_leaf
+    assert p.data_ptr() == t.data_ptr()
+    assert type(p * 2) is st.Tensor
+    assert repr(p).startswith("Parameter containing:\ntensor([")
+    assert not nn.Parameter(t, requires_grad=False).requires_grad
+
+
+# ------------------------------------------------------------------------------- modes, apply, to
+def test_train_eval_and_dropout():
+    m = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+    assert m.training and m[1].training
+    m.eval()
+    assert not m.training and not m[1].training
+    x = st.randn(8, 4)
+    y = m[1](x)
+    np.testing.assert_array_equal(host(y), host(x))
+    with pytest.raises(ValueError, match="training mode is expected to be boolean"):
+        m.train("yes")
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        nn.Dropout(1.5)
+
+
+def test_dropout_training_zeroes_and_scales():
+    x = st.ones(4000)
+    y = host(F.dropout(x, 0.25, training=True))
+    kept = y != 0
+    assert 0.65 < kept.mean() < 0.85
+    np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
+
+
+def test_apply_visits_children_first():
+    seen = []
+    nn.Sequential(nn.Linear(1, 1), nn.ReLU()).apply(lambda m: seen.append(type(m).__name__))
+    assert seen == ["Linear", "ReLU", "Sequential"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_to_keeps_parameter_identity(device):
+    b = Block()
+    w = b.fc.weight
+    b.to(device, st.float64)
+    assert b.fc.weight is w and w.dtype is st.float64 and w.device.type == device
+    assert isinstance(b.fc.weight, nn.Parameter) and w.requires_grad
+    assert b.steps.dtype is st.float64 and b.cache.device.type == device
+    b.float()
+    assert w.dtype is st.float32
+    with pytest.raises(TypeError, match="nn.Module.to only accepts floating point or complex dtypes"):
+        b.to(st.int64)
+
+
+def test_zero_grad_set_to_none_and_zeros():
+    m = nn.Linear(2, 2)
+    m.weight.grad = st.ones(2, 2)
+    m.zero_grad(set_to_none=False)
+    np.testing.assert_array_equal(host(m.weight.grad), np.zeros((2, 2)))
+    m.zero_grad()
+    assert m.weight.grad is None
+
+
+# ------------------------------------------------------------------------------- state dicts
+def test_state_dict_round_trip_and_persistence():
+    a, b = Block(), Block()
+    sd = a.state_dict()
+    assert list(sd) == ["steps", "fc.weight", "fc.bias", "norm.weight", "norm.bias"]  # own state first
+    assert not sd["fc.weight"].requires_grad and sd["fc.weight"].data_ptr() == a.fc.weight.data_ptr()
+    result = b.load_state_dict(sd)
+    assert repr(result) == "<All keys matched successfully>"
+    np.testing.assert_array_equal(host(b.fc.weight), host(a.fc.weight))
+    assert a.state_dict(keep_vars=True)["fc.weight"] is a.fc.weight
+
+
+def test_load_state_dict_strict_errors():
+    b = Block()
+    sd = b.state_dict()
+    del sd["fc.bias"]
+    sd["fc.extra"] = st.ones(1)
+    sd["other.weight"] = st.ones(1)
+    expected = ('Error(s) in loading state_dict for Block:\n\tMissing key(s) in state_dict: "fc.bias". \n\t'
+                'Unexpected key(s) in state_dict: "other.weight", "fc.extra". ')
+    with pytest.raises(RuntimeError) as e:
+        b.load_state_dict(sd)
+    assert str(e.value) == expected
+    missing, unexpected = b.load_state_dict(sd, strict=False)
+    assert missing == ["fc.bias"] and unexpected == ["other.weight", "fc.extra"]
+
+
+def test_load_state_dict_size_mismatch_and_assign():
+    b = Block()
+    sd = b.state_dict()
+    sd["fc.weight"] = st.ones(2, 2)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "size mismatch for fc.weight: copying a param with shape strided.Size([2, 2]) from checkpoint, "
+            "the shape in current model is strided.Size([3, 4]).")):
+        b.load_state_dict(sd)
+    new = {k: v.clone() for k, v in b.state_dict().items()}
+    b.load_state_dict(new, assign=True)
+    assert b.fc.weight.data_ptr() == new["fc.weight"].data_ptr() and isinstance(b.fc.weight, nn.Parameter)
+    with pytest.raises(TypeError, match="Expected state_dict to be dict-like"):
+        b.load_state_dict([1, 2])
+
+
+# ------------------------------------------------------------------------------- reprs (torch's text)
+def test_reprs_match_torch():
+    assert repr(nn.Linear(4, 3, bias=False)) == "Linear(in_features=4, out_features=3, bias=False)"
+    assert repr(nn.Embedding(10, 3)) == "Embedding(10, 3)"
+    assert repr(nn.LayerNorm(8)) == "LayerNorm((8,), eps=1e-05, elementwise_affine=True)"
+    assert repr(nn.GELU(approximate="tanh")) == "GELU(approximate='tanh')"
+    assert repr(nn.ReLU()) == "ReLU()" and repr(nn.SiLU(inplace=True)) == "SiLU(inplace=True)"
+    assert repr(nn.ModuleList()) == "ModuleList()"
+    expected = ("Sequential(\n  (0): Linear(in_features=2, out_features=2, bias=True)\n"
+                "  (1): ModuleList(\n    (0-1): 2 x ReLU()\n  )\n)")
+    assert repr(nn.Sequential(nn.Linear(2, 2), nn.ModuleList([nn.ReLU(), nn.ReLU()]))) == expected
+
+
+# ------------------------------------------------------------------------------- containers
+def test_containers():
+    seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    assert len(seq) == 3 and isinstance(seq[-1], nn.Linear) and len(seq[:2]) == 2
+    del seq[1]
+    assert list(seq._modules) == ["0", "1"]
+    ml = nn.ModuleList([nn.ReLU()])
+    ml.append(nn.GELU())
+    ml.insert(0, nn.SiLU())
+    assert [type(m).__name__ for m in ml] == ["SiLU", "ReLU", "GELU"]
+    with pytest.raises(IndexError, match="index 3 is out of range"):
+        ml[3]
+    md = nn.ModuleDict({"a": nn.Linear(1, 1)})
+    md["b"] = nn.ReLU()
+    assert list(md) == ["a", "b"] and "a" in md and len(md) == 2
+    assert [n for n, _ in md.named_parameters()] == ["a.weight", "a.bias"]
+
+
+# ------------------------------------------------------------------------------- layers vs NumPy
+@pytest.mark.parametrize("device", DEVICES)
+def test_linear_layernorm_embedding(device):
+    lin = nn.Linear(4, 3, device=device)
+    x = st.randn(2, 5, 4, device=device)
+    y = lin(x)
+    assert y.shape == (2, 5, 3) and y.device.type == device
+    emb = nn.Embedding(7, 4, padding_idx=-1, device=device)
+    assert emb.padding_idx == 6
+    idx = st.tensor([[0, 6], [3, 1]], device=device)
+    e = emb(idx)
+    assert e.shape == (2, 2, 4)
+    ln = nn.LayerNorm(4, device=device)
+    out = ln(x)
+    if device == "meta":
+        return
+    np.testing.assert_allclose(host(y), host(x) @ host(lin.weight).T + host(lin.bias), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(host(e)[0, 1], np.zeros(4))
+    np.testing.assert_array_equal(host(e)[1, 0], host(emb.weight)[3])
+    xn = host(x)
+    ref = (xn - xn.mean(-1, keepdims=True)) / np.sqrt(xn.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(host(out), ref, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DATA_DEVICES)
+def test_causal_self_attention_matches_numpy(device):
+    st.manual_seed(0)
+    attn = nn.CausalSelfAttention(8, 2, max_seq_len=6, device=device)
+    x = st.randn(2, 5, 8, device=device)
+    y = host(attn(x))
+    W, b = host(attn.c_attn.weight), host(attn.c_attn.bias)
+    qkv = host(x) @ W.T + b
+    q, k, v = (qkv[..., i * 8:(i + 1) * 8].reshape(2, 5, 2, 4).transpose(0, 2, 1, 3) for i in range(3))
+    s = q @ k.transpose(0, 1, 3, 2) / 2.0
+    s = np.where(np.triu(np.ones((5, 5), bool), 1), -np.inf, s)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    o = (w @ v).transpose(0, 2, 1, 3).reshape(2, 5, 8)
+    ref = o @ host(attn.c_proj.weight).T + host(attn.c_proj.bias)
+    np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-5)
+    sdpa = F.scaled_dot_product_attention(*(st.tensor(a.astype(np.float32), device=device) for a in (q, k, v)),
+                                          is_causal=True)
+    np.testing.assert_allclose(host(sdpa), w @ v, rtol=1e-4, atol=1e-5)
+    assert "mask" not in attn.state_dict()
+
+
+@pytest.mark.parametrize("device", DATA_DEVICES)
+def test_functional_losses(device):
+    logits = st.randn(6, 5, device=device)
+    target = st.tensor([0, 4, 2, -100, 1, 3], device=device)
+    lg, tg = host(logits), np.array([0, 4, 2, -100, 1, 3])
+    logp = lg - np.log(np.exp(lg).sum(1, keepdims=True))
+    valid = tg != -100
+    per = np.where(valid, -logp[np.arange(6), np.where(valid, tg, 0)], 0.0)
+    np.testing.assert_allclose(host(F.cross_entropy(logits, target)), per.sum() / valid.sum(), rtol=1e-5)
+    np.testing.assert_allclose(host(F.cross_entropy(logits, target, reduction="sum")), per.sum(), rtol=1e-5)
+    np.testing.assert_allclose(host(F.cross_entropy(logits, target, reduction="none")), per, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
+        F.cross_entropy(logits, target, reduction="avg")
+    a, b = st.randn(3, 4, device=device), st.randn(3, 4, device=device)
+    d = host(a) - host(b)
+    np.testing.assert_allclose(host(F.mse_loss(a, b)), (d * d).mean(), rtol=1e-5)
+    np.testing.assert_allclose(host(F.mse_loss(a, b, reduction="sum")), (d * d).sum(), rtol=1e-5)
+    with pytest.warns(UserWarning, match="Using a target size"):
+        F.mse_loss(a, b[:1])
+
+
+def test_activations():
+    x = st.tensor([-2.0, -0.5, 0.0, 1.5])
+    xn = host(x)
+    np.testing.assert_allclose(host(nn.ReLU()(x)), np.maximum(xn, 0))
+    np.testing.assert_allclose(host(nn.SiLU()(x)), xn / (1 + np.exp(-xn)), rtol=1e-6)
+    erf = np.vectorize(math.erf)
+    np.testing.assert_allclose(host(nn.GELU()(x)), 0.5 * xn * (1 + erf(xn / math.sqrt(2))), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(host(F.softmax(x, dim=0)), np.exp(xn) / np.exp(xn).sum(), rtol=1e-6)
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
+        F.softmax(x)
+
+
+# ------------------------------------------------------------------------------- init
+def test_init_fans_and_bounds():
+    w = st.empty(300, 200)
+    nn.init.xavier_uniform_(w)
+    bound = math.sqrt(6 / 500)
+    assert host(w).max() <= bound and host(w).min() >= -bound and host(w).std() > 0.9 * bound / math.sqrt(3)
+    nn.init.kaiming_normal_(w, mode="fan_out", nonlinearity="relu")
+    assert abs(host(w).std() - math.sqrt(2 / 300)) < 0.05 * math.sqrt(2 / 300)
+    nn.init.trunc_normal_(w, std=0.5, a=-0.5, b=0.5)
+    assert host(w).max() <= 0.5 and host(w).min() >= -0.5
+    conv = st.empty(8, 4, 3, 3)
+    assert nn.init._calculate_fan_in_and_fan_out(conv) == (36, 72)
+    assert nn.init.calculate_gain("leaky_relu", 0.2) == math.sqrt(2 / 1.04)
+    assert nn.init.calculate_gain("tanh") == 5 / 3
+    with pytest.raises(ValueError, match="fewer than 2 dimensions"):
+        nn.init.xavier_uniform_(st.empty(3))
+    with pytest.raises(ValueError, match="Unsupported nonlinearity foo"):
+        nn.init.calculate_gain("foo")
+    g = st.Generator().manual_seed(3)
+    a = host(nn.init.normal_(st.empty(5), generator=g))
+    g.manual_seed(3)
+    np.testing.assert_array_equal(a, host(nn.init.normal_(st.empty(5), generator=g)))
+    assert (host(nn.init.zeros_(st.empty(3))) == 0).all() and (host(nn.init.ones_(st.empty(3))) == 1).all()
+    np.testing.assert_array_equal(host(nn.init.eye_(st.empty(2, 3))), np.eye(2, 3))
+
+
+def test_linear_default_init_bound():
+    lin = nn.Linear(64, 32)
+    bound = 1 / math.sqrt(64)
+    assert np.abs(host(lin.weight)).max() <= bound and np.abs(host(lin.bias)).max() <= bound
+    assert np.abs(host(lin.weight)).max() > 0.8 * bound

@@ -1,0 +1,102 @@
+"""strided.nn.save / load: the safetensors layout byte for byte, every dtype, views, errors, and
+interchange with the ``safetensors`` package when it is installed."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided import nn
+
+ALL_DTYPES = [st.bool, st.uint8, st.int8, st.int16, st.int32, st.int64, st.float16, st.bfloat16, st.float32,
+              st.float64]
+
+
+def sample(dtype, shape=(2, 3)):
+    return st.arange(int(np.prod(shape))).reshape(shape).to(dtype)
+
+
+def test_round_trip_every_dtype(tmp_path):
+    tensors = {f"t_{d.name}": sample(d) for d in ALL_DTYPES}
+    tensors["scalar"] = st.tensor(2.5)
+    tensors["empty"] = st.empty(0, 4)
+    path = tmp_path / "all.safetensors"
+    nn.save(tensors, path, metadata={"format": "pt"})
+    loaded = nn.load(path)
+    assert set(loaded) == set(tensors)
+    for name, t in tensors.items():
+        got = loaded[name]
+        assert got.dtype is t.dtype and got.shape == t.shape, name
+        np.testing.assert_array_equal(got.numpy(), t.numpy())
+
+
+def test_header_layout(tmp_path):
+    path = tmp_path / "h.safetensors"
+    nn.save({"b": st.ones(2, dtype=st.float16), "a": st.ones(3, dtype=st.float64)}, path)
+    raw = path.read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    assert n % 8 == 0
+    header = json.loads(raw[8:8 + n])
+    # larger alignment first, packed without gaps
+    assert header["a"] == {"dtype": "F64", "shape": [3], "data_offsets": [0, 24]}
+    assert header["b"] == {"dtype": "F16", "shape": [2], "data_offsets": [24, 28]}
+    assert len(raw) == 8 + n + 28
+    assert np.frombuffer(raw[8 + n:8 + n + 24], "<f8").tolist() == [1.0, 1.0, 1.0]
+
+
+def test_views_are_written_as_contents(tmp_path):
+    base = st.arange(12.0).reshape(3, 4)
+    view = base.t()[1:]
+    path = tmp_path / "v.safetensors"
+    nn.save({"v": view}, path)
+    np.testing.assert_array_equal(nn.load(path)["v"].numpy(), np.arange(12.0).reshape(3, 4).T[1:])
+
+
+def test_module_state_dict_round_trip(tmp_path):
+    a = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4))
+    b = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4))
+    path = tmp_path / "m.safetensors"
+    nn.save(a.state_dict(), path)
+    b.load_state_dict(nn.load(path))
+    for (na, pa), (nb, pb) in zip(a.named_parameters(), b.named_parameters()):
+        assert na == nb
+        np.testing.assert_array_equal(pa.detach().numpy(), pb.detach().numpy())
+
+
+def test_errors(tmp_path):
+    path = tmp_path / "bad.safetensors"
+    with pytest.raises(TypeError, match="'x' is a list, not a Tensor"):
+        nn.save({"x": [1, 2]}, path)
+    with pytest.raises(TypeError, match="metadata must map str to str"):
+        nn.save({"x": st.ones(1)}, path, metadata={"k": 1})
+    header = json.dumps({"x": {"dtype": "F8_E4M3", "shape": [2], "data_offsets": [0, 2]}}).encode()
+    path.write_bytes(struct.pack("<Q", len(header)) + header + b"\0\0")
+    with pytest.raises(ValueError, match="tensor 'x' has dtype 'F8_E4M3', which strided does not support"):
+        nn.load(path)
+    header = json.dumps({"x": {"dtype": "F32", "shape": [2], "data_offsets": [0, 4]}}).encode()
+    path.write_bytes(struct.pack("<Q", len(header)) + header + b"\0" * 4)
+    with pytest.raises(ValueError, match=r"invalid data_offsets \[0, 4\] for shape \[2\]"):
+        nn.load(path)
+    path.write_bytes(struct.pack("<Q", 1 << 40))
+    with pytest.raises(ValueError, match="invalid safetensors header length"):
+        nn.load(path)
+
+
+def test_interchange_with_safetensors_package(tmp_path):
+    stn = pytest.importorskip("safetensors.numpy", reason="the safetensors package is not installed")
+    ours = tmp_path / "ours.safetensors"
+    tensors = {f"t_{d.name}": sample(d) for d in ALL_DTYPES}
+    nn.save(tensors, ours)
+    theirs = stn.load_file(str(ours))
+    for name, t in tensors.items():
+        assert theirs[name].dtype == t.numpy().dtype and theirs[name].shape == tuple(t.shape)
+        np.testing.assert_array_equal(theirs[name], t.numpy())
+    other = tmp_path / "theirs.safetensors"
+    stn.save_file({"w": np.arange(6, dtype=np.float32).reshape(2, 3), "i": np.array([1, 2], np.int64)}, str(other))
+    back = nn.load(other)
+    np.testing.assert_array_equal(back["w"].numpy(), np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert back["i"].dtype is st.int64
