@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-GROUPS = ("factories", "views", "pointwise", "reductions", "normalization", "linalg", "linalg_fused", "indexing")
+GROUPS = ("factories", "views", "pointwise", "reductions", "normalization", "linalg", "linalg_fused", "indexing", "foreach")
 
 
 def op_db() -> list:

@@ -22,6 +22,7 @@ __all__ = []
 if not driver.is_available():  # the dispatcher reads ImportError as "CUDA backend not available"
     raise ImportError("no usable CUDA driver/device (strided.cuda.is_available() is False)")
 
+from . import optim_ops  # noqa: E402, F401 - fused optimizers and _foreach_* (multi-tensor)
 kernel("CUDA")(meta.empty)
 kernel("CUDA")(meta.empty_strided)
 kernel("CUDA")(meta.set_)

@@ -1,0 +1,360 @@
+"""Multi-tensor CUDA kernels: fused Adam / AdamW / SGD and the ``_foreach_*`` fast path.
+
+Note [Multi-tensor metadata]
+torch's multi_tensor_apply packs tensor addresses and a block -> (tensor, chunk) map into the
+kernel's by-value argument (4 KiB then). Here one ``MTArgs`` struct (``multi_tensor.cu``) carries,
+for up to ``MT_MAX`` tensors of one dtype, the pointers of every list, the numels, the step
+pointers, per-tensor scalars and the prefix sums of each tensor's chunk count; a block finds its
+tensor by binary search over those sums. With ``MT_MAX = 192`` the struct is about 13 KiB, which
+Hopper accepts as a kernel parameter since CUDA 12.1 (up to 32 KiB): GPT-2-small's 148 tensors go
+in one launch per step, with no metadata upload and no host sync (found_inf and the steps are read
+on the device). Should a driver refuse the large parameter, the first launch falls back to
+``MT_MAX = 32`` (under the classic 4 KiB limit) for the rest of the process.
+"""
+
+from __future__ import annotations
+
+import struct
+from functools import cache
+from pathlib import Path
+
+from .... import dtypes as dt
+from ....dispatch.library import kernel
+from ....ops.composite import foreach as slow
+from ....tensor import Tensor, make_tensor
+from ...meta import optim as meta
+from .. import driver
+from ..allocator import allocate_storage
+from ..launch import get_kernel
+from ..streams import current_stream_handle
+
+__all__ = ["mt_source", "mt_format", "MT_SIZES", "plan_launches", "fused_adam_launches"]
+
+HERE = Path(__file__).parent
+MT_SIZES = (192, 32)  # tensors per launch: large kernel parameter first, 4 KiB-safe fallback
+CHUNK = 65536
+BLOCK = 512
+_ACC = {"float16": "float", "bfloat16": "float", "float32": "float", "float64": "double"}
+_CTYPE = {"float16": "__half", "bfloat16": "__nv_bfloat16", "float32": "float", "float64": "double"}
+ALIGNED, AMSGRAD, MAXIMIZE, NESTEROV, FIRST_STEP, ADAMW = 1, 2, 4, 8, 16, 32
+FE_OPS = {"add_scalar": 0, "add_list": 1, "mul_scalar": 2, "div_scalar": 3, "maximum": 4, "lerp": 5,
+          "addcmul": 6, "addcdiv": 7, "sqrt": 8, "neg": 9, "zero": 10}
+_state = {"max": MT_SIZES[0]}
+
+
+@cache
+def mt_source(dtype_name: str, max_tensors: int) -> str:
+    """``multi_tensor.cu`` instantiated for one element type and launch capacity."""
+    head = (f"#define DST_T {_CTYPE[dtype_name]}\n#define ACC_T {_ACC[dtype_name]}\n"
+            f"#define MT_MAX {max_tensors}\n#define MT_BYTES {struct.calcsize(mt_format(max_tensors))}\n")
+    return head + (HERE / "common.cuh").read_text() + "\n" + (HERE / "multi_tensor.cu").read_text()
+
+
+@cache
+def mt_format(max_tensors: int) -> str:
+    """The ``struct`` format of ``MTArgs`` (no padding: 8-byte fields first, ints last)."""
+    m = max_tensors
+    return f"<{5 * m}Q{m}Q{m}d{m}qQQ8d{m + 1}i3i"
+
+
+def plan_launches(numels, max_tensors: int):
+    """Split tensor indices into launches of at most ``max_tensors`` non-empty tensors."""
+    group: list[int] = []
+    for i, n in enumerate(numels):
+        if n == 0:
+            continue
+        group.append(i)
+        if len(group) == max_tensors:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def pack(idx, ptrs, numels, max_tensors, *, steps=None, scalars=None, grad_scale=0, found_inf=0,
+         hyper=(0.0,) * 8, op=0, flags=0):
+    """(grid, values) of one launch over tensors ``idx``; ``ptrs`` is a list of 1..5 pointer lists."""
+    m = max_tensors
+    pad = [0] * (m - len(idx))
+    values: list = []
+    aligned = True
+    for lst in range(5):
+        if lst < len(ptrs):
+            col = [ptrs[lst][i] for i in idx]
+            if any(p & 15 for p in col):
+                aligned = False
+            values += col
+        else:
+            values += [0] * len(idx)
+        values += pad
+    values += ([steps[i] for i in idx] if steps is not None else [0] * len(idx)) + pad
+    values += ([float(scalars[i]) for i in idx] if scalars is not None else [0.0] * len(idx)) + [0.0] * len(pad)
+    values += [numels[i] for i in idx] + pad
+    values += [grad_scale, found_inf]
+    values += [float(h) for h in hyper]
+    starts = [0]
+    for i in idx:
+        starts.append(starts[-1] + (numels[i] + CHUNK - 1) // CHUNK)
+    values += starts + [starts[-1]] * (m + 1 - len(starts))
+    values += [len(idx), op, flags | (ALIGNED if aligned else 0)]
+    return starts[-1], values
+
+
+def _launch(dtype, name, dev, stream, numels, ptrs, **kw) -> None:
+    """Launch ``name`` over every non-empty tensor, falling back to the 4 KiB struct if refused."""
+    while True:
+        m = _state["max"]
+        k = get_kernel(mt_source(dtype.name, m), name, mt_format(m), dev)
+        try:
+            for idx in plan_launches(numels, m):
+                grid, values = pack(idx, ptrs, numels, m, **kw)
+                k(grid, BLOCK, stream, *values)
+            return
+        except driver.CudaError as e:
+            if m == MT_SIZES[-1] or "INVALID_VALUE" not in str(e):
+                raise
+            _state["max"] = MT_SIZES[-1]
+
+
+def _contiguous_lists(lists):
+    """Contiguous stand-ins for non-contiguous tensors: (lists, [(original, copy), ...])."""
+    writeback = []
+    out = []
+    for lst in lists:
+        new = []
+        for t in lst:
+            if t.is_contiguous():
+                new.append(t)
+            else:
+                c = t.contiguous()
+                writeback.append((t, c))
+                new.append(c)
+        out.append(new)
+    return out, writeback
+
+
+def _device_scalar(t, dev):
+    if t is None:
+        return 0, None
+    if t.dtype is not dt.float32 or t.device != dev:
+        t = t.to(device=dev, dtype=dt.float32)
+    return t.data_ptr(), t
+
+
+def fused_adam_launches(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
+                        weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, adamw) -> None:
+    dev = self[0].device
+    for s in state_steps:
+        if s.device != dev or s.dtype is not dt.float32:
+            raise RuntimeError("fused Adam on CUDA: state_steps must be float32 tensors on the params' device "
+                               f"({dev}), got {s.dtype} on {s.device}")
+    lists = [self, grads, exp_avgs, exp_avg_sqs] + ([max_exp_avg_sqs] if amsgrad else [])
+    lists, writeback = _contiguous_lists(lists)
+    by_dtype: dict = {}
+    for i, p in enumerate(self):
+        by_dtype.setdefault(p.dtype, []).append(i)
+    gs_ptr, keep_gs = _device_scalar(grad_scale, dev)
+    fi_ptr, keep_fi = _device_scalar(found_inf, dev)
+    flags = (AMSGRAD if amsgrad else 0) | (MAXIMIZE if maximize else 0) | (ADAMW if adamw else 0)
+    stream = current_stream_handle(dev.index)
+    for dtype, sel in by_dtype.items():
+        ptrs = [[lst[i].data_ptr() for i in sel] for lst in lists]
+        _launch(dtype, "fused_adam", dev.index, stream, [self[i].numel() for i in sel], ptrs,
+                steps=[state_steps[i].data_ptr() for i in sel], grad_scale=gs_ptr, found_inf=fi_ptr,
+                hyper=(lr, beta1, beta2, weight_decay, eps, 0.0, 0.0, 0.0), flags=flags)
+    for t, c in writeback:
+        t.copy_(c)
+    del keep_gs, keep_fi
+
+
+@kernel("CUDA")
+def _fused_adam_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, lr, beta1, beta2,
+                 weight_decay, eps, amsgrad, maximize, grad_scale=None, found_inf=None):
+    meta._fused_adam_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr=lr, beta1=beta1,
+                      beta2=beta2, weight_decay=weight_decay, eps=eps, amsgrad=amsgrad, maximize=maximize,
+                      grad_scale=grad_scale, found_inf=found_inf)
+    fused_adam_launches(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
+                        weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, False)
+
+
+@kernel("CUDA")
+def _fused_adamw_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, lr, beta1, beta2,
+                  weight_decay, eps, amsgrad, maximize, grad_scale=None, found_inf=None):
+    meta._fused_adamw_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr=lr, beta1=beta1,
+                       beta2=beta2, weight_decay=weight_decay, eps=eps, amsgrad=amsgrad, maximize=maximize,
+                       grad_scale=grad_scale, found_inf=found_inf)
+    fused_adam_launches(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
+                        weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, True)
+
+
+@kernel("CUDA")
+def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr, dampening, nesterov,
+                maximize, is_first_step, grad_scale=None, found_inf=None):
+    meta._fused_sgd_(self, grads, momentum_buffer_list, weight_decay=weight_decay, momentum=momentum, lr=lr,
+                     dampening=dampening, nesterov=nesterov, maximize=maximize, is_first_step=is_first_step,
+                     grad_scale=grad_scale, found_inf=found_inf)
+    dev = self[0].device
+    lists = [self, grads] + ([momentum_buffer_list] if momentum != 0 else [])
+    lists, writeback = _contiguous_lists(lists)
+    gs_ptr, keep_gs = _device_scalar(grad_scale, dev)
+    fi_ptr, keep_fi = _device_scalar(found_inf, dev)
+    flags = ((MAXIMIZE if maximize else 0) | (NESTEROV if nesterov else 0)
+             | (FIRST_STEP if is_first_step else 0))
+    stream = current_stream_handle(dev.index)
+    by_dtype: dict = {}
+    for i, p in enumerate(self):
+        by_dtype.setdefault(p.dtype, []).append(i)
+    for dtype, sel in by_dtype.items():
+        ptrs = [[lst[i].data_ptr() for i in sel] for lst in lists]
+        _launch(dtype, "fused_sgd", dev.index, stream, [self[i].numel() for i in sel], ptrs,
+                grad_scale=gs_ptr, found_inf=fi_ptr,
+                hyper=(lr, 0.0, 0.0, weight_decay, 0.0, momentum, dampening, 0.0), flags=flags)
+    for t, c in writeback:
+        t.copy_(c)
+    del keep_gs, keep_fi
+
+
+# ------------------------------------------------------------------------------------------ foreach
+def _fast(lists) -> bool:
+    """torch's foreach fast-path test: one CUDA device, one floating dtype, contiguous tensors."""
+    first = lists[0][0]
+    dev, dtype = first.device, first.dtype
+    if dev.type != "cuda" or dtype.name not in _CTYPE:
+        return False
+    for lst in lists:
+        for t in lst:
+            if not isinstance(t, Tensor) or t.device != dev or t.dtype is not dtype or not t.is_contiguous():
+                return False
+    return True
+
+
+def _empty_like(t: Tensor) -> Tensor:
+    st = allocate_storage(t.numel() * t.dtype.itemsize, t.device)
+    return make_tensor(st, 0, t._sizes, t._strides, t.dtype)
+
+
+def _apply(op: str, out, inputs, scalars=None, alpha=0.0) -> None:
+    dev = out[0].device
+    ptrs = [[t.data_ptr() for t in out]] + [[t.data_ptr() for t in lst] for lst in inputs]
+    _launch(out[0].dtype, "foreach_apply", dev.index, current_stream_handle(dev.index),
+            [t.numel() for t in out], ptrs, scalars=scalars, hyper=(0.0,) * 7 + (alpha,), op=FE_OPS[op])
+
+
+def _is_number(x) -> bool:
+    return not isinstance(x, Tensor) and not isinstance(x, bool)
+
+
+@kernel("CUDA")
+def _foreach_add_scalar(self, scalar):
+    if not (_fast([self]) and _is_number(scalar) and (self[0].dtype.is_floating_point)):
+        return slow._foreach_add_scalar(self, scalar)
+    out = [_empty_like(t) for t in self]
+    _apply("add_scalar", out, [self], [scalar] * len(self))
+    return out
+
+
+@kernel("CUDA")
+def _foreach_add__scalar(self, scalar):
+    if not (_fast([self]) and _is_number(scalar)):
+        return slow._foreach_add__scalar(self, scalar)
+    _apply("add_scalar", self, [self], [scalar] * len(self))
+
+
+@kernel("CUDA")
+def _foreach_add_list(self, other, *, alpha=1):
+    slow.check_lists(self, other)
+    if not (_fast([self, other]) and _is_number(alpha)):
+        return slow._foreach_add_list(self, other, alpha=alpha)
+    out = [_empty_like(t) for t in self]
+    _apply("add_list", out, [self, other], alpha=alpha)
+    return out
+
+
+@kernel("CUDA")
+def _foreach_add__list(self, other, *, alpha=1):
+    slow.check_lists(self, other)
+    if not (_fast([self, other]) and _is_number(alpha)):
+        return slow._foreach_add__list(self, other, alpha=alpha)
+    _apply("add_list", self, [self, other], alpha=alpha)
+
+
+@kernel("CUDA")
+def _foreach_sub__list(self, other, *, alpha=1):
+    slow.check_lists(self, other)
+    if not (_fast([self, other]) and _is_number(alpha)):
+        return slow._foreach_sub__list(self, other, alpha=alpha)
+    _apply("add_list", self, [self, other], alpha=-alpha)
+
+
+@kernel("CUDA")
+def _foreach_mul__scalar(self, scalar):
+    if not (_fast([self]) and _is_number(scalar)):
+        return slow._foreach_mul__scalar(self, scalar)
+    _apply("mul_scalar", self, [self], [scalar] * len(self))
+
+
+@kernel("CUDA")
+def _foreach_div__scalarlist(self, scalars):
+    slow.check_lists(self)
+    slow.check_scalar_list(self, scalars)
+    if not (_fast([self]) and all(map(_is_number, scalars))):
+        return slow._foreach_div__scalarlist(self, scalars)
+    _apply("div_scalar", self, [self], scalars)
+
+
+@kernel("CUDA")
+def _foreach_maximum__list(self, other):
+    slow.check_lists(self, other)
+    if not _fast([self, other]):
+        return slow._foreach_maximum__list(self, other)
+    _apply("maximum", self, [self, other])
+
+
+@kernel("CUDA")
+def _foreach_lerp__scalar(self, tensors1, weight):
+    slow.check_lists(self, tensors1)
+    if not (_fast([self, tensors1]) and _is_number(weight)):
+        return slow._foreach_lerp__scalar(self, tensors1, weight)
+    _apply("lerp", self, [self, tensors1], [weight] * len(self))
+
+
+@kernel("CUDA")
+def _foreach_addcmul__scalar(self, tensor1, tensor2, value=1):
+    slow.check_lists(self, tensor1, tensor2)
+    if not (_fast([self, tensor1, tensor2]) and _is_number(value)):
+        return slow._foreach_addcmul__scalar(self, tensor1, tensor2, value)
+    _apply("addcmul", self, [self, tensor1, tensor2], [value] * len(self))
+
+
+@kernel("CUDA")
+def _foreach_addcdiv__scalarlist(self, tensor1, tensor2, scalars):
+    slow.check_lists(self, tensor1, tensor2)
+    slow.check_scalar_list(self, scalars)
+    if not (_fast([self, tensor1, tensor2]) and all(map(_is_number, scalars))):
+        return slow._foreach_addcdiv__scalarlist(self, tensor1, tensor2, scalars)
+    _apply("addcdiv", self, [self, tensor1, tensor2], scalars)
+
+
+@kernel("CUDA")
+def _foreach_sqrt(self):
+    if not _fast([self]):
+        return slow._foreach_sqrt(self)
+    out = [_empty_like(t) for t in self]
+    _apply("sqrt", out, [self])
+    return out
+
+
+@kernel("CUDA")
+def _foreach_neg(self):
+    if not _fast([self]):
+        return slow._foreach_neg(self)
+    out = [_empty_like(t) for t in self]
+    _apply("neg", out, [self])
+    return out
+
+
+@kernel("CUDA")
+def _foreach_zero_(self):
+    if not _fast([self]):
+        return slow._foreach_zero_(self)
+    _apply("zero", self, [])
