@@ -55,7 +55,7 @@ def _case(label, shape, dtype_name, make, torch):
                       hold)
     # correctness of the timed path, on the same data
     ok = torch.equal(torch.from_dlpack(sfn(0)), tfn(0))
-    s_bw, t_bw = nbytes / s_ms / 1e9, nbytes / t_ms / 1e9
+    s_bw, t_bw = nbytes / (s_ms * 1e-3) / 1e9, nbytes / (t_ms * 1e-3) / 1e9
     return label, s_bw, t_bw, s_bw / t_bw, ok
 
 

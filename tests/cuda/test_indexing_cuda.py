@@ -131,3 +131,16 @@ def test_out_of_range_indices_raise_and_context_survives(call, error, match):
         call(x)
     # the context is still usable: x reads back intact
     np.testing.assert_array_equal(x.cpu().numpy(), np.arange(42, dtype=np.float32).reshape(6, 7))
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cat_many_inputs_one_launch_and_promotion(dim):
+    rng = np.random.default_rng(7)
+    parts = [rng.standard_normal((4, 3, 5)).astype(np.float32) for _ in range(70)]
+    xs = [st.from_numpy(p).cuda() for p in parts]
+    xs[3] = xs[3].permute(2, 1, 0).contiguous().permute(2, 1, 0)  # non-contiguous input
+    xs[5] = st.from_numpy(parts[5].astype(np.float16)).cuda()    # promotes: its own copy kernel
+    expected = np.concatenate([p.astype(np.float16).astype(np.float32) if k == 5 else p
+                               for k, p in enumerate(parts)], axis=dim)
+    np.testing.assert_array_equal(st.cat(xs, dim).cpu().numpy(), expected)
+    np.testing.assert_array_equal(st.stack(xs[:4], 1).cpu().numpy(), np.stack(parts[:4], 1))

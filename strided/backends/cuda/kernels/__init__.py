@@ -77,6 +77,7 @@ def all_sources():
         yield "sort.cu", ("sort_rows_shared", "sort_init", "sort_chunk_shared", "sort_step", "sort_finish"), \
             source("sort.cu", d)
         yield "misc.cu", ("triangle", "eye", "linspace", "one_hot", "minmax"), source("misc.cu", d)
+        yield "cat.cu", ("cat_copy",), source("cat.cu", d)
     for half in ("float16", "bfloat16"):  # 16-bit floats accumulate in float32
         yield "index.cu", ("index_scatter_add",), source("index.cu", "float32", half)
 
