@@ -81,7 +81,10 @@ def main() -> int:
         _case("contiguous D2D clone 2^28 fp32", (1 << 28,), "float32", plain, torch),
     ]
     gpu = scuda.get_device_name(0)
-    head = f"GPU: {gpu}; torch {torch.__version__}, python {platform.python_version()}"
+    from strided.backends.cuda import kernels
+
+    head = (f"GPU: {gpu}; torch {torch.__version__}, python {platform.python_version()}; strided transposed "
+            f"copy with {kernels._TR_BYTES}-byte accesses")
     lines = ["| case | strided GB/s | torch GB/s | strided / torch | same result |", "|---|---|---|---|---|"]
     for label, s, t, r, ok in rows:
         lines.append(f"| {label} | {s:.0f} | {t:.0f} | {r:.2f}x | {ok} |")

@@ -144,3 +144,20 @@ def test_cat_many_inputs_one_launch_and_promotion(dim):
                                for k, p in enumerate(parts)], axis=dim)
     np.testing.assert_array_equal(st.cat(xs, dim).cpu().numpy(), expected)
     np.testing.assert_array_equal(st.stack(xs[:4], 1).cpu().numpy(), np.stack(parts[:4], 1))
+
+
+@pytest.mark.skipif(not hasattr(st, "use_deterministic_algorithms"), reason="no determinism switch")
+def test_deterministic_mode_rejects_float_atomics():
+    x = st.zeros((4, 3), device="cuda")
+    idx = st.tensor([[0, 1, 0]]).cuda()
+    st.use_deterministic_algorithms(True)
+    try:
+        with pytest.raises(RuntimeError, match="scatter_add_cuda_kernel does not have a deterministic"):
+            x.scatter_add(0, idx, st.ones((1, 3), device="cuda"))
+        with pytest.raises(RuntimeError, match="index_add_cuda_ does not have a deterministic"):
+            x.index_add(0, st.tensor([1]).cuda(), st.ones((1, 3), device="cuda"))
+        xi = st.zeros((4, 3), dtype=st.int64, device="cuda")  # integer atomics are exact: allowed
+        out = xi.scatter_add(0, idx, st.ones((1, 3), dtype=st.int64, device="cuda"))
+        np.testing.assert_array_equal(out.cpu().numpy()[0], [1, 0, 1])
+    finally:
+        st.use_deterministic_algorithms(False)

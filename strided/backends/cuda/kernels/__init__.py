@@ -6,8 +6,9 @@ permutes, batched too), the elementwise copy reads or writes with a large stride
 fraction of the copy bandwidth.  ``copy_kernel`` then launches ``transpose.cu``: one block per
 tile of the (X, Y) plane, X the dim where dst has stride 1 and Y the one where src has stride 1,
 the other (at most 6) dims as a batch.  The tile goes through padded shared memory, loads
-coalesced along Y and stores along X; same-dtype 1- and 2-byte copies move 4 bytes per access
-(``TR_VEC`` elements, tiles of ``32 * TR_VEC``) when every pointer and stride allows it.  Tiny
+coalesced along Y and stores along X; same-dtype copies of elements under 8 bytes move 8 bytes
+per access (``TR_VEC`` elements, at most 4, tiles of ``32 * TR_VEC``; 4 bytes with
+``STRIDED_TRANSPOSE_BYTES=4``) when every pointer and stride allows it.  Tiny
 planes (either side under 8) keep the elementwise path, where a tile would idle most threads.
 
 Note [Kernel instantiation]
@@ -18,6 +19,7 @@ per dtype combination by prefixing ``#define`` lines, compiled once per arch (se
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
@@ -68,7 +70,7 @@ def all_sources():
         yield "random.cu", ("philox_fill",), source("random.cu", d)
         for s in CTYPES:
             yield "copy.cu", ("strided_copy", "contiguous_copy"), source("copy.cu", d, s)
-        for vec in {1: (1, 2, 4), 2: (1, 2)}.get(_dtype_of(d).itemsize, (1,)):
+        for vec in {1: (1, 2, 4), 2: (1, 2, 4), 4: (1, 2)}.get(_dtype_of(d).itemsize, (1,)):
             yield "transpose.cu", ("transpose_copy",), transpose_source(d, d, vec)
     yield "transpose.cu", ("transpose_copy",), transpose_source("float32", "bfloat16", 1)
     for d in CTYPES:  # the indexing kernels (kernels/indexing_ops.py, sort_ops.py)
@@ -139,9 +141,14 @@ TRANSPOSE_FMT = "<QQqqqqqqq6q6q6q"
 _TR_BATCH = 6
 
 
+# Bytes per vector access of the transposed copy (8, or 4 to compare; tiles stay <= 128 wide).
+_TR_BYTES = int(os.environ.get("STRIDED_TRANSPOSE_BYTES", "8"))
+
+
 @cache
 def transpose_source(dst: str, src: str, vec: int) -> str:
-    return f"#define TR_VEC {vec}\n" + source("transpose.cu", dst, src)
+    word = "uint2" if vec * _dtype_of(src).itemsize == 8 else "unsigned"
+    return f"#define TR_VEC {vec}\n#define TR_WORD {word}\n" + source("transpose.cu", dst, src)
 
 
 def _transposed_copy(dev, dst_dtype, src_dtype, dst_ptr, src_ptr, shape, ds, ss, stream) -> bool:
@@ -158,9 +165,10 @@ def _transposed_copy(dev, dst_dtype, src_dtype, dst_ptr, src_ptr, shape, ds, ss,
     bsrc = [ss[k] for k in rest]
     vec = 1
     size = dst_dtype.itemsize
-    if dst_dtype is src_dtype and size < 4:
-        v = 4 // size
-        if (dst_ptr % 4 == 0 and src_ptr % 4 == 0 and ss[-1] % v == 0 and ds[y] % v == 0
+    if dst_dtype is src_dtype and size < _TR_BYTES:
+        v = min(_TR_BYTES // size, 4)
+        w = v * size
+        if (dst_ptr % w == 0 and src_ptr % w == 0 and ss[-1] % v == 0 and ds[y] % v == 0
                 and all(s % v == 0 for s in bd + bsrc)):
             vec = v
     tile = 32 * vec

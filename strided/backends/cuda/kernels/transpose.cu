@@ -1,9 +1,13 @@
 // Tiled transposed copy: dst = convert<DST_T>(src) where the two disagree on the contiguous dim.
 // X is the dim dst is contiguous in, Y the one src is contiguous in; every other dim is a batch.
-// DST_T, SRC_T and TR_VEC (elements per 4-byte access; 1 when the dtypes differ) are #defined
+// DST_T, SRC_T, TR_VEC (elements per access; 1 when the dtypes differ) and TR_WORD (the 4- or
+// 8-byte access type) are #defined
 // before this source (Note [Transposed copy] in kernels/__init__.py).
 #ifndef TR_VEC
 #define TR_VEC 1
+#endif
+#ifndef TR_WORD
+#define TR_WORD unsigned  // the access word: TR_VEC elements (4 or 8 bytes)
 #endif
 #define TR_TILE (32 * TR_VEC)
 #define TR_WARPS 8
@@ -56,8 +60,8 @@ extern "C" __global__ void __launch_bounds__(256) transpose_copy(const Transpose
       const SRC_T* s = src + x * p.src_sx + y;
 #if TR_VEC > 1
       if (y + TR_VEC <= p.ny) {
-        alignas(4) SRC_T v[TR_VEC];
-        *reinterpret_cast<unsigned*>(v) = __ldg(reinterpret_cast<const unsigned*>(s));
+        alignas(sizeof(TR_WORD)) SRC_T v[TR_VEC];
+        *reinterpret_cast<TR_WORD*>(v) = __ldg(reinterpret_cast<const TR_WORD*>(s));
 #pragma unroll
         for (int k = 0; k < TR_VEC; ++k) tile[r][yl + k] = convert<DST_T>(v[k]);
         continue;
@@ -80,10 +84,10 @@ extern "C" __global__ void __launch_bounds__(256) transpose_copy(const Transpose
       DST_T* d = dst + yy * p.dst_sy + x;
 #if TR_VEC > 1
       if (x + TR_VEC <= p.nx) {
-        alignas(4) DST_T v[TR_VEC];
+        alignas(sizeof(TR_WORD)) DST_T v[TR_VEC];
 #pragma unroll
         for (int k = 0; k < TR_VEC; ++k) v[k] = tile[xl + k][r];
-        *reinterpret_cast<unsigned*>(d) = *reinterpret_cast<const unsigned*>(v);
+        *reinterpret_cast<TR_WORD*>(d) = *reinterpret_cast<const TR_WORD*>(v);
         continue;
       }
 #endif
