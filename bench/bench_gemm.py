@@ -7,12 +7,14 @@ use_gelu=True)`` against torch's ``F.gelu(F.linear(x, W, bias), approximate="tan
 8192x4096x4096.
 
 Note [GEMM timing]
-Random normal data (never zeros: zeros make tensor cores draw less power and run faster).
-Each figure is the median over 7 repeats of CUDA-event time per call for a batch of calls sized
-to about 10 ms.  Before each batch a ``torch.cuda._sleep`` spin kernel holds the stream long
-enough for the host to queue the whole batch, so the events time the GPU work only — the same
-for both libraries; host-side eager overhead is benchmark (d)'s subject and is reported here
-only as an extra column ("eager", per-call time with no pre-queued work) for the small shapes.
+Random normal data (never zeros: zeros make tensor cores draw less power and run faster). Each
+figure is the median over 7 repeats of CUDA-event time per call for a batch of calls sized to about
+10 ms; the variants of one problem (strided untuned, torch, strided tuned) take turns batch by batch
+so that all see the same clocks and temperature. Before each batch a ``torch.cuda._sleep`` spin
+kernel holds the stream long enough for the host to queue the whole batch, so the events time the
+GPU work only — the same for both libraries; host-side eager overhead is benchmark (d)'s subject and
+is reported here only as an extra column ("eager", per-call time with no pre-queued work) for the
+small shapes.
 """
 
 from __future__ import annotations
@@ -35,31 +37,46 @@ REPEATS = 7
 
 
 def _timer(torch):
+    """``measure({name: (fn, setup)})`` -> {name: median ms per call}, the variants interleaved."""
     e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     cycles_per_us = 1500  # a lower bound for H100/H200 clocks: the spin lasts at least this long
 
-    def per_call_ms(fn, n: int, queue_us: float) -> float:
-        out = []
-        for _ in range(REPEATS):
-            if queue_us:
-                torch.cuda._sleep(int(queue_us * cycles_per_us))
-            e0.record()
-            for _ in range(n):
-                fn()
-            e1.record()
-            e1.synchronize()
-            out.append(e0.elapsed_time(e1) / n)
-        return statistics.median(out)
-
-    def measure(fn, *, eager=False) -> float:
-        for _ in range(3):
+    def batch(fn, n: int, queue_us: float) -> float:
+        if queue_us:
+            torch.cuda._sleep(int(queue_us * cycles_per_us))
+        e0.record()
+        for _ in range(n):
             fn()
-        torch.cuda.synchronize()
-        est = per_call_ms(fn, 3, 0 if eager else 2000)
-        n = max(5, min(200, int(10.0 / max(est, 1e-3))))
-        return per_call_ms(fn, n, 0 if eager else n * 80 + 1000)
+        e1.record()
+        e1.synchronize()
+        return e0.elapsed_time(e1) / n
+
+    def measure(variants: dict, *, eager=False) -> dict:
+        plan = {}
+        for name, (fn, setup) in variants.items():
+            setup()
+            for _ in range(3):
+                fn()
+            torch.cuda.synchronize()
+            est = batch(fn, 3, 0 if eager else 2000)
+            n = max(5, min(200, int(10.0 / max(est, 1e-3))))
+            plan[name] = (fn, setup, n, 0 if eager else n * 80 + 1000)
+        times = {name: [] for name in variants}
+        for _ in range(REPEATS):  # interleaved: every variant sees the same clocks and temperature
+            for name, (fn, setup, n, queue) in plan.items():
+                setup()
+                times[name].append(batch(fn, n, queue))
+        return {name: statistics.median(t) for name, t in times.items()}
 
     return measure
+
+
+def _tuning(on: bool):
+    return lambda: tunable.enable(on)
+
+
+def _nothing():
+    return None
 
 
 def _pair(torch, dtype_name, m, n, k):
@@ -78,18 +95,18 @@ def gemm_rows(torch, measure):
         for m, n, k in SHAPES:
             a, b, ta, tb = _pair(torch, dname, m, n, k)
             flop = 2 * m * n * k
-            tunable.enable(False)
-            s_ms = measure(lambda a=a, b=b: st.mm(a, b))
-            t_ms = measure(lambda ta=ta, tb=tb: torch.mm(ta, tb))
             tunable.enable(True)
-            st.mm(a, b)  # tunes this problem
-            s_tuned = measure(lambda a=a, b=b: st.mm(a, b))
+            st.mm(a, b)  # tunes this problem (kept only while tunable is enabled)
+            r = measure({"s": (lambda a=a, b=b: st.mm(a, b), _tuning(False)),
+                         "t": (lambda ta=ta, tb=tb: torch.mm(ta, tb), _nothing),
+                         "s_tuned": (lambda a=a, b=b: st.mm(a, b), _tuning(True))})
+            s_ms, t_ms, s_tuned = r["s"], r["t"], r["s_tuned"]
             tunable.enable(False)
             eager = ""
             if m * n * k <= 128 * 4096 * 4096:
-                se = measure(lambda a=a, b=b: st.mm(a, b), eager=True)
-                te = measure(lambda ta=ta, tb=tb: torch.mm(ta, tb), eager=True)
-                eager = f"{se * 1e3:.0f} / {te * 1e3:.0f} µs"
+                r = measure({"s": (lambda a=a, b=b: st.mm(a, b), _nothing),
+                             "t": (lambda ta=ta, tb=tb: torch.mm(ta, tb), _nothing)}, eager=True)
+                eager = f"{r['s'] * 1e3:.0f} / {r['t'] * 1e3:.0f} µs"
             rows.append((dname, f"{m}x{n}x{k}", flop / s_ms / 1e9, flop / s_tuned / 1e9, flop / t_ms / 1e9, eager))
             print(rows[-1], flush=True)
             del a, b, ta, tb
@@ -112,14 +129,13 @@ def fused_rows(torch, measure):
     def t_fn():
         return F.gelu(F.linear(tx, tw, tbias), approximate="tanh")
 
-    tunable.enable(False)
-    s_ms = measure(s_fn)
-    t_ms = measure(t_fn)
-    t_fused = measure(lambda: torch._addmm_activation(tbias, tx, tw.t(), use_gelu=True))
     tunable.enable(True)
-    s_fn()
-    s_tuned = measure(s_fn)
+    s_fn()  # tunes the fused problem
+    r = measure({"s": (s_fn, _tuning(False)), "t": (t_fn, _nothing),
+                 "t_fused": (lambda: torch._addmm_activation(tbias, tx, tw.t(), use_gelu=True), _nothing),
+                 "s_tuned": (s_fn, _tuning(True))})
     tunable.enable(False)
+    s_ms, s_tuned, t_ms, t_fused = r["s"], r["s_tuned"], r["t"], r["t_fused"]
     return s_ms, s_tuned, t_ms, t_fused
 
 

@@ -208,7 +208,7 @@ def test_workspace_from_caching_allocator_and_handle_per_stream():
         y = st.mm(x, x)
     s.synchronize()
     assert (dev, s.handle) in blas._handles and (dev, s.handle) in blas._workspaces
-    assert blas._handles[(dev, s.handle)] != blas._handles[(dev, cuda.current_stream().handle)]
+    assert blas._workspaces[(dev, s.handle)][1] != ptr  # one workspace per stream (the handle may be shared)
     assert _rel(_out(y), _out(x) @ _out(x)) < REL[st.float32]
 
 

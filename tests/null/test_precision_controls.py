@@ -161,3 +161,10 @@ def test_tuning_keeps_first_choice_on_ties():
     assert gemm_tuning.tune(run, 4, timer)[0] == 0  # within 1%: the heuristic's choice stays
     times[2] = 0.5
     assert gemm_tuning.tune(run, 4, timer) == (2, 0.5)
+
+
+def test_tuning_spin_kernel_compiles():
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from strided.backends.cuda.compiler import compile_cubin
+
+    assert len(compile_cubin(gemm_tuning.SPIN_SOURCE, "strided_spin", "sm_90")) > 0

@@ -5,18 +5,20 @@ for a tuned choice and calls :func:`tune` for a new problem.  No nvmath import h
 itself reaches this module as a ``run(candidate)`` callback.
 
 Note [TunableOp]
-torch.cuda.tunable's design, for cuBLASLt's heuristic candidates: a problem is keyed by
-(op name, parameters) — op name ``GemmTunableOp_<dtype>_<TA><TB>[_<epilogue>]`` and the
-parameters string holding shapes, leading dimensions, batch strides, pointer alignments and the
-precision flags.  Each new problem times the heuristic's candidates (up to 8) with CUDA events
-on the current stream: one warmup call each, then as many calls as fit in
-``max_tuning_duration`` ms (at most ``max_tuning_iterations``), interleaved over two rounds,
-keeping each candidate's best mean.  The heuristic's first choice is always candidate 0 and
-keeps its place unless another is at least 1% faster, so a tuned GEMM is never slower than the
-untuned one beyond timing noise.  Results persist as torch's CSV: ``Validator`` lines (GPU name,
+torch.cuda.tunable's design, for cuBLASLt's heuristic candidates: a problem is keyed by (op name,
+parameters) — op name ``GemmTunableOp_<dtype>_<TA><TB>[_<epilogue>]`` and the parameters string
+holding shapes, leading dimensions, batch strides, pointer alignments and the precision flags. Each
+new problem times the heuristic's candidates (up to 8) with CUDA events on the current stream: one
+warmup call each, then as many calls as fit in ``max_tuning_duration`` ms (at most
+``max_tuning_iterations``), interleaved over two rounds, keeping each candidate's best mean. The
+heuristic's first choice is always candidate 0 and keeps its place unless another is at least 1%
+faster, so a tuned GEMM is never slower than the untuned one beyond timing noise: a challenger must
+also win three alternating head-to-head rounds against it. Each timed batch runs behind a spin
+kernel that holds the stream until the host has queued the whole batch, so launch overhead never
+decides between two fast candidates. Results persist as torch's CSV: ``Validator`` lines (GPU name,
 cuBLASLt version, strided version) then ``op,params,solution,ms`` rows, the solution being
 ``Default`` (heuristic first choice) or the 64-byte ``cublasLtMatmulAlgo_t`` in hex plus its
-workspace size.  A file whose validators differ from this machine's is ignored with a warning.
+workspace size. A file whose validators differ from this machine's is ignored with a warning.
 """
 
 from __future__ import annotations
@@ -26,7 +28,17 @@ import csv
 import os
 import warnings
 
-__all__ = ["STATE", "lookup", "record", "tune", "read_file", "write_file", "validators"]
+__all__ = ["STATE", "SPIN_SOURCE", "lookup", "record", "tune", "read_file", "write_file", "validators"]
+
+# Holds a stream for p.ns nanoseconds (globaltimer): tuning batches queue up behind it.
+SPIN_SOURCE = r"""
+struct SpinParams { long long ns; };
+extern "C" __global__ void strided_spin(const SpinParams p) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < (unsigned long long)p.ns);
+}
+"""
 
 
 class _State:
@@ -138,8 +150,10 @@ def _iterations(est_ms: float) -> int:
 def tune(run, count: int, timer) -> tuple[int, float]:
     """Time candidates ``0..count-1`` (``run(i)`` enqueues one GEMM); returns (best index, ms).
 
-    ``timer(fn, n)`` runs ``fn`` ``n`` times between two CUDA events and returns ms per call.
-    Candidate 0 (the heuristic's first choice) wins ties (Note [TunableOp]).
+    ``timer(fn, n)`` runs ``fn`` ``n`` times between two CUDA events (behind a spin kernel, so
+    the GPU time is measured, not the host's launch rate) and returns ms per call.  Candidate 0
+    (the heuristic's first choice) wins ties, and a challenger must beat it again, head to head,
+    in three more alternating rounds (Note [TunableOp]).
     """
     for i in range(count):  # warmup: first-call costs (module loads) stay out of the timings
         run(i)
@@ -153,6 +167,16 @@ def tune(run, count: int, timer) -> tuple[int, float]:
     for i in range(1, count):
         if best[i] < 0.99 * best[winner] and best[i] < 0.99 * best[0]:
             winner = i
+    if winner:
+        first, challenger = [], []
+        for _ in range(3):
+            first.append(timer(lambda: run(0), iters))
+            challenger.append(timer(lambda: run(winner), iters))
+        first.sort()
+        challenger.sort()
+        if not challenger[1] < 0.99 * first[1]:
+            winner = 0
+        best[winner] = min(best[winner], challenger[1] if winner else first[1])
     if STATE.progress is None:
         from ...utils.progress import Progress
 
