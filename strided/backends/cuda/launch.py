@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import threading
 
 from . import driver
 from .compiler import arch_for, compile_cubin
@@ -23,22 +24,39 @@ _modules: list[object] = []  # loaded CUmodules stay alive for the process
 
 
 class Kernel:
-    """A loaded kernel: ``k(grid, block, stream, *values)`` packs ``values`` with ``fmt``."""
+    """A loaded kernel: ``k(grid, block, stream, *values)`` packs ``values`` with ``fmt``.
 
-    __slots__ = ("name", "func", "packer", "device_index")
+    The parameter buffer is allocated once and reused (Note [Reused parameter buffer]).
+    """
+
+    __slots__ = ("name", "func", "packer", "device_index", "_buf", "_params", "_params_addr", "_owner",
+                 "_pack_into")
 
     def __init__(self, name: str, func: int, fmt: str, device_index: int):
         self.name = name
         self.func = func
         self.packer = struct.Struct(fmt)
         self.device_index = device_index
+        self._buf = ctypes.create_string_buffer(max(self.packer.size, 1))
+        self._params = (ctypes.c_void_p * 1)(ctypes.addressof(self._buf))
+        self._params_addr = ctypes.addressof(self._params)
+        self._owner = threading.get_ident()
+        self._pack_into = self.packer.pack_into
 
     def __call__(self, grid: int, block: int, stream: int, *values) -> None:
-        buf = ctypes.create_string_buffer(self.packer.pack(*values), max(self.packer.size, 1))
-        params = (ctypes.c_void_p * 1)(ctypes.addressof(buf))
+        # Note [Reused parameter buffer]: cuLaunchKernel copies the parameters when it is called, so
+        # the host buffer may be refilled as soon as it returns. Only the thread that loaded the
+        # kernel reuses it (another thread could refill it while the GIL is released in the launch).
+        if threading.get_ident() == self._owner:
+            self._pack_into(self._buf, 0, *values)
+            addr = self._params_addr
+        else:
+            buf = ctypes.create_string_buffer(self.packer.pack(*values), max(self.packer.size, 1))
+            params = (ctypes.c_void_p * 1)(ctypes.addressof(buf))
+            addr = ctypes.addressof(params)
         d = cu()
         driver.ensure_context(self.device_index)
-        err = d.cuLaunchKernel(self.func, grid, 1, 1, block, 1, 1, 0, stream, ctypes.addressof(params), 0)[0]
+        err = d.cuLaunchKernel(self.func, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)[0]
         if err != 0:  # with CUDA_LAUNCH_BLOCKING=1 the driver itself reports the kernel's faults here
             blocking = ", CUDA_LAUNCH_BLOCKING=1" if driver.LAUNCH_BLOCKING else ""
             raise driver.CudaError(f"{driver._describe(err)} (launching kernel '{self.name}'{blocking})",

@@ -171,3 +171,8 @@ from . import indexing_ops  # noqa: E402, F401
 
 # cuBLASLt GEMMs: mm, addmm, bmm, baddbmm, _addmm_activation (nvmath imported on the first GEMM).
 from . import blas_ops  # noqa: E402, F401
+
+# Pointwise binary/ternary/unary ops on the elementwise engine, and the direct in-place kernels.
+from . import pointwise_ops  # noqa: E402
+
+pointwise_ops.register_inplace()

@@ -1,0 +1,448 @@
+"""CUDA kernels for the pointwise ops (binary, ternary, unary), on the elementwise engine.
+
+Each kernel calls the op's Meta function for its output (validation, promotion, shape, strides),
+exactly as the CPU kernel does, then runs one expression of ``elementwise.cuh`` over the operands
+(Note [Elementwise kernels] in ``strided/backends/cuda/elementwise.py``). The expressions follow
+the CPU kernels (``strided/backends/cpu/pointwise*.py``) and torch's CUDA kernels: NaN propagates
+through maximum/minimum/clamp/relu, ``sign(nan)`` is 0, ``round`` is half to even, integer powers
+with negative exponents give 1, (-1)**b or 0, floor division and remainder follow Python's signs.
+
+Note [CUDA integer division by zero]
+The CPU kernels raise ``ZeroDivisionError`` when an integer ``div`` (trunc/floor), ``floor_divide``
+or ``remainder`` divides by zero; finding that out on the GPU would need a device-to-host copy and a
+synchronization per call. torch's CUDA kernels do not check either: the result is whatever the
+hardware's integer division gives (unspecified). strided does as torch's CUDA backend does.
+
+Note [Direct in-place kernels]
+``add_``/``sub_``/``mul_``/``div_`` are autogen overloads (functional op + ``copy_``: two launches
+and a temporary). The common case (``self``'s dtype is the result dtype, ``other`` broadcasts to
+``self`` and does not partially overlap it, no internal overlap in ``self``) runs one kernel that
+writes ``self`` directly; every other case goes to the autogen kernel, which raises torch's errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .... import dtypes as dt
+from ....dispatch.keys import DispatchKey
+from ....dispatch.library import get_op, impl, kernel
+from ....tensor import Tensor
+from ...meta import pointwise as meta
+from ...meta import pointwise_unary as meta_u
+from ...meta.common import result_dtype
+from ..elementwise import opmath, run
+
+__all__ = ["register_inplace", "instantiations"]
+
+_C4 = {d: (opmath(d),) * 4 for d in dt.all_dtypes}  # every operand in the result's opmath type
+_SAME4 = {d: (d,) * 4 for d in dt.all_dtypes}
+_BOOL4 = (dt.bool,) * 4
+
+
+def _floating(d: dt.dtype) -> bool:
+    return d.category == dt.FLOATING
+
+
+# ---------------------------------------------------------------------------- arithmetic
+@kernel("CUDA")
+def add(self, other, alpha=1):
+    out = meta.add(self, other, alpha)
+    if alpha == 1:
+        return run("x0 + x1", out, (self, other), _C4[out.dtype])
+    return run("x0 + x2 * x1", out, (self, other, alpha), _C4[out.dtype])
+
+
+@kernel("CUDA")
+def sub(self, other, alpha=1):
+    out = meta.sub(self, other, alpha)
+    if alpha == 1:
+        return run("x0 - x1", out, (self, other), _C4[out.dtype])
+    return run("x0 - x2 * x1", out, (self, other, alpha), _C4[out.dtype])
+
+
+@kernel("CUDA")
+def mul(self, other):
+    out = meta.mul(self, other)
+    return run("x0 * x1", out, (self, other), _C4[out.dtype])
+
+
+_DIV = {
+    (None, True): "x0 / x1",
+    ("trunc", True): "ew_trunc(x0 / x1)", ("trunc", False): "x0 / x1",
+    ("floor", True): "ew_div_floor_f(x0, x1)", ("floor", False): "ew_div_floor_i(x0, x1)",
+}
+
+
+@kernel("CUDA")
+def div(self, other, *, rounding_mode=None):
+    out = meta.div(self, other, rounding_mode=rounding_mode)
+    d = out.dtype
+    return run(_DIV[rounding_mode, _floating(d)], out, (self, other), _C4[d])
+
+
+@kernel("CUDA")
+def floor_divide(self, other):
+    out = meta.floor_divide(self, other)
+    d = out.dtype
+    return run(_DIV["floor", _floating(d)], out, (self, other), _C4[d])
+
+
+@kernel("CUDA")
+def remainder(self, other):
+    out = meta.remainder(self, other)
+    d = out.dtype
+    return run("ew_rem_f(x0, x1)" if _floating(d) else "ew_rem_i(x0, x1)", out, (self, other), _C4[d])
+
+
+def _pow(out, base, exponent):
+    d = out.dtype
+    if _floating(d):
+        return run("ew_pow(x0, x1)", out, (base, exponent), _C4[d])
+    if d is dt.bool:  # bool ** bool (torch allows it): integers 0/1
+        return run("ew_powi(x0, x1)", out, (base, exponent), _SAME4[dt.int32])
+    return run("ew_powi(x0, x1)", out, (base, exponent), _SAME4[d])
+
+
+@kernel("CUDA")
+def pow(self, exponent):  # noqa: A001 - the op's name
+    return _pow(meta.pow(self, exponent), self, exponent)
+
+
+@kernel("CUDA")
+def pow_scalar_base(self, exponent):
+    return _pow(meta.pow_scalar_base(self, exponent), self, exponent)
+
+
+@kernel("CUDA")
+def maximum(self, other):
+    out = meta.maximum(self, other)
+    return run("ew_max(x0, x1)", out, (self, other), _C4[out.dtype])
+
+
+@kernel("CUDA")
+def minimum(self, other):
+    out = meta.minimum(self, other)
+    return run("ew_min(x0, x1)", out, (self, other), _C4[out.dtype])
+
+
+# ---------------------------------------------------------------------------- comparisons, logical
+def _exact_scalar(x, d: dt.dtype):
+    """A Python scalar rounded to ``d`` first (torch compares ``half_tensor == 0.1`` in half)."""
+    if d is dt.float16 or d is dt.bfloat16:
+        return float(np.asarray(x, dtype=np.float64).astype(d.numpy_dtype))
+    return x
+
+
+def _comparison(name, expr):
+    def compare(self, other):
+        out = meta.comparison(self, other)
+        d = dt.result_type(self, other)
+        if not isinstance(other, Tensor):
+            other = _exact_scalar(other, d)
+        return run(expr, out, (self, other), _C4[d])
+
+    compare.__name__ = compare.__qualname__ = name
+    return kernel("CUDA")(compare)
+
+
+eq = _comparison("eq", "x0 == x1")
+ne = _comparison("ne", "x0 != x1")
+lt = _comparison("lt", "x0 < x1")
+le = _comparison("le", "x0 <= x1")
+gt = _comparison("gt", "x0 > x1")
+ge = _comparison("ge", "x0 >= x1")
+
+
+def _logical(name, expr):
+    def logical(self, other):
+        return run(expr, meta.comparison(self, other), (self, other), _BOOL4)
+
+    logical.__name__ = logical.__qualname__ = name
+    return kernel("CUDA")(logical)
+
+
+logical_and = _logical("logical_and", "x0 && x1")
+logical_or = _logical("logical_or", "x0 || x1")
+logical_xor = _logical("logical_xor", "x0 != x1")
+
+
+@kernel("CUDA")
+def logical_not(self):
+    return run("!x0", meta.logical_not(self), (self,), _BOOL4)
+
+
+# ---------------------------------------------------------------------------- ternary
+@kernel("CUDA")
+def where(condition, self, other):
+    out = meta.where(condition, self, other)
+    c = opmath(out.dtype)
+    return run("x0 ? x1 : x2", out, (condition, self, other), (dt.bool, c, c))
+
+
+@kernel("CUDA")
+def clamp(self, min=None, max=None):  # noqa: A002 - the schema's names
+    out = meta.clamp(self, min, max)
+    cs = _C4[out.dtype]
+    if min is None:
+        return run("ew_min(x0, x1)", out, (self, max), cs)
+    if max is None:
+        return run("ew_max(x0, x1)", out, (self, min), cs)
+    return run("ew_min(ew_max(x0, x1), x2)", out, (self, min, max), cs)
+
+
+@kernel("CUDA")
+def lerp(self, end, weight):
+    out = meta.lerp(self, end, weight)
+    return run("ew_lerp(x0, x1, x2)", out, (self, end, weight), _C4[out.dtype])
+
+
+@kernel("CUDA")
+def addcmul(self, tensor1, tensor2, *, value=1):
+    out = meta.addcmul(self, tensor1, tensor2, value=value)
+    if value == 1:
+        return run("x0 + x1 * x2", out, (self, tensor1, tensor2), _C4[out.dtype])
+    return run("x0 + x3 * (x1 * x2)", out, (self, tensor1, tensor2, value), _C4[out.dtype])
+
+
+@kernel("CUDA")
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    out = meta.addcdiv(self, tensor1, tensor2, value=value)
+    if value == 1:
+        return run("x0 + x1 / x2", out, (self, tensor1, tensor2), _C4[out.dtype])
+    return run("x0 + (x3 * x1) / x2", out, (self, tensor1, tensor2, value), _C4[out.dtype])
+
+
+@kernel("CUDA")
+def masked_fill(self, mask, value):
+    out = meta.masked_fill(self, mask, value)
+    d = out.dtype  # the value is cast straight to self's dtype (no opmath round trip)
+    return run("x1 ? x2 : x0", out, (self, mask, value), (d, dt.bool, d))
+
+
+# ---------------------------------------------------------------------------- unary
+@kernel("CUDA")
+def neg(self):
+    out = meta_u.neg(self)
+    return run("-x0", out, (self,), _C4[out.dtype])
+
+
+@kernel("CUDA")
+def abs(self):  # noqa: A001 - the op's name
+    out = meta_u.abs(self)
+    d = out.dtype
+    expr = "ew_fabs(x0)" if _floating(d) else ("x0" if d is dt.uint8 else "(x0 < 0 ? -x0 : x0)")
+    return run(expr, out, (self,), _C4[d])
+
+
+@kernel("CUDA")
+def sign(self):
+    out = meta_u.sign(self)
+    d = out.dtype
+    expr = "x0" if d is dt.bool else ("(x0 != 0)" if d is dt.uint8 else "ew_sign(x0)")
+    return run(expr, out, (self,), _C4[d])
+
+
+@kernel("CUDA")
+def relu(self):
+    out = meta_u.relu(self)
+    return run("(x0 > C0(0) || ew_isnan(x0)) ? x0 : C0(0)", out, (self,), _C4[out.dtype])
+
+
+_FLOAT_EXPRS = {
+    "exp": "ew_exp(x0)", "log": "ew_log(x0)", "log1p": "ew_log1p(x0)", "expm1": "ew_expm1(x0)",
+    "sqrt": "ew_sqrt(x0)", "rsqrt": "C0(1) / ew_sqrt(x0)", "reciprocal": "C0(1) / x0", "sin": "ew_sin(x0)",
+    "cos": "ew_cos(x0)", "tanh": "ew_tanh(x0)", "sigmoid": "ew_sigmoid(x0)",
+}
+
+
+def _float_unary(name, expr):
+    def unary(self):
+        out = meta_u.float_unary(self)
+        return run(expr, out, (self,), _C4[out.dtype])
+
+    unary.__name__ = unary.__qualname__ = name
+    return kernel("CUDA")(unary)
+
+
+for _name in meta_u.FLOAT_UNARY:
+    globals()[_name] = _float_unary(_name, _FLOAT_EXPRS[_name])
+
+
+@kernel("CUDA")
+def gelu(self, *, approximate="none"):
+    out = meta_u.gelu(self, approximate=approximate)
+    return run("ew_gelu_tanh(x0)" if approximate == "tanh" else "ew_gelu(x0)", out, (self,), _C4[out.dtype])
+
+
+@kernel("CUDA")
+def silu(self):
+    out = meta_u.silu(self)
+    return run("x0 / (C0(1) + ew_exp(-x0))", out, (self,), _C4[out.dtype])
+
+
+@kernel("CUDA")
+def softplus(self, beta=1, threshold=20):
+    out = meta_u.softplus(self, beta, threshold)
+    return run("ew_softplus(x0, x1, x2)", out, (self, beta, threshold), _C4[out.dtype])
+
+
+def _rounding(name, expr):
+    def rounding(self):
+        out = meta_u.rounding(self, name)
+        d = out.dtype
+        return run(expr if _floating(d) else "x0", out, (self,), _C4[d])
+
+    rounding.__name__ = rounding.__qualname__ = name
+    return kernel("CUDA")(rounding)
+
+
+floor = _rounding("floor", "ew_floor(x0)")
+ceil = _rounding("ceil", "ew_ceil(x0)")
+round = _rounding("round", "ew_rint(x0)")  # noqa: A001 - half to even, as torch
+trunc = _rounding("trunc", "ew_trunc(x0)")
+
+
+def _predicate(name, expr, integer_value):
+    def predicate(self):
+        out = meta_u.predicate(self)
+        d = self.dtype
+        return run(expr if _floating(d) else integer_value, out, (self,), _C4[d])
+
+    predicate.__name__ = predicate.__qualname__ = name
+    return kernel("CUDA")(predicate)
+
+
+isnan = _predicate("isnan", "ew_isnan(x0)", "false")
+isinf = _predicate("isinf", "ew_isinf(x0)", "false")
+isfinite = _predicate("isfinite", "ew_isfinite(x0)", "true")
+
+
+# ---------------------------------------------------------------------------- direct in-place kernels
+def _direct(self, other) -> bool:
+    """Whether ``self <op>= other`` can run as one kernel writing ``self`` (Note [Direct in-place kernels])."""
+    if self.device.type != "cuda":
+        return False
+    sizes, strides = self._sizes, self._strides
+    if 0 in strides and any(st == 0 and n > 1 for n, st in zip(sizes, strides)):
+        return False
+    if not isinstance(other, Tensor):
+        return True
+    if other.device.type == "cuda":
+        if other.device != self.device:
+            return False
+    elif other._sizes:
+        return False
+    osz = other._sizes
+    if osz != sizes:
+        off = len(sizes) - len(osz)
+        if off < 0 or any(o != 1 and o != s for o, s in zip(osz, sizes[off:])):
+            return False
+    if other._storage is self._storage and other.device.type == "cuda":
+        return other._offset == self._offset and osz == sizes and other._strides == strides
+    return True
+
+
+def _inplace(name: str, overload: str, exprs, check=None):
+    op = get_op(f"aten::{name}_.{overload}")
+    fallback = []
+
+    def direct(self, other, *args, **kwargs):
+        d = self.dtype
+        if not _direct(self, other) or result_dtype(self, other) is not d or (check and not check(d, other)):
+            if not fallback:
+                fallback.append(op.kernel(DispatchKey.CompositeExplicitAutograd))
+            return fallback[0](self, other, *args, **kwargs)
+        alpha = kwargs.get("alpha", args[0] if args else 1)
+        if alpha == 1:
+            return run(exprs[0], self, (self, other), _C4[d], dense=False)
+        meta._check_alpha(alpha, d)
+        return run(exprs[1], self, (self, other, alpha), _C4[d], dense=False)
+
+    direct.__name__ = direct.__qualname__ = f"{name}_"
+    impl(f"aten::{name}_.{overload}", "CUDA")(direct)
+
+
+def _not_bool(d, other) -> bool:
+    return d is not dt.bool and not (isinstance(other, Tensor) and other.dtype is dt.bool) and \
+        not isinstance(other, (bool, np.bool_))
+
+
+def _floating_result(d, other) -> bool:
+    return _floating(d)
+
+
+def register_inplace() -> None:
+    """Register the direct in-place kernels (called once by ``kernels/ops.py`` when a GPU is usable)."""
+    for overload in ("Tensor", "Scalar"):
+        _inplace("add", overload, ("x0 + x1", "x0 + x2 * x1"))
+        _inplace("sub", overload, ("x0 - x1", "x0 - x2 * x1"), _not_bool)
+        _inplace("mul", overload, ("x0 * x1", None))
+        _inplace("div", overload, ("x0 / x1", None), _floating_result)
+
+
+# ---------------------------------------------------------------------------- instantiations
+_BINARY = ("add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "maximum", "minimum", "eq", "ne",
+           "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor")
+_UNARY = ("neg", "abs", "sign", "relu", "silu", "softplus", "gelu", "floor", "ceil", "round", "trunc", "isnan",
+          "isinf", "isfinite", "logical_not") + meta_u.FLOAT_UNARY
+
+
+def _sample_calls(d: dt.dtype):
+    from .... import factories as f
+
+    def t(x=d):
+        return f.ones(3, dtype=x)
+
+    mask = t(dt.bool)
+    g = globals()
+    for name in _BINARY:
+        for other in (t(), 2, 2.5, True, f.tensor(3.0)):
+            yield g[name], (t(), other), {}
+    for mode in ("trunc", "floor"):
+        yield div, (t(), t()), {"rounding_mode": mode}
+        yield div, (t(), 2), {"rounding_mode": mode}
+    for fn in (add, sub):
+        yield fn, (t(), t()), {"alpha": 2}
+        yield fn, (t(), 2), {"alpha": 2}
+    yield pow_scalar_base, (2, t()), {}
+    yield pow_scalar_base, (2.5, t()), {}
+    yield from ((where, (mask, t(), t()), {}), (where, (mask, t(), 1), {}), (where, (mask, 1, t()), {}),
+                (where, (mask, 1, 2.0), {}), (clamp, (t(), 0, 1), {}), (clamp, (t(), None, 1), {}),
+                (clamp, (t(), 0, None), {}), (clamp, (t(), t(), t()), {}), (clamp, (t(), t(), None), {}),
+                (clamp, (t(), None, t()), {}), (lerp, (t(), t(), 0.3), {}), (lerp, (t(), t(), t()), {}),
+                (addcmul, (t(), t(), t()), {}), (addcmul, (t(), t(), t()), {"value": 2}),
+                (addcdiv, (t(), t(), t()), {}), (addcdiv, (t(), t(), t()), {"value": 2}),
+                (masked_fill, (t(), mask, 3), {}), (masked_fill, (t(), mask, f.tensor(2)), {}),
+                (gelu, (t(),), {"approximate": "tanh"}))
+    for name in _UNARY:
+        yield g[name], (t(),), {}
+
+
+def instantiations(dtypes=dt.all_dtypes) -> list:
+    """The ``(expr, out dtype, slots)`` these kernels instantiate for tensors of ``dtypes`` (with
+    tensor, Python-scalar and 0-dim CPU operands), found by running each kernel on small CPU tensors
+    with a recording ``run``. For the NVRTC null test and for precompiling (``elementwise.precompile``).
+    Not thread-safe: it swaps this module's ``run`` while it works."""
+    from .. import elementwise
+
+    found = {}
+
+    def record(expr, out, args, computes, dense=True):
+        slots = tuple((1, a.dtype, c) if elementwise.is_tensor_operand(a) else (2, None, c)
+                      for a, c in zip(args, computes))
+        found.setdefault((expr, out.dtype, slots), None)
+        return out
+
+    global run
+    saved, run = run, record
+    try:
+        for d in dtypes:
+            for fn, args, kwargs in _sample_calls(d):
+                try:
+                    fn(*args, **kwargs)
+                except (RuntimeError, NotImplementedError, TypeError, ValueError):
+                    pass  # the op rejects this dtype combination (its Meta function says so)
+    finally:
+        run = saved
+    return list(found)
