@@ -28,6 +28,7 @@ rc=$?
 timeout 120 python3 bench/bench_alloc.py ${BENCH_APPEND:+--append} >"$LOG/bench.log" 2>&1
 brc=$?
 timeout 180 python3 bench/bench_copy.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
+timeout 240 python3 bench/bench_gemm.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
 echo "==== strided gpu.sh summary ===="
 cat "$LOG/env.txt"
 echo "tests (rc=$rc): $(tail -n 1 "$LOG/tests.log")"
