@@ -1,0 +1,171 @@
+"""CUDA kernels for the reductions: the Meta function allocates, the engine reduces.
+
+Each kernel mirrors its CPU twin in ``backends/cpu/reductions.py`` (dtypes, NaN rules, the
+identity of empty reductions); see Note [CUDA reduction engine] for how they run.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ....dispatch.library import kernel
+from ...meta import normalization as meta_norm
+from ...meta import reductions as meta
+from ...meta.common import new_output, wrap_dim
+from ..normalization import cross_entropy_into, layer_norm_into, scan, softmax_into
+from ..reduction import reduce
+
+__all__ = ["norm_mode"]
+
+
+def _dims(self, dims):
+    return dims if self._sizes else ()
+
+
+@kernel("CUDA", name="sum")
+def sum_(self, dim=None, keepdim=False, *, dtype=None):
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.sum_dtype(self, dtype))
+    return reduce("sum", self, out, _dims(self, dims), cast=out.dtype)
+
+
+@kernel("CUDA")
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.mean_dtype(self, dtype))
+    return reduce("mean", self, out, _dims(self, dims), cast=out.dtype)
+
+
+@kernel("CUDA")
+def prod(self, dim=None, keepdim=False, *, dtype=None):
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.sum_dtype(self, dtype))
+    return reduce("prod", self, out, _dims(self, dims), cast=out.dtype)
+
+
+@kernel("CUDA")
+def amax(self, dim=(), keepdim=False):
+    out, dims = meta.amax_output(self, dim, keepdim, "amax")
+    return reduce("amax", self, out, _dims(self, dims))
+
+
+@kernel("CUDA")
+def amin(self, dim=(), keepdim=False):
+    out, dims = meta.amax_output(self, dim, keepdim, "amin")
+    return reduce("amin", self, out, _dims(self, dims))
+
+
+@kernel("CUDA", name="max")
+def max_(self):
+    return reduce("amax", self, meta.max_(self), tuple(range(self.dim())))
+
+
+@kernel("CUDA", name="min")
+def min_(self):
+    return reduce("amin", self, meta.min_(self), tuple(range(self.dim())))
+
+
+def _with_indices(op, self, dim, result):
+    values, indices = result
+    dims = (wrap_dim(dim, self.dim()),) if self._sizes else ()
+    reduce(op, self, values, dims, out_idx=indices)
+    return result
+
+
+@kernel("CUDA")
+def max_dim(self, dim, keepdim=False):
+    return _with_indices("max_dim", self, dim, meta.max_dim(self, dim, keepdim))
+
+
+@kernel("CUDA")
+def min_dim(self, dim, keepdim=False):
+    return _with_indices("min_dim", self, dim, meta.min_dim(self, dim, keepdim))
+
+
+def _arg(op, self, dim, out):
+    if dim is None or not self._sizes:
+        dims = tuple(range(self.dim()))
+    else:
+        dims = (wrap_dim(dim, self.dim()),)
+    return reduce(op, self, out, dims)
+
+
+@kernel("CUDA")
+def argmax(self, dim=None, keepdim=False):
+    return _arg("argmax", self, dim, meta.argmax(self, dim, keepdim))
+
+
+@kernel("CUDA")
+def argmin(self, dim=None, keepdim=False):
+    return _arg("argmin", self, dim, meta.argmin(self, dim, keepdim))
+
+
+@kernel("CUDA")
+def var(self, dim=None, *, correction=None, keepdim=False):
+    out, dims, c = meta.var_output(self, dim, correction, keepdim)
+    return reduce("var", self, out, _dims(self, dims), arg=float(c))
+
+
+@kernel("CUDA")
+def std(self, dim=None, *, correction=None, keepdim=False):
+    out, dims, c = meta.var_output(self, dim, correction, keepdim)
+    return reduce("std", self, out, _dims(self, dims), arg=float(c))
+
+
+def norm_mode(p: float) -> int:
+    """Note [norm modes] of reduce_ops.cuh."""
+    return {0.0: 0, 1.0: 1, 2.0: 2, math.inf: 3, -math.inf: 4}.get(p, 5)
+
+
+@kernel("CUDA")
+def norm(self, p=2, dim=None, keepdim=False):
+    out, p, dims = meta.norm_output(self, p, dim, keepdim)
+    return reduce("norm", self, out, _dims(self, dims), arg=p, mode=norm_mode(p))
+
+
+@kernel("CUDA", name="all")
+def all_(self, dim=None, keepdim=False):
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.logical_dtype(self))
+    return reduce("all", self, out, _dims(self, dims), acc="bool")
+
+
+@kernel("CUDA", name="any")
+def any_(self, dim=None, keepdim=False):
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.logical_dtype(self))
+    return reduce("any", self, out, _dims(self, dims), acc="bool")
+
+
+@kernel("CUDA")
+def logsumexp(self, dim, keepdim=False):
+    out, dims = meta.reduction_output(self, dim, keepdim, meta.logsumexp_dtype(self))
+    return reduce("logsumexp", self, out, _dims(self, dims), cast=out.dtype)
+
+
+@kernel("CUDA")
+def cumsum(self, dim, *, dtype=None):
+    out = meta.cumsum(self, dim, dtype=dtype)
+    return scan(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0)
+
+
+
+@kernel("CUDA")
+def softmax(self, dim, dtype=None):
+    out = meta_norm.softmax(self, dim, dtype)
+    return softmax_into(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0, log=False)
+
+
+@kernel("CUDA")
+def log_softmax(self, dim, dtype=None):
+    out = meta_norm.log_softmax(self, dim, dtype)
+    return softmax_into(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0, log=True)
+
+
+@kernel("CUDA")
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    n = meta_norm.layer_norm_dims(input, normalized_shape, weight, bias)
+    out = new_output(input._sizes, input.dtype, input.device)
+    return layer_norm_into(input, n, weight, bias, eps, out)
+
+
+@kernel("CUDA")
+def cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    prob, shape, d = meta_norm.cross_entropy_meta(self, target, weight, reduction, ignore_index, label_smoothing)
+    out = new_output(shape, d, self.device)
+    return cross_entropy_into(self, target, weight, reduction, ignore_index, label_smoothing, prob, out)

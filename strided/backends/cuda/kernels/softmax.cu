@@ -1,0 +1,108 @@
+// softmax / log_softmax along one dim (LOG selects).  IN_T, CAST_T, CAST_SAME, ACC_T, OUT_T, LOG
+// are #defined per instantiation; Note [online softmax] in reduce_ops.cuh gives the NaN rules.
+struct SmParams {
+  const IN_T* in;
+  OUT_T* out;
+  i64 lines;                 // rows (every index but dim)
+  i64 D;                     // size of dim
+  i64 group;                 // inner: threads per row (32 or blockDim)
+  i64 in_dstride;
+  i64 out_dstride;
+  i64 kept_ndim;
+  i64 kept_sizes[STRIDED_MAX_DIMS];
+  i64 in_strides[STRIDED_MAX_DIMS];
+  i64 out_strides[STRIDED_MAX_DIMS];
+};
+
+__device__ __forceinline__ ACC_T sm_load(IN_T v) {
+#if CAST_SAME
+  return convert<ACC_T>(v);
+#else
+  return convert<ACC_T>(convert<CAST_T>(v));
+#endif
+}
+
+__device__ __forceinline__ OUT_T sm_value(ACC_T x, ACC_T m, ACC_T k, bool bad) {
+  if (bad) return convert<OUT_T>(ACC_T(0) / ACC_T(0));
+#if LOG
+  return convert<OUT_T>((x - m) - k);   // k = log(sum)
+#else
+  return convert<OUT_T>(exp(x - m) * k);  // k = 1 / sum
+#endif
+}
+
+#define SM_VEC (16 / (int)sizeof(IN_T))
+struct __align__(16) SmVec { IN_T x[SM_VEC]; };
+
+// The softmax dim is contiguous in the input and the output: p.group threads per row, a pass of
+// 16-byte loads for (max, sum), then a pass that writes (the second read mostly hits L2).
+extern "C" __global__ void softmax_inner(const SmParams p) {
+  const int G = (int)p.group, lane = threadIdx.x % G;
+  const i64 per_block = blockDim.x / G;
+  for (i64 line = blockIdx.x * per_block + threadIdx.x / G; line - threadIdx.x / G < p.lines;
+       line += (i64)gridDim.x * per_block) {
+    const bool ok = line < p.lines;
+    MaxSum<ACC_T> st = ms_ident<ACC_T>();
+    const IN_T* ip = p.in;
+    OUT_T* op = p.out;
+    i64 head = 0, nv = 0;
+    if (ok) {
+      ip += offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.in_strides);
+      op += offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.out_strides);
+      head = min((i64)((16 - ((unsigned long long)ip & 15)) & 15) / (i64)sizeof(IN_T), p.D);
+      nv = (p.D - head) / SM_VEC;
+      for (i64 e = lane; e < head; e += G) st = ms_upd(st, sm_load(ip[e]));
+      const SmVec* vp = reinterpret_cast<const SmVec*>(ip + head);
+      i64 v = lane;
+      for (; v + G < nv; v += 2 * G) {
+        SmVec a = vp[v], b = vp[v + G];
+#pragma unroll
+        for (int k = 0; k < SM_VEC; ++k) st = ms_upd(st, sm_load(a.x[k]));
+#pragma unroll
+        for (int k = 0; k < SM_VEC; ++k) st = ms_upd(st, sm_load(b.x[k]));
+      }
+      for (; v < nv; v += G) {
+        SmVec a = vp[v];
+#pragma unroll
+        for (int k = 0; k < SM_VEC; ++k) st = ms_upd(st, sm_load(a.x[k]));
+      }
+      for (i64 e = head + nv * SM_VEC + lane; e < p.D; e += G) st = ms_upd(st, sm_load(ip[e]));
+    }
+    st = group_reduce(st, G, MsComb<ACC_T>());
+    if (ok) {
+      const bool bad = isnan_(st.m) || st.m == Lim<ACC_T>::lo() || st.m == Lim<ACC_T>::hi();
+#if LOG
+      const ACC_T k = log(st.s);
+#else
+      const ACC_T k = ACC_T(1) / st.s;
+#endif
+      for (i64 e = lane; e < head; e += G) op[e] = sm_value(sm_load(ip[e]), st.m, k, bad);
+      const SmVec* vp = reinterpret_cast<const SmVec*>(ip + head);
+      for (i64 v = lane; v < nv; v += G) {
+        SmVec a = vp[v];
+        OUT_T* o = op + head + v * SM_VEC;
+#pragma unroll
+        for (int q = 0; q < SM_VEC; ++q) o[q] = sm_value(sm_load(a.x[q]), st.m, k, bad);
+      }
+      for (i64 e = head + nv * SM_VEC + lane; e < p.D; e += G) op[e] = sm_value(sm_load(ip[e]), st.m, k, bad);
+    }
+  }
+}
+
+// Any other layout: one thread per row, walking dim twice (rows adjacent in memory for the
+// common case of a contiguous tensor and an outer dim, so loads coalesce).
+extern "C" __global__ void softmax_outer(const SmParams p) {
+  for (i64 line = (i64)blockIdx.x * blockDim.x + threadIdx.x; line < p.lines; line += (i64)gridDim.x * blockDim.x) {
+    const IN_T* ip = p.in + offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.in_strides);
+    OUT_T* op = p.out + offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.out_strides);
+    MaxSum<ACC_T> st = ms_ident<ACC_T>();
+    for (i64 e = 0; e < p.D; ++e) st = ms_upd(st, sm_load(ip[e * p.in_dstride]));
+    const bool bad = isnan_(st.m) || st.m == Lim<ACC_T>::lo() || st.m == Lim<ACC_T>::hi();
+#if LOG
+    const ACC_T k = log(st.s);
+#else
+    const ACC_T k = ACC_T(1) / st.s;
+#endif
+    for (i64 e = 0; e < p.D; ++e) op[e * p.out_dstride] = sm_value(sm_load(ip[e * p.in_dstride]), st.m, k, bad);
+  }
+}

@@ -1,0 +1,177 @@
+"""Launchers for the row-wise CUDA kernels: cumsum (scan.cu), softmax / log_softmax (softmax.cu),
+layer_norm (norm.cu) and cross_entropy_loss (loss.cu).
+
+Each works on *lines*: every index but one dim, addressed like the reduction engine's kept dims
+(coalesced in logical order, ``offset_of`` per line), with the dim's own strides. A contiguous dim
+gets a group of threads per line; a strided one a thread per line, adjacent lines adjacent in
+memory. Inputs are rounded to the result dtype and computed in the CPU kernel's compute dtype.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+from ... import dtypes as dt
+from ...tensor import Tensor
+from ..meta.common import new_output
+from .kernels import CTYPES, MAX_DIMS
+from .launch import get_kernel
+from .reduction import acc_ctype, kernel_source, sm_count, workspace
+from .streams import current_stream_handle
+
+__all__ = ["scan", "softmax_into", "layer_norm_into", "cross_entropy_into", "normalization_sources"]
+
+LINES_FMT = "<QQqqqqqq8q8q8q"  # SmParams: in, out, lines, D, group, dim strides, kept dims
+SCAN_FMT = "<QQqqqqq8q8q8q"  # ScanParams: the same without group
+CE_FMT = "<QQQQQqqqqdq"
+LN_FMT = "<QQQQqqqd"
+
+
+@cache
+def _cast_source(file: str, in_name: str, out_name: str, **extra) -> str:
+    return kernel_source(file, IN_T=CTYPES[in_name], CAST_T=CTYPES[out_name], CAST_SAME=int(in_name == out_name),
+                         ACC_T=acc_ctype(dt.to_dtype(out_name)), OUT_T=CTYPES[out_name], **extra)
+
+
+def _lines(x: Tensor, out: Tensor, dim: int):
+    """(kept dims as [size, in_stride, out_stride] rows, D, in dim stride, out dim stride)."""
+    if not x._sizes:
+        return [], 1, 1, 1
+    rows = [(n, si, so) for d, (n, si, so) in enumerate(zip(x._sizes, x._strides, out._strides)) if d != dim]
+    merged: list[list[int]] = []
+    for n, si, so in rows:
+        if n == 1:
+            continue
+        if merged and merged[-1][1] == si * n and merged[-1][2] == so * n:
+            merged[-1][0] *= n
+            merged[-1][1], merged[-1][2] = si, so
+        else:
+            merged.append([n, si, so])
+    return merged, x._sizes[dim], x._strides[dim], out._strides[dim]
+
+
+def _pad(v):
+    v = list(v)
+    return v + [0] * (MAX_DIMS - len(v))
+
+
+def _line_args(kept):
+    return (len(kept), *_pad(k[0] for k in kept), *_pad(k[1] for k in kept), *_pad(k[2] for k in kept))
+
+
+def _prepare(x: Tensor, out: Tensor, dim: int):
+    kept, D, ids, ods = _lines(x, out, dim)
+    if len(kept) > MAX_DIMS:
+        x = x.contiguous()
+        kept, D, ids, ods = _lines(x, out, dim)
+    return x, kept, D, ids, ods
+
+
+def scan(x: Tensor, out: Tensor, dim: int) -> Tensor:
+    """cumsum of ``x`` along ``dim`` into ``out`` (rounded to and accumulated like the CPU kernel)."""
+    if out.numel() == 0:
+        return out
+    x, kept, D, ids, ods = _prepare(x, out, dim)
+    lines = math.prod(k[0] for k in kept)
+    dev = x.device.index
+    src = _cast_source("scan.cu", x.dtype.name, out.dtype.name)
+    args = (x.data_ptr(), out.data_ptr(), lines, D, ids, ods, *_line_args(kept))
+    stream = current_stream_handle(dev)
+    if ids == 1 and ods == 1 and D > 64:
+        get_kernel(src, "scan_inner", SCAN_FMT, dev)(min(lines, 1 << 20), 256, stream, *args)
+    else:
+        get_kernel(src, "scan_outer", SCAN_FMT, dev)(min(-(-lines // 128), 1 << 20), 128, stream, *args)
+    return out
+
+
+def _group(D: int) -> tuple[int, int]:
+    """(threads per row, block size) for a row of ``D`` elements."""
+    return (32, 256) if D <= 2048 else (512, 512)
+
+
+def softmax_into(x: Tensor, out: Tensor, dim: int, log: bool) -> Tensor:
+    """softmax (``log=False``) or log_softmax of ``x`` along ``dim`` into ``out``."""
+    if out.numel() == 0:
+        return out
+    x, kept, D, ids, ods = _prepare(x, out, dim)
+    lines = math.prod(k[0] for k in kept)
+    dev = x.device.index
+    src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log))
+    stream = current_stream_handle(dev)
+    if ids == 1 and ods == 1 and D >= 16:
+        group, block = _group(D)
+        grid = min(-(-lines // (block // group)), sm_count(dev) * 32)
+        k = get_kernel(src, "softmax_inner", LINES_FMT, dev)
+        k(grid, block, stream, x.data_ptr(), out.data_ptr(), lines, D, group, ids, ods, *_line_args(kept))
+    else:
+        k = get_kernel(src, "softmax_outer", LINES_FMT, dev)
+        k(min(-(-lines // 128), 1 << 20), 128, stream, x.data_ptr(), out.data_ptr(), lines, D, 0, ids, ods,
+          *_line_args(kept))
+    return out
+
+
+def layer_norm_into(x: Tensor, n_norm: int, weight, bias, eps: float, out: Tensor) -> Tensor:
+    """layer_norm of ``x`` over its last ``n_norm`` dims into the contiguous ``out``."""
+    if out.numel() == 0:
+        return out
+    x = x if x.is_contiguous() else x.contiguous()
+    params = [t if t is None or t.is_contiguous() else t.contiguous() for t in (weight, bias)]
+    w_dtype = next((t.dtype for t in params if t is not None), x.dtype)
+    D = math.prod(x._sizes[x.dim() - n_norm:])
+    rows = x.numel() // D
+    dev = x.device.index
+    src = kernel_source("norm.cu", IN_T=CTYPES[x.dtype.name], W_T=CTYPES[w_dtype.name], ACC_T=acc_ctype(x.dtype))
+    group, block = _group(D)
+    grid = min(-(-rows // (block // group)), sm_count(dev) * 32)
+    k = get_kernel(src, "layer_norm_rows", LN_FMT, dev)
+    k(grid, block, current_stream_handle(dev), x.data_ptr(), *(t.data_ptr() if t is not None else 0 for t in params),
+      out.data_ptr(), rows, D, group, float(eps))
+    return out
+
+
+def cross_entropy_into(self: Tensor, target: Tensor, weight, reduction: int, ignore_index: int,
+                       label_smoothing: float, prob: bool, out: Tensor) -> Tensor:
+    """cross_entropy_loss (Note [cross_entropy on CUDA]) into ``out`` (allocated by the caller)."""
+    class_dim = 0 if self.dim() == 1 else 1
+    lp = softmax_into(self, new_output(self._sizes, self.dtype, self.device), class_dim, log=True)
+    C = self._sizes[class_dim]
+    S = math.prod(self._sizes[2:]) if self.dim() > 2 else 1
+    M = (self.numel() // C) if C else (math.prod(target._sizes) if target._sizes else 1)
+    if self.dim() == 1:
+        M = 1
+    target = target if target.is_contiguous() else target.contiguous()
+    weight = weight if weight is None or weight.is_contiguous() else weight.contiguous()
+    dev = self.device.index
+    acc = acc_ctype(out.dtype)
+    src = kernel_source("loss.cu", LP_T=CTYPES[self.dtype.name], TGT_T=CTYPES[target.dtype.name],
+                        W_T=CTYPES[(weight.dtype if weight is not None else self.dtype).name], ACC_T=acc,
+                        OUT_T=CTYPES[out.dtype.name], PROB=int(prob))
+    terms = workspace(4 * max(M, 1) * 8, self.device) if reduction != 0 else None
+    args = (lp.data_ptr(), target.data_ptr(), weight.data_ptr() if weight is not None else 0, out.data_ptr(),
+            terms.data_ptr() if terms is not None else 0, M, C, S, int(ignore_index), float(label_smoothing),
+            int(reduction))
+    stream = current_stream_handle(dev)
+    if M:
+        get_kernel(src, "ce_terms", CE_FMT, dev)(min(-(-M // 256), 1 << 16), 256, stream, *args)
+    if reduction != 0:
+        get_kernel(src, "ce_finish", CE_FMT, dev)(1, 1024, stream, *args)
+    return out
+
+
+def normalization_sources():
+    """(file, kernel names, source) of representative instantiations (NVRTC null test)."""
+    for f in ("float32", "float16", "bfloat16", "float64"):
+        for log in (0, 1):
+            yield "softmax.cu", ("softmax_inner", "softmax_outer"), _cast_source("softmax.cu", f, f, LOG=log)
+        yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, f)
+        w = "float32" if f in ("float16", "bfloat16") else f
+        yield "norm.cu", ("layer_norm_rows",), kernel_source("norm.cu", IN_T=CTYPES[f], W_T=CTYPES[w],
+                                                             ACC_T=acc_ctype(dt.to_dtype(f)))
+        for tgt, prob in (("int64", 0), ("uint8", 0), (f, 1)):
+            yield "loss.cu", ("ce_terms", "ce_finish"), kernel_source(
+                "loss.cu", LP_T=CTYPES[f], TGT_T=CTYPES[tgt], W_T=CTYPES[f], ACC_T=acc_ctype(dt.to_dtype(f)),
+                OUT_T=CTYPES[f], PROB=prob)
+    yield "softmax.cu", ("softmax_inner", "softmax_outer"), _cast_source("softmax.cu", "int64", "float32", LOG=0)
+    for f in ("int64", "int32", "uint8", "bool", "int8"):
+        yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, "int64")
