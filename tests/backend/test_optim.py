@@ -1,0 +1,347 @@
+"""strided.optim: for-loop, foreach and fused agree; against torch.optim when torch is importable;
+LR schedulers; state_dict; zero_grad; the multi-tensor launch planning and its NVRTC compile."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import struct
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided import optim
+
+SHAPES = [(5, 3), (7,), (), (2, 3, 4), (1,)]
+IMPLS = {"for-loop": dict(foreach=False), "foreach": dict(foreach=True), "fused": dict(fused=True)}
+
+
+def _params(dtype=st.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    return [st.from_numpy(rng.standard_normal(s).astype(np.float32)).to(dtype) for s in SHAPES]
+
+
+def _grads(step, dtype=st.float32):
+    out = []
+    for i, s in enumerate(SHAPES):
+        n = int(np.prod(s))
+        g = np.sin(np.arange(n) * (step + 1.3) + i).reshape(s).astype(np.float32)
+        out.append(st.from_numpy(g).to(dtype))
+    return out
+
+
+def _run(cls, kwargs, steps=4, dtype=st.float32, skip_grad=None):
+    params = _params(dtype)
+    opt = cls(params, **kwargs)
+    for k in range(steps):
+        for i, (p, g) in enumerate(zip(params, _grads(k, dtype))):
+            p.grad = None if skip_grad == i else g
+        opt.step()
+    return [p.numpy().astype(np.float64) for p in params], opt
+
+
+def _flag_sets(cls):
+    if cls is optim.SGD:
+        for momentum, dampening, nesterov, wd, maximize in itertools.product(
+                (0.0, 0.9), (0.0, 0.2), (False, True), (0.0, 0.1), (False, True)):
+            if nesterov and (momentum == 0 or dampening != 0):
+                continue
+            yield dict(lr=0.1, momentum=momentum, dampening=dampening, nesterov=nesterov, weight_decay=wd,
+                       maximize=maximize)
+    else:
+        for amsgrad, maximize, wd in itertools.product((False, True), (False, True), (0.0, 0.1)):
+            yield dict(lr=0.05, betas=(0.8, 0.95), eps=1e-6, amsgrad=amsgrad, maximize=maximize, weight_decay=wd)
+
+
+CASES = [pytest.param(cls, kw, id=f"{cls.__name__}-" + "-".join(f"{k}={v}" for k, v in kw.items() if k != "lr"))
+         for cls in (optim.SGD, optim.Adam, optim.AdamW) for kw in _flag_sets(cls)]
+
+
+@pytest.mark.parametrize("cls,kwargs", CASES)
+def test_implementations_agree(cls, kwargs):
+    ref, _ = _run(cls, dict(kwargs, **IMPLS["for-loop"]))
+    for name in ("foreach", "fused"):
+        got, _ = _run(cls, dict(kwargs, **IMPLS[name]))
+        for a, b in zip(got, ref):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("cls", [optim.SGD, optim.Adam, optim.AdamW])
+@pytest.mark.parametrize("impl", list(IMPLS))
+def test_params_without_grad_are_skipped(cls, impl):
+    params = _params()
+    before = params[2].numpy().copy()
+    opt = cls(params, lr=0.1, **IMPLS[impl])
+    for i, (p, g) in enumerate(zip(params, _grads(0))):
+        p.grad = None if i == 2 else g
+    opt.step()
+    np.testing.assert_array_equal(params[2].numpy(), before)
+    assert params[2] not in opt.state
+
+
+@pytest.mark.parametrize("dtype", [st.bfloat16, st.float16, st.float64])
+@pytest.mark.parametrize("cls", [optim.SGD, optim.AdamW])
+def test_implementations_agree_other_dtypes(cls, dtype):
+    # eps=1e-3: 1e-8 rounds to 0 in float16, and 0/0 at a zero grad is NaN in torch's for-loop too
+    kw = dict(lr=0.05, weight_decay=0.1, eps=1e-3) if cls is optim.AdamW else dict(lr=0.05, momentum=0.9)
+    ref, _ = _run(cls, dict(kw, foreach=False), dtype=dtype)
+    got, _ = _run(cls, dict(kw, fused=True), dtype=dtype)
+    tol = {st.bfloat16: 2e-2, st.float16: 2e-3, st.float64: 1e-12}[dtype]
+    for a, b in zip(got, ref):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+# ------------------------------------------------------------------------------------------ torch
+def _torch():
+    return pytest.importorskip("torch", reason="torch is not installed (it is only a yardstick)")
+
+
+@pytest.mark.parametrize("cls,kwargs", CASES)
+def test_against_torch(cls, kwargs):
+    torch = _torch()
+    tcls = getattr(torch.optim, cls.__name__)
+    ours, _ = _run(cls, dict(kwargs, foreach=False))
+    params = [torch.from_numpy(p.numpy().copy()) for p in _params()]
+    opt = tcls(params, **kwargs, foreach=False)
+    for k in range(4):
+        for p, g in zip(params, _grads(k)):
+            p.grad = torch.from_numpy(g.numpy().copy())
+        opt.step()
+    for a, b in zip(ours, params):
+        np.testing.assert_allclose(a, b.numpy(), rtol=2e-6, atol=2e-6)
+
+
+@pytest.mark.parametrize("cls", [optim.SGD, optim.Adam, optim.AdamW])
+def test_state_dict_matches_torch_layout(cls):
+    torch = _torch()
+    kw = dict(lr=0.1, momentum=0.9) if cls is optim.SGD else dict(lr=0.1, amsgrad=True)
+    _, ours = _run(cls, dict(kw, foreach=False), steps=2)
+    params = [torch.from_numpy(p.numpy().copy()) for p in _params()]
+    theirs = getattr(torch.optim, cls.__name__)(params, **kw, foreach=False)
+    for p, g in zip(params, _grads(0)):
+        p.grad = torch.from_numpy(g.numpy().copy())
+    theirs.step()
+    a, b = ours.state_dict(), theirs.state_dict()
+    assert set(a["param_groups"][0]) == set(b["param_groups"][0])
+    assert {k: v for k, v in a["param_groups"][0].items()} == {
+        k: (v if k != "betas" else tuple(v)) for k, v in b["param_groups"][0].items()}
+    assert sorted(a["state"]) == sorted(b["state"])
+    assert set(a["state"][0]) == set(b["state"][0])
+
+
+def test_schedulers_match_torch():
+    torch = _torch()
+
+    def run(lib, make):
+        p = [lib.zeros(2)] if lib is st else [torch.zeros(2)]
+        opt = lib.optim.SGD([{"params": p, "lr": 1.0}], lr=1.0)
+        sched = make(lib, opt)
+        lrs = []
+        for _ in range(25):
+            opt.step()
+            sched.step()
+            lrs.append(sched.get_last_lr()[0])
+        return lrs
+
+    makers = [
+        lambda lib, o: lib.optim.lr_scheduler.StepLR(o, step_size=3, gamma=0.5),
+        lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingLR(o, T_max=7, eta_min=0.01),
+        lambda lib, o: lib.optim.lr_scheduler.LambdaLR(o, lambda e: 0.9 ** e),
+    ]
+    for make in makers:
+        np.testing.assert_allclose(run(st, make), run(torch, make), rtol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------ schedulers
+def _sgd(lr=1.0):
+    return optim.SGD([st.zeros(3)], lr=lr)
+
+
+def test_step_lr_closed_form():
+    opt = _sgd(2.0)
+    s = optim.lr_scheduler.StepLR(opt, step_size=4, gamma=0.3)
+    for epoch in range(1, 20):
+        opt.step()
+        s.step()
+        assert opt.param_groups[0]["lr"] == pytest.approx(2.0 * 0.3 ** (epoch // 4), rel=1e-12)
+        assert s.get_last_lr() == [opt.param_groups[0]["lr"]]
+
+
+def test_cosine_closed_form():
+    opt = _sgd(1.0)
+    s = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10, eta_min=0.1)
+    for epoch in range(1, 11):
+        s.step()
+        want = 0.1 + 0.9 * (1 + math.cos(math.pi * epoch / 10)) / 2
+        assert opt.param_groups[0]["lr"] == pytest.approx(want, rel=1e-9, abs=1e-12)
+
+
+def test_lambda_lr_and_state_dict():
+    opt = _sgd(0.5)
+    s = optim.lr_scheduler.LambdaLR(opt, lambda e: 1.0 / (e + 1))
+    for _ in range(3):
+        s.step()
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.5 / 4)
+    sd = s.state_dict()
+    assert sd["last_epoch"] == 3 and sd["lr_lambdas"] == [None] and "optimizer" not in sd
+    opt2 = _sgd(0.5)
+    s2 = optim.lr_scheduler.LambdaLR(opt2, lambda e: 1.0 / (e + 1))
+    s2.load_state_dict(sd)
+    assert s2.last_epoch == 3 and s2.base_lrs == [0.5]
+
+
+def test_step_lr_state_dict_round_trip():
+    opt = _sgd()
+    s = optim.lr_scheduler.StepLR(opt, step_size=2)
+    s.step()
+    s2 = optim.lr_scheduler.StepLR(_sgd(), step_size=5)
+    s2.load_state_dict(s.state_dict())
+    assert (s2.step_size, s2.last_epoch, s2.base_lrs) == (2, 1, [1.0])
+
+
+# ------------------------------------------------------------------------------------------ Optimizer API
+@pytest.mark.parametrize("impl", list(IMPLS))
+def test_state_dict_round_trip_resumes_identically(impl):
+    kw = dict(lr=0.05, amsgrad=True, weight_decay=0.1, **IMPLS[impl])
+    ref, _ = _run(optim.AdamW, kw, steps=5)
+    params = _params()
+    opt = optim.AdamW(params, **kw)
+    for k in range(2):
+        for p, g in zip(params, _grads(k)):
+            p.grad = g
+        opt.step()
+    sd = opt.state_dict()
+    params2 = [p.clone() for p in params]
+    opt2 = optim.AdamW(params2, **kw)
+    opt2.load_state_dict(sd)
+    assert opt2.state[params2[0]]["exp_avg"] is not sd["state"][0]["exp_avg"]
+    for k in range(2, 5):
+        for p, g in zip(params2, _grads(k)):
+            p.grad = g
+        opt2.step()
+    for a, b in zip(params2, ref):
+        np.testing.assert_allclose(a.numpy(), b, rtol=1e-6, atol=1e-7)
+
+
+def test_zero_grad():
+    params = _params()
+    opt = optim.SGD(params, lr=0.1)
+    for p, g in zip(params, _grads(0)):
+        p.grad = g
+    opt.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and not p.grad.numpy().any() for p in params)
+    opt.zero_grad()
+    assert all(p.grad is None for p in params)
+    opt_fe = optim.Adam(params, foreach=True)
+    for p, g in zip(params, _grads(1)):
+        p.grad = g
+    opt_fe.zero_grad(set_to_none=False)
+    assert all(not p.grad.numpy().any() for p in params)
+
+
+def test_param_groups_and_errors():
+    a, b = st.zeros(2), st.zeros(3)
+    opt = optim.SGD([{"params": [a]}, {"params": b, "lr": 0.5}], lr=0.1, momentum=0.9)
+    assert [g["lr"] for g in opt.param_groups] == [0.1, 0.5]
+    assert opt.param_groups[1]["momentum"] == 0.9
+    with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
+        opt.add_param_group({"params": [a]})
+    with pytest.raises(ValueError, match="Nesterov momentum requires a momentum and zero dampening"):
+        optim.SGD([a], lr=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="Invalid learning rate: -1"):
+        optim.Adam([a], lr=-1)
+    with pytest.raises(ValueError, match="Invalid beta parameter at index 1: 1.0"):
+        optim.AdamW([a], betas=(0.9, 1.0))
+    with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together."):
+        optim.Adam([a], fused=True, foreach=True)
+    with pytest.raises(RuntimeError, match="`fused=True` requires all the params to be floating point"):
+        optim.Adam([st.zeros(2, dtype=st.int64)], fused=True)
+    with pytest.raises(ValueError, match="optimizer got an empty parameter list"):
+        optim.SGD([], lr=0.1)
+
+
+def test_closure_and_defaults_selection():
+    p = st.ones(3)
+    opt = optim.SGD([p], lr=0.5)
+    assert opt.defaults["foreach"] is None
+
+    def closure():
+        p.grad = st.ones(3)
+        return 7.0
+
+    assert opt.step(closure) == 7.0
+    np.testing.assert_allclose(p.numpy(), 0.5)
+    from strided.optim.optimizer import default_to_fused_or_foreach
+
+    assert default_to_fused_or_foreach([p]) == (False, False)  # CPU: the for-loop
+    assert default_to_fused_or_foreach([p], use_fused=True) == (True, False)
+
+
+@pytest.mark.parametrize("cls", [optim.Adam, optim.AdamW, optim.SGD])
+def test_fused_grad_scale_and_found_inf(cls):
+    kw = dict(lr=0.1, momentum=0.9) if cls is optim.SGD else dict(lr=0.1)
+    ref, _ = _run(cls, dict(kw, foreach=False), steps=1)
+    params = _params()
+    opt = cls(params, **kw, fused=True)
+    scale = 8.0
+    for p, g in zip(params, _grads(0)):
+        p.grad = g * scale
+    opt.grad_scale, opt.found_inf = st.tensor(scale), st.tensor(0.0)
+    opt.step()
+    for a, b in zip(params, ref):
+        np.testing.assert_allclose(a.numpy(), b, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(params[0].grad.numpy(), _grads(0)[0].numpy(), rtol=1e-6)  # unscaled in place
+    before = [p.numpy().copy() for p in params]
+    opt.found_inf = st.tensor(1.0)
+    opt.step()
+    for a, b in zip(params, before):
+        np.testing.assert_array_equal(a.numpy(), b)
+    if cls is not optim.SGD:
+        assert opt.state[params[0]]["step"].item() == 1.0  # the skipped step is not counted
+
+
+def test_fused_state_steps_are_float32_on_param_device():
+    params = _params()
+    opt = optim.AdamW(params, fused=True)
+    for p, g in zip(params, _grads(0)):
+        p.grad = g
+    opt.step()
+    s = opt.state[params[0]]["step"]
+    assert s.dtype is st.float32 and s.device == params[0].device and s.item() == 1.0
+
+
+# ------------------------------------------------------------------------------------------ multi-tensor glue
+def test_plan_and_pack_multi_tensor_launches():
+    from strided.backends.cuda.kernels import optim_ops as mt
+
+    numels = [70000, 0, 5, 65536, 65537, 1]
+    launches = list(mt.plan_launches(numels, 3))
+    assert launches == [[0, 2, 3], [4, 5]]
+    m = 8
+    ptrs = [[16 * (i + 1) for i in range(len(numels))], [32 * (i + 1) for i in range(len(numels))]]
+    grid, values = mt.pack([0, 2, 3], ptrs, numels, m, scalars=[1.5] * 6, hyper=(0.1,) * 8, op=2)
+    assert grid == 2 + 1 + 1
+    fmt = struct.Struct(mt.mt_format(m))
+    raw = fmt.unpack(fmt.pack(*values))
+    off = 0
+    ptr0 = raw[off:off + m]
+    assert ptr0[:3] == (16, 48, 64) and ptr0[3:] == (0,) * 5
+    off = 5 * m + m + m
+    assert raw[off:off + 3] == (70000, 5, 65536)
+    off += m + 2 + 8
+    assert raw[off:off + 4] == (0, 2, 3, 4) and raw[off + m] == 4
+    assert raw[-3:] == (3, 2, mt.ALIGNED)
+    _, values = mt.pack([0], [[8]], numels, m)
+    assert values[-1] == 0  # a pointer that is not 16-byte aligned disables the vector path
+
+
+def test_multi_tensor_kernels_compile():
+    pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-bindings is not installed")
+    from strided.backends.cuda import compiler
+    from strided.backends.cuda.kernels import optim_ops as mt
+
+    for dtype in ("float32", "float16", "bfloat16", "float64"):
+        for m in mt.MT_SIZES:
+            for name in ("fused_adam", "fused_sgd", "foreach_apply"):
+                assert compiler._compile(mt.mt_source(dtype, m), name, "sm_90", ())[:4] == b"\x7fELF"
