@@ -108,23 +108,3 @@ def test_reduction_templates_compile():
     with ThreadPoolExecutor(4) as ex:
         for case, cubin in ex.map(build, _reduction_sources()):
             assert cubin[:4] == b"\x7fELF", case[:2]
-
-
-def _reduction_sources():
-    from strided.backends.cuda.normalization import normalization_sources
-    from strided.backends.cuda.reduction import reduce_sources
-
-    return [*reduce_sources(), *normalization_sources()]
-
-
-def test_reduction_templates_compile():
-    """reduce.cu (every reducer), scan.cu, softmax.cu, norm.cu and loss.cu instantiations."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    def build(case):
-        file, names, text = case
-        return case, compiler._compile(text, names[0], "sm_90", ())
-
-    with ThreadPoolExecutor(4) as ex:
-        for case, cubin in ex.map(build, _reduction_sources()):
-            assert cubin[:4] == b"\x7fELF", case[:2]
