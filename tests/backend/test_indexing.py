@@ -274,9 +274,13 @@ def test_setitem_values(device):
     x[False] = 5  # selects nothing
     assert (_numpy(x) == 4).all()
     y = _tensor(np.zeros(5), device)
-    _on(device, lambda: y.__setitem__(st.tensor([True, False, True, False, False], device=device),
-                                      st.tensor([1], dtype=st.int64, device=device)))  # one value: cast
+    mask = st.tensor([True, False, True, False, False], device=device)
+    # torch's masked_fill shortcut: a one-element CPU value through a single mask is cast
+    _on(device, lambda: y.__setitem__(mask, st.tensor([1], dtype=st.int64)))
     np.testing.assert_array_equal(_numpy(y), [1, 0, 1, 0, 0])
+    if device != "cpu":  # on the tensor's own device the value goes to index_put_, which needs equal dtypes
+        with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+            y[mask] = st.tensor([1], dtype=st.int64, device=device)
 
 
 def test_index_errors():
