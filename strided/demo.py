@@ -1,22 +1,157 @@
-"""``python -m strided.demo``: run a small MLP forward pass and show what the runtime did.
+"""``python -m strided.demo``: train a small character-level GPT on Shakespeare, then sample from it.
 
-On the best available device (CUDA when usable, else CPU) it builds a two-layer MLP from
-factories, runs the forward pass through the dispatcher (linear -> addmm, relu, log_softmax,
-cross_entropy), checks it on the Meta device (shapes only, no memory), and prints the shapes,
-the per-op dispatch counts and the time per forward pass.
+On the best available device (CUDA when usable, else CPU) it builds a GPT (token and position
+embeddings, pre-LayerNorm blocks of causal self-attention and a GELU MLP) from ``strided.nn``,
+trains it with AdamW on the text the package ships (``strided/data/shakespeare.txt``), showing
+the loss, tokens/s and memory as it goes, then prints a sample. On CUDA it trains under autocast
+(bfloat16) with the fused AdamW; the tiny configuration trains on a laptop CPU in under a minute.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import contextlib
+import math
 import sys
 import time
+from dataclasses import dataclass, replace
+from importlib import resources
+
+import numpy as np
 
 import strided as st
+from strided import nn
+from strided.nn import functional as F
 from strided.utils.profiler import count_ops
+from strided.utils.progress import Progress
 
 
+@dataclass(frozen=True)
+class Config:
+    """Model and training sizes of one named configuration."""
+
+    n_layer: int
+    n_head: int
+    n_embd: int
+    block_size: int
+    batch_size: int
+    steps: int
+    lr: float
+    dropout: float = 0.0
+    warmup: int = 20
+
+
+CONFIGS = {
+    # ~0.1M parameters: 200 steps on a 2-core CPU in well under a minute
+    "tiny": Config(n_layer=2, n_head=4, n_embd=64, block_size=32, batch_size=16, steps=200, lr=5e-3),
+    # ~3.2M parameters: for a GPU
+    "small": Config(n_layer=4, n_head=8, n_embd=256, block_size=128, batch_size=64, steps=1500, lr=2e-3,
+                    dropout=0.1, warmup=100),
+}
+
+
+# ------------------------------------------------------------------------------------- data
+def load_text() -> str:
+    return resources.files("strided.data").joinpath("shakespeare.txt").read_text(encoding="utf-8")
+
+
+class CharData:
+    """The text as integer ids (one per distinct character), split 90/10 into train and validation."""
+
+    def __init__(self, text: str, device, seed: int):
+        self.chars = sorted(set(text))
+        self.stoi = {c: i for i, c in enumerate(self.chars)}
+        ids = np.array([self.stoi[c] for c in text], dtype=np.int64)
+        n = int(0.9 * len(ids))
+        self.train, self.val = ids[:n], ids[n:]
+        self.device = device
+        self.rng = np.random.default_rng(seed)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.chars)
+
+    def batch(self, split: str, batch_size: int, block_size: int):
+        """Random windows: inputs (B, T) and the next characters as targets (B, T)."""
+        data = self.train if split == "train" else self.val
+        starts = self.rng.integers(0, len(data) - block_size - 1, batch_size)
+        rows = starts[:, None] + np.arange(block_size + 1)
+        window = data[rows]
+        x = st.from_numpy(np.ascontiguousarray(window[:, :-1])).to(self.device)
+        y = st.from_numpy(np.ascontiguousarray(window[:, 1:])).to(self.device)
+        return x, y
+
+    def decode(self, ids) -> str:
+        return "".join(self.chars[i] for i in ids)
+
+
+# ------------------------------------------------------------------------------------- model
+class Block(nn.Module):
+    """Pre-LayerNorm transformer block: ``x + attn(ln(x))``, then ``x + mlp(ln(x))``."""
+
+    def __init__(self, cfg: Config, device):
+        super().__init__()
+        c = cfg.n_embd
+        self.ln_1 = nn.LayerNorm(c, device=device)
+        self.attn = nn.CausalSelfAttention(c, cfg.n_head, cfg.block_size, cfg.dropout, device=device)
+        self.ln_2 = nn.LayerNorm(c, device=device)
+        self.mlp = nn.Sequential(nn.Linear(c, 4 * c, device=device), nn.GELU(approximate="tanh"),
+                                 nn.Linear(4 * c, c, device=device), nn.Dropout(cfg.dropout))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    """A character-level GPT: embeddings, ``n_layer`` blocks, a final LayerNorm and a vocabulary head."""
+
+    def __init__(self, cfg: Config, vocab_size: int, device):
+        super().__init__()
+        self.cfg = cfg
+        self.wte = nn.Embedding(vocab_size, cfg.n_embd, device=device)
+        self.wpe = nn.Embedding(cfg.block_size, cfg.n_embd, device=device)
+        self.drop = nn.Dropout(cfg.dropout)
+        self.h = nn.ModuleList([Block(cfg, device) for _ in range(cfg.n_layer)])
+        self.ln_f = nn.LayerNorm(cfg.n_embd, device=device)
+        self.lm_head = nn.Linear(cfg.n_embd, vocab_size, bias=False, device=device)
+        self.apply(self._init_weights)
+        for block in self.h:  # GPT-2: residual projections scaled down by depth
+            nn.init.normal_(block.attn.c_proj.weight, std=0.02 / math.sqrt(2 * cfg.n_layer))
+        self.register_buffer("pos", st.arange(cfg.block_size, device=device), persistent=False)
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, std=0.02)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+    def forward(self, idx, targets=None):
+        t = idx.shape[1]
+        x = self.drop(self.wte(idx) + self.wpe(self.pos[:t]))
+        for block in self.h:
+            x = block(x)
+        logits = self.lm_head(self.ln_f(x))
+        if targets is None:
+            return logits, None
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        return logits, loss
+
+    def generate(self, idx, n_tokens: int, rng: np.random.Generator, temperature: float = 0.8):
+        """Append ``n_tokens`` characters sampled from the model (on the host) to ``idx`` (1, T)."""
+        out = list(idx.cpu().numpy()[0])
+        with st.no_grad():
+            for _ in range(n_tokens):
+                ctx = st.tensor([out[-self.cfg.block_size:]], device=idx.device)
+                logits, _ = self(ctx)
+                last = logits[0, -1].float().cpu().numpy().astype(np.float64) / temperature
+                p = np.exp(last - last.max())
+                out.append(int(rng.choice(len(p), p=p / p.sum())))
+        return out
+
+
+# ------------------------------------------------------------------------------------- training
 def best_device() -> str:
     try:
         from strided import cuda
@@ -26,74 +161,163 @@ def best_device() -> str:
         return "cpu"
 
 
-def make_mlp(sizes, device, generator):
-    """Weights for Linear layers ``sizes[i] -> sizes[i+1]`` (torch's default uniform init)."""
-    layers = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        bound = 1.0 / fan_in ** 0.5
-        w = st.empty(fan_out, fan_in, device=device).uniform_(-bound, bound, generator=generator)
-        b = st.empty(fan_out, device=device).uniform_(-bound, bound, generator=generator)
-        layers.append((w, b))
-    return layers
+def memory_text(device) -> str:
+    if device.type == "cuda":
+        return (f"mem {st.cuda.memory_allocated() / 2**20:.0f}/{st.cuda.memory_reserved() / 2**20:.0f} MiB "
+                "alloc/reserved")
+    try:
+        import resource
+
+        return f"host rss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+    except ImportError:  # not on POSIX
+        return ""
 
 
-def forward(layers, x):
-    for i, (w, b) in enumerate(layers):
-        x = st.linear(x, w, b)
-        if i < len(layers) - 1:
-            x = st.relu(x)
-    return x
+class TrainBar(Progress):
+    """The shared progress bar with the training figures appended."""
+
+    postfix = ""
+
+    def line(self, now=None) -> str:
+        return f"{super().line(now)} | {self.postfix}"
+
+
+def lr_at(step: int, cfg: Config, steps: int) -> float:
+    """Linear warmup, then cosine decay to a tenth of the peak."""
+    if step < cfg.warmup:
+        return cfg.lr * (step + 1) / cfg.warmup
+    frac = (step - cfg.warmup) / max(1, steps - cfg.warmup)
+    return cfg.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
+
+
+def make_optimizer(model: GPT, cfg: Config, device):
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    groups = [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}]
+    return st.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.99), fused=True)
+
+
+def evaluate(model: GPT, data: CharData, cfg: Config, amp_ctx, batches: int = 4) -> float:
+    model.eval()
+    losses = []
+    with st.no_grad():
+        for _ in range(batches):
+            x, y = data.batch("val", cfg.batch_size, cfg.block_size)
+            with amp_ctx():
+                losses.append(model(x, y)[1].item())
+    model.train()
+    return sum(losses) / len(losses)
+
+
+def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log=print) -> dict:
+    """Train ``cfg`` on ``device``; returns the losses and timings (the CLI prints them)."""
+    st.manual_seed(seed)
+    data = CharData(load_text(), device, seed)
+    model = GPT(cfg, data.vocab_size, device)
+    opt = make_optimizer(model, cfg, device)
+    n_params = sum(p.numel() for p in model.parameters())
+    amp_dtype = st.bfloat16
+
+    def amp_ctx():
+        return st.autocast(device.type, dtype=amp_dtype, enabled=use_amp)
+
+    log(f"strided {st.__version__}: GPT {cfg.n_layer} layers x {cfg.n_embd} wide, {cfg.n_head} heads, "
+        f"context {cfg.block_size}, {n_params / 1e6:.2f}M parameters, vocab {data.vocab_size}; "
+        f"device {device}, autocast {'bfloat16' if use_amp else 'off'}, fused AdamW; "
+        f"{len(data.train):,} training characters")
+    losses: list[float] = []
+    tokens_per_step = cfg.batch_size * cfg.block_size
+    interactive = sys.stderr.isatty()
+    log_every = max(1, cfg.steps // 10)
+    t_start = time.perf_counter()
+    stats = None
+    with TrainBar(total=cfg.steps, desc="train") as bar:
+        for step in range(cfg.steps):
+            for group in opt.param_groups:
+                group["lr"] = lr_at(step, cfg, cfg.steps)
+            x, y = data.batch("train", cfg.batch_size, cfg.block_size)
+            profile = step == cfg.steps - 1
+            ctx = count_ops() if profile else contextlib.nullcontext()
+            with ctx as counted:
+                with amp_ctx():
+                    _, loss = model(x, y)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+            if profile:
+                stats = counted
+            losses.append(loss.item())
+            elapsed = time.perf_counter() - t_start
+            tok_s = (step + 1) * tokens_per_step / elapsed
+            bar.postfix = f"loss {losses[-1]:.3f} | {tok_s:,.0f} tok/s | {memory_text(device)}"
+            bar.update()
+            if not interactive and ((step + 1) % log_every == 0 or step == 0):
+                log(f"step {step + 1:>5}/{cfg.steps}  loss {losses[-1]:.4f}  {tok_s:,.0f} tok/s  "
+                    f"{memory_text(device)}")
+    seconds = time.perf_counter() - t_start
+    val = evaluate(model, data, cfg, amp_ctx)
+    result = {"losses": losses, "seconds": seconds, "val_loss": val, "params": n_params,
+              "tokens_per_s": cfg.steps * tokens_per_step / seconds, "op_stats": stats}
+    if sample_tokens > 0:
+        model.eval()
+        rng = np.random.default_rng(seed)
+        prompt = st.tensor([[data.stoi["\n"]]], device=device)
+        result["sample"] = data.decode(model.generate(prompt, sample_tokens, rng)[1:])
+    return result
+
+
+def summarize_ops(stats, top: int = 6) -> str:
+    """One line: op calls in one training step and the most frequent ops."""
+    per_op: dict[str, int] = {}
+    for (name, _key), n in stats.calls.items():
+        short = name.removeprefix("aten::")
+        per_op[short] = per_op.get(short, 0) + n
+    common = sorted(per_op.items(), key=lambda kv: -kv[1])[:top]
+    return (f"dispatch: {stats.total_calls} op calls in one training step; most frequent: "
+            + ", ".join(f"{name} {n}" for name, n in common))
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m strided.demo", description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default=None, help="cpu, cuda or meta (default: best available)")
-    parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--sizes", default="784,256,128,10", help="layer widths, comma-separated")
-    parser.add_argument("--repeats", type=int, default=20, help="timed forward passes")
+    parser = argparse.ArgumentParser(
+        prog="python -m strided.demo",
+        description="Train a small character-level GPT on Shakespeare, then sample from it.")
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda when usable, else cpu)")
+    parser.add_argument("--config", choices=sorted(CONFIGS), default=None,
+                        help="model size (default: small on cuda, tiny on cpu)")
+    parser.add_argument("--steps", type=int, default=None, help="training steps (default: the config's)")
+    parser.add_argument("--seed", type=int, default=1337, help="seed for init, batches and sampling")
+    parser.add_argument("--sample-tokens", type=int, default=300,
+                        help="characters to sample after training (0: none)")
+    parser.add_argument("--amp", action=argparse.BooleanOptionalAction, default=None,
+                        help="autocast to bfloat16 (default: on for cuda, off for cpu)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="CPU BLAS threads (default: 1 for the tiny config, whose matrices are too "
+                             "small to gain from more; else the library default)")
     args = parser.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",")]
-    if len(sizes) < 2 or min(sizes) < 1 or args.batch < 1 or args.repeats < 1:
-        parser.error("--sizes needs at least two positive widths; --batch and --repeats must be positive")
-    device = args.device or best_device()
+    device = st.device(args.device or best_device())
+    if device.type not in ("cpu", "cuda"):
+        parser.error(f"--device must be cpu or cuda, got {args.device}")
+    cfg = CONFIGS[args.config or ("small" if device.type == "cuda" else "tiny")]
+    if args.steps is not None:
+        if args.steps < 1:
+            parser.error("--steps must be positive")
+        cfg = replace(cfg, steps=args.steps, warmup=min(cfg.warmup, max(1, args.steps // 10)))
+    use_amp = device.type == "cuda" if args.amp is None else args.amp
+    if args.threads is not None or (device.type == "cpu" and cfg.n_embd <= 64):
+        # Note [Demo threads]: GEMMs of a few MFLOP lose to BLAS threads' start-up and, on a
+        # busy machine, to their spin-waiting (measured 4x slower per step with 2 threads on 2 cores).
+        st.set_num_threads(args.threads or 1)
 
-    gen = st.Generator(device if device != "meta" else "cpu").manual_seed(0)
-    layers = make_mlp(sizes, device, gen if device != "meta" else None)
-    x = st.randn(args.batch, sizes[0], device=device, generator=gen if device != "meta" else None)
-    target = st.randint(0, sizes[-1], (args.batch,), device=device)
-
-    print(f"strided {st.__version__}: MLP {' -> '.join(map(str, sizes))}, batch {args.batch}, device {device}")
-    with count_ops() as stats:
-        logits = forward(layers, x)
-        loss = st.ops.aten.cross_entropy_loss(logits, target)
-    print(f"input {list(x.shape)} -> logits {list(logits.shape)} {logits.dtype}; loss shape {list(loss.shape)}")
-    if device != "meta":
-        print(f"loss = {loss.item():.4f} (random init: about ln({sizes[-1]}) = "
-              f"{__import__('math').log(sizes[-1]):.4f})")
-
-    meta_layers = [(st.empty_like(w, device="meta"), st.empty_like(b, device="meta")) for w, b in layers]
-    meta_logits = forward(meta_layers, st.empty(args.batch, sizes[0], device="meta"))
-    assert meta_logits.shape == logits.shape and meta_logits.dtype is logits.dtype
-    print(f"meta device: same output metadata {list(meta_logits.shape)} with no data memory")
-
-    print("\nper-op dispatch (one forward + loss):")
-    print(stats.table())
-
-    times = []
-    for _ in range(args.repeats):
-        t0 = time.perf_counter()
-        out = forward(layers, x)
-        if device == "cuda":
-            st.cuda.synchronize()
-        else:
-            out.numel()
-        times.append(time.perf_counter() - t0)
-    med = statistics.median(times)
-    flops = 2 * args.batch * sum(a * b for a, b in zip(sizes[:-1], sizes[1:]))
-    print(f"\nforward: median {med * 1e3:.3f} ms over {args.repeats} runs ({flops / med / 1e9:.2f} GFLOP/s)")
-    if device == "cuda":
-        print(f"cuda memory: allocated {st.cuda.memory_allocated() / 2**20:.1f} MiB, "
-              f"reserved {st.cuda.memory_reserved() / 2**20:.1f} MiB")
+    result = train(cfg, device, use_amp, args.seed, args.sample_tokens)
+    losses = result["losses"]
+    head, tail = losses[: max(1, len(losses) // 20)], losses[-max(1, len(losses) // 20):]
+    print(f"\nloss {sum(head) / len(head):.3f} -> {sum(tail) / len(tail):.3f} (train, first/last 5% of steps), "
+          f"validation {result['val_loss']:.3f}; ln(vocab) = {math.log(len(set(load_text()))):.3f}")
+    print(f"{len(losses)} steps in {result['seconds']:.1f} s, {result['tokens_per_s']:,.0f} tokens/s")
+    if result["op_stats"] is not None:
+        print(summarize_ops(result["op_stats"]))
+    if "sample" in result:
+        print("\n--- sample ---\n" + result["sample"])
     return 0
 
 

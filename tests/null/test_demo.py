@@ -1,0 +1,49 @@
+"""The demo: the tiny GPT's loss falls on CPU in a few dozen steps, and the command line works."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+import strided as st
+from strided import demo
+
+
+def test_shipped_text_and_vocabulary():
+    text = demo.load_text()
+    assert 20_000 <= len(text.encode()) <= 60_000
+    data = demo.CharData(text, st.device("cpu"), seed=0)
+    x, y = data.batch("train", 4, 8)
+    assert x.shape == (4, 8) and x.dtype is st.int64
+    assert data.decode(x[0, 1:].tolist()) == data.decode(y[0, :-1].tolist())
+
+
+def test_tiny_config_loss_falls_on_cpu():
+    cfg = replace(demo.CONFIGS["tiny"], steps=60, warmup=5)
+    threads = st.get_num_threads()
+    st.set_num_threads(1)  # as the demo does for this size (Note [Demo threads])
+    try:
+        result = demo.train(cfg, st.device("cpu"), use_amp=False, seed=0, sample_tokens=20, log=lambda *a: None)
+    finally:
+        st.set_num_threads(threads)
+    losses = result["losses"]
+    start, end = sum(losses[:3]) / 3, sum(losses[-10:]) / 10
+    vocab = math.log(len(set(demo.load_text())))
+    assert abs(start - vocab) < 0.3  # a fresh model predicts about uniformly
+    assert end < start - 0.6, (start, end)
+    assert math.isfinite(result["val_loss"]) and len(result["sample"]) == 20
+    assert result["op_stats"].total_calls > 0
+
+
+def test_cli_help_and_bad_arguments(capsys):
+    with pytest.raises(SystemExit) as e:
+        demo.main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    for flag in ("--device", "--steps", "--config", "--seed", "--sample-tokens", "--amp", "--no-amp"):
+        assert flag in out
+    with pytest.raises(SystemExit):
+        demo.main(["--steps", "0", "--device", "cpu"])
+    assert "--steps must be positive" in capsys.readouterr().err
