@@ -33,7 +33,7 @@ _MATMUL = ["mm", "bmm", "addmm", "baddbmm", "matmul", "linear"]
 # device type -> policy -> op names ("name" or "name.overload"; a bare name covers every overload)
 POLICIES: dict[str, dict[str, list[str]]] = {
     "cpu": {
-        "lower_precision_fp": _MATMUL,
+        "lower_precision_fp": [*_MATMUL, "_addmm_activation"],
         "fp32": ["cross_entropy_loss", "prod"],
         "fp32_set_opt_dtype": [],
         "promote": ["cat", "stack"],
