@@ -210,3 +210,39 @@ def test_unscale_refuses_fp16_grads():
     p.grad = st.ones(1, dtype=st.float16)
     with pytest.raises(ValueError, match="Attempting to unscale FP16 gradients."):
         scaler.unscale_(FakeOptimizer([p]))
+
+
+# ------------------------------------------------------------------------------- with autograd and optim
+@pytest.mark.parametrize("device", AUTOCAST_DEVICES)
+def test_backward_through_autocast_casts(device):
+    st.manual_seed(0)
+    lin = nn.Linear(8, 5, device=device)
+    x = st.randn(6, 8, device=device)
+    target = st.tensor([0, 1, 2, 3, 4, 0], device=device)
+    F.cross_entropy(lin(x), target).backward()
+    ref = lin.weight.grad.cpu().numpy()
+    lin.zero_grad()
+    with st.autocast(device):
+        out = lin(x)
+        loss = F.cross_entropy(out, target)
+    assert out.dtype is low(device) and loss.dtype is st.float32
+    loss.backward()
+    assert lin.weight.grad.dtype is st.float32 and lin.bias.grad.dtype is st.float32
+    np.testing.assert_allclose(lin.weight.grad.cpu().numpy(), ref, rtol=0.1, atol=0.02)
+
+
+def test_scaler_with_adamw_matches_unscaled_training():
+    def run(scaled):
+        st.manual_seed(0)
+        model = nn.Linear(4, 3)
+        opt = st.optim.AdamW(model.parameters(), lr=0.1)
+        scaler = amp.GradScaler("cpu", init_scale=2.0**10, enabled=scaled)
+        x, y = st.randn(8, 4), st.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+        for _ in range(3):
+            opt.zero_grad()
+            scaler.scale(F.cross_entropy(model(x), y)).backward()
+            scaler.step(opt)
+            scaler.update()
+        return model.weight.detach().numpy()
+
+    np.testing.assert_allclose(run(True), run(False), rtol=1e-5, atol=1e-6)
