@@ -23,12 +23,18 @@ for m in ("numpy", "cuda.bindings", "torch", "cupy"):
     except Exception as e:
         print(m, "missing", type(e).__name__)
 PY
+# warm the NVRTC cache with the pointwise kernels, in parallel (the op tests would compile them one by one)
+timeout 120 python3 -c "from strided.backends.cuda import elementwise as e; from strided.backends.cuda.kernels \
+import pointwise_ops as p; print('precompiled', e.precompile(p.instantiations(), workers=16))" >"$LOG/precompile.log" 2>&1
 timeout 420 python3 -m pytest tests -p no:cacheprovider -rfEs --continue-on-collection-errors >"$LOG/tests.log" 2>&1
 rc=$?
 timeout 120 python3 bench/bench_alloc.py ${BENCH_APPEND:+--append} >"$LOG/bench.log" 2>&1
 brc=$?
 timeout 180 python3 bench/bench_copy.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
 timeout 240 python3 bench/bench_gemm.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
+timeout 180 python3 bench/bench_elementwise.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
+timeout 120 python3 bench/bench_optim.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
+timeout 180 python3 bench/bench_train_step.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
 echo "==== strided gpu.sh summary ===="
 cat "$LOG/env.txt"
 echo "tests (rc=$rc): $(tail -n 1 "$LOG/tests.log")"

@@ -1,0 +1,185 @@
+"""One training step of a small GPT: strided vs PyTorch eager, side by side in one process on one GPU.
+
+The same model code builds both (``lib`` is ``torch`` or ``strided``): GPT-2 small's shapes
+(12 layers, 12 heads, 768 wide, vocab 50257, 1024 positions, lm_head tied to wte), fp32, tanh
+GELU, attention written out as in nanoGPT (q k^T, causal masked_fill, softmax, @ v) on both sides,
+so both run the same math; strided's weights are copied from torch's. A step is zero_grad, forward,
+cross-entropy, backward and a fused AdamW step. Reported: median CUDA-event ms per step over
+back-to-back steps, and the peak of each library's own allocator (``max_memory_allocated``) during
+one step after warm-up. ``--append`` adds a dated table to bench/RESULTS.md in one write;
+``--smoke`` runs a tiny model on the CPU to check the script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import strided as st
+
+GPT2 = dict(n_layer=12, n_head=12, n_embd=768, vocab=50257, block=1024, batch=4, seq=256)
+SMOKE = dict(n_layer=2, n_head=2, n_embd=16, vocab=50, block=16, batch=2, seq=8)
+
+
+def build(lib, cfg, device):
+    """The GPT of ``cfg`` in ``lib`` (torch or strided), on ``device``."""
+    nn = lib.nn
+    F = lib.nn.functional
+    C, H = cfg["n_embd"], cfg["n_head"]
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_attn = nn.Linear(C, 3 * C, device=device)
+            self.c_proj = nn.Linear(C, C, device=device)
+            mask = lib.ones(cfg["block"], cfg["block"], dtype=lib.bool, device=device).triu(1)
+            self.register_buffer("mask", mask, persistent=False)
+
+        def forward(self, x):
+            B, T, _ = x.shape
+            D = C // H
+            q, k, v = self.c_attn(x).split(C, dim=2)
+            q = q.view(B, T, H, D).transpose(1, 2)
+            k = k.view(B, T, H, D).transpose(1, 2)
+            v = v.view(B, T, H, D).transpose(1, 2)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))
+            att = att.masked_fill(self.mask[:T, :T], float("-inf"))
+            att = F.softmax(att, dim=-1)
+            y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+            return self.c_proj(y)
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1 = nn.LayerNorm(C, device=device)
+            self.attn = Attention()
+            self.ln_2 = nn.LayerNorm(C, device=device)
+            self.c_fc = nn.Linear(C, 4 * C, device=device)
+            self.c_proj = nn.Linear(4 * C, C, device=device)
+
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            return x + self.c_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(cfg["vocab"], C, device=device)
+            self.wpe = nn.Embedding(cfg["block"], C, device=device)
+            self.h = nn.ModuleList([Block() for _ in range(cfg["n_layer"])])
+            self.ln_f = nn.LayerNorm(C, device=device)
+            self.register_buffer("pos", lib.arange(cfg["block"], device=device), persistent=False)
+
+        def forward(self, idx, targets):
+            B, T = idx.shape
+            x = self.wte(idx) + self.wpe(self.pos[:T])
+            for block in self.h:
+                x = block(x)
+            logits = F.linear(self.ln_f(x), self.wte.weight)
+            return F.cross_entropy(logits.view(B * T, -1), targets.view(B * T))
+
+    return GPT()
+
+
+def _timed(lib, device, fn, n):
+    if device == "cpu":
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        return (time.perf_counter() - t0) * 1e3 / n
+    start, end = lib.cuda.Event(enable_timing=True), lib.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(n):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / n
+
+
+def _side(lib, model, idx, targets, device, n, reps):
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    losses = []
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = model(idx, targets)
+        loss.backward()
+        opt.step()
+        losses.append(loss)
+
+    step()
+    step()
+    peak = 0
+    if device == "cuda":
+        lib.cuda.synchronize()
+        lib.cuda.reset_peak_memory_stats()
+        step()
+        lib.cuda.synchronize()
+        peak = lib.cuda.max_memory_allocated()
+    ms = statistics.median(_timed(lib, device, step, n) for _ in range(reps))
+    first = [float(x.item()) for x in losses[:3]]
+    return ms, peak, first
+
+
+def run(device, cfg, n=5, reps=5):
+    import torch
+
+    torch.manual_seed(0)
+    tmodel = build(torch, cfg, device)
+    smodel = build(st, cfg, device)
+    tparams = dict(tmodel.named_parameters())
+    with st.no_grad():
+        for name, p in smodel.named_parameters():
+            p.copy_(st.from_dlpack(tparams[name].detach().clone()))
+    g = torch.Generator(device=device).manual_seed(1)
+    shape = (cfg["batch"], cfg["seq"])
+    tidx = torch.randint(0, cfg["vocab"], shape, device=device, generator=g)
+    ttgt = torch.randint(0, cfg["vocab"], shape, device=device, generator=g)
+    sidx, stgt = st.from_dlpack(tidx.clone()), st.from_dlpack(ttgt.clone())
+    t = _side(torch, tmodel, tidx, ttgt, device, n, reps)
+    s = _side(st, smodel, sidx, stgt, device, n, reps)
+    return s, t, sum(p.numel() for p in tmodel.parameters())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--append", action="store_true")
+    ap.add_argument("--smoke", action="store_true", help="a tiny model on the CPU (checks the script)")
+    args = ap.parse_args()
+    import torch
+
+    cfg = SMOKE if args.smoke else GPT2
+    device = "cpu" if args.smoke else "cuda"
+    if device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        st.set_float32_matmul_precision("highest")
+    (s_ms, s_peak, s_loss), (t_ms, t_peak, t_loss), nparams = run(device, cfg)
+    gpu = st.cuda.get_device_name(0) if device == "cuda" else "cpu (smoke)"
+    head = (f"GPU: {gpu}; torch {torch.__version__}, python {platform.python_version()}; GPT ({cfg['n_layer']} layers, "
+            f"{cfg['n_head']} heads, {cfg['n_embd']} wide, vocab {cfg['vocab']}, {nparams:,} params), fp32, batch "
+            f"{cfg['batch']} x {cfg['seq']} tokens; step = zero_grad + forward + cross_entropy + backward + fused "
+            "AdamW")
+    lines = ["| | strided | torch eager | strided / torch |", "|---|---|---|---|",
+             f"| ms per step | {s_ms:.2f} | {t_ms:.2f} | {s_ms / t_ms:.2f}x |",
+             f"| peak memory (MiB) | {s_peak / 2**20:.0f} | {t_peak / 2**20:.0f} | "
+             f"{(s_peak / t_peak if t_peak else float('nan')):.3f}x |",
+             f"| loss, steps 1-3 | {', '.join(f'{x:.4f}' for x in s_loss)} | "
+             f"{', '.join(f'{x:.4f}' for x in t_loss)} | |"]
+    print(head)
+    print("\n".join(lines))
+    if args.append and not args.smoke:
+        text = (f"\n## 2026-11-22 — bench_train_step (issue 6): one GPT training step\n\n{head}. ms = median of "
+                "CUDA-event times over back-to-back steps; peak = each library's max_memory_allocated over one "
+                "step after warm-up.\n\n" + "\n".join(lines) + "\n")
+        with open(Path(__file__).parent / "RESULTS.md", "a") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
