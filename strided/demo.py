@@ -310,9 +310,9 @@ def main(argv=None) -> int:
 
     result = train(cfg, device, use_amp, args.seed, args.sample_tokens)
     losses = result["losses"]
-    head, tail = losses[: max(1, len(losses) // 20)], losses[-max(1, len(losses) // 20):]
-    print(f"\nloss {sum(head) / len(head):.3f} -> {sum(tail) / len(tail):.3f} (train, first/last 5% of steps), "
-          f"validation {result['val_loss']:.3f}; ln(vocab) = {math.log(len(set(load_text()))):.3f}")
+    tail = losses[-min(10, len(losses)):]
+    print(f"\nloss {losses[0]:.3f} (step 1; ln(vocab) = {math.log(len(set(load_text()))):.3f}) -> "
+          f"{sum(tail) / len(tail):.3f} (mean of the last {len(tail)} steps); validation {result['val_loss']:.3f}")
     print(f"{len(losses)} steps in {result['seconds']:.1f} s, {result['tokens_per_s']:,.0f} tokens/s")
     if result["op_stats"] is not None:
         print(summarize_ops(result["op_stats"]))
