@@ -87,6 +87,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (only when training)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input  # torch's _dropout_impl returns its input unchanged here
     out = ops.dropout(input, p, training, generator=generator)
     return input.copy_(out) if inplace else out
 
