@@ -126,22 +126,25 @@ class GradScaler:
         state["found_inf_per_device"] = self._unscale_grads(optimizer, inv_scale)
         state["stage"] = OptState.UNSCALED
 
-    def _unscale_grads(self, optimizer, inv_scale: Tensor) -> dict:
+    def _unscale_grads(self, optimizer, inv_scale: Tensor | None, allow_fp16: bool = False) -> dict:
+        """Multiply the gradients by ``inv_scale`` (None: only check them); per device, a float32
+        0-dim tensor that is 1 when some gradient there is inf/NaN."""
         per_device: dict = {}
         for group in optimizer.param_groups:
             for p in group["params"]:
                 g = p.grad
                 if g is None:
                     continue
-                if g.dtype is _dt.float16:
+                if g.dtype is _dt.float16 and not allow_fp16:
                     raise ValueError("Attempting to unscale FP16 gradients.")
                 per_device.setdefault(g.device, []).append(g)
         found = {}
         for dev, grads in per_device.items():
-            scale = inv_scale.to(dev, non_blocking=True)
+            scale = None if inv_scale is None else inv_scale.to(dev, non_blocking=True)
             finite = []
             for g in grads:
-                g.mul_(scale)
+                if scale is not None:
+                    g.mul_(scale)
                 finite.append(ops.isfinite(g).all())
             all_finite = finite[0] if len(finite) == 1 else ops.stack(finite).all()
             found[dev] = ops.logical_not(all_finite).to(_dt.float32)
@@ -157,6 +160,8 @@ class GradScaler:
         state = self._state(optimizer)
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
+        if getattr(optimizer, "_step_supports_amp_scaling", False):
+            return self._fused_step(optimizer, state, args, kwargs)
         if state["stage"] is OptState.READY:
             self.unscale_(optimizer)
         if not state["found_inf_per_device"]:
@@ -164,6 +169,27 @@ class GradScaler:
         retval = None
         if not sum(v.item() for v in state["found_inf_per_device"].values()):
             retval = optimizer.step(*args, **kwargs)
+        state["stage"] = OptState.STEPPED
+        return retval
+
+    def _fused_step(self, optimizer, state: dict, args, kwargs):
+        """Note [Scaled fused step]: as torch, an optimizer with ``_step_supports_amp_scaling``
+        (a fused one) unscales the gradients and skips the update itself, given ``grad_scale`` and
+        ``found_inf`` tensors as attributes, so the step never waits for the device."""
+        if self._scale is None:
+            raise RuntimeError("Attempted step but _scale is None.  This may indicate your script "
+                               "did not use scaler.scale(loss or outputs) earlier in the iteration.")
+        if state["stage"] is OptState.READY:  # only check: the optimizer divides by grad_scale
+            state["found_inf_per_device"] = self._unscale_grads(optimizer, None, allow_fp16=True)
+        found = list(state["found_inf_per_device"].values())
+        found_inf = found[0] if len(found) == 1 else ops.stack([f.to(self._scale.device) for f in found]).sum()
+        optimizer.grad_scale = None if state["stage"] is OptState.UNSCALED else self._scale
+        optimizer.found_inf = found_inf
+        try:
+            retval = optimizer.step(*args, **kwargs)
+        finally:
+            del optimizer.grad_scale
+            del optimizer.found_inf
         state["stage"] = OptState.STEPPED
         return retval
 

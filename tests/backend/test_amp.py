@@ -246,3 +246,29 @@ def test_scaler_with_adamw_matches_unscaled_training():
         return model.weight.detach().numpy()
 
     np.testing.assert_allclose(run(True), run(False), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_scaler_fused_optimizer_path(bad):
+    """An optimizer with ``_step_supports_amp_scaling`` unscales and skips itself (Note [Scaled fused step])."""
+    def run(fused_scaling):
+        st.manual_seed(0)
+        model = nn.Linear(4, 3)
+        opt = st.optim.AdamW(model.parameters(), lr=0.1, fused=True)
+        if fused_scaling:
+            opt._step_supports_amp_scaling = True
+        scaler = amp.GradScaler("cpu", init_scale=2.0**10)
+        x, y = st.randn(8, 4), st.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+        for i in range(3):
+            opt.zero_grad()
+            scaler.scale(F.cross_entropy(model(x), y)).backward()
+            if bad and i == 1:
+                model.bias.grad.fill_(float("inf"))
+            scaler.step(opt)
+            scaler.update()
+        assert not hasattr(opt, "grad_scale") and not hasattr(opt, "found_inf")
+        return model.weight.detach().numpy(), scaler.get_scale()
+
+    (w_fused, s_fused), (w_ref, s_ref) = run(True), run(False)
+    assert s_fused == s_ref == (2.0**9 if bad else 2.0**10)
+    np.testing.assert_allclose(w_fused, w_ref, rtol=1e-5, atol=1e-6)
