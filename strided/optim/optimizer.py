@@ -67,8 +67,11 @@ def check_fused(params, foreach, differentiable) -> None:
 def group_by_device_and_dtype(lists):
     """torch's ``_group_tensors_by_device_and_dtype``: ``{(device, dtype): ([lists...], [indices])}``
     grouped by the first list's tensors; ``None`` entries (absent state) are kept."""
-    out: dict = {}
     first = lists[0]
+    if len({(t.device, t.dtype) for t in first}) == 1:  # the common case: one group, lists as given
+        lists = [lst if len(lst) else [None] * len(first) for lst in lists]
+        return {(first[0].device, first[0].dtype): (lists, list(range(len(first))))}
+    out: dict = {}
     for i, t in enumerate(first):
         key = (t.device, t.dtype)
         entry = out.get(key)
@@ -98,7 +101,7 @@ def add_to_steps(steps, delta: float) -> None:
             a = as_numpy(s)
             a[...] = a + delta
     else:
-        ops._foreach_add_(steps, delta)
+        ops._foreach_add_.Scalar(steps, delta)
 
 
 # Note [Step tensors]

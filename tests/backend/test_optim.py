@@ -345,3 +345,31 @@ def test_multi_tensor_kernels_compile():
         for m in mt.MT_SIZES:
             for name in ("fused_adam", "fused_sgd", "foreach_apply"):
                 assert compiler._compile(mt.mt_source(dtype, m), name, "sm_90", ())[:4] == b"\x7fELF"
+
+
+def test_prepacked_launches_match_a_fresh_pack(monkeypatch):
+    """The cached struct with hyperparameters and scalars written in place equals packing anew."""
+    from strided.backends.cuda.kernels import optim_ops as mt
+
+    class FakeKernel:
+        device_index, name, func = 0, "k", 0
+
+    seen = []
+    monkeypatch.setattr(mt, "get_kernel", lambda *a: FakeKernel())
+    monkeypatch.setattr(mt, "_raw_launch", lambda k, pre, stream: seen.append((pre.grid, pre.buf.raw)))
+    monkeypatch.setitem(mt._state, "max", 32)
+    numels = [70000, 3, 0, 65536] * 10
+    ptrs = [[64 * (i + 1) + 4096 * j for i in range(len(numels))] for j in range(4)]
+    steps = [16 * i for i in range(len(numels))]
+    for lr, scalars in ((0.1, [float(i) for i in range(40)]), (0.05, [2.0 * i for i in range(40)])):
+        seen.clear()
+        hyper = (lr, 0.9, 0.99, 0.01, 1e-8, 0.0, 0.0, 0.0)
+        mt._launch(st.float32, "fused_adam", 0, 0, numels, ptrs, steps=steps, scalars=scalars, grad_scale=1234,
+                   found_inf=5678, hyper=hyper, flags=mt.AMSGRAD)
+        fmt = struct.Struct(mt.mt_format(32))
+        want = []
+        for idx in mt.plan_launches(numels, 32):
+            grid, values = mt.pack(idx, ptrs, numels, 32, steps=steps, scalars=scalars, grad_scale=1234,
+                                   found_inf=5678, hyper=hyper, flags=mt.AMSGRAD)
+            want.append((grid, fmt.pack(*values)))
+        assert seen == want

@@ -9,7 +9,11 @@ __all__ = ["check_fused_lists"]
 
 def check_fused_lists(op: str, params, grads, *states, steps=None, grad_scale=None, found_inf=None) -> None:
     """torch's fused-optimizer checks: equal-length lists of floating tensors of matching shapes,
-    one device per param group, and one-element float ``grad_scale`` / ``found_inf``."""
+    one device per param group, and one-element float ``grad_scale`` / ``found_inf``.
+
+    Note [Fast list checks]: the common (valid) case is decided by list comprehensions compared
+    at C speed; the per-tensor loop that names the offending index runs only on failure.
+    """
     n = len(params)
     if n == 0:
         raise RuntimeError("Tensor list must have at least one tensor.")
@@ -18,6 +22,22 @@ def check_fused_lists(op: str, params, grads, *states, steps=None, grad_scale=No
         if len(other) != n:
             raise RuntimeError(f"Tensor lists must have the same number of tensors, got {n} and {len(other)}")
     dev = params[0].device
+    sizes = [p._sizes for p in params]
+    ok = all(p.dtype.is_floating_point for p in params)
+    devices = {t.device for t in params}
+    for lst in (grads,) + states:
+        ok = ok and [t._sizes for t in lst] == sizes
+        devices.update(t.device for t in lst)
+    if steps is not None:
+        ok = ok and all(s.numel() == 1 for s in steps)
+    if not ok or len(devices) != 1:
+        _explain(op, dev, params, grads, states, steps)
+    for name, t in (("grad_scale", grad_scale), ("found_inf", found_inf)):
+        if t is not None and (t.numel() != 1 or not t.dtype.is_floating_point):
+            raise RuntimeError(f"{op}: {name} must be a one-element floating point tensor")
+
+
+def _explain(op, dev, params, grads, states, steps) -> None:
     for i, p in enumerate(params):
         if not p.dtype.is_floating_point:
             raise RuntimeError(f"{op}: expected floating point params, but got {p.dtype} at index {i}")
@@ -29,9 +49,6 @@ def check_fused_lists(op: str, params, grads, *states, steps=None, grad_scale=No
                                    f"{list(p._sizes)}")
         if steps is not None and steps[i].numel() != 1:
             raise RuntimeError(f"{op}: state_steps[{i}] must have one element")
-    for name, t in (("grad_scale", grad_scale), ("found_inf", found_inf)):
-        if t is not None and (t.numel() != 1 or not t.dtype.is_floating_point):
-            raise RuntimeError(f"{op}: {name} must be a one-element floating point tensor")
 
 
 @kernel("Meta")

@@ -14,6 +14,8 @@ on the device). Should a driver refuse the large parameter, the first launch fal
 
 from __future__ import annotations
 
+import ctypes
+import itertools
 import struct
 from functools import cache
 from pathlib import Path
@@ -21,10 +23,11 @@ from pathlib import Path
 from .... import dtypes as dt
 from ....dispatch.library import kernel
 from ....ops.composite import foreach as slow
-from ....tensor import Tensor, make_tensor
+from ....tensor import Tensor, contiguous_strides, make_tensor
 from ...meta import optim as meta
 from .. import driver
 from ..allocator import allocate_storage
+from ..driver import cu
 from ..launch import get_kernel
 from ..streams import current_stream_handle
 
@@ -100,15 +103,62 @@ def pack(idx, ptrs, numels, max_tensors, *, steps=None, scalars=None, grad_scale
     return starts[-1], values
 
 
-def _launch(dtype, name, dev, stream, numels, ptrs, **kw) -> None:
+class _Prepacked:
+    """One launch's packed ``MTArgs`` (Note [Prepacked launches])."""
+
+    __slots__ = ("grid", "buf", "params")
+
+    def __init__(self, grid, raw: bytes):
+        self.grid = grid
+        self.buf = ctypes.create_string_buffer(raw, len(raw))
+        self.params = (ctypes.c_void_p * 1)(ctypes.addressof(self.buf))
+
+
+# Note [Prepacked launches]
+# An optimizer step launches over the same tensors every time, so the packed struct of each launch
+# is cached, keyed by everything it holds except the values that change between steps: the
+# hyperparameters, grad_scale / found_inf pointers and per-tensor scalars are written into the
+# cached buffer with ``pack_into`` at their fixed offsets. The key holds the data pointers and
+# numels themselves, so a cached entry is exactly what packing would produce. The driver copies
+# kernel parameters at launch, so one buffer serves back-to-back launches.
+_prepacked: dict = {}
+_PREPACKED_MAX = 256
+
+
+@cache
+def _offsets(m: int) -> tuple[int, int]:
+    """Byte offsets of ``scalar[]`` and of ``grad_scale`` (followed by found_inf and 8 doubles)."""
+    return 6 * m * 8, 8 * m * 8
+
+
+def _launch(dtype, name, dev, stream, numels, ptrs, *, steps=None, scalars=None, grad_scale=0, found_inf=0,
+            hyper=(0.0,) * 8, op=0, flags=0) -> None:
     """Launch ``name`` over every non-empty tensor, falling back to the 4 KiB struct if refused."""
+    key_base = (name, dtype, dev, op, flags, tuple(numels), tuple(itertools.chain.from_iterable(ptrs)),
+                tuple(steps) if steps is not None else None)
     while True:
         m = _state["max"]
         k = get_kernel(mt_source(dtype.name, m), name, mt_format(m), dev)
-        try:
+        key = key_base + (m,)
+        launches = _prepacked.get(key)
+        if launches is None:
+            fmt = struct.Struct(mt_format(m))
+            launches = []
             for idx in plan_launches(numels, m):
-                grid, values = pack(idx, ptrs, numels, m, **kw)
-                k(grid, BLOCK, stream, *values)
+                grid, values = pack(idx, ptrs, numels, m, steps=steps, flags=flags, op=op)
+                launches.append((idx, _Prepacked(grid, fmt.pack(*values))))
+            if len(_prepacked) >= _PREPACKED_MAX:
+                _prepacked.clear()
+            _prepacked[key] = launches
+        s_off, h_off = _offsets(m)
+        tail = struct.Struct("<QQ8d")
+        try:
+            for idx, pre in launches:
+                tail.pack_into(pre.buf, h_off, grad_scale, found_inf, *hyper)
+                if scalars is not None:
+                    vals = [float(scalars[i]) for i in idx]
+                    struct.pack_into(f"<{len(vals)}d", pre.buf, s_off, *vals)
+                _raw_launch(k, pre, stream)
             return
         except driver.CudaError as e:
             if m == MT_SIZES[-1] or "INVALID_VALUE" not in str(e):
@@ -116,11 +166,33 @@ def _launch(dtype, name, dev, stream, numels, ptrs, **kw) -> None:
             _state["max"] = MT_SIZES[-1]
 
 
+def _raw_launch(k, pre: _Prepacked, stream: int) -> None:
+    """``Kernel.__call__`` without repacking: launch ``k`` with a prepacked parameter buffer."""
+    d = cu()
+    driver.ensure_context(k.device_index)
+    err = d.cuLaunchKernel(k.func, pre.grid, 1, 1, BLOCK, 1, 1, 0, stream, ctypes.addressof(pre.params), 0)[0]
+    if err != 0:
+        raise driver.CudaError(f"{driver._describe(err)} (launching kernel '{k.name}')", int(err))
+    if driver.LAUNCH_BLOCKING:
+        err = d.cuStreamSynchronize(stream)[0]
+        if err != 0:
+            raise driver.CudaError(f"{driver._describe(err)} (in kernel '{k.name}', CUDA_LAUNCH_BLOCKING=1)",
+                                   int(err))
+
+
+_contig = cache(contiguous_strides)
+
+
 def _contiguous_lists(lists):
-    """Contiguous stand-ins for non-contiguous tensors: (lists, [(original, copy), ...])."""
+    """Contiguous stand-ins for non-contiguous tensors: (lists, [(original, copy), ...]).
+    All members of a list share the first list's sizes (checked by the Meta function)."""
+    expected = [_contig(t._sizes) for t in lists[0]]
     writeback = []
     out = []
     for lst in lists:
+        if [t._strides for t in lst] == expected:
+            out.append(lst)
+            continue
         new = []
         for t in lst:
             if t.is_contiguous():
@@ -133,12 +205,29 @@ def _contiguous_lists(lists):
     return out, writeback
 
 
+def _ptrs(lst) -> list[int]:
+    """Data pointers of CUDA tensors (storage address + offset; no method calls)."""
+    isz = lst[0].dtype.itemsize
+    return [(t._storage._data_ptr or 0) + t._offset * isz for t in lst]
+
+
 def _device_scalar(t, dev):
     if t is None:
         return 0, None
     if t.dtype is not dt.float32 or t.device != dev:
         t = t.to(device=dev, dtype=dt.float32)
     return t.data_ptr(), t
+
+
+def _by_dtype(params):
+    """[(dtype, indices or None for all)]: one group per param dtype."""
+    dtypes = {p.dtype for p in params}
+    if len(dtypes) == 1:
+        return [(params[0].dtype, None)]
+    groups: dict = {}
+    for i, p in enumerate(params):
+        groups.setdefault(p.dtype, []).append(i)
+    return list(groups.items())
 
 
 def fused_adam_launches(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
@@ -150,17 +239,15 @@ def fused_adam_launches(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, sta
                                f"({dev}), got {s.dtype} on {s.device}")
     lists = [self, grads, exp_avgs, exp_avg_sqs] + ([max_exp_avg_sqs] if amsgrad else [])
     lists, writeback = _contiguous_lists(lists)
-    by_dtype: dict = {}
-    for i, p in enumerate(self):
-        by_dtype.setdefault(p.dtype, []).append(i)
     gs_ptr, keep_gs = _device_scalar(grad_scale, dev)
     fi_ptr, keep_fi = _device_scalar(found_inf, dev)
     flags = (AMSGRAD if amsgrad else 0) | (MAXIMIZE if maximize else 0) | (ADAMW if adamw else 0)
     stream = current_stream_handle(dev.index)
-    for dtype, sel in by_dtype.items():
-        ptrs = [[lst[i].data_ptr() for i in sel] for lst in lists]
-        _launch(dtype, "fused_adam", dev.index, stream, [self[i].numel() for i in sel], ptrs,
-                steps=[state_steps[i].data_ptr() for i in sel], grad_scale=gs_ptr, found_inf=fi_ptr,
+    for dtype, sel in _by_dtype(self):
+        sub = [[lst[i] for i in sel] for lst in lists] if sel is not None else lists
+        steps = [state_steps[i] for i in sel] if sel is not None else state_steps
+        _launch(dtype, "fused_adam", dev.index, stream, [t.numel() for t in sub[0]], [_ptrs(lst) for lst in sub],
+                steps=_ptrs(steps), grad_scale=gs_ptr, found_inf=fi_ptr,
                 hyper=(lr, beta1, beta2, weight_decay, eps, 0.0, 0.0, 0.0), flags=flags)
     for t, c in writeback:
         t.copy_(c)
@@ -201,12 +288,9 @@ def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr
     flags = ((MAXIMIZE if maximize else 0) | (NESTEROV if nesterov else 0)
              | (FIRST_STEP if is_first_step else 0))
     stream = current_stream_handle(dev.index)
-    by_dtype: dict = {}
-    for i, p in enumerate(self):
-        by_dtype.setdefault(p.dtype, []).append(i)
-    for dtype, sel in by_dtype.items():
-        ptrs = [[lst[i].data_ptr() for i in sel] for lst in lists]
-        _launch(dtype, "fused_sgd", dev.index, stream, [self[i].numel() for i in sel], ptrs,
+    for dtype, sel in _by_dtype(self):
+        sub = [[lst[i] for i in sel] for lst in lists] if sel is not None else lists
+        _launch(dtype, "fused_sgd", dev.index, stream, [t.numel() for t in sub[0]], [_ptrs(lst) for lst in sub],
                 grad_scale=gs_ptr, found_inf=fi_ptr,
                 hyper=(lr, 0.0, 0.0, weight_decay, 0.0, momentum, dampening, 0.0), flags=flags)
     for t, c in writeback:
@@ -217,14 +301,25 @@ def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr
 # ------------------------------------------------------------------------------------------ foreach
 def _fast(lists) -> bool:
     """torch's foreach fast-path test: one CUDA device, one floating dtype, contiguous tensors."""
+    if not lists[0]:
+        return False
     first = lists[0][0]
+    if not isinstance(first, Tensor):
+        return False
     dev, dtype = first.device, first.dtype
     if dev.type != "cuda" or dtype.name not in _CTYPE:
         return False
+    sizes = [t._sizes for t in lists[0]] if isinstance(lists[0][-1], Tensor) else None
+    if sizes is None:
+        return False
+    expected = [_contig(sz) for sz in sizes]
     for lst in lists:
-        for t in lst:
-            if not isinstance(t, Tensor) or t.device != dev or t.dtype is not dtype or not t.is_contiguous():
-                return False
+        if not all(isinstance(t, Tensor) and t.device is dev and t.dtype is dtype for t in lst):
+            return False
+        if [t._sizes for t in lst] != sizes:
+            return False  # the multi-tensor kernel does not broadcast
+        if [t._strides for t in lst] != expected and not all(t.is_contiguous() for t in lst):
+            return False
     return True
 
 
@@ -235,7 +330,7 @@ def _empty_like(t: Tensor) -> Tensor:
 
 def _apply(op: str, out, inputs, scalars=None, alpha=0.0) -> None:
     dev = out[0].device
-    ptrs = [[t.data_ptr() for t in out]] + [[t.data_ptr() for t in lst] for lst in inputs]
+    ptrs = [_ptrs(out)] + [_ptrs(lst) for lst in inputs]
     _launch(out[0].dtype, "foreach_apply", dev.index, current_stream_handle(dev.index),
             [t.numel() for t in out], ptrs, scalars=scalars, hyper=(0.0,) * 7 + (alpha,), op=FE_OPS[op])
 
