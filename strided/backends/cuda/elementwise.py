@@ -223,38 +223,36 @@ def run(expr: str, out: Tensor, args, computes, dense: bool = True) -> Tensor:
 
 
 def _launch_strided(ln, out, args, n, dev, stream, optr, ptrs, sd, si) -> None:
-    nd = len(out._sizes)
+    sizes = out._sizes
+    nd = len(sizes)
     sets = [out._strides]
-    spans = []
-    for k, a in enumerate(args):
-        if ln.tensor_aligns[k]:
-            sets.append(_bstrides(a, nd))
-    shape, strides = coalesce(out._sizes, *sets)
-    if len(shape) > MAX_DIMS:
-        raise RuntimeError(f"strided CUDA pointwise kernels support at most {MAX_DIMS} non-mergeable dims "
-                           f"after coalescing, got {len(shape)}")
-    wide = force_64bit_index or n >= _INT31
-    if not wide:
-        for st in strides:
-            spans.append(sum((s - 1) * x for s, x in zip(shape, st)))
-        wide = max(spans) >= _INT31
-    # operand k's strides go to row 1 + k (absent and scalar operands: zeros)
-    rows = [strides[0]]
-    j = 1
-    for al in ln.tensor_aligns + (0,) * (4 - len(ln.tensor_aligns)):
+    aligns = ln.tensor_aligns
+    for k, al in enumerate(aligns):
         if al:
-            rows.append(strides[j])
+            sets.append(_bstrides(args[k], nd))
+    shape, strides = coalesce(sizes, *sets)
+    m = len(shape)
+    if m > MAX_DIMS:
+        raise RuntimeError(f"strided CUDA pointwise kernels support at most {MAX_DIMS} non-mergeable dims "
+                           f"after coalescing, got {m}")
+    wide = force_64bit_index or n >= _INT31
+    if not wide and max(map(max, strides)) * n >= _INT31:  # cheap bound first, exact spans if needed
+        wide = max(sum((s - 1) * x for s, x in zip(shape, st)) for st in strides) >= _INT31
+    pad = list(_ZERO_DIMS[:MAX_DIMS - m])
+    # sizes, then one row of strides for the output and for each operand (zeros for scalars / absent)
+    params = shape + pad + strides[0] + pad
+    j = 1
+    for al in aligns:
+        if al:
+            params += strides[j] + pad
             j += 1
         else:
-            rows.append(())
-    flat = []
-    for r in rows:
-        flat.extend(r)
-        flat.extend(_ZERO_DIMS[:MAX_DIMS - len(r)])
+            params += _ZERO_DIMS
+    for _ in range(4 - len(aligns)):
+        params += _ZERO_DIMS
     k = ln.kernel("ew_strided64" if wide else "ew_strided32", dev)
     grid = min((n + _BLOCK - 1) // _BLOCK, _STRIDED_GRID_CAP)
-    k(grid, _BLOCK, stream, optr, *ptrs, *sd, *si, n, len(shape), *shape, *_ZERO_DIMS[:MAX_DIMS - len(shape)],
-      *flat)
+    k(grid, _BLOCK, stream, optr, *ptrs, *sd, *si, n, m, *params)
 
 
 def precompile(instantiations, arch: str | None = None, workers: int = 8) -> int:
