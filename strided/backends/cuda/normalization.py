@@ -87,7 +87,9 @@ def scan(x: Tensor, out: Tensor, dim: int) -> Tensor:
 
 def _group(D: int) -> tuple[int, int]:
     """(threads per row, block size) for a row of ``D`` elements."""
-    return (32, 256) if D <= 2048 else (512, 512)
+    if D <= 1024:
+        return 32, 256
+    return (128, 128) if D <= 8192 else (512, 512)
 
 
 def softmax_into(x: Tensor, out: Tensor, dim: int, log: bool) -> Tensor:

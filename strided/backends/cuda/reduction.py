@@ -47,6 +47,8 @@ OPS = {"sum": 0, "mean": 1, "prod": 2, "amax": 3, "amin": 4, "argmax": 5, "argmi
 RED_FMT = "<QQQQqqqqqqq" + "q8q8q" * 2 + "dq"
 STATE_BYTES = 32  # an upper bound of sizeof(State) over every reducer
 _BLOCK = 512
+INNER_WARP_MAX = 4096  # rows up to this long get a warp each, longer ones a block
+OUTER_BLOCKS_PER_SM = 4  # outer path: split columns until this many blocks per SM
 
 
 @cache
@@ -191,7 +193,7 @@ def reduce(op: str, x: Tensor, out: Tensor, dims, *, cast: dt.dtype | None = Non
     sms = sm_count(dev)
     vec = 16 // x.dtype.itemsize
     if inner:
-        group = 32 if R <= 4096 else _BLOCK
+        group = 32 if R <= INNER_WARP_MAX else _BLOCK
         block = 256 if group == 32 else _BLOCK
         per_block = block // group
         want = -(-(sms * (64 if group == 32 else 4)) // n_out)
@@ -203,7 +205,7 @@ def reduce(op: str, x: Tensor, out: Tensor, dims, *, cast: dt.dtype | None = Non
         by = max(min(_BLOCK // group, _pow2(R)), max(1, 32 // group))
         block = group * by
         colblocks = -(-n_out // group)
-        want = -(-(sms * 4) // colblocks)
+        want = -(-(sms * OUTER_BLOCKS_PER_SM) // colblocks)
         splits, chunk = _split(R, want, by * 16, 1)
         name, ws_os, ws_ss = "reduce_outer", 1, n_out
         grid = min(colblocks * splits, sms * 64)
