@@ -9,7 +9,7 @@ the (shared, legacy default) stream for ~2 ms, so the whole batch is queued befo
 it: the time is the kernels' alone, not Python's launch overhead (measured separately, issue 5
 point 8d). Both libraries get the same input (shared through DLPack). Prints a table of ratios
 (strided / torch, higher is better) and, with ``--append PATH``, writes one dated markdown section
-to PATH.
+to PATH (bench/RESULTS.md when PATH is left out).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import argparse
 import statistics
 import sys
 from datetime import date
+from pathlib import Path
 
 import numpy as np
 
@@ -63,7 +64,8 @@ def _cases(torch, F):
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--append", metavar="PATH", help="write a dated markdown section to PATH")
+    ap.add_argument("--append", metavar="PATH", nargs="?", const=str(Path(__file__).with_name("RESULTS.md")),
+                    help="append a dated markdown section to PATH (default bench/RESULTS.md)")
     args = ap.parse_args()
     if not scuda.is_available():
         print("no CUDA GPU: nothing to measure")

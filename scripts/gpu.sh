@@ -33,6 +33,7 @@ brc=$?
 timeout 180 python3 bench/bench_copy.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
 timeout 240 python3 bench/bench_gemm.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
 timeout 180 python3 bench/bench_elementwise.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
+timeout 150 python3 bench/bench_reductions.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
 timeout 120 python3 bench/bench_optim.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
 timeout 180 python3 bench/bench_train_step.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
 echo "==== strided gpu.sh summary ===="
