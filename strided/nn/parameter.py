@@ -36,9 +36,6 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
-    def __reduce_ex__(self, protocol):
-        return (Parameter, (self.detach(), self.requires_grad))
-
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
