@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import strided as st
+import strided.cuda  # noqa: F401 - st.cuda (events, device name)
 
 IMPLS = {"for-loop": dict(foreach=False), "foreach": dict(foreach=True), "fused": dict(fused=True)}
 
@@ -108,6 +109,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--append", action="store_true")
     ap.add_argument("--smoke", action="store_true", help="tiny shapes on the CPU (checks the script)")
+    ap.add_argument("--results", default=str(Path(__file__).parent / "RESULTS.md"),
+                    help="the file --append writes to")
     args = ap.parse_args()
     import torch
 
@@ -129,7 +132,7 @@ def main() -> int:
         text = (f"\n## 2026-11-22 — bench_optim (issue 6): AdamW on GPT-2-small's parameters\n\n{head}. Time per "
                 "step = median of CUDA-event times over back-to-back steps (host overhead included); GB/s = 28 "
                 "bytes per param (the fused kernel's reads + writes) over that time.\n\n" + "\n".join(lines) + "\n")
-        with open(Path(__file__).parent / "RESULTS.md", "a") as f:
+        with open(args.results, "a") as f:
             f.write(text)
     return 0
 

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import strided as st
+import strided.cuda  # noqa: F401 - st.cuda (events, memory stats)
 
 GPT2 = dict(n_layer=12, n_head=12, n_embd=768, vocab=50257, block=1024, batch=4, seq=256)
 SMOKE = dict(n_layer=2, n_head=2, n_embd=16, vocab=50, block=16, batch=2, seq=8)
@@ -123,7 +124,24 @@ def _side(lib, model, idx, targets, device, n, reps):
         peak = lib.cuda.max_memory_allocated()
     ms = statistics.median(_timed(lib, device, step, n) for _ in range(reps))
     first = [float(x.item()) for x in losses[:3]]
-    return ms, peak, first
+    phases = _phases(lib, device, model, opt, idx, targets)
+    return ms, peak, first, phases
+
+
+def _phases(lib, device, model, opt, idx, targets):
+    """ms of forward, backward and optimizer step, each synchronized (a breakdown, not the total)."""
+    out = {}
+    box = {}
+
+    def fwd():
+        opt.zero_grad(set_to_none=True)
+        box["loss"] = model(idx, targets)
+
+    for name, fn in (("forward", fwd), ("backward", lambda: box["loss"].backward()), ("optimizer", opt.step)):
+        if device == "cuda":
+            lib.cuda.synchronize()
+        out[name] = _timed(lib, device, fn, 1)
+    return out
 
 
 def run(device, cfg, n=5, reps=5):
@@ -143,6 +161,8 @@ def run(device, cfg, n=5, reps=5):
     sidx, stgt = st.from_dlpack(tidx.clone()), st.from_dlpack(ttgt.clone())
     t = _side(torch, tmodel, tidx, ttgt, device, n, reps)
     s = _side(st, smodel, sidx, stgt, device, n, reps)
+    grads = [p.grad for p in smodel.parameters() if p.grad is not None]
+    print(f"strided: {sum(not g.is_contiguous() for g in grads)} of {len(grads)} grads non-contiguous", flush=True)
     return s, t, sum(p.numel() for p in tmodel.parameters())
 
 
@@ -150,6 +170,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--append", action="store_true")
     ap.add_argument("--smoke", action="store_true", help="a tiny model on the CPU (checks the script)")
+    ap.add_argument("--results", default=str(Path(__file__).parent / "RESULTS.md"),
+                    help="the file --append writes to")
     args = ap.parse_args()
     import torch
 
@@ -158,7 +180,7 @@ def main() -> int:
     if device == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = False
         st.set_float32_matmul_precision("highest")
-    (s_ms, s_peak, s_loss), (t_ms, t_peak, t_loss), nparams = run(device, cfg)
+    (s_ms, s_peak, s_loss, s_ph), (t_ms, t_peak, t_loss, t_ph), nparams = run(device, cfg)
     gpu = st.cuda.get_device_name(0) if device == "cuda" else "cpu (smoke)"
     head = (f"GPU: {gpu}; torch {torch.__version__}, python {platform.python_version()}; GPT ({cfg['n_layer']} layers, "
             f"{cfg['n_head']} heads, {cfg['n_embd']} wide, vocab {cfg['vocab']}, {nparams:,} params), fp32, batch "
@@ -170,13 +192,15 @@ def main() -> int:
              f"{(s_peak / t_peak if t_peak else float('nan')):.3f}x |",
              f"| loss, steps 1-3 | {', '.join(f'{x:.4f}' for x in s_loss)} | "
              f"{', '.join(f'{x:.4f}' for x in t_loss)} | |"]
+    lines += [f"| {k} ms (synchronized, one step) | {s_ph[k]:.2f} | {t_ph[k]:.2f} | {s_ph[k] / t_ph[k]:.2f}x |"
+              for k in s_ph]
     print(head)
     print("\n".join(lines))
     if args.append and not args.smoke:
         text = (f"\n## 2026-11-22 — bench_train_step (issue 6): one GPT training step\n\n{head}. ms = median of "
                 "CUDA-event times over back-to-back steps; peak = each library's max_memory_allocated over one "
                 "step after warm-up.\n\n" + "\n".join(lines) + "\n")
-        with open(Path(__file__).parent / "RESULTS.md", "a") as f:
+        with open(args.results, "a") as f:
             f.write(text)
     return 0
 

@@ -373,3 +373,38 @@ def test_prepacked_launches_match_a_fresh_pack(monkeypatch):
                                    found_inf=5678, hyper=hyper, flags=mt.AMSGRAD)
             want.append((grid, fmt.pack(*values)))
         assert seen == want
+
+
+@pytest.mark.parametrize("batch_bytes", [1, 1 << 20])
+def test_non_contiguous_members_run_in_batches_of_copies(monkeypatch, batch_bytes):
+    """Indices with a non-contiguous member run on contiguous copies (in batches), written lists are
+    copied back, the rest run in place in one launch."""
+    from strided.backends.cuda.kernels import optim_ops as mt
+
+    monkeypatch.setattr(mt, "BATCH_BYTES", batch_bytes)
+    rng = np.random.default_rng(3)
+    shapes = [(3, 4), (5,), (4, 6), (2, 2), (7, 3)]
+    params = [st.from_numpy(rng.standard_normal(s).astype(np.float32)) for s in shapes]
+    grads = []
+    for i, s in enumerate(shapes):
+        g = rng.standard_normal(s[::-1]).astype(np.float32)
+        grads.append(st.from_numpy(g).t() if i in (0, 2) and len(s) == 2 else st.from_numpy(g.reshape(s)))
+    want = [p.numpy() + 2 * g.numpy() for p, g in zip(params, grads)]
+    grads_before = [g.numpy().copy() for g in grads]
+    calls = []
+
+    def launch(sub, sel, cached):
+        calls.append((sel, cached))
+        for p, g in zip(*sub):
+            assert p.is_contiguous() and g.is_contiguous()
+            p.numpy()[...] += 2 * g.numpy()
+            g.numpy()[...] = -1.0  # written by the "kernel" but not in `written`: must not leak back
+
+    mt.run_in_batches([params, grads], [0], launch)
+    for p, w in zip(params, want):
+        np.testing.assert_allclose(p.numpy(), w, rtol=1e-6)
+    for g, b, i in zip(grads, grads_before, range(5)):
+        if i in (0, 2):
+            np.testing.assert_array_equal(g.numpy(), b)
+    assert calls[0] == ([1, 3, 4], True)
+    assert [c for c in calls[1:]] == ([([0], False), ([2], False)] if batch_bytes == 1 else [([0, 2], False)])

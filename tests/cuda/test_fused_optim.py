@@ -111,3 +111,27 @@ def test_foreach_ops_fast_path_and_fallback():
     st._foreach_mul_([m[:, ::2], xs[0]], 3.0)
     np.testing.assert_array_equal(m.cpu().numpy()[:, ::2], 3.0)
     np.testing.assert_array_equal(m.cpu().numpy()[:, 1::2], 1.0)
+
+
+@pytest.mark.parametrize("cls", [optim.AdamW, optim.SGD])
+def test_fused_with_non_contiguous_grads(cls):
+    """Transposed grads (as autograd may produce) run on contiguous copies; results match the CPU."""
+    kw = dict(lr=1e-2, fused=True, **({"momentum": 0.9} if cls is optim.SGD else {}))
+    rng = np.random.default_rng(7)
+    shapes = [(300, 70), (65537,), (129, 513), (4, 4)]
+    base = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    gbase = [rng.standard_normal(s[::-1]).astype(np.float32) for s in shapes]
+    results = []
+    for device in ("cpu", "cuda"):
+        params = [st.from_numpy(b.copy()).to(device) for b in base]
+        opt = cls(params, **kw)
+        for _ in range(2):
+            for p, g in zip(params, gbase):
+                t = st.from_numpy(g.copy()).to(device)
+                p.grad = (t.t() if t.dim() == 2 else t) * 4.0
+            opt.grad_scale, opt.found_inf = st.tensor(4.0, device=device), st.tensor(0.0, device=device)
+            opt.step()
+        assert not params[0].grad.is_contiguous()
+        np.testing.assert_allclose(params[0].grad.cpu().numpy(), gbase[0].T, rtol=1e-6)  # unscaled in place
+        results.append([p.cpu().numpy() for p in params])
+    _close(results[1], results[0], st.float32)

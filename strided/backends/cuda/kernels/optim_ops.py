@@ -132,7 +132,7 @@ def _offsets(m: int) -> tuple[int, int]:
 
 
 def _launch(dtype, name, dev, stream, numels, ptrs, *, steps=None, scalars=None, grad_scale=0, found_inf=0,
-            hyper=(0.0,) * 8, op=0, flags=0) -> None:
+            hyper=(0.0,) * 8, op=0, flags=0, cached=True) -> None:
     """Launch ``name`` over every non-empty tensor, falling back to the 4 KiB struct if refused."""
     key_base = (name, dtype, dev, op, flags, tuple(numels), tuple(itertools.chain.from_iterable(ptrs)),
                 tuple(steps) if steps is not None else None)
@@ -147,9 +147,10 @@ def _launch(dtype, name, dev, stream, numels, ptrs, *, steps=None, scalars=None,
             for idx in plan_launches(numels, m):
                 grid, values = pack(idx, ptrs, numels, m, steps=steps, flags=flags, op=op)
                 launches.append((idx, _Prepacked(grid, fmt.pack(*values))))
-            if len(_prepacked) >= _PREPACKED_MAX:
-                _prepacked.clear()
-            _prepacked[key] = launches
+            if cached:
+                if len(_prepacked) >= _PREPACKED_MAX:
+                    _prepacked.clear()
+                _prepacked[key] = launches
         s_off, h_off = _offsets(m)
         tail = struct.Struct("<QQ8d")
         try:
@@ -183,26 +184,44 @@ def _raw_launch(k, pre: _Prepacked, stream: int) -> None:
 _contig = cache(contiguous_strides)
 
 
-def _contiguous_lists(lists):
-    """Contiguous stand-ins for non-contiguous tensors: (lists, [(original, copy), ...]).
-    All members of a list share the first list's sizes (checked by the Meta function)."""
+BATCH_BYTES = 64 << 20
+
+
+def run_in_batches(lists, written, launch) -> None:
+    """Call ``launch(sublists, indices or None, cached)`` over the tensors of ``lists``.
+
+    Note [Non-contiguous members]: the kernels walk every tensor by linear index, so each member of
+    a launch must be contiguous. Indices whose members all are go in one cached launch; the others
+    are launched on contiguous copies, in batches of at most ``BATCH_BYTES`` of copies (so the extra
+    memory stays small), and the copies of the lists in ``written`` are copied back.
+    """
     expected = [_contig(t._sizes) for t in lists[0]]
-    writeback = []
-    out = []
+    bad: set = set()
     for lst in lists:
-        if [t._strides for t in lst] == expected:
-            out.append(lst)
+        if [t._strides for t in lst] != expected:
+            bad.update(i for i, t in enumerate(lst) if t._strides != expected[i] and not t.is_contiguous())
+    if not bad:
+        launch(lists, None, True)
+        return
+    good = [i for i in range(len(lists[0])) if i not in bad]
+    if good:
+        launch([[lst[i] for i in good] for lst in lists], good, True)
+    order = sorted(bad)
+    batch: list[int] = []
+    size = 0
+    for k, i in enumerate(order):
+        batch.append(i)
+        size += sum(lst[i].numel() * lst[i].dtype.itemsize for lst in lists if not lst[i].is_contiguous())
+        if size < BATCH_BYTES and k + 1 < len(order):
             continue
-        new = []
-        for t in lst:
-            if t.is_contiguous():
-                new.append(t)
-            else:
-                c = t.contiguous()
-                writeback.append((t, c))
-                new.append(c)
-        out.append(new)
-    return out, writeback
+        copies = [[lst[j] if lst[j].is_contiguous() else lst[j].contiguous() for j in batch] for lst in lists]
+        launch(copies, batch, False)
+        for li in written:
+            for j, c in zip(batch, copies[li]):
+                if c is not lists[li][j]:
+                    lists[li][j].copy_(c)
+        del copies
+        batch, size = [], 0
 
 
 def _ptrs(lst) -> list[int]:
@@ -238,19 +257,23 @@ def fused_adam_launches(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, sta
             raise RuntimeError("fused Adam on CUDA: state_steps must be float32 tensors on the params' device "
                                f"({dev}), got {s.dtype} on {s.device}")
     lists = [self, grads, exp_avgs, exp_avg_sqs] + ([max_exp_avg_sqs] if amsgrad else [])
-    lists, writeback = _contiguous_lists(lists)
     gs_ptr, keep_gs = _device_scalar(grad_scale, dev)
     fi_ptr, keep_fi = _device_scalar(found_inf, dev)
     flags = (AMSGRAD if amsgrad else 0) | (MAXIMIZE if maximize else 0) | (ADAMW if adamw else 0)
     stream = current_stream_handle(dev.index)
-    for dtype, sel in _by_dtype(self):
-        sub = [[lst[i] for i in sel] for lst in lists] if sel is not None else lists
-        steps = [state_steps[i] for i in sel] if sel is not None else state_steps
-        _launch(dtype, "fused_adam", dev.index, stream, [t.numel() for t in sub[0]], [_ptrs(lst) for lst in sub],
-                steps=_ptrs(steps), grad_scale=gs_ptr, found_inf=fi_ptr,
-                hyper=(lr, beta1, beta2, weight_decay, eps, 0.0, 0.0, 0.0), flags=flags)
-    for t, c in writeback:
-        t.copy_(c)
+    hyper = (lr, beta1, beta2, weight_decay, eps, 0.0, 0.0, 0.0)
+
+    def launch(sub, sel, cached):
+        steps = state_steps if sel is None else [state_steps[i] for i in sel]
+        for dtype, dsel in _by_dtype(sub[0]):
+            part = sub if dsel is None else [[lst[i] for i in dsel] for lst in sub]
+            psteps = steps if dsel is None else [steps[i] for i in dsel]
+            _launch(dtype, "fused_adam", dev.index, stream, [t.numel() for t in part[0]], [_ptrs(lst) for lst in part],
+                    steps=_ptrs(psteps), grad_scale=gs_ptr, found_inf=fi_ptr, hyper=hyper, flags=flags,
+                    cached=cached)
+
+    written = [0, 2, 3] + ([4] if amsgrad else []) + ([1] if grad_scale is not None else [])
+    run_in_batches(lists, written, launch)
     del keep_gs, keep_fi
 
 
@@ -282,19 +305,21 @@ def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr
                      grad_scale=grad_scale, found_inf=found_inf)
     dev = self[0].device
     lists = [self, grads] + ([momentum_buffer_list] if momentum != 0 else [])
-    lists, writeback = _contiguous_lists(lists)
     gs_ptr, keep_gs = _device_scalar(grad_scale, dev)
     fi_ptr, keep_fi = _device_scalar(found_inf, dev)
     flags = ((MAXIMIZE if maximize else 0) | (NESTEROV if nesterov else 0)
              | (FIRST_STEP if is_first_step else 0))
     stream = current_stream_handle(dev.index)
-    for dtype, sel in _by_dtype(self):
-        sub = [[lst[i] for i in sel] for lst in lists] if sel is not None else lists
-        _launch(dtype, "fused_sgd", dev.index, stream, [t.numel() for t in sub[0]], [_ptrs(lst) for lst in sub],
-                grad_scale=gs_ptr, found_inf=fi_ptr,
-                hyper=(lr, 0.0, 0.0, weight_decay, 0.0, momentum, dampening, 0.0), flags=flags)
-    for t, c in writeback:
-        t.copy_(c)
+    hyper = (lr, 0.0, 0.0, weight_decay, 0.0, momentum, dampening, 0.0)
+
+    def launch(sub, sel, cached):
+        for dtype, dsel in _by_dtype(sub[0]):
+            part = sub if dsel is None else [[lst[i] for i in dsel] for lst in sub]
+            _launch(dtype, "fused_sgd", dev.index, stream, [t.numel() for t in part[0]], [_ptrs(lst) for lst in part],
+                    grad_scale=gs_ptr, found_inf=fi_ptr, hyper=hyper, flags=flags, cached=cached)
+
+    written = [0] + ([2] if momentum != 0 else []) + ([1] if grad_scale is not None else [])
+    run_in_batches(lists, written, launch)
     del keep_gs, keep_fi
 
 
