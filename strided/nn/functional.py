@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..dispatch.dispatcher import autocast_state
 from ..ops import bound as ops
@@ -101,9 +103,13 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     return ops.layer_norm(input, list(normalized_shape), weight, bias, eps)
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, scale_grad_by_freq: bool = False,
-              sparse: bool = False) -> Tensor:
-    """Rows of ``weight`` selected by the integer tensor ``input``."""
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` selected by the integer tensor ``input``.
+
+    With ``max_norm``, the referenced rows whose ``norm_type``-norm exceeds it are first rescaled
+    in place to norm ``max_norm`` (torch's ``embedding_renorm_``).
+    """
     if padding_idx is not None:
         if padding_idx > 0:
             if padding_idx >= weight.size(0):
@@ -114,7 +120,24 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, sca
             padding_idx = weight.size(0) + padding_idx
     else:
         padding_idx = -1
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     return ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    from ..autograd.grad_mode import no_grad
+    from ..factories import from_numpy
+
+    rows = np.unique(input.detach().cpu().numpy().reshape(-1))
+    if rows.size == 0:
+        return
+    idx = from_numpy(rows.astype(np.int64)).to(weight.device)
+    with no_grad():
+        selected = weight.index_select(0, idx)
+        norms = ops.norm(selected, norm_type, [1], True)
+        scale = ops.where(ops.gt(norms, max_norm), max_norm / (norms + 1e-7), ops.ones_like(norms))
+        weight.index_put_((idx,), selected * scale)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,

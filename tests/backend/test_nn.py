@@ -333,3 +333,16 @@ def test_linear_default_init_bound():
     bound = 1 / math.sqrt(64)
     assert np.abs(host(lin.weight)).max() <= bound and np.abs(host(lin.bias)).max() <= bound
     assert np.abs(host(lin.weight)).max() > 0.8 * bound
+
+
+@pytest.mark.parametrize("device", DATA_DEVICES)
+def test_embedding_max_norm_renormalizes_referenced_rows(device):
+    e = nn.Embedding(5, 3, max_norm=1.0, device=device)
+    with st.no_grad():
+        e.weight.copy_(st.tensor([[3.0, 4.0, 0.0], [0.6, 0.0, 0.0], [0.0, 0.0, 2.0], [1.0, 1.0, 1.0],
+                                  [0.0, 0.1, 0.0]], device=device))
+    out = e(st.tensor([0, 1, 0], device=device))
+    norms = np.linalg.norm(host(e.weight), axis=1)
+    np.testing.assert_allclose(norms, [1.0, 0.6, 2.0, math.sqrt(3), 0.1], rtol=1e-6)  # rows 2, 3 not referenced
+    np.testing.assert_allclose(host(out)[0], [0.6, 0.8, 0.0], rtol=1e-6)
+    assert repr(e) == "Embedding(5, 3, max_norm=1.0)"

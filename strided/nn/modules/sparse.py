@@ -20,8 +20,9 @@ class Embedding(Module):
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 scale_grad_by_freq: bool = False, sparse: bool = False, _weight: Tensor | None = None,
-                 _freeze: bool = False, device=None, dtype=None) -> None:
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False, device=None,
+                 dtype=None) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -34,6 +35,8 @@ class Embedding(Module):
                     raise AssertionError("Padding_idx must be within num_embeddings")
                 padding_idx = num_embeddings + padding_idx
         self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         if _weight is None:
@@ -52,12 +55,17 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx, self.scale_grad_by_freq, self.sparse)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
         if self.scale_grad_by_freq:
             s += ", scale_grad_by_freq=True"
         if self.sparse:
@@ -66,9 +74,11 @@ class Embedding(Module):
 
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
-                        scale_grad_by_freq: bool = False, sparse: bool = False) -> Embedding:
+                        max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:
         """An Embedding whose weight is ``embeddings`` (2-D); frozen unless ``freeze=False``."""
         if embeddings.dim() != 2:
             raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
         rows, cols = embeddings.shape
-        return cls(rows, cols, padding_idx, scale_grad_by_freq, sparse, _weight=embeddings, _freeze=freeze)
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse, _weight=embeddings,
+                   _freeze=freeze)
