@@ -225,7 +225,8 @@ def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log
         f"context {cfg.block_size}, {n_params / 1e6:.2f}M parameters, vocab {data.vocab_size}; "
         f"device {device}, autocast {'bfloat16' if use_amp else 'off'}, fused AdamW; "
         f"{len(data.train):,} training characters")
-    losses: list[float] = []
+    history = []  # detached 0-dim losses, read back once at the end
+    shown, last_read = float("nan"), 0.0
     tokens_per_step = cfg.batch_size * cfg.block_size
     interactive = sys.stderr.isatty()
     log_every = max(1, cfg.steps // 10)
@@ -246,15 +247,19 @@ def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log
                 opt.step()
             if profile:
                 stats = counted
-            losses.append(loss.item())
-            elapsed = time.perf_counter() - t_start
-            tok_s = (step + 1) * tokens_per_step / elapsed
-            bar.postfix = f"loss {losses[-1]:.3f} | {tok_s:,.0f} tok/s | {memory_text(device)}"
+            history.append(loss.detach())
+            now = time.perf_counter()
+            tok_s = (step + 1) * tokens_per_step / (now - t_start)
+            should_log = not interactive and ((step + 1) % log_every == 0 or step == 0)
+            # Note [Demo syncs]: reading the loss waits for the device; read it only when it is shown
+            if should_log or (interactive and now - last_read >= bar.min_interval) or step == cfg.steps - 1:
+                shown, last_read = loss.item(), now
+                bar.postfix = f"loss {shown:.3f} | {tok_s:,.0f} tok/s | {memory_text(device)}"
             bar.update()
-            if not interactive and ((step + 1) % log_every == 0 or step == 0):
-                log(f"step {step + 1:>5}/{cfg.steps}  loss {losses[-1]:.4f}  {tok_s:,.0f} tok/s  "
-                    f"{memory_text(device)}")
+            if should_log:
+                log(f"step {step + 1:>5}/{cfg.steps}  loss {shown:.4f}  {tok_s:,.0f} tok/s  {memory_text(device)}")
     seconds = time.perf_counter() - t_start
+    losses = st.stack(history).float().cpu().tolist()
     val = evaluate(model, data, cfg, amp_ctx)
     result = {"losses": losses, "seconds": seconds, "val_loss": val, "params": n_params,
               "tokens_per_s": cfg.steps * tokens_per_step / seconds, "op_stats": stats}
