@@ -26,7 +26,7 @@ __all__ = ["UntypedStorage"]
 class UntypedStorage:
     """Bytes on a device: ``nbytes()``, ``device``, ``data_ptr()``."""
 
-    __slots__ = ("_nbytes", "device", "_data_ptr", "owner", "buffer", "allocator", "__weakref__")
+    __slots__ = ("_nbytes", "device", "_data_ptr", "owner", "buffer", "allocator", "_version", "__weakref__")
 
     def __init__(self, nbytes: int, device: device, data_ptr: int, owner=None, buffer=None,
                  allocator: str = ""):
@@ -36,6 +36,7 @@ class UntypedStorage:
         self.owner = owner
         self.buffer = buffer
         self.allocator = allocator
+        self._version = 0  # bumped by every in-place op on a tensor over this storage (autograd)
 
     def nbytes(self) -> int:
         return self._nbytes
