@@ -182,6 +182,8 @@ class GradScaler:
         if state["stage"] is OptState.READY:  # only check: the optimizer divides by grad_scale
             state["found_inf_per_device"] = self._unscale_grads(optimizer, None, allow_fp16=True)
         found = list(state["found_inf_per_device"].values())
+        if not found:
+            raise AssertionError("No inf checks were recorded for this optimizer.")
         found_inf = found[0] if len(found) == 1 else ops.stack([f.to(self._scale.device) for f in found]).sum()
         optimizer.grad_scale = None if state["stage"] is OptState.UNSCALED else self._scale
         optimizer.found_inf = found_inf
