@@ -4,6 +4,13 @@ Every operation goes through the dispatcher; this class holds metadata, the Pyth
 (operators, indexing, iteration) and conversions. Methods named in the operator YAML
 (``variants: method``) are bound onto this class by ``strided.ops.registry`` at import time.
 
+Note [Autograd meta]
+``requires_grad`` is a slot because the dispatcher reads it for every tensor argument of every
+call. Everything else autograd keeps (grad, grad_fn, output number, hooks, retain_grad) lives in
+one ``_autograd`` object (``strided.autograd.graph.AutogradMeta``), None for tensors that never
+took part in autograd, so ``make_tensor`` sets three slots instead of eight. The version counter
+is the storage's (shared by a tensor and all its views, as torch's VariableVersion).
+
 Note [Tensor metadata]
 Sizes and strides are tuples of Python ints, in elements, as in torch. ``_key`` caches the
 backend dispatch key of the device so the dispatcher reads one attribute per argument.
@@ -42,8 +49,7 @@ class Tensor:
 
     __slots__ = (
         "_storage", "_offset", "_sizes", "_strides", "dtype", "device", "_key",
-        "requires_grad", "grad", "grad_fn", "_version", "_base", "_retains_grad", "_hooks",
-        "_output_nr", "__weakref__",
+        "requires_grad", "_base", "_autograd", "__weakref__",
     )
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
 
@@ -115,9 +121,71 @@ class Tensor:
     def is_cpu(self) -> bool:
         return self.device.type == "cpu"
 
+    # ------------------------------------------------------------------ autograd (Note [Autograd meta])
+    @property
+    def grad_fn(self):
+        """The Node that produced this tensor (None for leaves and tensors outside autograd)."""
+        meta = self._autograd
+        return None if meta is None else meta.grad_fn
+
     @property
     def is_leaf(self) -> bool:
-        return self.grad_fn is None
+        meta = self._autograd
+        return meta is None or meta.grad_fn is None
+
+    @property
+    def grad(self):
+        """The gradient accumulated by ``backward`` (leaves, and non-leaves after ``retain_grad``)."""
+        meta = self._autograd
+        return None if meta is None else meta.grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        from .autograd.graph import set_grad
+
+        set_grad(self, value)
+
+    @grad.deleter
+    def grad(self) -> None:
+        if self._autograd is not None:
+            self._autograd.grad = None
+
+    @property
+    def _version(self) -> int:
+        """In-place modification count, shared by a tensor and its views (one counter per storage)."""
+        return self._storage._version
+
+    @property
+    def retains_grad(self) -> bool:
+        meta = self._autograd
+        return meta is not None and meta.retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` of this non-leaf tensor after backward (a no-op on leaves)."""
+        from .autograd.graph import retain_grad
+
+        retain_grad(self)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new grad."""
+        from .autograd.graph import register_hook
+
+        return register_hook(self, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf that requires grad."""
+        from .autograd.engine import backward
+
+        backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph,
+                 inputs=inputs)
+
+    def detach_(self) -> Tensor:
+        """Make this tensor a leaf that does not require grad (in place)."""
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._autograd = None
+        self.requires_grad = False
+        return self
 
     @property
     def layout(self) -> str:
@@ -294,6 +362,15 @@ class Tensor:
         return _ops.split(self, split_size, dim)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if not self.is_leaf:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -575,13 +652,8 @@ def make_tensor(storage, offset: int, sizes: tuple, strides: tuple, dtype, requi
     t.device = dev
     t._key = _BACKEND_KEYS[dev.type]
     t.requires_grad = requires_grad
-    t.grad = None
-    t.grad_fn = None
-    t._version = 0
     t._base = None
-    t._retains_grad = False
-    t._hooks = None
-    t._output_nr = 0
+    t._autograd = None
     return t
 
 

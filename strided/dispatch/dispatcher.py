@@ -226,6 +226,7 @@ class OpOverload:
         if fn is None and keyset & AUTOGRAD_BIT:
             fn = self.kernel(DispatchKey.Autograd)
         # 3. the backend's own kernel
+        kernel_below = fn is None  # Autocast/Autograd kernels redispatch; the kernel below bumps versions
         if fn is None:
             fn = self.kernel(backend)
         # 4. CompositeExplicitAutograd, 5. CompositeImplicitAutograd
@@ -245,7 +246,7 @@ class OpOverload:
                 f"the selective/custom build process{hint}. '{self.name}' is only available for these "
                 f"backends: [{', '.join(self.available_keys())}]."
             )
-        if self._mutated is not None:
+        if self._mutated is not None and kernel_below:
             fn = _bump_version(fn, *self._mutated)
         if _tracing.wrapper is not None:
             fn = _tracing.wrapper(self, keyset, fn)

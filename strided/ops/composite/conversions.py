@@ -24,9 +24,7 @@ def clone(self, *, memory_format=None):
 
 @kernel("CompositeExplicitAutograd")
 def detach(self):
-    t = make_tensor(self._storage, self._offset, self._sizes, self._strides, self.dtype)
-    t._version = self._version
-    return t
+    return make_tensor(self._storage, self._offset, self._sizes, self._strides, self.dtype)
 
 
 @kernel("CompositeExplicitAutograd")

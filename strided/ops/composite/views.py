@@ -7,7 +7,7 @@ Narrowing views (slice, select, narrow, split, chunk, unbind) live in ``views_sp
 Note [View base]
 As in torch, a view remembers the tensor whose storage it aliases in ``_base`` (always the
 *root*: a view of a view points at the original tensor), which autograd uses to rebase in-place
-updates. The view starts from its base's version number.
+updates. The view shares its base's version counter (the storage's).
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ def alias(self: Tensor, sizes: tuple, strides: tuple, offset: int | None = None)
     t = make_tensor(self._storage, self._offset if offset is None else offset, sizes, strides, self.dtype)
     base = self._base
     t._base = self if base is None else base
-    t._version = self._version
     return t
 
 

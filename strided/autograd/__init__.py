@@ -1,0 +1,28 @@
+"""``strided.autograd``: reverse-mode automatic differentiation (torch.autograd's core).
+
+Importing it registers the Autograd kernel of every overload derivatives.yaml covers
+(``strided.autograd.kernels``): the dispatcher routes calls with an input that requires grad there
+while grad mode is on (Note [Dispatch order]).
+"""
+
+from __future__ import annotations
+
+from . import grad_mode
+from .engine import backward, grad
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .gradcheck import gradcheck
+from .graph import Node
+from .kernels import register_all as _register_all
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "Node", "grad_mode"]
+
+_register_all()
+

@@ -1,0 +1,175 @@
+"""Load ``strided/ops/derivatives.yaml``: derivative formulas as data beside the schema.
+
+Note [derivatives.yaml]
+torch's format, strictly checked (as torchgen's ``load_derivatives``)::
+
+    - name: mul.Tensor(Tensor self, Tensor other) -> Tensor
+      self: grad * other
+      other: grad * self
+
+``name`` must be a schema of ``native_functions.yaml`` exactly as written there. Every other key
+names a Tensor argument (``Tensor``, ``Tensor?`` or ``Tensor[]``) and holds a Python expression
+for that input's gradient over ``grad`` (the gradient of the output; ``grads[i]`` for the i-th of
+several outputs, undefined ones filled with zeros), the schema's argument names, ``result`` (the
+output; ``result0``, ``result1``... or the return names when there are several) and the helpers
+of ``strided.autograd.functions`` (and every operator, by name). ``output_differentiability``
+lists, per output, whether it gets a gradient. A ``Tensor[]`` input's formula returns a list.
+Gradients are reduced to each input's shape and cast to its dtype by the engine, so formulas
+never handle broadcasting. Every error names ``derivatives.yaml:<line>``.
+
+Only what the formulas read is saved: an argument used only through ``.shape``, ``.dtype``,
+``.device``, ``.ndim``, ``.dim()``, ``.size()``, ``.numel()`` or ``sizes(...)`` is saved as its
+metadata (``Geometry``), so the forward's tensors are not kept alive for that.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dataclasses
+import os
+
+import yaml
+
+from ..ops.registry import _LineLoader
+from ..ops.schema import SchemaError
+
+__all__ = ["DerivativeInfo", "load_derivatives", "DERIVATIVES_PATH", "formula_namespace"]
+
+DERIVATIVES_PATH = os.path.join(os.path.dirname(os.path.dirname(__file__)), "ops", "derivatives.yaml")
+_META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "dim", "size", "numel", "_sizes"})
+
+
+@dataclasses.dataclass
+class DerivativeInfo:
+    """The formulas of one overload, compiled into one backward function."""
+
+    op: object  # the OpOverload
+    where: str
+    inputs: tuple  # (arg_name, position, kind) per formula; kind: "tensor" | "list"
+    saved: tuple  # (name, position or None for outputs, how): how in "value" | "tensor" | "geometry"
+    output_differentiability: tuple
+    num_outputs: int
+    fn: object  # backward(grads, needs, *saved values) -> tuple of grads (lists for Tensor[] inputs)
+    uses_result: bool
+    saves_self: bool
+
+    @property
+    def name(self) -> str:
+        return self.op.schema.qualified_name
+
+
+def formula_namespace() -> dict:
+    """Names a formula may call: every operator, then the helpers (which take precedence)."""
+    from ..ops import bound
+    from . import functions
+
+    ns = {k: v for k, v in vars(bound).items() if not k.startswith("_")}
+    ns.update({k: v for k, v in vars(functions).items() if not k.startswith("_")})
+    ns["__builtins__"] = builtins
+    return ns
+
+
+def _return_names(schema) -> tuple:
+    rets = schema.returns
+    if len(rets) == 1:
+        return ("result",)
+    return tuple(r.name or f"result{i}" for i, r in enumerate(rets))
+
+
+def _uses(tree: ast.AST, names: set) -> dict:
+    """name -> True when used only as ``name.<metadata attribute>``, False when used otherwise."""
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    out: dict = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in names:
+            parent = parents.get(node)
+            meta_only = (isinstance(parent, ast.Attribute) and parent.attr in _META_ATTRS) or (
+                isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "sizes")
+            out[node.id] = out.get(node.id, True) and meta_only
+    return out
+
+
+def _compile(op, entry: dict, where: str, namespace: dict) -> DerivativeInfo:
+    schema = op.schema
+    args = {a.name: (i, a) for i, a in enumerate(schema.arguments)}
+    ret_names = _return_names(schema)
+    diff = entry.pop("output_differentiability", None)
+    if diff is None:
+        diff = tuple(r.type.base == "Tensor" for r in schema.returns)
+    elif not isinstance(diff, list) or len(diff) != len(schema.returns):
+        raise SchemaError(f"{where}: output_differentiability must list one bool per return of "
+                          f"{schema.qualified_name}")
+    inputs, exprs = [], []
+    grad_names = {"grad", "grads"}
+    for key, expr in entry.items():
+        if key not in args:
+            raise SchemaError(f"{where}: '{key}' is not an argument of {schema.qualified_name}")
+        i, arg = args[key]
+        if arg.type.base != "Tensor":
+            raise SchemaError(f"{where}: '{key}' of {schema.qualified_name} is not a Tensor argument")
+        try:
+            tree = ast.parse(str(expr), mode="eval")
+        except SyntaxError as e:
+            raise SchemaError(f"{where}: formula for '{key}' is not a Python expression: {e.msg}") from None
+        bound = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
+                 for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                known = node.id in args or node.id in ret_names or node.id in grad_names or node.id in bound
+                if not known and node.id not in namespace and not hasattr(builtins, node.id):
+                    raise SchemaError(f"{where}: formula for '{key}' uses unknown name '{node.id}'")
+        inputs.append((key, i, "list" if arg.type.is_list else "tensor"))
+        exprs.append((str(expr), tree))
+    # what to save: arguments and outputs the formulas read
+    saveable = set(args) | set(ret_names)
+    usage: dict = {}
+    for _, tree in exprs:
+        for name, meta_only in _uses(tree, saveable).items():
+            usage[name] = usage.get(name, True) and meta_only
+    saved = []
+    for name in sorted(usage, key=lambda n: (n not in args, n)):
+        if name in args:
+            i, arg = args[name]
+            how = ("geometry" if usage[name] else "tensor") if arg.type.base == "Tensor" else "value"
+            saved.append((name, i, how))
+        else:
+            saved.append((name, None, "geometry" if usage[name] else "tensor"))
+    params = ", ".join(["grads", "needs"] + [s[0] for s in saved])
+    body = ", ".join(f"(({src}) if needs[{k}] else None)" for k, (src, _) in enumerate(exprs))
+    source = f"def backward({params}):\n    grad = grads[0]\n    return ({body}{',' if exprs else ''})\n"
+    local: dict = {}
+    exec(compile(source, where, "exec"), namespace, local)  # noqa: S102 - formulas from our own YAML
+    uses_result = any(s[1] is None for s in saved)
+    saves_self = any(s[0] == "self" and s[2] == "tensor" for s in saved)
+    return DerivativeInfo(op, where, tuple(inputs), tuple(saved), tuple(bool(d) for d in diff),
+                          len(schema.returns), local["backward"], uses_result, saves_self)
+
+
+def load_derivatives(path: str = DERIVATIVES_PATH) -> dict:
+    """Parse and check the YAML; return {OpOverload: DerivativeInfo}."""
+    from ..ops.registry import load
+
+    aten = load()
+    by_schema = {str(op.schema): op for packet in aten for op in packet._ordered}
+    fname = os.path.basename(path)
+    with open(path, encoding="utf-8") as f:
+        entries = yaml.load(f, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+    namespace = formula_namespace()
+    infos: dict = {}
+    for entry in entries or ():
+        entry = dict(entry)
+        where = f"{fname}:{entry.pop('__line__', '?')}"
+        name = entry.pop("name", None)
+        if name is None:
+            raise SchemaError(f"{where}: entry has no 'name'")
+        op = by_schema.get(name)
+        if op is None:
+            raise SchemaError(f"{where}: '{name}' is not a schema in native_functions.yaml")
+        if op in infos:
+            raise SchemaError(f"{where}: second entry for {op.schema.qualified_name}")
+        infos[op] = _compile(op, entry, where, namespace)
+    return infos

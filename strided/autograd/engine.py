@@ -1,0 +1,318 @@
+"""The backward engine: an iterative walk of the graph in dependency order.
+
+Note [Engine]
+1. Count, for every node reachable from the roots, how many edges point at it (an explicit stack,
+   not recursion, so graphs 10^5 nodes deep are fine).
+2. A node is ready when all its dependents have run; ready nodes run newest-first (the reverse of
+   the forward order on a chain). Each node's input buffer sums the gradients sent to one output.
+3. Before a node runs: its tensor hooks (``register_hook`` on a non-leaf), then ``retain_grad``
+   captures, then ``autograd.grad``'s captures. It runs under the CUDA stream its forward used
+   (Note [Backward streams]), with grad mode on only under ``create_graph``.
+4. Each gradient a node returns is checked against the input it belongs to (torch's
+   ``validate_outputs``): a broadcast gradient is summed back to the input's shape and cast to its
+   dtype, so formulas never handle broadcasting or type promotion.
+5. Without ``retain_graph`` every node frees its saved tensors after running; running it again
+   raises torch's "Trying to backward through the graph a second time" error.
+
+Note [Backward streams]
+A node records the current CUDA stream of its inputs' device when the forward records it, and its
+backward runs on that stream (torch's rule). When a gradient crosses from one stream to another,
+the consumer's stream waits for the producer's; at the end the caller's current stream waits for
+every stream used. CPU graphs never import CUDA.
+"""
+
+from __future__ import annotations
+
+from ..dispatch.dispatcher import grad_mode
+from ..tensor import Tensor
+from .graph import AccumulateGrad, gradient_edge
+
+__all__ = ["backward", "grad", "run_backward"]
+
+
+def _make_grads(outputs, grad_outputs) -> list:
+    grads = []
+    for i, out in enumerate(outputs):
+        g = grad_outputs[i] if grad_outputs is not None else None
+        if g is None:
+            if not out.requires_grad:
+                raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
+            from ..ops import bound as ops
+
+            g = ops.ones_like(out, memory_format="preserve_format")
+        else:
+            if not isinstance(g, Tensor):
+                from ..factories import tensor
+
+                g = tensor(g, dtype=out.dtype, device=out.device)
+            if g._sizes != out._sizes:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {list(g._sizes)} and output[{i}] "
+                    f"has a shape of {list(out._sizes)}."
+                )
+            if not out.requires_grad:
+                raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+            g = g if grad_mode.enabled else g.detach()
+        grads.append(g)
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (torch.autograd.backward)."""
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
+    if isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    grads = _make_grads(tuple(tensors), grad_tensors)
+    if inputs is None:
+        run_backward(tuple(tensors), grads, retain_graph, create_graph)
+        return
+    captured = run_backward(tuple(tensors), grads, retain_graph, create_graph, inputs, accumulate=False)
+    from .graph import _meta, accumulate_grad
+
+    with _GradMode(create_graph):
+        for t, g in zip(inputs, captured):
+            if g is not None:
+                accumulate_grad(t, _meta(t), g, False)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+         is_grads_batched=False, materialize_grads=False):
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned instead of accumulated (torch.autograd.grad)."""
+    if is_grads_batched:
+        raise NotImplementedError("strided.autograd.grad: is_grads_batched is not supported")
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    single = isinstance(inputs, Tensor)
+    inputs = (inputs,) if single else tuple(inputs)
+    if isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outputs, grad_outputs)
+    result = run_backward(outputs, grads, retain_graph, create_graph, inputs, accumulate=False)
+    out = []
+    for t, g in zip(inputs, result):
+        if g is None:
+            if materialize_grads:
+                from ..ops import bound as ops
+
+                g = ops.zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior.")
+        out.append(g)
+    return tuple(out)
+
+
+class _GradMode:
+    __slots__ = ("mode", "prev")
+
+    def __init__(self, mode: bool):
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = grad_mode.enabled
+        grad_mode.enabled = self.mode
+
+    def __exit__(self, *exc):
+        grad_mode.enabled = self.prev
+
+
+def _dependencies(roots) -> dict:
+    """In-degree of every node reachable from ``roots`` (iterative DFS)."""
+    deps: dict = {}
+    seen = set()
+    stack = [n for n in roots if n is not None]
+    for n in stack:
+        seen.add(n)
+    while stack:
+        node = stack.pop()
+        for edge in node.next_edges:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _validate(grad, meta):
+    """Reduce/cast a gradient to its input's (sizes, dtype) (Note [Engine] step 4)."""
+    sizes, dtype, _ = meta
+    if grad._sizes != sizes:
+        from .functions import sum_to
+
+        try:
+            grad = sum_to(grad, sizes)
+        except RuntimeError:
+            raise RuntimeError(f"Function returned an invalid gradient - got {list(grad._sizes)} but "
+                               f"expected shape compatible with {list(sizes)}") from None
+    if grad.dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bool, inputs=None,
+                 accumulate: bool = True):
+    """Run the graph from ``roots`` seeded with ``grads`` (Note [Engine])."""
+    root_edges = []
+    for t in roots:
+        if not t.requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        root_edges.append(gradient_edge(t))
+    captures = None
+    if inputs is not None:
+        captures = {}
+        for i, t in enumerate(inputs):
+            node, nr = gradient_edge(t)
+            captures.setdefault(node, []).append((nr, i))
+    # a virtual root node whose edges are the outputs
+    deps = _dependencies([e[0] for e in root_edges])
+    buffers: dict = {}
+    ready = []
+    for (node, nr), g in zip(root_edges, grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.num_outputs
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    for node, _ in root_edges:
+        if deps.get(node, 0) == 0 and node not in ready:
+            ready.append(node)
+    captured = [None] * len(inputs) if inputs is not None else None
+    streams = {}
+    with _GradMode(create_graph):
+        while ready:
+            node = ready.pop()
+            buf = buffers.pop(node)
+            stream = node.stream
+            if stream is not None:
+                streams[id(stream)] = stream
+                _wait_producers(buf, stream)
+            if node.pre_hooks:
+                for nr, hooks in node.pre_hooks.items():
+                    if buf[nr] is not None:
+                        for hook in hooks:
+                            new = hook(buf[nr])
+                            if new is not None:
+                                buf[nr] = new
+            if node.retain_hooks:
+                for nr, ref in node.retain_hooks.items():
+                    t = ref()
+                    if t is not None and buf[nr] is not None:
+                        _retain(t, buf[nr])
+            if captures is not None and node in captures:
+                for nr, i in captures[node]:
+                    g = buf[nr]
+                    if g is not None:
+                        captured[i] = g if captured[i] is None else captured[i] + g
+            if isinstance(node, AccumulateGrad) and not accumulate:
+                continue
+            if stream is not None:
+                from ..cuda import stream as use_stream
+
+                with use_stream(stream):
+                    results = node.apply(buf)
+            else:
+                results = node.apply(buf)
+            if not retain_graph:
+                node.release()
+            del buf
+            for edge, meta, g in zip(node.next_edges, node.input_meta, results):
+                if edge is None:
+                    continue
+                nxt, nr = edge
+                if g is not None:
+                    g = _validate(g, meta)
+                    if stream is not None:
+                        _mark_producer(g, stream)
+                    nbuf = buffers.get(nxt)
+                    if nbuf is None:
+                        nbuf = buffers[nxt] = [None] * nxt.num_outputs
+                    nbuf[nr] = g if nbuf[nr] is None else nbuf[nr] + g
+                elif nxt not in buffers:
+                    buffers[nxt] = [None] * nxt.num_outputs
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    if any(x is not None for x in buffers[nxt]):
+                        ready.append(nxt)
+                    else:
+                        _skip(nxt, deps, buffers, ready)
+            results = g = None  # drop references: AccumulateGrad steals unshared gradients
+    if streams:
+        _join_streams(streams)
+    return captured
+
+
+def _skip(node, deps, buffers, ready) -> None:
+    """A node that got no gradient at all: its successors lose one dependency each (iteratively)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        buffers.pop(n, None)
+        for edge in n.next_edges:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            left = deps[nxt] - 1
+            deps[nxt] = left
+            if left == 0:
+                buf = buffers.get(nxt)
+                if buf is not None and any(x is not None for x in buf):
+                    ready.append(nxt)
+                else:
+                    stack.append(nxt)
+
+
+def _retain(t: Tensor, g: Tensor) -> None:
+    meta = t._autograd
+    if meta.grad is None:
+        meta.grad = g if grad_mode.enabled else g.detach().clone()
+    else:
+        meta.grad = meta.grad + g
+
+
+# ---------------------------------------------------------------------- streams (Note [Backward streams])
+_PRODUCER: dict = {}
+
+
+def _mark_producer(g: Tensor, stream) -> None:
+    _PRODUCER[id(g)] = (stream, g)
+
+
+def _wait_producers(buf: list, stream) -> None:
+    for g in buf:
+        if g is None:
+            continue
+        entry = _PRODUCER.pop(id(g), None)
+        if entry is not None and entry[1] is g and entry[0] != stream:
+            stream.wait_stream(entry[0])
+
+
+def _join_streams(streams: dict) -> None:
+    from ..cuda import current_stream
+
+    _PRODUCER.clear()
+    for s in streams.values():
+        cur = current_stream(s.device)
+        if cur != s:
+            cur.wait_stream(s)

@@ -1,0 +1,498 @@
+"""Helpers that derivatives.yaml formulas call (torch's FunctionsManual.cpp, small).
+
+Written with operators only, so they run on every backend and record a graph themselves under
+``create_graph`` (double backward).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..backends.meta.common import wrap_dim
+from ..ops import bound as ops
+from ..ops.composite.views import int_list
+
+__all__ = [
+    "sum_to",
+    "maybe_multiply",
+    "unsqueeze_dims",
+    "expand_reduced",
+    "sum_backward",
+    "mean_backward",
+    "prod_backward",
+    "select_extreme_backward",
+    "extreme_dim_backward",
+    "sizes",
+    "amax_backward",
+    "extremum_backward",
+    "silu_backward",
+    "addmm_activation_grad",
+    "var_backward",
+    "std_backward",
+    "norm_backward",
+    "logsumexp_backward",
+    "cumsum_backward",
+    "softmax_backward",
+    "log_softmax_backward",
+    "layer_norm_backward",
+    "cross_entropy_backward",
+    "cross_entropy_target_backward",
+    "clamp_backward",
+    "clamp_bound_backward",
+    "pow_backward_self",
+    "pow_backward_exponent",
+    "gelu_backward",
+    "softplus_backward",
+    "cat_backward",
+    "select_backward",
+    "slice_backward",
+    "as_strided_backward",
+    "permute_backward",
+    "index_backward",
+    "gather_backward",
+    "scatter_src_backward",
+    "index_select_backward",
+    "index_select_source",
+    "embedding_backward",
+    "sort_backward",
+]
+
+
+def sum_to(grad, shape):
+    """Sum ``grad`` down to ``shape`` (the inverse of broadcasting; torch's at::sum_to)."""
+    shape = tuple(shape)
+    sizes = grad._sizes
+    if sizes == shape:
+        return grad
+    lead = len(sizes) - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"sum_to: {list(sizes)} can't be reduced to {list(shape)}")
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and sizes[lead + i] != 1:
+            dims.append(lead + i)
+        elif s != sizes[lead + i]:
+            raise RuntimeError(f"sum_to: {list(sizes)} can't be reduced to {list(shape)}")
+    if dims:
+        grad = ops.sum(grad, dims, keepdim=True)
+    if lead:
+        grad = ops.view(grad, shape)
+    return grad
+
+
+def maybe_multiply(t, s):
+    return t if (not hasattr(s, "_sizes") and s == 1) else t * s
+
+
+def _dims(dim, ndim: int) -> list:
+    if dim is None:
+        return list(range(ndim))
+    dims = int_list(dim)
+    if not dims:
+        return list(range(ndim))
+    return sorted(wrap_dim(d, ndim) for d in dims)
+
+
+def unsqueeze_dims(t, dim, ndim: int, keepdim: bool):
+    """Put back the reduced dims of a reduction's output (keepdim=False) as size-1 dims."""
+    if keepdim or ndim == 0:
+        return t
+    for d in _dims(dim, ndim):
+        t = ops.unsqueeze(t, d)
+    return t
+
+
+def expand_reduced(t, shape, dim, keepdim: bool):
+    return unsqueeze_dims(t, dim, len(shape), keepdim).expand(tuple(shape))
+
+
+def sum_backward(grad, shape, dim=None, keepdim=False):
+    return expand_reduced(grad, shape, dim, keepdim)
+
+
+def mean_backward(grad, shape, dim=None, keepdim=False):
+    n = math.prod(shape[d] for d in _dims(dim, len(shape))) if shape else 1
+    return expand_reduced(grad, shape, dim, keepdim) / max(n, 1) if n else expand_reduced(grad, shape, dim, keepdim)
+
+
+def prod_backward(grad, self, result, dim=None, keepdim=False):
+    """d prod / d x_i = prod_{j != i} x_j (exact with zeros: products of the other elements)."""
+    if self.dim() == 0:
+        return grad
+    if dim is None:
+        flat = ops.reshape(self, (-1,))
+        g = prod_backward(ops.reshape(grad, (1,)), flat, ops.reshape(result, (1,)), 0, True)
+        return ops.reshape(g, self._sizes)
+    d = wrap_dim(dim, self.dim())
+    g = unsqueeze_dims(grad, d, self.dim(), keepdim)
+    n = self._sizes[d]
+    if n == 0:
+        return ops.zeros_like(self)
+    ones = ops.ones_like(ops.narrow(self, d, 0, 1))
+    # exclusive prefix and suffix products along d
+    before = ops.cat([ones, ops.narrow(self, d, 0, n - 1)], d) if n > 1 else ones
+    after = ops.cat([ops.narrow(self, d, 1, n - 1), ones], d) if n > 1 else ones
+    prefix = _cumprod(before, d)
+    suffix = ops.flip(_cumprod(ops.flip(after, [d]), d), [d]) if hasattr(ops, "flip") else _rev_cumprod(after, d)
+    return g * prefix * suffix
+
+
+def _cumprod(t, d):
+    n = t._sizes[d]
+    parts, acc = [], None
+    for i in range(n):
+        x = ops.narrow(t, d, i, 1)
+        acc = x if acc is None else acc * x
+        parts.append(acc)
+    return ops.cat(parts, d)
+
+
+def _rev_cumprod(t, d):
+    n = t._sizes[d]
+    parts, acc = [], None
+    for i in range(n - 1, -1, -1):
+        x = ops.narrow(t, d, i, 1)
+        acc = x if acc is None else acc * x
+        parts.append(acc)
+    return ops.cat(parts[::-1], d)
+
+
+def select_extreme_backward(grad, self, result):
+    """max()/min() of all elements: the gradient is split evenly among the tied extremes."""
+    mask = ops.eq(self, result)
+    count = ops.sum(mask)
+    return ops.where(mask, grad / count, 0.0)
+
+
+def extreme_dim_backward(grad, shape, dim, indices, keepdim):
+    """max.dim/min.dim: the gradient goes to the selected index."""
+    ndim = len(shape)
+    if ndim == 0:
+        return grad
+    g = unsqueeze_dims(grad, dim, ndim, keepdim)
+    idx = unsqueeze_dims(indices, dim, ndim, keepdim)
+    return ops.scatter(_zeros(grad, shape), wrap_dim(dim, ndim), idx, g)
+
+
+def _zeros(like, shape):
+    return ops.zeros(tuple(shape), dtype=like.dtype, device=like.device)
+
+
+def sizes(tensors):
+    """Shapes of a tensor list (a formula that reads only this saves no tensors)."""
+    return [t.shape for t in tensors]
+
+
+def amax_backward(grad, self, result, dim, keepdim):
+    """amax/amin: evenly distributed among ties (torch's scale_grad_by_count)."""
+    r = unsqueeze_dims(result, dim, self.dim(), keepdim)
+    g = unsqueeze_dims(grad, dim, self.dim(), keepdim)
+    mask = ops.eq(self, r)
+    count = ops.sum(mask, _dims(dim, self.dim()), keepdim=True)
+    return ops.where(mask, g / count, 0.0)
+
+
+def extremum_backward(grad, a, b, is_max: bool):
+    """maximum/minimum, gradient for ``a``: where it won, half where it tied (torch)."""
+    win = ops.gt(a, b) if is_max else ops.lt(a, b)
+    return ops.where(win, grad, 0.0) + ops.where(ops.eq(a, b), grad / 2, 0.0)
+
+
+def silu_backward(grad, self):
+    s = ops.sigmoid(self)
+    return grad * s * (1 + self * (1 - s))
+
+
+def addmm_activation_grad(grad, self, mat1, mat2, beta, alpha, use_gelu, result):
+    """The gradient at the pre-activation ``beta * self + alpha * mat1 @ mat2``."""
+    if not use_gelu:
+        return ops.where(ops.gt(result, 0), grad, 0.0)
+    pre = ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    return gelu_backward(grad, pre, "tanh")
+
+
+def var_backward(grad, self, dim, correction, keepdim):
+    dims = _dims(dim, self.dim())
+    n = math.prod(self._sizes[d] for d in dims) if self.dim() else 1
+    g = unsqueeze_dims(grad, dim, self.dim(), keepdim)
+    mean = ops.mean(self, dims, keepdim=True) if self.dim() else self
+    return g * (self - mean) * (2.0 / (n - (1 if correction is None else correction)))
+
+
+def std_backward(grad, self, result, dim, correction, keepdim):
+    r = unsqueeze_dims(result, dim, self.dim(), keepdim)
+    g = unsqueeze_dims(grad, dim, self.dim(), keepdim)
+    return var_backward(g / (r * 2), self, dim, correction, True)
+
+
+def norm_backward(grad, self, p, result, dim=None, keepdim=False):
+    p = 2.0 if p is None else float(p)
+    g = unsqueeze_dims(grad, dim, self.dim(), keepdim)
+    r = unsqueeze_dims(result, dim, self.dim(), keepdim)
+    if p == 0.0:
+        return ops.zeros_like(self)
+    if p == 1.0:
+        return ops.sign(self) * g
+    if p == 2.0:
+        return ops.where(ops.eq(r, 0), 0.0, self * (g / r))
+    if math.isinf(p):
+        mask = ops.eq(ops.abs(self), r)
+        count = ops.sum(mask, _dims(dim, self.dim()), keepdim=True)
+        return ops.where(mask, ops.sign(self) * g / count, 0.0)
+    scale = ops.abs(self) ** (p - 2) * self
+    return ops.where(ops.eq(r, 0), 0.0, scale * g / r ** (p - 1))
+
+
+def logsumexp_backward(grad, self, result, dim, keepdim):
+    g = unsqueeze_dims(grad, dim, self.dim(), keepdim)
+    r = unsqueeze_dims(result, dim, self.dim(), keepdim)
+    return g * ops.exp(self - r)
+
+
+def cumsum_backward(grad, dim):
+    if grad.dim() == 0:
+        return grad
+    d = wrap_dim(dim, grad.dim())
+    total = ops.sum(grad, [d], keepdim=True)
+    return total - ops.cumsum(grad, d) + grad
+
+
+def softmax_backward(grad, result, dim):
+    return result * (grad - ops.sum(grad * result, [dim], keepdim=True))
+
+
+def log_softmax_backward(grad, result, dim):
+    return grad - ops.exp(result) * ops.sum(grad, [dim], keepdim=True)
+
+
+def layer_norm_backward(grad, input, normalized_shape, weight, eps, which: str):
+    """Gradients of layer_norm for ``which`` in input/weight/bias (recomputes mean and rstd)."""
+    n = len(int_list(normalized_shape))
+    dims = list(range(input.dim() - n, input.dim()))
+    if which == "bias":
+        return ops.sum(grad, list(range(input.dim() - n)), keepdim=False) if input.dim() > n else grad
+    mean = ops.mean(input, dims, keepdim=True)
+    xc = input - mean
+    rstd = ops.rsqrt(ops.mean(xc * xc, dims, keepdim=True) + eps)
+    xhat = xc * rstd
+    if which == "weight":
+        gw = grad * xhat
+        return ops.sum(gw, list(range(input.dim() - n)), keepdim=False) if input.dim() > n else gw
+    g = grad * weight if weight is not None else grad
+    m = math.prod(input._sizes[d] for d in dims) if dims else 1
+    if m == 0:
+        return ops.zeros_like(input)
+    gsum = ops.sum(g, dims, keepdim=True)
+    gxsum = ops.sum(g * xhat, dims, keepdim=True)
+    return rstd * (g - gsum / m - xhat * (gxsum / m))
+
+
+def cross_entropy_backward(grad, self, target, weight, reduction, ignore_index, label_smoothing):
+    """d cross_entropy / d logits, for class-index or probability targets."""
+    class_dim = 0 if self.dim() == 1 else 1
+    c = self._sizes[class_dim]
+    logp = ops.log_softmax(self, class_dim)
+    p = ops.exp(logp)
+    wshape = [1] * self.dim()
+    wshape[class_dim] = c
+    w = ops.reshape(weight, wshape) if weight is not None else None
+    if target.dtype.is_floating_point:  # probabilities
+        tgt = target
+        if label_smoothing > 0:
+            tgt = tgt * (1 - label_smoothing) + label_smoothing / c
+        wt = tgt * w if w is not None else tgt
+        dlogits = p * ops.sum(wt, [class_dim], keepdim=True) - wt
+        if reduction == 1:  # mean over the batch elements
+            n = self.numel() // c if c else 0
+            dlogits = dlogits / max(n, 1)
+    else:
+        valid = ops.ne(target, ignore_index)
+        safe = ops.where(valid, target, 0)
+        onehot = ops.one_hot(safe, c).to(self.dtype)
+        if class_dim == 1 and self.dim() > 1:
+            onehot = ops.movedim(onehot, -1, 1)
+        validf = ops.unsqueeze(valid, class_dim).to(self.dtype)
+        tgt = onehot
+        if label_smoothing > 0:
+            tgt = onehot * (1 - label_smoothing) + label_smoothing / c
+        wt = tgt * w if w is not None else tgt
+        wt = wt * validf
+        dlogits = p * ops.sum(wt, [class_dim], keepdim=True) - wt
+        if reduction == 1:
+            if w is not None:
+                denom = ops.sum(ops.sum(onehot * w, [class_dim], keepdim=True) * validf)
+            else:
+                denom = ops.sum(validf)
+            dlogits = dlogits / denom
+    if reduction == 0:  # none: grad has the per-element shape
+        return dlogits * ops.unsqueeze(grad, class_dim)
+    return dlogits * grad
+
+
+def cross_entropy_target_backward(grad, self, target, weight, reduction, label_smoothing):
+    """d cross_entropy / d target for probability targets: -(1 - ls) * w * log_softmax(self)."""
+    class_dim = 0 if self.dim() == 1 else 1
+    c = self._sizes[class_dim]
+    logp = ops.log_softmax(self, class_dim)
+    if weight is not None:
+        wshape = [1] * self.dim()
+        wshape[class_dim] = c
+        logp = logp * ops.reshape(weight, wshape)
+    g = -logp * (1 - label_smoothing)
+    if reduction == 0:
+        return g * ops.unsqueeze(grad, class_dim)
+    if reduction == 1:
+        g = g / max(self.numel() // c if c else 0, 1)
+    return g * grad
+
+
+def clamp_backward(grad, self, min=None, max=None):
+    """Pass the gradient where ``min <= self <= max`` (torch's clamp_backward)."""
+    mask = None
+    if min is not None:
+        mask = ops.ge(self, min)
+    if max is not None:
+        m = ops.le(self, max)
+        mask = m if mask is None else ops.logical_and(mask, m)
+    return grad if mask is None else ops.where(mask, grad, 0.0)
+
+
+def clamp_bound_backward(grad, self, bound, other, is_min: bool):
+    """Gradient of a Tensor ``min``/``max`` bound of clamp.Tensor (torch's clamp_backward_min_max)."""
+    if is_min:
+        mask = ops.gt(bound, self)
+        if other is not None:
+            mask = ops.logical_and(mask, ops.lt(bound, other))
+    else:
+        mask = ops.lt(bound, self)
+        if other is not None:
+            mask = ops.logical_or(mask, ops.lt(bound, other))
+    return ops.where(mask, grad, 0.0)
+
+
+def pow_backward_self(grad, self, exponent):
+    if not hasattr(exponent, "_sizes") and exponent == 0:
+        return ops.zeros_like(self)
+    return ops.where(ops.eq(exponent, 0) if hasattr(exponent, "_sizes") else False,
+                     0.0, grad * exponent * self ** (exponent - 1))
+
+
+def pow_backward_exponent(grad, self, exponent, result):
+    """d (b^e) / d e = b^e * log(b), with 0 where b == 0 and e >= 0 (torch's convention)."""
+    base = self if hasattr(self, "_sizes") else ops.full_like(result, self)
+    cond = ops.logical_and(ops.eq(base, 0), ops.ge(exponent, 0))
+    return ops.where(cond, 0.0, grad * result * ops.log(base))
+
+
+def gelu_backward(grad, self, approximate):
+    """d gelu: Phi(x) + x * phi(x) (exact), or the tanh approximation's derivative."""
+    if approximate == "tanh":
+        k = math.sqrt(2 / math.pi)
+        t = ops.tanh(k * (self + 0.044715 * self * self * self))
+        d_inner = k * (1 + 3 * 0.044715 * self * self)
+        return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
+    pdf = ops.exp(self * self * -0.5) * (1 / math.sqrt(2 * math.pi))
+    # Phi(x) = gelu(x) / x, and 1/2 at x == 0 (no erf operator needed)
+    nonzero = ops.ne(self, 0)
+    cdf = ops.where(nonzero, ops.gelu(self) / ops.where(nonzero, self, 1.0), 0.5)
+    return grad * (cdf + self * pdf)
+
+
+def softplus_backward(grad, self, beta, threshold):
+    z = self * beta
+    return ops.where(ops.gt(z, threshold), grad, grad * ops.sigmoid(z))
+
+
+def cat_backward(grad, tensors, dim):
+    """Slices of ``grad``, one per input of cat (legacy empty 1-D inputs get an empty gradient)."""
+    out, start = [], 0
+    ndim = grad.dim()
+    d = wrap_dim(dim, ndim) if ndim else 0
+    for t in tensors:
+        if t.dim() == 1 and t._sizes[0] == 0 and ndim != 1:
+            out.append(ops.zeros(t._sizes, dtype=grad.dtype, device=grad.device))
+            continue
+        n = t._sizes[d]
+        out.append(ops.narrow(grad, d, start, n))
+        start += n
+    return out
+
+
+def select_backward(grad, shape, dim, index):
+    out = _zeros(grad, shape)
+    ops.select(out, dim, index).copy_(grad)
+    return out
+
+
+def slice_backward(grad, shape, dim, start, end, step):
+    out = _zeros(grad, shape)
+    ops.slice(out, dim, start, end, step).copy_(grad)
+    return out
+
+
+def as_strided_backward(grad, self, size, stride, storage_offset):
+    """Scatter-add into the input's storage layout (overlapping views add, as torch)."""
+    from ..tensor import contiguous_strides
+
+    n_storage = self._storage.nbytes() // self.dtype.itemsize
+    flat = ops.zeros((n_storage,), dtype=grad.dtype, device=grad.device)
+    offset = self._offset if storage_offset is None else storage_offset
+    index = ops.as_strided(ops.arange(n_storage, device=grad.device), int_list(size), int_list(stride),
+                           offset)
+    flat = ops.index_add(flat, 0, ops.reshape(index, (-1,)), ops.reshape(grad, (-1,)))
+    del contiguous_strides
+    return ops.as_strided(flat, self._sizes, self._strides, self._offset)
+
+
+def permute_backward(grad, dims):
+    dims = int_list(dims)
+    n = len(dims)
+    inv = [0] * n
+    for i, d in enumerate(dims):
+        inv[wrap_dim(d, n)] = i
+    return ops.permute(grad, inv)
+
+
+def index_backward(grad, shape, indices):
+    return ops.index_put(_zeros(grad, shape), indices, grad, True)
+
+
+def gather_backward(grad, shape, dim, index):
+    return ops.scatter_add(_zeros(grad, shape), dim, index, grad)
+
+
+def scatter_src_backward(grad, dim, index):
+    return ops.gather(grad, dim, index)
+
+
+def index_select_backward(grad, shape, dim, index):
+    if len(shape) == 0:
+        return ops.reshape(grad, ())
+    return ops.index_add(_zeros(grad, shape), dim, ops.reshape(index, (-1,)), grad)
+
+
+def index_select_source(grad, dim, index, source_shape):
+    """index_add's gradient for ``source``: the rows of ``grad`` it was added to."""
+    if grad.dim() == 0:
+        return ops.reshape(grad, tuple(source_shape))
+    return ops.reshape(ops.index_select(grad, dim, ops.reshape(index, (-1,))), tuple(source_shape))
+
+
+def embedding_backward(grad, weight_shape, indices, padding_idx, scale_grad_by_freq):
+    num, dim = weight_shape
+    flat_idx = ops.reshape(indices, (-1,))
+    g = ops.reshape(grad, (-1, dim))
+    if padding_idx is not None and padding_idx >= 0:
+        keep = ops.ne(flat_idx, padding_idx).to(grad.dtype)
+        g = g * ops.unsqueeze(keep, 1)
+    if scale_grad_by_freq:
+        counts = ops.index_add(ops.zeros((num,), dtype=grad.dtype, device=grad.device), 0, flat_idx,
+                               ops.ones(flat_idx._sizes, dtype=grad.dtype, device=grad.device))
+        g = g / ops.unsqueeze(ops.index_select(counts, 0, flat_idx), 1)
+    return ops.index_add(ops.zeros((num, dim), dtype=grad.dtype, device=grad.device), 0, flat_idx, g)
+
+
+def sort_backward(grad, shape, dim, indices):
+    if len(shape) == 0:
+        return grad
+    return ops.scatter(_zeros(grad, shape), dim, indices, grad)

@@ -1,0 +1,111 @@
+"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+
+The state is the dispatcher's thread-local ``grad_mode`` (``enabled``, ``inference``): the
+dispatcher reads ``grad_mode.enabled`` on every call, one attribute lookup, and a new thread
+starts with grad enabled, as in torch. Each class works as a context manager and as a decorator.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..dispatch.dispatcher import grad_mode
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations on tensors that require grad record a graph (this thread)."""
+    return grad_mode.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return grad_mode.inference
+
+
+class _Mode:
+    """Base of the grad-mode context managers: save the state on enter, restore it on exit."""
+
+    __slots__ = ("_prev",)
+
+    def _set(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        self._prev = (grad_mode.enabled, grad_mode.inference)
+        self._set()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        grad_mode.enabled, grad_mode.inference = self._prev
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__(*self._args()):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def _args(self) -> tuple:
+        return ()
+
+
+class no_grad(_Mode):  # noqa: N801 - torch's name
+    """Disable graph recording inside the block (results have ``requires_grad=False``)."""
+
+    __slots__ = ()
+
+    def _set(self) -> None:
+        grad_mode.enabled = False
+
+
+class enable_grad(_Mode):  # noqa: N801
+    """Enable graph recording inside the block (e.g. within ``no_grad``)."""
+
+    __slots__ = ()
+
+    def _set(self) -> None:
+        grad_mode.enabled = True
+
+
+class set_grad_enabled(_Mode):  # noqa: N801
+    """Set grad mode to ``mode``; effective at once (as a function) and undone on ``__exit__``."""
+
+    __slots__ = ("mode",)
+
+    def __init__(self, mode: bool):
+        self.mode = bool(mode)
+        self._prev = (grad_mode.enabled, grad_mode.inference)
+        grad_mode.enabled = self.mode
+
+    def __enter__(self):
+        return self
+
+    def _set(self) -> None:
+        grad_mode.enabled = self.mode
+
+    def _args(self) -> tuple:
+        return (self.mode,)
+
+    def __call__(self, fn):
+        grad_mode.enabled, grad_mode.inference = self._prev  # as a decorator: no effect until called
+        return super().__call__(fn)
+
+
+class inference_mode(_Mode):  # noqa: N801
+    """``no_grad`` that also marks the block as inference (``mode=False`` makes it a no-op)."""
+
+    __slots__ = ("mode",)
+
+    def __init__(self, mode: bool = True):
+        self.mode = bool(mode)
+
+    def _set(self) -> None:
+        if self.mode:
+            grad_mode.enabled = False
+            grad_mode.inference = True
+
+    def _args(self) -> tuple:
+        return (self.mode,)

@@ -1,0 +1,347 @@
+"""The autograd graph: ``AutogradMeta`` on tensors, ``Node`` with next edges, saved tensors.
+
+Note [Graph]
+An output of a recorded op holds (in its ``_autograd`` meta) the ``Node`` that made it and its
+output number. A Node's ``next_edges`` has one entry per differentiable input: ``(node,
+input_nr)`` or None when that input does not require grad; a leaf's edge goes to its
+``AccumulateGrad`` node (one per leaf, cached weakly in the leaf's meta, as torch). ``input_meta``
+keeps each input's (sizes, dtype, device) so the engine can reduce a broadcast gradient with
+``sum_to`` and cast it back (torch's ``validate_outputs``): formulas never deal with broadcasting.
+
+Note [Saved tensors]
+A ``SavedTensor`` keeps the tensor and the version of its storage at save time; unpacking after
+an in-place change raises torch's error. An op's own output is saved as a detached alias and
+re-attached to the node when unpacked, so the graph holds no reference cycle (tensor -> node ->
+tensor) and CUDA memory is released as soon as the last user drops the output.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+
+from ..dispatch.dispatcher import grad_mode
+from ..tensor import Tensor, make_tensor
+
+__all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "set_history",
+           "set_grad", "retain_grad", "register_hook", "collect_edge", "rebase_history", "check_inplace"]
+
+
+class AutogradMeta:
+    """What autograd keeps per tensor (torch's AutogradMeta)."""
+
+    __slots__ = ("grad", "grad_fn", "output_nr", "retains_grad", "hooks", "grad_accumulator")
+
+    def __init__(self, grad_fn=None, output_nr: int = 0):
+        self.grad = None
+        self.grad_fn = grad_fn
+        self.output_nr = output_nr
+        self.retains_grad = False
+        self.hooks = None  # leaf hooks (run by AccumulateGrad); non-leaf hooks live on grad_fn
+        self.grad_accumulator = None  # weakref to the leaf's AccumulateGrad
+
+
+def _meta(t: Tensor) -> AutogradMeta:
+    meta = t._autograd
+    if meta is None:
+        meta = t._autograd = AutogradMeta()
+    return meta
+
+
+class Node:
+    """A backward function: ``apply(grads) -> one grad (or None) per next edge``."""
+
+    __slots__ = ("next_edges", "input_meta", "pre_hooks", "retain_hooks", "stream", "num_outputs",
+                 "__weakref__")
+    name = "Node"
+
+    def __init__(self, next_edges=(), input_meta=(), num_outputs: int = 1):
+        self.next_edges = next_edges
+        self.input_meta = input_meta
+        self.pre_hooks = None  # output_nr -> [hook]
+        self.retain_hooks = None  # output_nr -> weakref to the tensor that retains its grad
+        self.stream = None
+        self.num_outputs = num_outputs
+
+    def apply(self, grads: list) -> tuple:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free saved tensors (after a backward without retain_graph)."""
+
+    def name_(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<{self.name} object at {id(self):#x}>"
+
+    def register_hook(self, hook):
+        raise NotImplementedError("Node.register_hook is not supported; use Tensor.register_hook")
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self.next_edges)
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: adds the incoming gradient into ``leaf.grad`` (Note [Accumulation])."""
+
+    __slots__ = ("variable",)
+    name = "AccumulateGrad"
+
+    def __init__(self, variable: Tensor):
+        super().__init__((), ())
+        self.variable = variable
+
+    def apply(self, grads: list) -> tuple:
+        var = self.variable
+        g = grads[0]
+        grads[0] = None
+        meta = _meta(var)
+        if meta.hooks:
+            for hook in meta.hooks:
+                new = hook(g)
+                if new is not None:
+                    g = new
+        # the engine holds no other reference: 2 = `g` + getrefcount's argument
+        accumulate_grad(var, meta, g, sys.getrefcount(g) <= 2)
+        return ()
+
+
+# Note [Accumulation]
+# As torch's AccumulateGrad: the first gradient is stored as it is when nothing else can see it
+# (no other reference -- torch checks the use count too --, dense, not a view), else as a copy, so
+# two leaves never share one .grad (``a + b`` passes the same gradient object to both); later
+# gradients are added in place (out of place under create_graph, so the sum is differentiable).
+def accumulate_grad(var: Tensor, meta: AutogradMeta, g: Tensor, unshared: bool) -> None:
+    old = meta.grad
+    if old is None:
+        if not grad_mode.enabled:
+            if unshared and g._base is None and g._autograd is None and g.is_contiguous():
+                pass
+            else:
+                g = g.detach().clone()
+        meta.grad = g
+    elif grad_mode.enabled:
+        meta.grad = old + g
+    else:
+        old.add_(g)
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    meta = _meta(t)
+    ref = meta.grad_accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        meta.grad_accumulator = weakref.ref(node)
+    return node
+
+
+def gradient_edge(t: Tensor) -> tuple:
+    """``(grad_fn, output_nr)`` of a non-leaf, ``(AccumulateGrad, 0)`` of a leaf."""
+    meta = t._autograd
+    if meta is not None and meta.grad_fn is not None:
+        return (meta.grad_fn, meta.output_nr)
+    return (grad_accumulator(t), 0)
+
+
+def collect_edge(t, edges: list, metas: list) -> None:
+    """Append ``t``'s edge (None unless it is a tensor that requires grad) and its metadata."""
+    if (type(t) is Tensor or isinstance(t, Tensor)) and t.requires_grad:  # nn.Parameter is a subclass
+        edges.append(gradient_edge(t))
+        metas.append((t._sizes, t.dtype, t.device))
+    else:
+        edges.append(None)
+        metas.append(None)
+
+
+def set_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
+    meta = t._autograd
+    if meta is None:
+        t._autograd = AutogradMeta(node, output_nr)
+    else:
+        meta.grad_fn = node
+        meta.output_nr = output_nr
+    t.requires_grad = True
+
+
+class SavedTensor:
+    """A tensor saved for backward with its version (Note [Saved tensors])."""
+
+    __slots__ = ("tensor", "version", "output_nr")
+
+    def __init__(self, t: Tensor, output_nr: int | None = None):
+        if output_nr is not None:  # the op's own output: keep a detached alias (no cycle)
+            t = make_tensor(t._storage, t._offset, t._sizes, t._strides, t.dtype)
+        self.tensor = t
+        self.version = t._storage._version
+        self.output_nr = output_nr
+
+    def unpack(self, node: Node) -> Tensor:
+        t = self.tensor
+        if t._storage._version != self.version:
+            raise RuntimeError(_modified_message(t, node, self))
+        if self.output_nr is not None:
+            t = make_tensor(t._storage, t._offset, t._sizes, t._strides, t.dtype)
+            set_history(t, node, self.output_nr)
+        return t
+
+
+def _modified_message(t: Tensor, node: Node, saved: SavedTensor) -> str:
+    from ..ops.composite.views import _type_name
+
+    where = (f", which is output {saved.output_nr} of {node.name}," if saved.output_nr is not None
+             else (f", which is output {t._autograd.output_nr} of {t.grad_fn.name},"
+                   if t.grad_fn is not None else ""))
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[{_type_name(t)} {list(t._sizes)}]{where} is at version "
+        f"{t._storage._version}; expected version {saved.version} instead. Hint: the backtrace further "
+        "above shows the operation that failed to compute its gradient. The variable in question was "
+        "changed in there or anywhere later. Good luck!"
+    )
+
+
+# ---------------------------------------------------------------------- tensor-facing helpers
+def set_grad(t: Tensor, value) -> None:
+    """``t.grad = value`` with torch's checks."""
+    if value is not None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                            f"{type(value).__name__}")
+        if value.dtype is not t.dtype:
+            raise RuntimeError("assigned grad has data of a different type")
+        if value.device != t.device:
+            raise RuntimeError("assigned grad has data located on a different device")
+        if value._sizes != t._sizes:
+            raise RuntimeError("assigned grad has data of a different size")
+    elif t._autograd is None:
+        return
+    _meta(t).grad = value
+
+
+def retain_grad(t: Tensor) -> None:
+    if not t.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    meta = t._autograd
+    if meta is None or meta.grad_fn is None or meta.retains_grad:
+        return
+    node = meta.grad_fn
+    if node.retain_hooks is None:
+        node.retain_hooks = {}
+    node.retain_hooks[meta.output_nr] = weakref.ref(t)
+    meta.retains_grad = True
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks", "_hook")
+
+    def __init__(self, hooks: list, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def register_hook(t: Tensor, hook) -> RemovableHandle:
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    meta = _meta(t)
+    if meta.grad_fn is None:
+        if meta.hooks is None:
+            meta.hooks = []
+        hooks = meta.hooks
+    else:
+        node = meta.grad_fn
+        if node.pre_hooks is None:
+            node.pre_hooks = {}
+        hooks = node.pre_hooks.setdefault(meta.output_nr, [])
+    hooks.append(hook)
+    return RemovableHandle(hooks, hook)
+
+
+# ---------------------------------------------------------------------- in-place (Note [In-place autograd])
+def check_inplace(t: Tensor) -> None:
+    """torch's check_inplace: a leaf that requires grad (or a view of one) can't be written."""
+    if not t.requires_grad:
+        base = t._base
+        if base is None or not base.requires_grad or not base.is_leaf:
+            return
+    elif t._base is None:
+        if t.is_leaf:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation.")
+        return
+    base = t._base
+    if base.requires_grad and base.is_leaf:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+class CopySlices(Node):
+    """The new history of a base after an in-place op on one of its views (torch's CopySlices).
+
+    Edge 0 is the base's previous history, edge 1 the in-place op's node: the gradient of the
+    base flows unchanged outside the view and through the op inside it.
+    """
+
+    __slots__ = ("base_geometry", "view_geometry")
+    name = "CopySlices"
+
+    def __init__(self, base: Tensor, view: Tensor, next_edges, input_meta):
+        super().__init__(next_edges, input_meta)
+        self.base_geometry = (base._sizes, base._strides, base._offset, base.dtype, base.device)
+        self.view_geometry = (view._sizes, view._strides, view._offset)
+
+    def apply(self, grads: list) -> tuple:
+        from ..ops import bound as ops
+
+        sizes, strides, offset, dtype, device = self.base_geometry
+        vsizes, vstrides, voffset = self.view_geometry
+        result = ops.empty_strided(sizes, strides, dtype=dtype, device=device)
+        result.copy_(grads[0])
+        region = ops.as_strided(result, vsizes, vstrides, voffset - offset)
+        inner = region.clone() if self.next_edges[1] is not None else None
+        region.fill_(0)
+        return (result, inner)
+
+
+class ViewOfRebased(Node):
+    """A view's history after an in-place op rebased its base: scatter into the base's shape."""
+
+    __slots__ = ("base_geometry", "view_geometry")
+    name = "AsStridedBackward0"
+
+    def __init__(self, base: Tensor, view: Tensor, edge):
+        super().__init__((edge,), ((base._sizes, base.dtype, base.device),))
+        self.base_geometry = (base._sizes, base._strides, base._offset, base.dtype, base.device)
+        self.view_geometry = (view._sizes, view._strides, view._offset)
+
+    def apply(self, grads: list) -> tuple:
+        from ..ops import bound as ops
+
+        sizes, strides, offset, dtype, device = self.base_geometry
+        vsizes, vstrides, voffset = self.view_geometry
+        result = ops.empty_strided(sizes, strides, dtype=dtype, device=device).zero_()
+        ops.as_strided(result, vsizes, vstrides, voffset - offset).copy_(grads[0])
+        return (result,)
+
+
+def rebase_history(t: Tensor, node: Node) -> None:
+    """Make ``node`` the history of ``t`` after an in-place op (Note [In-place autograd])."""
+    base = t._base
+    if base is None:
+        set_history(t, node, 0)
+        return
+    if base.requires_grad:
+        base_edge, base_meta = gradient_edge(base), (base._sizes, base.dtype, base.device)
+    else:
+        base_edge, base_meta = None, None
+    copy = CopySlices(base, t, (base_edge, (node, 0)), (base_meta, (t._sizes, t.dtype, t.device)))
+    copy.stream = node.stream
+    set_history(base, copy, 0)
+    set_history(t, ViewOfRebased(base, t, (copy, 0)), 0)

@@ -1,0 +1,329 @@
+"""Autograd kernels generated from derivatives.yaml (the role of torch's VariableType).
+
+Note [Autograd kernel]
+For an overload with formulas, the Autograd kernel (built once, at import) runs the op below
+autograd -- grad mode off, so the kernels and any ops they call record nothing --, then, if an
+input with a formula requires grad, builds one ``FormulaNode``: next edges to those inputs, the
+values its formulas read (Note [Saved tensors]) and the CUDA stream of the forward; the floating
+outputs named differentiable get it as ``grad_fn``.
+
+Note [In-place autograd]
+An in-place overload uses its own formulas or, for autogen ones (``add_.Tensor``), its
+functional op's (same argument names). As in torch: writing into a leaf that requires grad (or a
+view of one) raises; the node's edge for ``self`` is ``self``'s history *before* the write, a
+``self`` the formulas read is saved as a copy of the old value, and ``result`` is ``self`` after
+it; then ``self``'s history is rebased onto the node. When ``self`` is a view, its base's history
+becomes a ``CopySlices`` node (the base's old history outside the view, the op's inside) and the
+view becomes a view of that. ``out=`` overloads refuse inputs that require grad (torch's error).
+"""
+
+from __future__ import annotations
+
+from ..dispatch.dispatcher import grad_mode
+from ..dispatch.keys import DispatchKey
+from ..tensor import Tensor
+from .graph import Node, SavedTensor, check_inplace, collect_edge, rebase_history, set_history
+
+__all__ = ["FormulaNode", "Geometry", "register_all", "DERIVATIVES"]
+
+DERIVATIVES: dict = {}  # OpOverload -> DerivativeInfo
+
+
+class Geometry:
+    """The metadata of a tensor a formula reads only through ``.shape``/``.dtype``/``.device``."""
+
+    __slots__ = ("_sizes", "dtype", "device")
+
+    def __init__(self, t: Tensor):
+        self._sizes, self.dtype, self.device = t._sizes, t.dtype, t.device
+
+    @property
+    def shape(self) -> tuple:
+        return self._sizes
+
+    @property
+    def ndim(self) -> int:
+        return len(self._sizes)
+
+    def dim(self) -> int:
+        return len(self._sizes)
+
+    def size(self, dim=None):
+        return self._sizes if dim is None else self._sizes[dim]
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._sizes:
+            n *= s
+        return n
+
+
+_FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class FormulaNode(Node):
+    """A node whose backward is an overload's formulas (``AddBackward0``...)."""
+
+    __slots__ = ("info", "saved", "needs", "layout", "output_meta", "released")
+
+    @property
+    def name(self) -> str:
+        return self.info.node_name
+
+    def apply(self, grads: list) -> tuple:
+        if self.released:
+            raise RuntimeError(_FREED)
+        info = self.info
+        values = [_unpack(v, self) for v in self.saved]
+        if self.num_outputs > 1:
+            for i, g in enumerate(grads):
+                if g is None and self.output_meta[i] is not None:
+                    from ..ops import bound as ops
+
+                    sizes, dtype, device = self.output_meta[i]
+                    grads[i] = ops.zeros(sizes, dtype=dtype, device=device)
+        results = info.fn(grads, self.needs, *values)
+        out = []
+        for r, (_, count, is_list) in zip(results, self.layout):
+            if count == 0:
+                continue
+            if is_list:
+                out.extend(r if r is not None else [None] * count)
+            else:
+                out.append(r)
+        return out
+
+    def release(self) -> None:
+        self.saved = None
+        self.released = True
+
+
+def _unpack(v, node):
+    if type(v) is SavedTensor:
+        return v.unpack(node)
+    if type(v) is list:
+        return [_unpack(x, node) for x in v]
+    return v
+
+
+def _save(value, how: str, output_nr=None):
+    if value is None or how == "value":
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_save(v, how) for v in value]
+    if not isinstance(value, Tensor):
+        return value
+    if how == "geometry":
+        return Geometry(value)
+    return SavedTensor(value, output_nr)
+
+
+def _bind(info, args, kwargs) -> list:
+    bound = list(args)
+    defaults = info.defaults
+    if len(bound) < len(defaults):
+        bound.extend(defaults[len(bound):])
+    if kwargs:
+        index = info.index
+        for k, v in kwargs.items():
+            bound[index[k]] = v
+    return bound
+
+
+def _record(info, bound: list, outputs, self_before=None, self_edge=None):
+    """Build the node for one call and attach it to the outputs; None when nothing needs grad."""
+    edges, metas, needs, layout = [], [], [], []
+    any_edge = False
+    for _name, pos, kind in info.inputs:
+        v = bound[pos]
+        start = len(edges)
+        if kind == "list":
+            for t in v:
+                collect_edge(t, edges, metas)
+        elif pos == 0 and self_edge is not None:
+            edges.append(self_edge[0])
+            metas.append(self_edge[1])
+        else:
+            collect_edge(v, edges, metas)
+        count = len(edges) - start
+        need = any(e is not None for e in edges[start:])
+        any_edge |= need
+        needs.append(need)
+        layout.append((start, count, kind == "list"))
+    if not any_edge:
+        return None
+    node = FormulaNode(tuple(edges), tuple(metas), info.num_outputs)
+    node.info, node.needs, node.layout, node.released = info, tuple(needs), tuple(layout), False
+    if isinstance(outputs, list):  # Tensor[] return: one output per element
+        outs = outputs
+        node.num_outputs = len(outputs)
+        diffs = (info.output_differentiability[0],) * len(outputs)
+    else:
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        diffs = info.output_differentiability
+    node.output_meta = tuple((o._sizes, o.dtype, o.device) if d else None for o, d in zip(outs, diffs))
+    saved = []
+    for name, pos, how in info.saved:
+        if pos is None:
+            i = info.return_index[name]
+            saved.append(_save(outs[i], how, i))
+        elif pos == 0 and self_before is not None and how == "tensor":
+            saved.append(self_before)
+        else:
+            saved.append(_save(bound[pos], how))
+    node.saved = tuple(saved)
+    if outs and outs[0].device.type == "cuda":
+        _set_stream(node, outs)
+    for i, (o, d) in enumerate(zip(outs, diffs)):
+        if d and o.dtype.is_floating_point:
+            set_history(o, node, i)
+    return node
+
+
+def _set_stream(node, outs) -> None:
+    """Note [Backward streams] (strided.cuda is imported only for CUDA graphs)."""
+    from ..cuda import current_stream
+
+    node.stream = current_stream(outs[0].device)
+
+
+def make_functional_kernel(op, info):
+    def autograd_kernel(*args, **kwargs):
+        mode = grad_mode
+        mode.enabled = False
+        try:
+            out = op(*args, **kwargs)
+        finally:
+            mode.enabled = True
+        _record(info, _bind(info, args, kwargs), out)
+        return out
+
+    autograd_kernel.__name__ = f"{info.node_name}_autograd"
+    return autograd_kernel
+
+
+def make_inplace_kernel(op, info):
+    """Note [In-place autograd]."""
+    from .graph import gradient_edge
+
+    def autograd_kernel(*args, **kwargs):
+        bound = _bind(info, args, kwargs)
+        self = bound[0]
+        check_inplace(self)
+        if self.requires_grad:
+            self_edge = (gradient_edge(self), (self._sizes, self.dtype, self.device))
+        else:
+            self_edge = (None, None)
+        self_before = None
+        mode = grad_mode
+        mode.enabled = False
+        try:
+            if info.saves_self:
+                self_before = SavedTensor(self.clone())
+            out = op(*args, **kwargs)
+        finally:
+            mode.enabled = True
+        if not self.dtype.is_floating_point:
+            return out
+        node = _record(info, bound, (self,), self_before, self_edge)
+        if node is not None:
+            rebase_history(self, node)
+        return out
+
+    autograd_kernel.__name__ = f"{info.node_name}_inplace_autograd"
+    return autograd_kernel
+
+
+def make_out_kernel(op):
+    def autograd_kernel(*args, **kwargs):
+        raise RuntimeError(
+            f"{op.schema.name}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad.")
+
+    return autograd_kernel
+
+
+def _node_name(op, ordinal: int) -> str:
+    """torch's node names: ``add.Tensor`` -> ``AddBackward0``, ``_to_copy`` -> ``ToCopyBackward0``."""
+    return "".join(p.capitalize() for p in op.schema.name.split("_") if p) + f"Backward{ordinal}"
+
+
+def _finish(info, op, ordinal: int) -> None:
+    """Per-overload call data: Python defaults, keyword positions, return positions, node name."""
+    from ..ops.schema import _NO_DEFAULT
+
+    args = op.schema.arguments
+    defaults = [a.default_value for a in args]
+    info.defaults = tuple(None if d is _NO_DEFAULT else d for d in defaults)
+    info.index = {a.name: i for i, a in enumerate(args)}
+    rets = op.schema.returns
+    names = ("result",) if len(rets) == 1 else tuple(r.name or f"result{i}" for i, r in enumerate(rets))
+    info.return_index = {n: i for i, n in enumerate(names)}
+    info.node_name = _node_name(op, ordinal)
+
+
+def _functional_of(op, aten):
+    """The functional overload an autogen in-place (``add_.Tensor``) or ``out=`` overload derives from."""
+    schema = op.schema
+    if op._mutated is None:
+        return None
+    pos, name = op._mutated
+    if pos == 0 and schema.name.endswith("_"):
+        packet = aten._get(schema.name[:-1])
+        if packet is not None:
+            return packet.overloads.get(op.overload_name)
+        return None
+    if name == "out":
+        packet = aten._get(schema.name)
+        want = schema.arguments[:-1]
+        for cand in packet._ordered if packet is not None else ():
+            if tuple(a.name for a in cand.schema.arguments) == tuple(a.name for a in want):
+                return cand
+    return None
+
+
+def register_all() -> dict:
+    """Register the Autograd kernel of every overload derivatives.yaml covers (once, at import)."""
+    import copy
+
+    from ..ops.registry import load
+    from .derivatives import load_derivatives
+
+    aten = load()
+    infos = load_derivatives()
+    for packet in aten:
+        ordinal = 0
+        for op in packet._ordered:
+            info = infos.get(op)
+            if info is not None:
+                _finish(info, op, ordinal)
+                ordinal += 1
+    for packet in aten:
+        for op in packet._ordered:
+            info = infos.get(op)
+            functional = None
+            if info is None:
+                functional = _functional_of(op, aten)
+                if functional is None or functional not in infos:
+                    continue
+            if op.has_kernel(DispatchKey.Autograd):
+                continue
+            if info is None and op._mutated[1] == "out":
+                op.register(DispatchKey.Autograd, make_out_kernel(op))
+                continue
+            if info is None:  # autogen in-place: the functional's formulas, this overload's call data
+                info = copy.copy(infos[functional])
+                _finish(info, op, 0)
+                info.node_name = infos[functional].node_name
+                info.op = op
+            DERIVATIVES[op] = info
+            if op._mutated is not None and op._mutated[0] == 0:
+                op.register(DispatchKey.Autograd, make_inplace_kernel(op, info))
+            else:
+                op.register(DispatchKey.Autograd, make_functional_kernel(op, info))
+    return DERIVATIVES
