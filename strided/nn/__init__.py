@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import functional, init
+from . import functional, init, utils
 from .module import Module
 from .modules import (
     GELU,
@@ -24,7 +24,7 @@ from .parameter import Parameter
 from .serialization import load, save
 
 __all__ = [
-    "Module", "Parameter", "functional", "init", "save", "load", "GELU", "CausalSelfAttention", "Dropout",
+    "Module", "Parameter", "functional", "init", "utils", "save", "load", "GELU", "CausalSelfAttention", "Dropout",
     "Embedding", "Identity", "LayerNorm", "Linear", "ModuleDict", "ModuleList", "ReLU", "Sequential", "SiLU",
     "Softmax", "Tanh",
 ]

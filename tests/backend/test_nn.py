@@ -346,3 +346,21 @@ def test_embedding_max_norm_renormalizes_referenced_rows(device):
     np.testing.assert_allclose(norms, [1.0, 0.6, 2.0, math.sqrt(3), 0.1], rtol=1e-6)  # rows 2, 3 not referenced
     np.testing.assert_allclose(host(out)[0], [0.6, 0.8, 0.0], rtol=1e-6)
     assert repr(e) == "Embedding(5, 3, max_norm=1.0)"
+
+
+@pytest.mark.parametrize("device", DATA_DEVICES)
+def test_clip_grad(device):
+    a, b = nn.Parameter(st.zeros(3, device=device)), nn.Parameter(st.zeros(2, device=device))
+    a.grad, b.grad = st.tensor([3.0, 0.0, 0.0], device=device), st.tensor([0.0, 4.0], device=device)
+    total = nn.utils.clip_grad_norm_([a, b], max_norm=1.0)
+    assert total.item() == pytest.approx(5.0)
+    np.testing.assert_allclose(np.concatenate([host(a.grad), host(b.grad)]), [0.6, 0, 0, 0, 0.8], rtol=1e-5)
+    a.grad = st.tensor([3.0, -7.0, 0.0], device=device)
+    assert nn.utils.clip_grad_norm_(a, 10.0, norm_type=float("inf")).item() == 7.0
+    np.testing.assert_array_equal(host(a.grad), [3.0, -7.0, 0.0])  # under max_norm: unchanged
+    nn.utils.clip_grad_value_([a], 2.0)
+    np.testing.assert_array_equal(host(a.grad), [2.0, -2.0, 0.0])
+    a.grad = st.tensor([float("nan"), 1.0, 0.0], device=device)
+    with pytest.raises(RuntimeError, match="The total norm of order 2.0 for gradients from `parameters` is non-finite"):
+        nn.utils.clip_grad_norm_([a], 1.0, error_if_nonfinite=True)
+    assert nn.utils.clip_grad_norm_([nn.Parameter(st.zeros(1))], 1.0).item() == 0.0
