@@ -56,6 +56,14 @@ class ConversionMixin:
 
         return self._apply(convert)
 
+    def to_empty(self, *, device, recurse: bool = True) -> ConversionMixin:
+        """Give every parameter and buffer fresh uninitialized storage on ``device`` (e.g. to
+        materialize a model built on the meta device, then initialize it)."""
+        from ..factories import empty_like
+
+        device = _device(device if not isinstance(device, int) else f"cuda:{device}")
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def cuda(self, device=None) -> ConversionMixin:
         return self.to(_device("cuda") if device is None else _device(device if not isinstance(device, int)
                                                                          else f"cuda:{device}"))

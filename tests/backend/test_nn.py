@@ -364,3 +364,14 @@ def test_clip_grad(device):
     with pytest.raises(RuntimeError, match="The total norm of order 2.0 for gradients from `parameters` is non-finite"):
         nn.utils.clip_grad_norm_([a], 1.0, error_if_nonfinite=True)
     assert nn.utils.clip_grad_norm_([nn.Parameter(st.zeros(1))], 1.0).item() == 0.0
+
+
+@pytest.mark.parametrize("device", DATA_DEVICES)
+def test_to_empty_materializes_a_meta_model(device):
+    m = nn.Sequential(nn.Linear(3, 4, device="meta"), nn.LayerNorm(4, device="meta"))
+    w = m[0].weight
+    m.to_empty(device=device)
+    assert m[0].weight is w and w.device.type == device and w.shape == (4, 3)
+    m[1].reset_parameters()
+    np.testing.assert_array_equal(host(m[1].weight), np.ones(4))
+    assert m(st.randn(2, 3, device=device)).shape == (2, 4)
