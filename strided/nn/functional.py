@@ -65,22 +65,22 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return input.copy_(out) if inplace else out
 
 
-def _softmax_dim(name: str, ndim: int) -> int:
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
-                  "dim=X as an argument.", stacklevel=3)
+                  "dim=X as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``exp(x) / exp(x).sum(dim)``; ``dtype`` casts the input first (avoids overflow in half types)."""
     if dim is None:
-        dim = _softmax_dim("softmax", input.dim())
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     return ops.softmax(input, dim, dtype)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     if dim is None:
-        dim = _softmax_dim("log_softmax", input.dim())
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     return ops.log_softmax(input, dim, dtype)
 
 
