@@ -38,7 +38,7 @@ from .backends.determinism import (  # noqa: E402
     set_deterministic_debug_mode, use_deterministic_algorithms,
 )
 from . import optim  # noqa: E402
-from . import amp  # noqa: E402
+from . import amp, nn  # noqa: E402
 from .amp import autocast  # noqa: E402
 
 _HAND_WRITTEN = set(globals())
