@@ -25,6 +25,7 @@ __all__ = ["scan", "softmax_into", "layer_norm_into", "cross_entropy_into", "nor
 LINES_FMT = "<QQqqqqqq8q8q8q"  # SmParams: in, out, lines, D, group, dim strides, kept dims
 SCAN_FMT = "<QQqqqqq8q8q8q"  # ScanParams: the same without group
 CE_FMT = "<QQQQQqqqqdq"
+SM_REGV = 8  # softmax.cu: vectors of a row each thread keeps in registers
 LN_FMT = "<QQQQqqqd"
 
 
@@ -103,8 +104,15 @@ def softmax_into(x: Tensor, out: Tensor, dim: int, log: bool) -> Tensor:
     stream = current_stream_handle(dev)
     if ids == 1 and ods == 1 and D >= 16:
         group, block = _group(D)
+        name = "softmax_inner"
+        vec = 16 // x.dtype.itemsize
+        if D % vec == 0 and x.data_ptr() % 16 == 0 and all(k[1] % vec == 0 for k in kept):
+            while group * vec * SM_REGV < D and group < 1024:
+                group = block = max(group * 2, 128)
+            if group * vec * SM_REGV >= D:
+                name = "softmax_reg"  # the row fits in registers: one read
         grid = min(-(-lines // (block // group)), sm_count(dev) * 32)
-        k = get_kernel(src, "softmax_inner", LINES_FMT, dev)
+        k = get_kernel(src, name, LINES_FMT, dev)
         k(grid, block, stream, x.data_ptr(), out.data_ptr(), lines, D, group, ids, ods, *_line_args(kept))
     else:
         k = get_kernel(src, "softmax_outer", LINES_FMT, dev)
@@ -165,7 +173,7 @@ def normalization_sources():
     """(file, kernel names, source) of representative instantiations (NVRTC null test)."""
     for f in ("float32", "float16", "bfloat16", "float64"):
         for log in (0, 1):
-            yield "softmax.cu", ("softmax_inner", "softmax_outer"), _cast_source("softmax.cu", f, f, LOG=log)
+            yield "softmax.cu", ("softmax_inner", "softmax_reg"), _cast_source("softmax.cu", f, f, LOG=log)
         yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, f)
         w = "float32" if f in ("float16", "bfloat16") else f
         yield "norm.cu", ("layer_norm_rows",), kernel_source("norm.cu", IN_T=CTYPES[f], W_T=CTYPES[w],

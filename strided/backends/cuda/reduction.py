@@ -13,7 +13,9 @@ Two paths (kernels/reduce.cu):
 - *outer*: anything else, tuned for a strided reduced dim with contiguous outputs. A block holds
   ``bx`` adjacent outputs (threads along the contiguous output dim, so loads coalesce) times
   ``512 / bx`` threads walking down each column; the column partials combine through shared
-  memory. Large inputs whose outputs are not contiguous in memory are first copied contiguous.
+  memory. Large aligned inputs load 4 adjacent columns per thread as one vector
+  (``reduce_outer_vec``). Large inputs whose outputs are not contiguous in memory are first
+  copied contiguous.
 When there are too few outputs to fill the GPU, each output's reduced range is cut into
 ``splits`` chunks: the kernels write partial *states* (sum, Welford triple, (value, index), ...)
 to a workspace and ``reduce_combine`` folds them in split order. Nothing uses atomics, so the
@@ -47,8 +49,9 @@ OPS = {"sum": 0, "mean": 1, "prod": 2, "amax": 3, "amin": 4, "argmax": 5, "argmi
 RED_FMT = "<QQQQqqqqqqq" + "q8q8q" * 2 + "dq"
 STATE_BYTES = 32  # an upper bound of sizeof(State) over every reducer
 _BLOCK = 512
-INNER_WARP_MAX = 4096  # rows up to this long get a warp each, longer ones a block
-OUTER_BLOCKS_PER_SM = 4  # outer path: split columns until this many blocks per SM
+INNER_WARP_MAX = 4096  # rows up to this long get a warp each; longer ones too when there are many rows
+COL_VEC = 4  # RED_CV of reduce.cu
+OUTER_BLOCKS_PER_SM = 2  # outer path: split columns until this many blocks per SM (H200: 2 beat 4-16)
 
 
 @cache
@@ -81,7 +84,7 @@ def _red_source(op: str, in_name: str, cast_name: str, acc: str, out_name: str) 
 def reduce_sources():
     """(file, kernel names, source) of representative reduce.cu instantiations (NVRTC null test):
     every reducer on every floating dtype, and the integral / bool forms the ops use."""
-    names = ("reduce_inner", "reduce_outer", "reduce_combine")
+    names = ("reduce_inner", "reduce_outer", "reduce_combine", "reduce_outer_vec")
     floats = ("float32", "float16", "bfloat16", "float64")
     for op in ("sum", "mean", "prod", "amax", "amin", "var", "std", "norm", "logsumexp"):
         for f in floats:
@@ -158,6 +161,15 @@ def plan(sizes, strides, dimset, ordered: bool):
     return kept, red, R, inner, copy
 
 
+def _vector_columns(x: Tensor, kept, red) -> bool:
+    """Whether the outer path can load COL_VEC adjacent outputs' elements as one vector: one
+    reduced dim, groups of COL_VEC columns inside the contiguous kept dim, aligned pointer and
+    strides (large inputs only)."""
+    return (len(red) == 1 and bool(kept) and kept[-1][1] == 1 and kept[-1][0] % COL_VEC == 0
+            and all(s % COL_VEC == 0 for _, s in kept[:-1]) and red[0][1] % COL_VEC == 0
+            and x.data_ptr() % (COL_VEC * x.dtype.itemsize) == 0 and x.numel() >= (1 << 20))
+
+
 def reduce(op: str, x: Tensor, out: Tensor, dims, *, cast: dt.dtype | None = None, acc: str | None = None,
            out_idx: Tensor | None = None, arg: float = 0.0, mode: int = 0) -> Tensor:
     """Reduce ``x`` over ``dims`` into the contiguous ``out`` with reducer ``op``.
@@ -193,7 +205,7 @@ def reduce(op: str, x: Tensor, out: Tensor, dims, *, cast: dt.dtype | None = Non
     sms = sm_count(dev)
     vec = 16 // x.dtype.itemsize
     if inner:
-        group = 32 if R <= INNER_WARP_MAX else _BLOCK
+        group = 32 if R <= INNER_WARP_MAX or n_out >= sms * 4 else _BLOCK  # H200: warps won at 16384 x 16384
         block = 256 if group == 32 else _BLOCK
         per_block = block // group
         want = -(-(sms * (64 if group == 32 else 4)) // n_out)
@@ -201,13 +213,15 @@ def reduce(op: str, x: Tensor, out: Tensor, dims, *, cast: dt.dtype | None = Non
         name, ws_os, ws_ss = "reduce_inner", splits, 1
         grid = min(-(-(n_out * splits) // per_block), sms * 32)
     else:
-        group = min(32, _pow2(n_out))
+        vec_cols = _vector_columns(x, kept, red)
+        cols = n_out // COL_VEC if vec_cols else n_out
+        group = min(32, _pow2(cols))
         by = max(min(_BLOCK // group, _pow2(R)), max(1, 32 // group))
         block = group * by
-        colblocks = -(-n_out // group)
+        colblocks = -(-cols // group)
         want = -(-(sms * OUTER_BLOCKS_PER_SM) // colblocks)
         splits, chunk = _split(R, want, by * 16, 1)
-        name, ws_os, ws_ss = "reduce_outer", 1, n_out
+        name, ws_os, ws_ss = ("reduce_outer_vec" if vec_cols else "reduce_outer"), 1, n_out
         grid = min(colblocks * splits, sms * 64)
     ws = workspace(n_out * splits * STATE_BYTES, x.device) if splits > 1 else None
     k = get_kernel(src, name, RED_FMT, dev)

@@ -25,6 +25,9 @@ struct RedParams {
   i64 mode;               // norm: Note [norm modes]
 };
 
+#define RED_CV 4  // reduce_outer_vec: adjacent columns per thread
+struct __align__(RED_CV * sizeof(IN_T)) ColVec { IN_T x[RED_CV]; };
+
 __device__ __forceinline__ ACC_T load_elem(IN_T v) {
 #if CAST_SAME
   return convert<ACC_T>(v);
@@ -89,6 +92,8 @@ extern "C" __global__ void reduce_inner(const RedParams p) {
       const i64 nv = (hi - vs) / RED_VEC;
       const InVec* vp = reinterpret_cast<const InVec*>(rp + vs);
       i64 v = lane;
+      // Four independent accumulators (one per vector in flight), folded in a fixed order.
+      State acc[4] = {ident(mode), ident(mode), ident(mode), ident(mode)};
       for (; v + 3 * G < nv; v += 4 * G) {
         InVec w[4];
 #pragma unroll
@@ -97,8 +102,10 @@ extern "C" __global__ void reduce_inner(const RedParams p) {
         for (int u = 0; u < 4; ++u)
 #pragma unroll
           for (int k = 0; k < RED_VEC; ++k)
-            st = upd(st, load_elem(w[u].x[k]), vs + (v + u * G) * RED_VEC + k, mode, parg);
+            acc[u] = upd(acc[u], load_elem(w[u].x[k]), vs + (v + u * G) * RED_VEC + k, mode, parg);
       }
+#pragma unroll
+      for (int u = 0; u < 4; ++u) st = comb(st, acc[u], mode);
       for (; v < nv; v += G) {
         InVec w = vp[v];
 #pragma unroll
@@ -160,6 +167,63 @@ extern "C" __global__ void reduce_outer(const RedParams p) {
       else p.ws[o * p.ws_os + sp * p.ws_ss] = sh[cx];
     }
     __syncthreads();
+  }
+}
+
+// Outer path, vectorized: as reduce_outer with RED_CV adjacent outputs per thread, loaded as one
+// vector per row (the host checks one reduced dim, column groups that stay in one contiguous kept
+// row, and RED_CV-element alignment of the pointer and of every stride). RED_CV states per
+// thread, folded through shared memory one column at a time.
+extern "C" __global__ void reduce_outer_vec(const RedParams p) {
+  __shared__ State sh[512];
+  const int bx = (int)p.group, mode = (int)p.mode;
+  const ACC_T parg = (ACC_T)p.arg;
+  const int by = blockDim.x / bx;
+  const int cx = threadIdx.x % bx, y = threadIdx.x / bx;
+  const i64 n_groups = p.n_out / RED_CV;
+  const i64 colblocks = (n_groups + bx - 1) / bx;
+  const i64 ntasks = colblocks * p.splits;
+  for (i64 task = blockIdx.x; task < ntasks; task += gridDim.x) {
+    const i64 cb = task % colblocks, sp = task / colblocks;
+    const i64 g = cb * bx + cx;
+    State st[RED_CV];
+#pragma unroll
+    for (int k = 0; k < RED_CV; ++k) st[k] = ident(mode);
+    if (g < n_groups) {
+      const ColVec* cp = reinterpret_cast<const ColVec*>(
+          p.in + offset_of(g * RED_CV, (int)p.kept_ndim, p.kept_sizes, p.kept_strides));
+      const i64 rs = p.red_strides[0] / RED_CV;
+      const i64 lo = sp * p.chunk;
+      const i64 hi = min(p.R, lo + p.chunk);
+      i64 r = lo + y;
+      for (; r + by < hi; r += 2 * by) {
+        ColVec a = cp[r * rs], b = cp[(r + by) * rs];
+#pragma unroll
+        for (int k = 0; k < RED_CV; ++k) st[k] = upd(st[k], load_elem(a.x[k]), r, mode, parg);
+#pragma unroll
+        for (int k = 0; k < RED_CV; ++k) st[k] = upd(st[k], load_elem(b.x[k]), r + by, mode, parg);
+      }
+      if (r < hi) {
+        ColVec a = cp[r * rs];
+#pragma unroll
+        for (int k = 0; k < RED_CV; ++k) st[k] = upd(st[k], load_elem(a.x[k]), r, mode, parg);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < RED_CV; ++k) {
+      sh[threadIdx.x] = st[k];
+      __syncthreads();
+      for (int h = by / 2; h > 0; h >>= 1) {
+        if (y < h) sh[threadIdx.x] = comb(sh[threadIdx.x], sh[threadIdx.x + h * bx], mode);
+        __syncthreads();
+      }
+      if (y == 0 && g < n_groups) {
+        const i64 o = g * RED_CV + k;
+        if (p.splits == 1) finish(p, o, sh[cx]);
+        else p.ws[o * p.ws_os + sp * p.ws_ss] = sh[cx];
+      }
+      __syncthreads();
+    }
   }
 }
 

@@ -106,3 +106,68 @@ extern "C" __global__ void softmax_outer(const SmParams p) {
     for (i64 e = 0; e < p.D; ++e) op[e * p.out_dstride] = sm_value(sm_load(ip[e * p.in_dstride]), st.m, k, bad);
   }
 }
+
+// Rows of at most p.group * SM_VEC * SM_REGV elements, 16-byte aligned and a whole number of
+// vectors long: each thread keeps its part of the row in registers, so the row is read once
+// (max, then sum of exp(x - max), then the write), as torch's register-cached softmax.
+#define SM_REGV 8
+template <class A> struct MaxNanComb {
+  __device__ A operator()(A a, A b) const { return isnan_(a) ? a : ((isnan_(b) || b > a) ? b : a); }
+};
+
+extern "C" __global__ void softmax_reg(const SmParams p) {
+  const int G = (int)p.group, lane = threadIdx.x % G;
+  const i64 per_block = blockDim.x / G;
+  const i64 nv = p.D / SM_VEC;
+  for (i64 line = blockIdx.x * per_block + threadIdx.x / G; line - threadIdx.x / G < p.lines;
+       line += (i64)gridDim.x * per_block) {
+    const bool ok = line < p.lines;
+    ACC_T v[SM_REGV][SM_VEC];
+    ACC_T m = Lim<ACC_T>::lo();
+    const SmVec* vp = reinterpret_cast<const SmVec*>(p.in);
+    OUT_T* op = p.out;
+    if (ok) {
+      vp = reinterpret_cast<const SmVec*>(p.in + offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.in_strides));
+      op += offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.out_strides);
+#pragma unroll
+      for (int j = 0; j < SM_REGV; ++j) {
+        const i64 vi = lane + (i64)j * G;
+        if (vi < nv) {
+          SmVec a = vp[vi];
+#pragma unroll
+          for (int k = 0; k < SM_VEC; ++k) {
+            v[j][k] = sm_load(a.x[k]);
+            m = MaxNanComb<ACC_T>()(m, v[j][k]);
+          }
+        }
+      }
+    }
+    m = group_reduce(m, G, MaxNanComb<ACC_T>());
+    const bool bad = isnan_(m) || m == Lim<ACC_T>::lo() || m == Lim<ACC_T>::hi();
+    ACC_T s = ACC_T(0);
+    if (ok && !bad) {
+#pragma unroll
+      for (int j = 0; j < SM_REGV; ++j)
+        if (lane + (i64)j * G < nv)
+#pragma unroll
+          for (int k = 0; k < SM_VEC; ++k) s += exp(v[j][k] - m);
+    }
+    s = group_reduce(s, G, SumComb<ACC_T>());
+    if (ok) {
+#if LOG
+      const ACC_T k = log(s);
+#else
+      const ACC_T k = ACC_T(1) / s;
+#endif
+#pragma unroll
+      for (int j = 0; j < SM_REGV; ++j) {
+        const i64 vi = lane + (i64)j * G;
+        if (vi < nv) {
+          OUT_T* o = op + vi * SM_VEC;
+#pragma unroll
+          for (int q = 0; q < SM_VEC; ++q) o[q] = sm_value(v[j][q], m, k, bad);
+        }
+      }
+    }
+  }
+}
