@@ -77,8 +77,11 @@ class CharData:
         starts = self.rng.integers(0, len(data) - block_size - 1, batch_size)
         rows = starts[:, None] + np.arange(block_size + 1)
         window = data[rows]
-        x = st.from_numpy(np.ascontiguousarray(window[:, :-1])).to(self.device)
-        y = st.from_numpy(np.ascontiguousarray(window[:, 1:])).to(self.device)
+        x = st.from_numpy(np.ascontiguousarray(window[:, :-1]))
+        y = st.from_numpy(np.ascontiguousarray(window[:, 1:]))
+        if self.device.type == "cuda":
+            # from pinned memory, without waiting: a pageable copy would synchronize the stream
+            return x.pin_memory().to(self.device, non_blocking=True), y.pin_memory().to(self.device, non_blocking=True)
         return x, y
 
     def decode(self, ids) -> str:
