@@ -80,6 +80,11 @@ def all_sources():
             source("sort.cu", d)
         yield "misc.cu", ("triangle", "eye", "linspace", "one_hot", "minmax"), source("misc.cu", d)
         yield "cat.cu", ("cat_copy",), source("cat.cu", d)
+    from .optim_ops import MT_SIZES, mt_source  # the multi-tensor optimizer / foreach kernels
+
+    for d in ("float32", "float16", "bfloat16", "float64"):
+        for m in MT_SIZES:
+            yield "multi_tensor.cu", ("fused_adam", "fused_sgd", "foreach_apply"), mt_source(d, m)
     for half in ("float16", "bfloat16"):  # 16-bit floats accumulate in float32
         yield "index.cu", ("index_scatter_add",), source("index.cu", "float32", half)
 
