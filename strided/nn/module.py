@@ -43,6 +43,31 @@ def _check_name(kind: str, name, module: Module) -> None:
         raise KeyError(f'{kind} name can\'t be empty string ""')
 
 
+class RemovableHandle:
+    """What ``register_*_hook`` returns: ``handle.remove()`` unregisters the hook (also a context manager)."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: dict, hook: Callable, prepend: bool = False):
+        self.hooks_dict = hooks
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+        hooks[self.id] = hook
+        if prepend:
+            items = list(hooks.items())
+            hooks.clear()
+            hooks.update([items[-1], *items[:-1]])
+
+    def remove(self) -> None:
+        self.hooks_dict.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
 class Module(StateDictMixin, ConversionMixin):
     """Base class of all neural-network layers; subclasses define ``forward``.
 
@@ -65,12 +90,34 @@ class Module(StateDictMixin, ConversionMixin):
         d["_buffers"] = {}
         d["_non_persistent_buffers_set"] = set()
         d["_modules"] = {}
+        d["_forward_pre_hooks"] = {}
+        d["_forward_hooks"] = {}
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        d = self.__dict__
+        if not (d["_forward_pre_hooks"] or d["_forward_hooks"]):
+            return self.forward(*args, **kwargs)
+        for hook in tuple(d["_forward_pre_hooks"].values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in tuple(d["_forward_hooks"].values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args)`` before each forward; a non-None result replaces ``args``."""
+        return RemovableHandle(self._forward_pre_hooks, hook, prepend)
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after each forward; a non-None result replaces ``output``."""
+        return RemovableHandle(self._forward_hooks, hook, prepend)
 
     # ------------------------------------------------------------------ registration
     def register_parameter(self, name: str, param: Parameter | None) -> None:

@@ -375,3 +375,22 @@ def test_to_empty_materializes_a_meta_model(device):
     m[1].reset_parameters()
     np.testing.assert_array_equal(host(m[1].weight), np.ones(4))
     assert m(st.randn(2, 3, device=device)).shape == (2, 4)
+
+
+def test_forward_hooks():
+    lin = nn.Linear(2, 2)
+    calls = []
+    pre = lin.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
+    post = lin.register_forward_hook(lambda m, args, out: calls.append(out.shape) or out + 1)
+    first = lin.register_forward_hook(lambda m, args, out: calls.append("first"), prepend=True)
+    out = lin(st.ones(3, 2))
+    assert calls == ["first", (3, 2)]
+    np.testing.assert_allclose(host(out), np.broadcast_to(host(lin.bias) + 1, (3, 2)), rtol=1e-6)
+    pre.remove()
+    post.remove()
+    first.remove()
+    np.testing.assert_allclose(host(lin(st.zeros(1, 2))), host(lin.bias)[None], rtol=1e-6)
+    with lin.register_forward_pre_hook(lambda m, args: calls.append("ctx")):
+        lin(st.zeros(1, 2))
+    lin(st.zeros(1, 2))
+    assert calls.count("ctx") == 1
