@@ -381,68 +381,9 @@ def register_inplace() -> None:
         _inplace("div", overload, ("x0 / x1", None), _floating_result)
 
 
-# ---------------------------------------------------------------------------- instantiations
-_BINARY = ("add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "maximum", "minimum", "eq", "ne",
-           "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor")
-_UNARY = ("neg", "abs", "sign", "relu", "silu", "softplus", "gelu", "floor", "ceil", "round", "trunc", "isnan",
-          "isinf", "isfinite", "logical_not") + meta_u.FLOAT_UNARY
-
-
-def _sample_calls(d: dt.dtype):
-    from .... import factories as f
-
-    def t(x=d):
-        return f.ones(3, dtype=x)
-
-    mask = t(dt.bool)
-    g = globals()
-    for name in _BINARY:
-        for other in (t(), 2, 2.5, True, f.tensor(3.0)):
-            yield g[name], (t(), other), {}
-    for mode in ("trunc", "floor"):
-        yield div, (t(), t()), {"rounding_mode": mode}
-        yield div, (t(), 2), {"rounding_mode": mode}
-    for fn in (add, sub):
-        yield fn, (t(), t()), {"alpha": 2}
-        yield fn, (t(), 2), {"alpha": 2}
-    yield pow_scalar_base, (2, t()), {}
-    yield pow_scalar_base, (2.5, t()), {}
-    yield from ((where, (mask, t(), t()), {}), (where, (mask, t(), 1), {}), (where, (mask, 1, t()), {}),
-                (where, (mask, 1, 2.0), {}), (clamp, (t(), 0, 1), {}), (clamp, (t(), None, 1), {}),
-                (clamp, (t(), 0, None), {}), (clamp, (t(), t(), t()), {}), (clamp, (t(), t(), None), {}),
-                (clamp, (t(), None, t()), {}), (lerp, (t(), t(), 0.3), {}), (lerp, (t(), t(), t()), {}),
-                (addcmul, (t(), t(), t()), {}), (addcmul, (t(), t(), t()), {"value": 2}),
-                (addcdiv, (t(), t(), t()), {}), (addcdiv, (t(), t(), t()), {"value": 2}),
-                (masked_fill, (t(), mask, 3), {}), (masked_fill, (t(), mask, f.tensor(2)), {}),
-                (gelu, (t(),), {"approximate": "tanh"}))
-    for name in _UNARY:
-        yield g[name], (t(),), {}
-
-
 def instantiations(dtypes=dt.all_dtypes) -> list:
-    """The ``(expr, out dtype, slots)`` these kernels instantiate for tensors of ``dtypes`` (with
-    tensor, Python-scalar and 0-dim CPU operands), found by running each kernel on small CPU tensors
-    with a recording ``run``. For the NVRTC null test and for precompiling (``elementwise.precompile``).
-    Not thread-safe: it swaps this module's ``run`` while it works."""
-    from .. import elementwise
+    """The ``(expr, out dtype, slots)`` the kernels here instantiate for ``dtypes`` (see
+    ``pointwise_instantiations.py``): for the NVRTC null test and ``elementwise.precompile``."""
+    from .pointwise_instantiations import instantiations as find
 
-    found = {}
-
-    def record(expr, out, args, computes, dense=True):
-        slots = tuple((1, a.dtype, c) if elementwise.is_tensor_operand(a) else (2, None, c)
-                      for a, c in zip(args, computes))
-        found.setdefault((expr, out.dtype, slots), None)
-        return out
-
-    global run
-    saved, run = run, record
-    try:
-        for d in dtypes:
-            for fn, args, kwargs in _sample_calls(d):
-                try:
-                    fn(*args, **kwargs)
-                except (RuntimeError, NotImplementedError, TypeError, ValueError):
-                    pass  # the op rejects this dtype combination (its Meta function says so)
-    finally:
-        run = saved
-    return list(found)
+    return find(dtypes)
