@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Run strided's whole test suite (tests/cuda included) and the CUDA benchmarks on a GPU machine.
-# Offline: missing wheels are installed from ./.whl when present. Logs go under $OUT when set.
-# The last lines printed are a short summary.
+# Run strided's whole test suite (tests/cuda included) and the CUDA benchmarks on a GPU machine,
+# from a source checkout with no network.
+#
+#   scripts/gpu.sh [all|tests|bench]      (default: all)
+#
+# Missing wheels (nvmath-python) are installed from ./.whl when present. Full logs go under $OUT
+# when set (else /tmp/strided-gpu). BENCH_APPEND=1 appends each benchmark's table to
+# bench/RESULTS.md. The last lines printed are a short summary: GPU, versions, pass/fail counts,
+# benchmark ratios.
 set -u
 cd "$(dirname "$0")/.."
+MODE="${1:-all}"
+case "$MODE" in all|tests|bench) ;; *) echo "usage: scripts/gpu.sh [all|tests|bench]" >&2; exit 2 ;; esac
 export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$PWD" PYTHONUNBUFFERED=1
 LOG="${OUT:-/tmp/strided-gpu}"
 mkdir -p "$LOG"
@@ -17,31 +25,42 @@ import strided.cuda as c
 print("gpu:", c.get_device_name(0) if c.is_available() else "none")
 from strided.backends.cuda.driver import driver_version
 print("driver cuda:", driver_version())
-for m in ("numpy", "cuda.bindings", "torch", "cupy"):
+for m in ("numpy", "cuda.bindings", "nvmath", "torch", "cupy"):
     try:
         print(m, importlib.import_module(m).__version__)
     except Exception as e:
         print(m, "missing", type(e).__name__)
 PY
-# warm the NVRTC cache with the pointwise kernels, in parallel (the op tests would compile them one by one)
-timeout 120 python3 -c "from strided.backends.cuda import elementwise as e; from strided.backends.cuda.kernels \
+rc=0
+if [ "$MODE" != bench ]; then
+  # warm the NVRTC cache with the pointwise kernels, in parallel (the op tests would compile them one by one)
+  timeout 150 python3 -c "from strided.backends.cuda import elementwise as e; from strided.backends.cuda.kernels \
 import pointwise_ops as p; print('precompiled', e.precompile(p.instantiations(), workers=16))" >"$LOG/precompile.log" 2>&1
-timeout 420 python3 -m pytest tests -p no:cacheprovider -rfEs --continue-on-collection-errors >"$LOG/tests.log" 2>&1
-rc=$?
-timeout 120 python3 bench/bench_alloc.py ${BENCH_APPEND:+--append} >"$LOG/bench.log" 2>&1
-brc=$?
-timeout 180 python3 bench/bench_copy.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
-timeout 240 python3 bench/bench_gemm.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
-timeout 180 python3 bench/bench_elementwise.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
-timeout 150 python3 bench/bench_reductions.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
-timeout 120 python3 bench/bench_optim.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
-timeout 180 python3 bench/bench_train_step.py ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
-echo "==== strided gpu.sh summary ===="
+  timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest tests -p no:cacheprovider -q -rfEs \
+    --continue-on-collection-errors >"$LOG/tests.log" 2>&1
+  rc=$?
+fi
+brc=0
+: >"$LOG/bench.log"
+if [ "$MODE" != tests ]; then
+  for b in alloc:120 copy:120 elementwise:150 reductions:150 gemm:240 optim:120 train_step:180; do
+    name=${b%%:*}; limit=${b##*:}
+    echo "## bench_$name" >>"$LOG/bench.log"
+    timeout "$limit" python3 "bench/bench_$name.py" ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
+  done
+fi
+echo "==== strided gpu.sh summary ($MODE) ===="
 cat "$LOG/env.txt"
-echo "tests (rc=$rc): $(tail -n 1 "$LOG/tests.log")"
-echo "tests/cuda: $(grep -c 'tests/cuda' "$LOG/tests.log" || true) lines mention tests/cuda; failures:"
-grep -E '^(FAILED|ERROR) tests/cuda' "$LOG/tests.log" | head -20
-echo "all failures: $(grep -cE '^(FAILED|ERROR) ' "$LOG/tests.log")"; grep -E '^(FAILED|ERROR) ' "$LOG/tests.log" | cut -c1-120 | head -10
-echo "bench (rc=$brc):"
-cat "$LOG/bench.log" | tail -n 12
-exit $rc
+if [ "$MODE" != bench ]; then
+  echo "tests (rc=$rc): $(grep -E '(passed|failed)' "$LOG/tests.log" | tail -n 1)"
+  echo "failures: $(grep -cE '^(FAILED|ERROR) ' "$LOG/tests.log")"
+  grep -E '^(FAILED|ERROR) ' "$LOG/tests.log" | cut -c1-140 | head -15
+  echo "skips by reason:"
+  grep -E '^SKIPPED' "$LOG/tests.log" | sed -E 's/^SKIPPED \[[0-9]+\] [^:]+:[0-9]+: //' | cut -c1-90 | sort | uniq -c \
+    | sort -rn | head -8
+fi
+if [ "$MODE" != tests ]; then
+  echo "bench (rc=$brc): table rows with a ratio column"
+  grep -E '^(## |\|)' "$LOG/bench.log" | grep -vE '^\|[-: |]+\|$' | cut -c1-150 | tail -n 60
+fi
+exit $(( rc != 0 ? rc : brc ))
