@@ -208,7 +208,7 @@ def addmm_activation_grad(grad, self, mat1, mat2, beta, alpha, use_gelu, result)
     if not use_gelu:
         return ops.where(ops.gt(result, 0), grad, 0.0)
     pre = ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
-    return gelu_backward(grad, pre, "tanh")
+    return gelu_backward(grad, pre, "none")  # the CPU kernel's exact gelu
 
 
 def var_backward(grad, self, dim, correction, keepdim):
@@ -371,10 +371,10 @@ def clamp_bound_backward(grad, self, bound, other, is_min: bool):
 
 
 def pow_backward_self(grad, self, exponent):
-    if not hasattr(exponent, "_sizes") and exponent == 0:
-        return ops.zeros_like(self)
-    return ops.where(ops.eq(exponent, 0) if hasattr(exponent, "_sizes") else False,
-                     0.0, grad * exponent * self ** (exponent - 1))
+    """d x^e / d x = e * x^(e-1), and 0 where e == 0 (torch's convention, also at x == 0)."""
+    if not hasattr(exponent, "_sizes"):
+        return ops.zeros_like(self) if exponent == 0 else grad * exponent * self ** (exponent - 1)
+    return ops.where(ops.eq(exponent, 0), 0.0, grad * exponent * self ** (exponent - 1))
 
 
 def pow_backward_exponent(grad, self, exponent, result):
@@ -403,16 +403,16 @@ def softplus_backward(grad, self, beta, threshold):
     return ops.where(ops.gt(z, threshold), grad, grad * ops.sigmoid(z))
 
 
-def cat_backward(grad, tensors, dim):
+def cat_backward(grad, shapes, dim):
     """Slices of ``grad``, one per input of cat (legacy empty 1-D inputs get an empty gradient)."""
     out, start = [], 0
     ndim = grad.dim()
     d = wrap_dim(dim, ndim) if ndim else 0
-    for t in tensors:
-        if t.dim() == 1 and t._sizes[0] == 0 and ndim != 1:
-            out.append(ops.zeros(t._sizes, dtype=grad.dtype, device=grad.device))
+    for shape in shapes:
+        if len(shape) == 1 and shape[0] == 0 and ndim != 1:
+            out.append(ops.zeros(shape, dtype=grad.dtype, device=grad.device))
             continue
-        n = t._sizes[d]
+        n = shape[d]
         out.append(ops.narrow(grad, d, start, n))
         start += n
     return out
@@ -431,16 +431,13 @@ def slice_backward(grad, shape, dim, start, end, step):
 
 
 def as_strided_backward(grad, self, size, stride, storage_offset):
-    """Scatter-add into the input's storage layout (overlapping views add, as torch)."""
-    from ..tensor import contiguous_strides
-
+    """Scatter-add into the input's storage layout (overlapping views add up, as torch)."""
     n_storage = self._storage.nbytes() // self.dtype.itemsize
-    flat = ops.zeros((n_storage,), dtype=grad.dtype, device=grad.device)
     offset = self._offset if storage_offset is None else storage_offset
-    index = ops.as_strided(ops.arange(n_storage, device=grad.device), int_list(size), int_list(stride),
-                           offset)
-    flat = ops.index_add(flat, 0, ops.reshape(index, (-1,)), ops.reshape(grad, (-1,)))
-    del contiguous_strides
+    positions = ops.as_strided(ops.arange(0, n_storage, device=grad.device), int_list(size),
+                               int_list(stride), offset)
+    flat = ops.index_add(ops.zeros((n_storage,), dtype=grad.dtype, device=grad.device), 0,
+                         ops.reshape(positions, (-1,)), ops.reshape(grad, (-1,)))
     return ops.as_strided(flat, self._sizes, self._strides, self._offset)
 
 

@@ -27,6 +27,9 @@ from .graph import Node, SavedTensor, check_inplace, collect_edge, rebase_histor
 __all__ = ["FormulaNode", "Geometry", "register_all", "DERIVATIVES"]
 
 DERIVATIVES: dict = {}  # OpOverload -> DerivativeInfo
+# CompositeExplicitAutograd ops differentiated through the ops their kernel calls (as torch's
+# CompositeImplicitAutograd ``dropout``): the kernel itself is their Autograd kernel.
+DECOMPOSED = ("dropout",)
 
 
 class Geometry:
@@ -115,7 +118,7 @@ def _save(value, how: str, output_nr=None):
     if value is None or how == "value":
         return value
     if isinstance(value, (list, tuple)):
-        return [_save(v, how) for v in value]
+        return [_save(v, how, output_nr) for v in value]
     if not isinstance(value, Tensor):
         return value
     if how == "geometry":
@@ -171,7 +174,10 @@ def _record(info, bound: list, outputs, self_before=None, self_edge=None):
     for name, pos, how in info.saved:
         if pos is None:
             i = info.return_index[name]
-            saved.append(_save(outs[i], how, i))
+            if isinstance(outputs, list):  # Tensor[] return: save every element
+                saved.append([_save(o, how, j) for j, o in enumerate(outputs)])
+            else:
+                saved.append(_save(outs[i], how, i))
         elif pos == 0 and self_before is not None and how == "tensor":
             saved.append(self_before)
         else:
@@ -268,22 +274,22 @@ def _finish(info, op, ordinal: int) -> None:
 
 
 def _functional_of(op, aten):
-    """The functional overload an autogen in-place (``add_.Tensor``) or ``out=`` overload derives from."""
+    """The functional overload an autogen in-place (``add_.Tensor``) or ``out=`` overload derives from:
+    same name (without the ``_``), same arguments (without ``out``)."""
     schema = op.schema
     if op._mutated is None:
         return None
     pos, name = op._mutated
     if pos == 0 and schema.name.endswith("_"):
-        packet = aten._get(schema.name[:-1])
-        if packet is not None:
-            return packet.overloads.get(op.overload_name)
+        packet, want = aten._get(schema.name[:-1]), schema.arguments
+    elif name == "out":
+        packet, want = aten._get(schema.name), schema.arguments[:-1]
+    else:
         return None
-    if name == "out":
-        packet = aten._get(schema.name)
-        want = schema.arguments[:-1]
-        for cand in packet._ordered if packet is not None else ():
-            if tuple(a.name for a in cand.schema.arguments) == tuple(a.name for a in want):
-                return cand
+    key = tuple((a.name, str(a.type)) for a in want)
+    for cand in packet._ordered if packet is not None else ():
+        if cand is not op and tuple((a.name, str(a.type)) for a in cand.schema.arguments) == key:
+            return cand
     return None
 
 
@@ -296,6 +302,9 @@ def register_all() -> dict:
 
     aten = load()
     infos = load_derivatives()
+    for name in DECOMPOSED:
+        op = aten._get(name).default
+        op.register(DispatchKey.Autograd, op.kernel(DispatchKey.CompositeExplicitAutograd))
     for packet in aten:
         ordinal = 0
         for op in packet._ordered:

@@ -1,0 +1,209 @@
+"""Gradient checks: every differentiable OpInfo against finite differences (float64, CPU).
+
+An op is differentiable when derivatives.yaml has its formulas (it then has an Autograd kernel)
+or when it is CompositeImplicitAutograd (its parts record the graph). A few samples of each
+OpInfo keep the run short; every overload of the YAML without formulas must be listed below as
+non-differentiable or be a decomposition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided.autograd import gradcheck
+from strided.autograd.kernels import DERIVATIVES
+from strided.dispatch.keys import DispatchKey
+from strided.ops.registry import load
+from strided.tensor import Tensor
+from strided.testing.opdb import op_db
+
+# Overloads with no derivative, as in torch: integer/bool results, factories, random fills, metadata.
+NON_DIFFERENTIABLE = {
+    "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange.start_step", "linspace",
+    "eye.m", "rand", "randn", "randint.low", "empty_like", "zeros_like", "ones_like", "full_like",
+    "rand_like", "randn_like", "resize_", "set_.source_Storage_storage_offset", "_local_scalar_dense",
+    "detach", "eq.Tensor", "eq.Scalar", "ne.Tensor", "ne.Scalar", "lt.Tensor", "lt.Scalar", "le.Tensor",
+    "le.Scalar", "gt.Tensor", "gt.Scalar", "ge.Tensor", "ge.Scalar", "logical_and", "logical_or",
+    "logical_xor", "logical_not", "where.Scalar", "isnan", "isinf", "isfinite", "argmax", "argmin", "all",
+    "all.dim", "any", "any.dim", "one_hot",
+    # optimizer kernels: they update parameters under no_grad
+    "_fused_adam_", "_fused_adamw_", "_fused_sgd_",
+}
+# Random ops: gradients are defined (zero, or through the sampled mask) but not finite-differenceable.
+RANDOM = {"bernoulli", "bernoulli_.float", "uniform_", "normal_", "random_.from", "dropout"}
+# Samples whose gradient differs from the derivative by definition, as in torch: embedding's
+# padding_idx row gets no gradient although the forward reads it.
+BY_DEFINITION = {("embedding", "0-dim, padding_idx")}
+MAX_NUMEL = 30
+SAMPLES_PER_OP = 3
+
+
+def _overloads():
+    aten = load()
+    return {op.schema.qualified_name: op for packet in aten for op in packet._ordered}
+
+
+OVERLOADS = _overloads()
+
+
+def _differentiable(op) -> bool:
+    return op in DERIVATIVES or op.has_kernel(DispatchKey.Autograd) or (
+        op.has_kernel(DispatchKey.CompositeImplicitAutograd))
+
+
+def _leaf(x, differentiable=True):
+    if not differentiable:
+        return x
+    if isinstance(x, Tensor) and x.dtype is st.float64:
+        return x.detach().clone().requires_grad_(True) if x.is_contiguous() else _noncontig_leaf(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_leaf(v) for v in x)
+    return x
+
+
+def _noncontig_leaf(x):
+    """A leaf with the same values and (stride-2) layout as ``x``."""
+    wide = st.empty_strided(x.shape, x.stride(), dtype=x.dtype)
+    wide.copy_(x)
+    return wide.requires_grad_(True)
+
+
+def _numel(args) -> int:
+    total = 0
+    for a in args:
+        if isinstance(a, Tensor):
+            total += a.numel()
+        elif isinstance(a, (list, tuple)):
+            total += _numel(a)
+    return total
+
+
+def _cases():
+    for info in op_db():
+        op = OVERLOADS.get(info.name)
+        if op is None or info.name in RANDOM or st.float64 not in info.dtypes:
+            continue
+        if op._mutated is not None or not _differentiable(op):
+            continue
+        yield pytest.param(info, id=info.name)
+
+
+def _samples(info, accept=None):
+    """A few small float64 samples (the smallest one when none is small enough)."""
+    rng = np.random.default_rng(0)
+    picked, smallest = [], None
+    for s in info.samples(st.float64, rng):
+        if (info.name, s.name) in BY_DEFINITION or (accept is not None and not accept(s)):
+            continue
+        n = _numel(s.args) + _numel(list(s.kwargs.values()))
+        if n == 0:
+            continue
+        if n <= MAX_NUMEL:
+            picked.append(s)
+        elif smallest is None or n < smallest[0]:
+            smallest = (n, s)
+        if len(picked) == SAMPLES_PER_OP:
+            break
+    return picked or ([smallest[1]] if smallest else [])
+
+
+@pytest.mark.parametrize("info", list(_cases()))
+def test_gradcheck(info):
+    fn = info.get_op()
+    samples = _samples(info)
+    assert samples, f"{info.name}: no float64 sample"
+    op = OVERLOADS[info.name]
+    wrt = _formula_inputs(op)
+    names = [a.name for a in op.schema.arguments]
+    for s in samples:
+        args = tuple(_leaf(a, wrt is None or i >= len(names) or names[i] in wrt) for i, a in enumerate(s.args))
+        kwargs = {k: _leaf(v, wrt is None or k in wrt) for k, v in s.kwargs.items()}
+        kw_names = [k for k, v in kwargs.items() if isinstance(v, Tensor) and v.requires_grad]
+        n_args = len(args)
+
+        def call(*xs, _kwargs=kwargs, _names=kw_names, _n=n_args):
+            kw = dict(_kwargs)
+            kw.update(zip(_names, xs[_n:]))
+            return fn(*xs[:_n], **kw)
+
+        inputs = args + tuple(kwargs[k] for k in kw_names)
+        if not any(isinstance(x, Tensor) and x.requires_grad for x in _flat(inputs)):
+            continue
+        assert gradcheck(call, inputs), f"{info.name}: {s}"
+
+
+def _inplace_cases():
+    for info in op_db():
+        op = OVERLOADS.get(info.name)
+        if op is None or st.float64 not in info.dtypes or info.name in RANDOM:
+            continue
+        if op._mutated is not None and op._mutated[0] == 0 and _differentiable(op):
+            yield pytest.param(info, op, id=info.name)
+
+
+def _inplace_ok(op):
+    def accept(s):
+        try:
+            with st.no_grad():
+                op(*(_clone(a) for a in s.args), **s.kwargs)
+            return s.args and isinstance(s.args[0], Tensor) and s.args[0].dtype is st.float64
+        except (RuntimeError, TypeError, ValueError, IndexError):
+            return False
+
+    return accept
+
+
+def _clone(x):
+    return x.clone() if isinstance(x, Tensor) else x
+
+
+@pytest.mark.parametrize("info, op", list(_inplace_cases()))
+def test_gradcheck_inplace(info, op):
+    """In-place overloads (autogen ones included) on a non-leaf: the history of ``self`` is rebased."""
+    fn = info.get_op()
+    samples = _samples(info, _inplace_ok(fn))
+    assert samples, f"{op}: no float64 sample valid in place"
+    for s in samples:
+        args = tuple(_leaf(a) for a in s.args)
+
+        def call(*xs, _kwargs=s.kwargs):
+            target = xs[0].clone()
+            fn(target, *xs[1:], **_kwargs)
+            assert target.grad_fn is not None or not target.requires_grad
+            return target
+
+        assert gradcheck(call, args), f"{op}: {s}"
+
+
+def _formula_inputs(op):
+    """Names of the inputs derivatives.yaml differentiates (None: a decomposition, all of them)."""
+    info = DERIVATIVES.get(op)
+    return None if info is None else {name for name, _, _ in info.inputs}
+
+
+def _flat(xs):
+    for x in xs:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+def test_every_overload_is_differentiable_or_listed():
+    """Each overload has formulas, decomposes, derives from one that does, or is non-differentiable."""
+    missing = []
+    for name, op in OVERLOADS.items():
+        if name in NON_DIFFERENTIABLE or _differentiable(op):
+            continue
+        if name.startswith("_foreach_") and name.partition(".")[0].endswith("_"):
+            continue  # in-place foreach updates: optimizer steps, run under no_grad
+        missing.append(name)
+    assert not missing, f"overloads with no derivative formula and not listed as non-differentiable: {missing}"
+
+
+def test_out_overloads_refuse_grad():
+    x = st.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic differentiation"):
+        st.add(x, x, out=st.empty(3))
