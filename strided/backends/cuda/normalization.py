@@ -107,7 +107,7 @@ def softmax_into(x: Tensor, out: Tensor, dim: int, log: bool) -> Tensor:
         name = "softmax_inner"
         vec = 16 // x.dtype.itemsize
         if D % vec == 0 and x.data_ptr() % 16 == 0 and all(k[1] % vec == 0 for k in kept):
-            while group * vec * SM_REGV < D and group < 1024:
+            while group * vec * SM_REGV < D and group < 512:  # __launch_bounds__(512): <= 128 registers
                 group = block = max(group * 2, 128)
             if group * vec * SM_REGV >= D:
                 name = "softmax_reg"  # the row fits in registers: one read

@@ -74,7 +74,7 @@ extern "C" __global__ void ce_terms(const CeParams p) {
 }
 
 // One block folds the per-sample terms in a fixed order and writes the reduced loss.
-extern "C" __global__ void ce_finish(const CeParams p) {
+extern "C" __global__ void __launch_bounds__(1024) ce_finish(const CeParams p) {
   ACC_T s[4] = {ACC_T(0), ACC_T(0), ACC_T(0), ACC_T(0)};
   const int nt = PROB ? 1 : 4;
   for (i64 i = threadIdx.x; i < p.M; i += blockDim.x)

@@ -22,7 +22,7 @@ __device__ __forceinline__ IN_T ln_value(const LnParams& p, ACC_T x, i64 e, ACC_
 }
 
 // Welford statistics in ACC_T (float for half types) over a group of threads, then a write pass.
-extern "C" __global__ void layer_norm_rows(const LnParams p) {
+extern "C" __global__ void __launch_bounds__(512) layer_norm_rows(const LnParams p) {
   const int G = (int)p.group, lane = threadIdx.x % G;
   const i64 per_block = blockDim.x / G;
   const bool aligned = (p.D % LN_VEC) == 0 && (((unsigned long long)p.in & 15) == 0) &&

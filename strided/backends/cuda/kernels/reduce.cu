@@ -71,7 +71,7 @@ __device__ State block_combine(State s, int mode) {
 // Inner path: the reduced elements of an output are contiguous (stride 1). A group of
 // p.group threads (a warp, or the whole block) reduces one (output, split) task with 16-byte
 // loads between a scalar head and tail.
-extern "C" __global__ void reduce_inner(const RedParams p) {
+extern "C" __global__ void __launch_bounds__(512) reduce_inner(const RedParams p) {
   const int G = (int)p.group, mode = (int)p.mode;
   const ACC_T parg = (ACC_T)p.arg;
   const int lane = threadIdx.x % G;
@@ -123,7 +123,7 @@ extern "C" __global__ void reduce_inner(const RedParams p) {
 
 // Outer path (any layout): p.group columns (outputs) per block, blockDim / group threads down
 // each column; the column partials are combined through shared memory in a fixed tree.
-extern "C" __global__ void reduce_outer(const RedParams p) {
+extern "C" __global__ void __launch_bounds__(512) reduce_outer(const RedParams p) {
   __shared__ State sh[512];
   const int bx = (int)p.group, mode = (int)p.mode;
   const ACC_T parg = (ACC_T)p.arg;
@@ -174,7 +174,7 @@ extern "C" __global__ void reduce_outer(const RedParams p) {
 // vector per row (the host checks one reduced dim, column groups that stay in one contiguous kept
 // row, and RED_CV-element alignment of the pointer and of every stride). RED_CV states per
 // thread, folded through shared memory one column at a time.
-extern "C" __global__ void reduce_outer_vec(const RedParams p) {
+extern "C" __global__ void __launch_bounds__(512) reduce_outer_vec(const RedParams p) {
   __shared__ State sh[512];
   const int bx = (int)p.group, mode = (int)p.mode;
   const ACC_T parg = (ACC_T)p.arg;

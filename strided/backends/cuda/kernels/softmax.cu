@@ -36,7 +36,7 @@ struct __align__(16) SmVec { IN_T x[SM_VEC]; };
 
 // The softmax dim is contiguous in the input and the output: p.group threads per row, a pass of
 // 16-byte loads for (max, sum), then a pass that writes (the second read mostly hits L2).
-extern "C" __global__ void softmax_inner(const SmParams p) {
+extern "C" __global__ void __launch_bounds__(512) softmax_inner(const SmParams p) {
   const int G = (int)p.group, lane = threadIdx.x % G;
   const i64 per_block = blockDim.x / G;
   for (i64 line = blockIdx.x * per_block + threadIdx.x / G; line - threadIdx.x / G < p.lines;
@@ -115,7 +115,7 @@ template <class A> struct MaxNanComb {
   __device__ A operator()(A a, A b) const { return isnan_(a) ? a : ((isnan_(b) || b > a) ? b : a); }
 };
 
-extern "C" __global__ void softmax_reg(const SmParams p) {
+extern "C" __global__ void __launch_bounds__(512) softmax_reg(const SmParams p) {
   const int G = (int)p.group, lane = threadIdx.x % G;
   const i64 per_block = blockDim.x / G;
   const i64 nv = p.D / SM_VEC;
