@@ -22,7 +22,9 @@ from __future__ import annotations
 from ..dispatch.dispatcher import grad_mode
 from ..dispatch.keys import DispatchKey
 from ..tensor import Tensor
-from .graph import Node, SavedTensor, check_inplace, collect_edge, rebase_history, set_history
+from .graph import (
+    Node, SavedTensor, check_inplace, collect_edge, gradient_edge, rebase_history, set_history,
+)
 
 __all__ = ["FormulaNode", "Geometry", "register_all", "DERIVATIVES"]
 
@@ -138,8 +140,12 @@ def _bind(info, args, kwargs) -> list:
     return bound
 
 
-def _record(info, bound: list, outputs, self_before=None, self_edge=None):
-    """Build the node for one call and attach it to the outputs; None when nothing needs grad."""
+def _prepare(info, bound: list, self_edge=None):
+    """Edges and saved inputs of one call, before it runs; None when no input needs grad.
+
+    Inputs are saved before the op runs, so an in-place op that overwrites an input it saved
+    (``x.mul_(x)``) fails at backward with the version error, as in torch.
+    """
     edges, metas, needs, layout = [], [], [], []
     any_edge = False
     for _name, pos, kind in info.inputs:
@@ -162,6 +168,20 @@ def _record(info, bound: list, outputs, self_before=None, self_edge=None):
         return None
     node = FormulaNode(tuple(edges), tuple(metas), info.num_outputs)
     node.info, node.needs, node.layout, node.released = info, tuple(needs), tuple(layout), False
+    saved = []
+    for name, pos, how in info.saved:
+        if pos is None:
+            saved.append(None)  # an output: filled in by _attach
+        elif pos == 0 and self_edge is not None and how == "tensor":
+            saved.append(SavedTensor(bound[0].clone()))  # in-place: the old value of self
+        else:
+            saved.append(_save(bound[pos], how))
+    node.saved = saved
+    return node
+
+
+def _attach(node, info, outputs) -> None:
+    """Save the outputs the formulas read and make ``node`` their grad_fn."""
     if isinstance(outputs, list):  # Tensor[] return: one output per element
         outs = outputs
         node.num_outputs = len(outputs)
@@ -170,25 +190,21 @@ def _record(info, bound: list, outputs, self_before=None, self_edge=None):
         outs = outputs if isinstance(outputs, tuple) else (outputs,)
         diffs = info.output_differentiability
     node.output_meta = tuple((o._sizes, o.dtype, o.device) if d else None for o, d in zip(outs, diffs))
-    saved = []
-    for name, pos, how in info.saved:
-        if pos is None:
-            i = info.return_index[name]
-            if isinstance(outputs, list):  # Tensor[] return: save every element
-                saved.append([_save(o, how, j) for j, o in enumerate(outputs)])
-            else:
-                saved.append(_save(outs[i], how, i))
-        elif pos == 0 and self_before is not None and how == "tensor":
-            saved.append(self_before)
-        else:
-            saved.append(_save(bound[pos], how))
-    node.saved = tuple(saved)
+    if info.uses_result:
+        saved = node.saved
+        for k, (name, pos, how) in enumerate(info.saved):
+            if pos is None:
+                i = info.return_index[name]
+                if isinstance(outputs, list):
+                    saved[k] = [_save(o, how, j) for j, o in enumerate(outputs)]
+                else:
+                    saved[k] = _save(outs[i], how, i)
+    node.saved = tuple(node.saved)
     if outs and outs[0].device.type == "cuda":
         _set_stream(node, outs)
     for i, (o, d) in enumerate(zip(outs, diffs)):
         if d and o.dtype.is_floating_point:
             set_history(o, node, i)
-    return node
 
 
 def _set_stream(node, outs) -> None:
@@ -200,13 +216,15 @@ def _set_stream(node, outs) -> None:
 
 def make_functional_kernel(op, info):
     def autograd_kernel(*args, **kwargs):
+        node = _prepare(info, _bind(info, args, kwargs))
         mode = grad_mode
         mode.enabled = False
         try:
             out = op(*args, **kwargs)
         finally:
             mode.enabled = True
-        _record(info, _bind(info, args, kwargs), out)
+        if node is not None:
+            _attach(node, info, out)
         return out
 
     autograd_kernel.__name__ = f"{info.node_name}_autograd"
@@ -215,29 +233,25 @@ def make_functional_kernel(op, info):
 
 def make_inplace_kernel(op, info):
     """Note [In-place autograd]."""
-    from .graph import gradient_edge
-
     def autograd_kernel(*args, **kwargs):
         bound = _bind(info, args, kwargs)
         self = bound[0]
         check_inplace(self)
-        if self.requires_grad:
-            self_edge = (gradient_edge(self), (self._sizes, self.dtype, self.device))
-        else:
-            self_edge = (None, None)
-        self_before = None
         mode = grad_mode
         mode.enabled = False
         try:
-            if info.saves_self:
-                self_before = SavedTensor(self.clone())
+            node = None
+            if self.dtype.is_floating_point:
+                if self.requires_grad:
+                    self_edge = (gradient_edge(self), (self._sizes, self.dtype, self.device))
+                else:
+                    self_edge = (None, None)
+                node = _prepare(info, bound, self_edge)
             out = op(*args, **kwargs)
         finally:
             mode.enabled = True
-        if not self.dtype.is_floating_point:
-            return out
-        node = _record(info, bound, (self,), self_before, self_edge)
         if node is not None:
+            _attach(node, info, (self,))
             rebase_history(self, node)
         return out
 

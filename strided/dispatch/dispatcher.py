@@ -225,10 +225,12 @@ class OpOverload:
         # 2. Autograd
         if fn is None and keyset & AUTOGRAD_BIT:
             fn = self.kernel(DispatchKey.Autograd)
-        # 3. the backend's own kernel
-        kernel_below = fn is None  # Autocast/Autograd kernels redispatch; the kernel below bumps versions
+        # 3. the backend's own kernel (the one that bumps the version: Note [Version counter])
         if fn is None:
             fn = self.kernel(backend)
+            writes = fn is not None and self._mutated is not None
+        else:
+            writes = False
         # 4. CompositeExplicitAutograd, 5. CompositeImplicitAutograd
         if fn is None:
             fn = self.kernel(DispatchKey.CompositeExplicitAutograd)
@@ -246,7 +248,7 @@ class OpOverload:
                 f"the selective/custom build process{hint}. '{self.name}' is only available for these "
                 f"backends: [{', '.join(self.available_keys())}]."
             )
-        if self._mutated is not None and kernel_below:
+        if writes:
             fn = _bump_version(fn, *self._mutated)
         if _tracing.wrapper is not None:
             fn = _tracing.wrapper(self, keyset, fn)
@@ -255,11 +257,12 @@ class OpOverload:
 
 
 # Note [Version counter]
-# Every op that writes a Tensor argument (``Tensor(a!)``: in-place ops, ``out=``, copy_, fill_,
-# random fills) bumps the written tensor's version counter after its kernel returns. The counter
-# lives on the storage, so a tensor and all its views share it (torch's VariableVersion), and
-# autograd compares it with the version a saved tensor had when the graph was recorded. The
-# wrapper is added once at resolution, so ops that write nothing pay nothing.
+# Every backend kernel that writes a Tensor argument (``Tensor(a!)``: in-place ops, ``out=``,
+# copy_, fill_, random fills) bumps the written tensor's version counter after it returns;
+# composite kernels (autogen in-place/out, zero_) write through such ops, so one in-place call
+# counts once. The counter lives on the storage, so a tensor and all its views share it (torch's
+# VariableVersion), and autograd compares it with the version a saved tensor had when the graph
+# was recorded. The wrapper is added once at resolution, so ops that write nothing pay nothing.
 def _bump_version(fn, position: int, name: str):
     def bump(*args, **kwargs):
         out = fn(*args, **kwargs)

@@ -1,0 +1,341 @@
+"""Autograd engine semantics (CPU): leaves, accumulation, retain_graph, hooks, grad modes, in-place."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided import autograd
+
+
+def leaf(*values):
+    return st.tensor(list(values), dtype=st.float64, requires_grad=True)
+
+
+def close(t, expected):
+    np.testing.assert_allclose(t.numpy(force=True), np.asarray(expected, dtype=np.float64), rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------- leaves, grad_fn, accumulation
+def test_leaves_and_non_leaves():
+    x = leaf(1.0, 2.0)
+    y = x * 2
+    assert x.is_leaf and x.grad_fn is None and x.requires_grad
+    assert not y.is_leaf and y.requires_grad and y.grad_fn.name == "MulBackward1"
+    assert (x + x).grad_fn.name == "AddBackward0"
+    z = st.tensor([1.0])
+    assert z.is_leaf and not z.requires_grad and (z * 2).grad_fn is None
+
+
+def test_backward_accumulates_into_leaves():
+    x = leaf(1.0, 2.0, 3.0)
+    (x * x).sum().backward()
+    close(x.grad, [2, 4, 6])
+    (x * 3).sum().backward()
+    close(x.grad, [5, 7, 9])
+    x.grad = None
+    x.sum().backward()
+    close(x.grad, [1, 1, 1])
+
+
+def test_shared_gradient_is_not_aliased_between_leaves():
+    a, b = leaf(1.0, 2.0), leaf(3.0, 4.0)
+    (a + b).sum().backward()
+    a.grad.mul_(10)
+    close(b.grad, [1, 1])
+
+
+def test_broadcast_and_dtype_are_reduced_back():
+    x = leaf(1.0, 2.0)
+    w = st.ones(3, 2, dtype=st.float32, requires_grad=True)
+    (x * w).sum().backward()
+    close(x.grad, [3, 3])
+    assert w.grad.dtype is st.float32 and w.grad.shape == (3, 2)
+
+
+def test_non_scalar_backward_needs_a_gradient():
+    x = leaf(1.0, 2.0)
+    y = x * 2
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        y.backward()
+    y.backward(st.tensor([1.0, 10.0], dtype=st.float64))
+    close(x.grad, [2, 20])
+
+
+def test_backward_on_tensor_without_grad_raises():
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        st.tensor([1.0]).sum().backward()
+
+
+def test_retain_graph():
+    x = leaf(1.0, 2.0)
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    close(x.grad, [4, 8])
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_grad_assignment_checks():
+    x = leaf(1.0, 2.0)
+    x.grad = st.zeros(2, dtype=st.float64)
+    with pytest.raises(RuntimeError, match="different size"):
+        x.grad = st.zeros(3, dtype=st.float64)
+    with pytest.raises(RuntimeError, match="different type"):
+        x.grad = st.zeros(2, dtype=st.float32)
+    del x.grad
+    assert x.grad is None
+
+
+# ---------------------------------------------------------------------- hooks, retain_grad
+def test_hooks_on_leaf_and_non_leaf():
+    x = leaf(1.0, 2.0)
+    seen = []
+    y = x * 3
+    handle = y.register_hook(lambda g: g * 2)
+    x.register_hook(lambda g: seen.append(g.tolist()))
+    y.sum().backward()
+    assert seen == [[6.0, 6.0]]
+    close(x.grad, [6, 6])
+    handle.remove()
+    x.grad = None
+    (x * 3).sum().backward()
+    close(x.grad, [3, 3])
+
+
+def test_retain_grad():
+    x = leaf(1.0, 2.0)
+    y = x * 3
+    y.retain_grad()
+    z = x * 4
+    (y * y).sum().backward()
+    assert y.retains_grad and not z.retains_grad
+    close(y.grad, [6, 12])
+    assert z.grad is None
+
+
+# ---------------------------------------------------------------------- grad modes
+def test_no_grad_enable_grad_set_grad_enabled():
+    x = leaf(1.0)
+    with st.no_grad():
+        assert not st.is_grad_enabled()
+        assert not (x * 2).requires_grad
+        with st.enable_grad():
+            assert (x * 2).requires_grad
+    assert st.is_grad_enabled()
+    st.set_grad_enabled(False)
+    assert not (x * 2).requires_grad
+    st.set_grad_enabled(True)
+    with st.set_grad_enabled(False):
+        assert not (x * 2).requires_grad
+    assert (x * 2).requires_grad
+
+    @st.no_grad()
+    def f():
+        return x * 2
+
+    assert not f().requires_grad
+
+
+def test_inference_mode():
+    x = leaf(1.0)
+    with st.inference_mode():
+        assert not (x * 2).requires_grad and autograd.is_inference_mode_enabled()
+    with st.inference_mode(False):
+        assert (x * 2).requires_grad
+    assert not autograd.is_inference_mode_enabled()
+
+
+def test_grad_mode_is_thread_local():
+    result = []
+    with st.no_grad():
+        t = threading.Thread(target=lambda: result.append(st.is_grad_enabled()))
+        t.start()
+        t.join()
+    assert result == [True]
+
+
+def test_detach():
+    x = leaf(1.0, 2.0)
+    y = (x * 2).detach()
+    assert not y.requires_grad and y.grad_fn is None and y.is_leaf
+    d = x.detach()
+    before = x._version
+    d.add_(1)  # shares memory and version counter with x
+    assert x._version == before + 1
+    close(x.detach(), [2, 3])
+
+
+def test_requires_grad_rules():
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+        st.tensor([1, 2]).requires_grad_()
+    y = leaf(1.0) * 2
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+        y.requires_grad_(False)
+
+
+# ---------------------------------------------------------------------- deep graphs
+def test_deep_graph_has_no_recursion_limit():
+    x = leaf(1.0)
+    y = x
+    for _ in range(100_000):
+        y = y + 1.0
+    y.backward()
+    close(x.grad, [1])
+
+
+# ---------------------------------------------------------------------- in-place and versions
+def test_version_counter_error():
+    x = leaf(1.0, 2.0)
+    y = x * 2
+    z = y * y  # saves y
+    y.add_(1)
+    with pytest.raises(RuntimeError, match=r"one of the variables needed for gradient computation has been "
+                                           r"modified by an inplace operation: \[strided.DoubleTensor \[2\]\], "
+                                           r"which is output 0 of AddBackward1, is at version 1; expected "
+                                           r"version 0 instead"):
+        z.sum().backward()
+
+
+def test_versions_are_shared_with_views_and_bumped_by_writes():
+    x = st.zeros(4)
+    v = x[1:3]
+    start = x._version
+    assert v._version == start
+    v.fill_(1)
+    x.copy_(st.ones(4))
+    x.add_(1)
+    x.zero_()
+    assert x._version == v._version == start + 4
+    x[0] = 5
+    assert v._version == start + 5
+    assert st.ones(2)._version == st.ones(2)._version  # a fresh tensor starts where every factory does
+
+
+def test_inplace_on_leaf_raises():
+    x = leaf(1.0, 2.0)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
+        x[0:1].mul_(2)
+    before = x._version
+    with st.no_grad():
+        x.add_(1)  # allowed under no_grad, and counted
+    assert x._version == before + 1
+    close(x.detach(), [2, 3])
+
+
+def test_inplace_rebases_history():
+    x = leaf(1.0, 2.0)
+    y = x * 1
+    y.mul_(x)  # y = x^2 (mul's formula for x reads self: saved as a copy of the old value)
+    y.exp_()  # y = exp(x^2)
+    assert y.grad_fn.name == "ExpBackward0"
+    y.sum().backward()
+    close(x.grad, 2 * np.array([1.0, 2.0]) * np.exp(np.array([1.0, 4.0])))
+
+
+def test_inplace_overwriting_a_saved_input_raises():
+    x = leaf(1.0, 2.0)
+    y = x * 1
+    y.mul_(y)  # `other` is saved before the write, then overwritten by it (torch raises too)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_inplace_on_view_of_non_leaf_uses_copy_slices():
+    x = leaf(1.0, 2.0, 3.0, 4.0)
+    y = x * 1
+    y[1:3].mul_(10)
+    assert y.grad_fn.name == "CopySlices"
+    (y * st.tensor([1.0, 2.0, 3.0, 4.0], dtype=st.float64)).sum().backward()
+    close(x.grad, [1, 20, 30, 4])
+
+
+def test_setitem_with_a_value_that_requires_grad():
+    v = leaf(5.0, 6.0)
+    buf = st.zeros(4, dtype=st.float64)
+    buf[1:3] = v * 2
+    assert buf.requires_grad
+    (buf * buf).sum().backward()
+    close(v.grad, [40, 48])
+
+
+def test_views_of_leaves():
+    x = st.arange(0, 6, dtype=st.float64).reshape(2, 3).requires_grad_()
+    (x[1] * 2 + x.t()[0:1].sum()).sum().backward()
+    close(x.grad, [[3, 0, 0], [5, 2, 2]])
+
+
+def test_random_fills_have_zero_gradient_and_dropout_its_mask():
+    x = leaf(1.0, 2.0, 3.0, 4.0)
+    y = x * 1
+    y.uniform_()
+    y.sum().backward()
+    close(x.grad, [0, 0, 0, 0])
+    x.grad = None
+    st.manual_seed(0)
+    out = st.dropout(x, 0.5, True)
+    out.sum().backward()
+    kept = out.detach().numpy() != 0
+    close(x.grad, np.where(kept, 2.0, 0.0))
+
+
+def test_out_variants_refuse_inputs_that_require_grad():
+    with pytest.raises(RuntimeError, match=r"add\(\): functions with out=... arguments don't support"):
+        st.add(leaf(1.0), leaf(1.0), out=st.empty(1, dtype=st.float64))
+    with st.no_grad():
+        st.add(leaf(1.0), leaf(1.0), out=st.empty(1, dtype=st.float64))
+
+
+# ---------------------------------------------------------------------- autograd.grad, create_graph
+def test_autograd_grad_and_allow_unused():
+    x, y = leaf(1.0, 2.0), leaf(3.0)
+    z = (x * x).sum()
+    (gx,) = autograd.grad(z, x, retain_graph=True)
+    close(gx, [2, 4])
+    assert x.grad is None
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        autograd.grad(z, [x, y], retain_graph=True)
+    gx, gy = autograd.grad(z, [x, y], allow_unused=True)
+    assert gy is None
+    close(gx, [2, 4])
+
+
+def test_autograd_grad_of_non_leaf():
+    x = leaf(1.0, 2.0)
+    h = x * 3
+    (gh,) = autograd.grad((h * h).sum(), h)
+    close(gh, [6, 12])
+
+
+def test_double_backward():
+    x = leaf(2.0)
+    y = x * x * x
+    (g,) = autograd.grad(y, x, create_graph=True)
+    close(g, [12])
+    (g2,) = autograd.grad(g, x)
+    close(g2, [12])
+
+
+def test_backward_inputs_argument():
+    x, y = leaf(1.0), leaf(2.0)
+    (x * y).backward(inputs=[x])
+    close(x.grad, [2])
+    assert y.grad is None
+
+
+def test_training_step_core_ops():
+    st.manual_seed(0)
+    w = st.randn(4, 3, dtype=st.float64, requires_grad=True)
+    b = st.zeros(4, dtype=st.float64, requires_grad=True)
+    x = st.randn(5, 3, dtype=st.float64)
+    loss = st.cross_entropy_loss(st.linear(x, w, b).relu(), st.tensor([0, 1, 2, 3, 0]))
+    loss.backward()
+    assert w.grad.shape == (4, 3) and b.grad.shape == (4,)
+    assert autograd.gradcheck(lambda w, b: st.cross_entropy_loss(st.linear(x, w, b).relu(),
+                                                                   st.tensor([0, 1, 2, 3, 0])), (w, b))
