@@ -23,7 +23,13 @@ from ..dispatch.dispatcher import grad_mode
 from ..dispatch.keys import DispatchKey
 from ..tensor import Tensor
 from .graph import (
-    Node, SavedTensor, check_inplace, collect_edge, gradient_edge, rebase_history, set_history,
+    Node,
+    SavedTensor,
+    check_inplace,
+    collect_edge,
+    gradient_edge,
+    rebase_history,
+    set_history,
 )
 
 __all__ = ["FormulaNode", "Geometry", "register_all", "DERIVATIVES"]
@@ -169,7 +175,7 @@ def _prepare(info, bound: list, self_edge=None):
     node = FormulaNode(tuple(edges), tuple(metas), info.num_outputs)
     node.info, node.needs, node.layout, node.released = info, tuple(needs), tuple(layout), False
     saved = []
-    for name, pos, how in info.saved:
+    for _name, pos, how in info.saved:
         if pos is None:
             saved.append(None)  # an output: filled in by _attach
         elif pos == 0 and self_edge is not None and how == "tensor":

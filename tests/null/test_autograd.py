@@ -218,7 +218,7 @@ def test_versions_are_shared_with_views_and_bumped_by_writes():
 
 def test_inplace_on_leaf_raises():
     x = leaf(1.0, 2.0)
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
         x.add_(1)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
         x[0:1].mul_(2)
