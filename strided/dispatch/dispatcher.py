@@ -93,7 +93,7 @@ class OpOverload:
     __slots__ = (
         "schema", "namespace", "name", "overload_name", "location", "_dispatch_names", "_kernels",
         "_cache", "_tensor_args", "_device_arg", "__name__", "__qualname__", "packet", "device_check",
-        "_mutated",
+        "_mutated", "_mutated_lists",
     )
 
     def __init__(self, schema, namespace: str = "aten", location: str = "", dispatch_names=None,
@@ -122,6 +122,9 @@ class OpOverload:
         self._mutated = next(((i, a.name) for i, a in enumerate(schema.arguments)
                               if a.annotation is not None and a.annotation.is_write
                               and a.type.base == "Tensor" and not a.type.is_list), None)
+        self._mutated_lists = tuple((i, a.name) for i, a in enumerate(schema.arguments)
+                                    if a.annotation is not None and a.annotation.is_write
+                                    and a.type.base == "Tensor" and a.type.is_list)
 
     def __repr__(self) -> str:
         return f"<OpOverload {self.name}.{self.overload_name}>"
@@ -228,7 +231,7 @@ class OpOverload:
         # 3. the backend's own kernel (the one that bumps the version: Note [Version counter])
         if fn is None:
             fn = self.kernel(backend)
-            writes = fn is not None and self._mutated is not None
+            writes = fn is not None and (self._mutated is not None or bool(self._mutated_lists))
         else:
             writes = False
         # 4. CompositeExplicitAutograd, 5. CompositeImplicitAutograd
@@ -249,7 +252,8 @@ class OpOverload:
                 f"backends: [{', '.join(self.available_keys())}]."
             )
         if writes:
-            fn = _bump_version(fn, *self._mutated)
+            fn = (_bump_version(fn, *self._mutated) if self._mutated is not None
+                  else _bump_list_versions(fn, self._mutated_lists))
         if _tracing.wrapper is not None:
             fn = _tracing.wrapper(self, keyset, fn)
         self._cache[keyset] = fn
@@ -268,6 +272,20 @@ def _bump_version(fn, position: int, name: str):
         out = fn(*args, **kwargs)
         target = args[position] if position < len(args) else kwargs[name]
         target._storage._version += 1
+        return out
+
+    bump.__wrapped__ = fn
+    return bump
+
+
+def _bump_list_versions(fn, written: tuple):
+    """The ``Tensor(a!)[]`` form (fused optimizer kernels): every tensor of every written list."""
+    def bump(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        for position, name in written:
+            tensors = args[position] if position < len(args) else kwargs[name]
+            for t in tensors:
+                t._storage._version += 1
         return out
 
     bump.__wrapped__ = fn

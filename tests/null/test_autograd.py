@@ -216,6 +216,20 @@ def test_versions_are_shared_with_views_and_bumped_by_writes():
     assert st.ones(2)._version == st.ones(2)._version  # a fresh tensor starts where every factory does
 
 
+def test_fused_optimizer_step_bumps_every_parameter():
+    p = leaf(1.0, 2.0)
+    loss = (p * p).sum()  # saves p
+    with st.no_grad():
+        st.ops.aten._fused_sgd_([p], [st.ones(2, dtype=st.float64)], [], weight_decay=0.0, momentum=0.0,
+                                lr=0.1, dampening=0.0, nesterov=False, maximize=False, is_first_step=True)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+def test_cpu_graphs_record_no_stream():
+    assert (leaf(1.0) * 2).grad_fn.stream is None
+
+
 def test_inplace_on_leaf_raises():
     x = leaf(1.0, 2.0)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):

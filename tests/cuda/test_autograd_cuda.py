@@ -1,0 +1,54 @@
+"""Autograd on CUDA: gradients equal the CPU gradients; backward runs on the forward's streams."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided import cuda
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not cuda.is_available(), reason="no CUDA GPU / driver on this machine")]
+
+
+def _grads(fn, arrays, device):
+    leaves = [st.tensor(a, device=device, requires_grad=True) for a in arrays]
+    out = fn(*leaves)
+    out.backward(st.ones_like(out))
+    return [x.grad.numpy(force=True) for x in leaves]
+
+
+CASES = {
+    "add_mul_broadcast": (lambda a, b: a * b + a, [(4, 3), (3,)]),
+    "matmul": (lambda a, b: st.matmul(a, b), [(2, 4, 3), (3, 5)]),
+    "linear_relu": (lambda x, w, b: st.linear(x, w, b).relu(), [(5, 3), (4, 3), (4,)]),
+    "sum_mean": (lambda a: a.sum(1) + a.mean(0).sum(), [(4, 3)]),
+    "softmax": (lambda a: st.softmax(a, 1), [(4, 3)]),
+    "log_softmax": (lambda a: st.log_softmax(a, 1), [(4, 3)]),
+    "layer_norm": (lambda a, w, b: st.layer_norm(a, [3], w, b), [(4, 3), (3,), (3,)]),
+    "exp_tanh_sigmoid": (lambda a: st.exp(a).tanh() + a.sigmoid(), [(4, 3)]),
+    "cross_entropy": (lambda a: st.cross_entropy_loss(a, st.tensor([0, 2, 1, 0], device=a.device)), [(4, 3)]),
+    "views_inplace": (lambda a: (a * 1).t().contiguous().mul_(2)[1:], [(4, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_cuda_gradients_equal_cpu(name):
+    fn, shapes = CASES[name]
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    for got, want in zip(_grads(fn, arrays, "cuda"), _grads(fn, arrays, "cpu"), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def test_backward_runs_on_the_forward_stream():
+    s = cuda.Stream()
+    x = st.randn(256, 256, device="cuda", dtype=st.float64, requires_grad=True)
+    with cuda.stream(s):
+        y = (x * x).sum()
+    assert y.grad_fn.stream == s
+    y.backward()
+    cuda.synchronize()
+    np.testing.assert_allclose(x.grad.numpy(force=True), 2 * x.detach().numpy(force=True), rtol=1e-12)
+
