@@ -17,6 +17,7 @@ from strided.autograd.kernels import DERIVATIVES
 from strided.dispatch.keys import DispatchKey
 from strided.ops.registry import load
 from strided.tensor import Tensor
+from strided.testing import available_devices, to_device
 from strided.testing.opdb import op_db
 
 # Overloads with no derivative, as in torch: integer/bool results, factories, random fills, metadata.
@@ -65,7 +66,7 @@ def _leaf(x, differentiable=True):
 
 def _noncontig_leaf(x):
     """A leaf with the same values and (stride-2) layout as ``x``."""
-    wide = st.empty_strided(x.shape, x.stride(), dtype=x.dtype)
+    wide = st.empty_strided(x.shape, x.stride(), dtype=x.dtype, device=x.device)
     wide.copy_(x)
     return wide.requires_grad_(True)
 
@@ -207,3 +208,34 @@ def test_out_overloads_refuse_grad():
     x = st.ones(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic differentiation"):
         st.add(x, x, out=st.empty(3))
+
+
+CUDA = "cuda" in available_devices()
+
+
+@pytest.mark.skipif(not CUDA, reason="no CUDA GPU / driver on this machine")
+@pytest.mark.parametrize("info", list(_cases()))
+def test_cuda_gradients_equal_cpu(info):
+    """The same vector-Jacobian product on CUDA and on CPU (float64 samples)."""
+    fn = info.get_op()
+    op = OVERLOADS[info.name]
+    wrt = _formula_inputs(op)
+    names = [a.name for a in op.schema.arguments]
+    for s in _samples(info):
+        grads = {}
+        for device in ("cpu", "cuda"):
+            moved = to_device(s.args, device)
+            args = tuple(_leaf(a, wrt is None or i >= len(names) or names[i] in wrt) for i, a in enumerate(moved))
+            kwargs = to_device(s.kwargs, device)
+            leaves = [x for x in _flat(args) if isinstance(x, Tensor) and x.requires_grad]
+            outs = [o for o in _flat([fn(*args, **kwargs)]) if isinstance(o, Tensor) and o.requires_grad]
+            if not outs or not leaves:
+                break
+            rng = np.random.default_rng(1)
+            seeds = [st.tensor(rng.standard_normal(o.shape), dtype=o.dtype, device=device) for o in outs]
+            got = st.autograd.grad(outs, leaves, seeds, allow_unused=True)
+            grads[device] = [None if g is None else g.numpy(force=True) for g in got]
+        for a, b in zip(grads.get("cuda", ()), grads.get("cpu", ()), strict=True):
+            assert (a is None) == (b is None), info.name
+            if a is not None:
+                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9, err_msg=f"{info.name}: {s}")
