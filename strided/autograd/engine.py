@@ -292,7 +292,8 @@ def _retain(t: Tensor, g: Tensor) -> None:
 
 
 # ---------------------------------------------------------------------- streams (Note [Backward streams])
-_PRODUCER: dict = {}
+_PRODUCER: dict = {}  # id(grad) -> (stream that produced it, grad)
+_CALLER: dict = {}  # device index -> the caller's current stream when backward started
 
 
 def _mark_producer(g: Tensor, stream) -> None:
@@ -300,18 +301,27 @@ def _mark_producer(g: Tensor, stream) -> None:
 
 
 def _wait_producers(buf: list, stream) -> None:
+    """``stream`` waits for the streams that produced its input gradients (the caller's current
+    stream for gradients the engine did not produce: the seeds of backward())."""
     for g in buf:
         if g is None:
             continue
         entry = _PRODUCER.pop(id(g), None)
-        if entry is not None and entry[1] is g and entry[0] != stream:
-            stream.wait_stream(entry[0])
+        if entry is not None and entry[1] is g:
+            producer = entry[0]
+        else:
+            from ..cuda import current_stream
+
+            producer = _CALLER.setdefault(stream.device_index, current_stream(stream.device))
+        if producer != stream:
+            stream.wait_stream(producer)
 
 
 def _join_streams(streams: dict) -> None:
     from ..cuda import current_stream
 
     _PRODUCER.clear()
+    _CALLER.clear()
     for s in streams.values():
         cur = current_stream(s.device)
         if cur != s:

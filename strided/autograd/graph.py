@@ -69,9 +69,6 @@ class Node:
     def release(self) -> None:
         """Free saved tensors (after a backward without retain_graph)."""
 
-    def name_(self) -> str:
-        return self.name
-
     def __repr__(self) -> str:
         return f"<{self.name} object at {id(self):#x}>"
 
