@@ -353,3 +353,40 @@ def test_training_step_core_ops():
     assert w.grad.shape == (4, 3) and b.grad.shape == (4,)
     assert autograd.gradcheck(lambda w, b: st.cross_entropy_loss(st.linear(x, w, b).relu(),
                                                                    st.tensor([0, 1, 2, 3, 0])), (w, b))
+
+
+# ---------------------------------------------------------------------- derivatives.yaml loader
+@pytest.mark.parametrize("body, message", [
+    ("- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: grad * other\n", None),
+    ("- name: mul.Tensor(Tensor self, Tensor oops) -> Tensor\n  self: grad\n",
+     r"derivatives.yaml:1: 'mul.Tensor\(Tensor self, Tensor oops\) -> Tensor' is not a schema"),
+    ("- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  alpha: grad\n",
+     r"derivatives.yaml:1: 'alpha' is not an argument of mul.Tensor"),
+    ("- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n  alpha: grad\n",
+     r"derivatives.yaml:1: 'alpha' of add.Tensor is not a Tensor argument"),
+    ("- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: grad * no_such_helper(other)\n",
+     r"derivatives.yaml:1: formula for 'self' uses unknown name 'no_such_helper'"),
+    ("\n- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: grad *\n",
+     r"derivatives.yaml:2: formula for 'self' is not a Python expression"),
+])
+def test_derivatives_loader_is_strict(tmp_path, body, message):
+    from strided.autograd.derivatives import load_derivatives
+    from strided.ops.schema import SchemaError
+
+    path = tmp_path / "derivatives.yaml"
+    path.write_text(body)
+    if message is None:
+        (info,) = load_derivatives(str(path)).values()
+        assert [s[:1] + s[2:] for s in info.saved] == [("other", "tensor")]
+        return
+    with pytest.raises(SchemaError, match=message):
+        load_derivatives(str(path))
+
+
+def test_formulas_save_only_what_they_read():
+    from strided.autograd.kernels import DERIVATIVES
+
+    by_name = {op.schema.qualified_name: info for op, info in DERIVATIVES.items()}
+    assert by_name["add.Tensor"].saved == (("alpha", 2, "value"),)
+    assert [s[2] for s in by_name["sum.dim_IntList"].saved if s[0] == "self"] == ["geometry"]
+    assert [s[0] for s in by_name["exp"].saved] == ["result"]
