@@ -30,7 +30,7 @@ __all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_ed
 class AutogradMeta:
     """What autograd keeps per tensor (torch's AutogradMeta)."""
 
-    __slots__ = ("grad", "grad_fn", "output_nr", "retains_grad", "hooks", "grad_accumulator")
+    __slots__ = ("grad", "grad_fn", "output_nr", "retains_grad", "hooks", "grad_accumulator", "view_of")
 
     def __init__(self, grad_fn=None, output_nr: int = 0):
         self.grad = None
@@ -39,6 +39,7 @@ class AutogradMeta:
         self.retains_grad = False
         self.hooks = None  # leaf hooks (run by AccumulateGrad); non-leaf hooks live on grad_fn
         self.grad_accumulator = None  # weakref to the leaf's AccumulateGrad
+        self.view_of = None  # a view's base's grad_fn when the view's history was set (Note [Stale views])
 
 
 def _meta(t: Tensor) -> AutogradMeta:
@@ -135,10 +136,20 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     return node
 
 
+# Note [Stale views]
+# An in-place op on a base (or on another of its views) changes what a view holds, so, as torch
+# does, a view whose base's history changed after the view's was set gets a fresh history: a
+# view of the base's new history (``ViewOfRebased``), made when the view is next used.
 def gradient_edge(t: Tensor) -> tuple:
     """``(grad_fn, output_nr)`` of a non-leaf, ``(AccumulateGrad, 0)`` of a leaf."""
     meta = t._autograd
     if meta is not None and meta.grad_fn is not None:
+        base = t._base
+        if base is not None and base.requires_grad:
+            base_meta = base._autograd
+            current = None if base_meta is None else base_meta.grad_fn
+            if current is not meta.view_of:
+                set_history(t, ViewOfRebased(base, t, gradient_edge(base)), 0)
         return (meta.grad_fn, meta.output_nr)
     return (grad_accumulator(t), 0)
 
@@ -156,10 +167,14 @@ def collect_edge(t, edges: list, metas: list) -> None:
 def set_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
     meta = t._autograd
     if meta is None:
-        t._autograd = AutogradMeta(node, output_nr)
+        meta = t._autograd = AutogradMeta(node, output_nr)
     else:
         meta.grad_fn = node
         meta.output_nr = output_nr
+    base = t._base
+    if base is not None:
+        base_meta = base._autograd
+        meta.view_of = None if base_meta is None else base_meta.grad_fn
     t.requires_grad = True
 
 

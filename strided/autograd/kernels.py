@@ -152,6 +152,8 @@ def _prepare(info, bound: list, self_edge=None):
     Inputs are saved before the op runs, so an in-place op that overwrites an input it saved
     (``x.mul_(x)``) fails at backward with the version error, as in torch.
     """
+    if info.simple and self_edge is None:
+        return _prepare_simple(info, bound)
     edges, metas, needs, layout = [], [], [], []
     any_edge = False
     for _name, pos, kind in info.inputs:
@@ -172,8 +174,34 @@ def _prepare(info, bound: list, self_edge=None):
         layout.append((start, count, kind == "list"))
     if not any_edge:
         return None
-    node = FormulaNode(tuple(edges), tuple(metas), info.num_outputs)
-    node.info, node.needs, node.layout, node.released = info, tuple(needs), tuple(layout), False
+    return _new_node(info, bound, tuple(edges), tuple(metas), tuple(needs), tuple(layout), self_edge)
+
+
+def _prepare_simple(info, bound: list):
+    """``_prepare`` for the common case: every differentiable input is one Tensor (no lists)."""
+    edges, metas, needs = [], [], []
+    for pos in info.positions:
+        t = bound[pos]
+        if isinstance(t, Tensor) and t.requires_grad:
+            meta = t._autograd
+            if meta is not None and meta.grad_fn is not None and t._base is None:
+                edges.append((meta.grad_fn, meta.output_nr))
+            else:
+                edges.append(gradient_edge(t))
+            metas.append((t._sizes, t.dtype, t.device))
+            needs.append(True)
+        else:
+            edges.append(None)
+            metas.append(None)
+            needs.append(False)
+    if True not in needs:
+        return None
+    return _new_node(info, bound, tuple(edges), tuple(metas), tuple(needs), info.layout, None)
+
+
+def _new_node(info, bound, edges, metas, needs, layout, self_edge):
+    node = FormulaNode(edges, metas, info.num_outputs)
+    node.info, node.needs, node.layout, node.released = info, needs, layout, False
     saved = []
     for _name, pos, how in info.saved:
         if pos is None:
@@ -291,6 +319,9 @@ def _finish(info, op, ordinal: int) -> None:
     names = ("result",) if len(rets) == 1 else tuple(r.name or f"result{i}" for i, r in enumerate(rets))
     info.return_index = {n: i for i, n in enumerate(names)}
     info.node_name = _node_name(op, ordinal)
+    info.simple = all(kind == "tensor" for _, _, kind in info.inputs)
+    info.positions = tuple(pos for _, pos, _ in info.inputs)
+    info.layout = tuple((k, 1, False) for k in range(len(info.inputs)))
 
 
 def _functional_of(op, aten):

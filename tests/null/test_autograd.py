@@ -270,6 +270,15 @@ def test_inplace_on_view_of_non_leaf_uses_copy_slices():
     close(x.grad, [1, 20, 30, 4])
 
 
+def test_views_see_inplace_changes_through_their_base():
+    x = leaf(1.0, 2.0, 3.0, 4.0)
+    h = x * 1
+    v1, v2 = h[1:], h[0:2]
+    v2.mul_(10)  # also changes v1[0]: v1's history is regenerated from h's (Note [Stale views])
+    (v1 * st.tensor([1.0, 2.0, 3.0], dtype=st.float64)).sum().backward()
+    close(x.grad, [0, 10, 2, 3])
+
+
 def test_setitem_with_a_value_that_requires_grad():
     v = leaf(5.0, 6.0)
     buf = st.zeros(4, dtype=st.float64)
@@ -390,3 +399,13 @@ def test_formulas_save_only_what_they_read():
     assert by_name["add.Tensor"].saved == (("alpha", 2, "value"),)
     assert [s[2] for s in by_name["sum.dim_IntList"].saved if s[0] == "self"] == ["geometry"]
     assert [s[0] for s in by_name["exp"].saved] == ["result"]
+
+
+def test_tensor_subclasses_are_leaves_too():
+    from strided.nn import Parameter
+
+    w = Parameter(st.ones(2, 3, dtype=st.float64))
+    b = Parameter(st.zeros(2, dtype=st.float64))
+    st.linear(st.ones(4, 3, dtype=st.float64), w, b).sum().backward()
+    close(w.grad, np.full((2, 3), 4.0))
+    close(b.grad, [4, 4])
