@@ -62,10 +62,11 @@ class DerivativeInfo:
 def formula_namespace() -> dict:
     """Names a formula may call: every operator, then the helpers (which take precedence)."""
     from ..ops import bound
-    from . import functions
+    from . import functions, functions_views
 
     ns = {k: v for k, v in vars(bound).items() if not k.startswith("_")}
-    ns.update({k: v for k, v in vars(functions).items() if not k.startswith("_")})
+    for module in (functions, functions_views):
+        ns.update({k: getattr(module, k) for k in module.__all__})
     ns["__builtins__"] = builtins
     return ns
 
