@@ -126,7 +126,13 @@ class Tensor:
     def grad_fn(self):
         """The Node that produced this tensor (None for leaves and tensors outside autograd)."""
         meta = self._autograd
-        return None if meta is None else meta.grad_fn
+        if meta is None or meta.grad_fn is None:
+            return None
+        if self._base is not None:  # a view's history may need regenerating (Note [Stale views])
+            from .autograd.graph import gradient_edge
+
+            return gradient_edge(self)[0]
+        return meta.grad_fn
 
     @property
     def is_leaf(self) -> bool:

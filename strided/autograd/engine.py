@@ -220,6 +220,8 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
                     if t is not None and buf[nr] is not None:
                         _retain(t, buf[nr])
             if captures is not None and node in captures:
+                if isinstance(node, AccumulateGrad) and buf[0] is not None:
+                    buf[0] = _leaf_hooks(node.variable, buf[0])
                 for nr, i in captures[node]:
                     g = buf[nr]
                     if g is not None:
@@ -261,6 +263,16 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
     if streams:
         _join_streams(streams)
     return captured
+
+
+def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:
+    """A leaf's tensor hooks, for gradients autograd.grad returns instead of accumulating."""
+    meta = t._autograd
+    for hook in (meta.hooks or ()) if meta is not None else ():
+        new = hook(g)
+        if new is not None:
+            g = new
+    return g
 
 
 def _skip(node, deps, buffers, ready) -> None:

@@ -329,6 +329,14 @@ def test_autograd_grad_and_allow_unused():
     close(gx, [2, 4])
 
 
+def test_autograd_grad_runs_leaf_hooks():
+    x = leaf(1.0, 2.0)
+    x.register_hook(lambda g: g * 10)
+    (gx,) = autograd.grad((x * x).sum(), x)
+    close(gx, [20, 40])
+    assert x.grad is None
+
+
 def test_autograd_grad_of_non_leaf():
     x = leaf(1.0, 2.0)
     h = x * 3
