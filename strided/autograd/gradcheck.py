@@ -30,10 +30,10 @@ def gradcheck(fn, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float 
     ``inputs`` is a tuple whose tensors that ``requires_grad`` are differentiated (float64 CPU
     tensors, as torch.autograd.gradcheck expects). Every floating output is checked, one
     output element at a time through ``autograd.grad`` (vector-Jacobian products with unit
-    vectors), against ``(f(x + eps) - f(x - eps)) / (2 eps)`` per input element.
+    vectors), against ``(f(x + eps) - f(x - eps)) / (2 eps)`` per input element. ``fn`` runs
+    with grad mode on throughout, so it may itself call ``autograd.grad`` (second derivatives).
     """
     from .engine import grad as autograd_grad
-    from .grad_mode import no_grad
 
     inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
     wrt = [x for x in _flat(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -43,20 +43,19 @@ def gradcheck(fn, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float 
     outs = _differentiable(_outputs(fn(*inputs)))
     # numerical Jacobian: d out_k / d x_i
     numerical = [[np.zeros((x.numel(), o.numel())) for o in outs] for x in wrt]
-    with no_grad():
-        for i, x in enumerate(wrt):
-            flat = x.detach().numpy()  # shares memory with x
-            for j, idx in enumerate(np.ndindex(*x._sizes)):
-                orig = flat[idx]
-                flat[idx] = orig + eps
-                plus = [o.detach().numpy(force=True).astype(np.float64).copy()
-                        for o in _differentiable(_outputs(fn(*inputs)))]
-                flat[idx] = orig - eps
-                minus = [o.detach().numpy(force=True).astype(np.float64).copy()
-                         for o in _differentiable(_outputs(fn(*inputs)))]
-                flat[idx] = orig
-                for k, (p, m) in enumerate(zip(plus, minus)):
-                    numerical[i][k][j] = ((p - m) / (2 * eps)).reshape(-1)
+    for i, x in enumerate(wrt):
+        flat = x.detach().numpy()  # shares memory with x
+        for j, idx in enumerate(np.ndindex(*x._sizes)):
+            orig = flat[idx]
+            flat[idx] = orig + eps
+            plus = [o.detach().numpy(force=True).astype(np.float64).copy()
+                    for o in _differentiable(_outputs(fn(*inputs)))]
+            flat[idx] = orig - eps
+            minus = [o.detach().numpy(force=True).astype(np.float64).copy()
+                     for o in _differentiable(_outputs(fn(*inputs)))]
+            flat[idx] = orig
+            for k, (p, m) in enumerate(zip(plus, minus)):
+                numerical[i][k][j] = ((p - m) / (2 * eps)).reshape(-1)
     # analytical Jacobian, one output element at a time
     from ..ops import bound as ops
 

@@ -417,3 +417,35 @@ def test_tensor_subclasses_are_leaves_too():
     st.linear(st.ones(4, 3, dtype=st.float64), w, b).sum().backward()
     close(w.grad, np.full((2, 3), 4.0))
     close(b.grad, [4, 4])
+
+
+def _r(*shape):
+    st.manual_seed(sum(shape))
+    return st.randn(*shape, dtype=st.float64, requires_grad=True)
+
+
+SECOND_ORDER = {
+    "mul": (lambda a, b: a * b * a, lambda: (_r(3), _r(3))),
+    "exp_tanh": (lambda a: a.exp().tanh(), lambda: (_r(3),)),
+    "sigmoid": (lambda a: a.sigmoid() * a, lambda: (_r(3),)),
+    "softmax": (lambda a: st.softmax(a, 1) * st.arange(0, 4, dtype=st.float64), lambda: (_r(2, 4),)),
+    "log_softmax": (lambda a: st.log_softmax(a, 1) ** 2, lambda: (_r(2, 4),)),
+    "matmul": (lambda a, b: (a @ b) ** 2, lambda: (_r(2, 3), _r(3, 2))),
+    "layer_norm": (lambda a, w, b: st.layer_norm(a, [3], w, b) ** 2, lambda: (_r(2, 3), _r(3), _r(3))),
+    "div_sqrt": (lambda a: (a * a + 1).sqrt() / (a * a + 2), lambda: (_r(3),)),
+    "cross_entropy": (lambda a: st.cross_entropy_loss(a, st.tensor([0, 2])), lambda: (_r(2, 3),)),
+    "gelu": (lambda a: st.gelu(a), lambda: (_r(4),)),
+    "var_mean": (lambda a: a.var(1) * a.mean(), lambda: (_r(2, 3),)),
+}
+
+
+@pytest.mark.parametrize("name", list(SECOND_ORDER))
+def test_second_derivatives(name):
+    """gradcheck of the gradient itself (create_graph=True): formulas are differentiable."""
+    f, make = SECOND_ORDER[name]
+
+    def first(*xs):
+        out = f(*xs)
+        return autograd.grad(out.sum(), xs, create_graph=True)
+
+    assert autograd.gradcheck(first, make())
