@@ -22,9 +22,9 @@ __all__ = []
 if not driver.is_available():  # the dispatcher reads ImportError as "CUDA backend not available"
     raise ImportError("no usable CUDA driver/device (strided.cuda.is_available() is False)")
 
+from . import optim_ops  # noqa: E402, F401 - fused optimizers and _foreach_* (multi-tensor)
 from . import reduction_ops  # noqa: E402, F401 - reductions, cumsum, softmax, layer_norm, losses
 
-from . import optim_ops  # noqa: E402, F401 - fused optimizers and _foreach_* (multi-tensor)
 kernel("CUDA")(meta.empty)
 kernel("CUDA")(meta.empty_strided)
 kernel("CUDA")(meta.set_)
@@ -166,12 +166,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
     return _random(self, 3, generator, a=float(p))
 
 
-
 # Joining, indexing, sorting, tril/triu, one_hot, linspace, eye (registered on import).
 from . import indexing_ops  # noqa: E402, F401
-
-
-# cuBLASLt GEMMs: mm, addmm, bmm, baddbmm, _addmm_activation (nvmath imported on the first GEMM).
 from . import blas_ops  # noqa: E402, F401
 
 # Pointwise binary/ternary/unary ops on the elementwise engine, and the direct in-place kernels.
