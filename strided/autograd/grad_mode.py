@@ -25,9 +25,17 @@ def is_inference_mode_enabled() -> bool:
 
 
 class _Mode:
-    """Base of the grad-mode context managers: save the state on enter, restore it on exit."""
+    """Base of the grad-mode context managers: save the state on enter, restore it on exit.
+
+    ``@no_grad()`` and bare ``@no_grad`` both decorate a function, as in torch.
+    """
 
     __slots__ = ("_prev",)
+
+    def __new__(cls, *args, **kwargs):
+        if cls is not set_grad_enabled and len(args) == 1 and not kwargs and callable(args[0]):
+            return cls()(args[0])  # used as a bare decorator
+        return super().__new__(cls)
 
     def _set(self) -> None:
         raise NotImplementedError

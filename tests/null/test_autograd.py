@@ -138,7 +138,15 @@ def test_no_grad_enable_grad_set_grad_enabled():
     def f():
         return x * 2
 
-    assert not f().requires_grad
+    @st.no_grad
+    def g():
+        return x * 2
+
+    @st.inference_mode
+    def h():
+        return x * 2
+
+    assert not f().requires_grad and not g().requires_grad and not h().requires_grad
 
 
 def test_inference_mode():
