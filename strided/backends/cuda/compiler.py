@@ -20,6 +20,7 @@ __all__ = ["CompileError", "compile_cubin", "nvrtc_version", "cache_dir", "inclu
 
 _MAGIC = b"STRIDED-CUBIN-1\n"
 _lock = threading.Lock()
+_key_locks: dict[str, threading.Lock] = {}
 _memory: dict[str, bytes] = {}
 
 
@@ -147,7 +148,11 @@ def compile_cubin(source: str, name: str, arch: str, options: tuple[str, ...] = 
     cubin = _memory.get(key)
     if cubin is not None:
         return cubin
+    # Note [Per-key compile lock]: one compile per key, but different kernels compile in parallel
+    # (NVRTC releases the GIL), which is what precompile() relies on.
     with _lock:
+        key_lock = _key_locks.setdefault(key, threading.Lock())
+    with key_lock:
         cubin = _memory.get(key)
         if cubin is not None:
             return cubin
