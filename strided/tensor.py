@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 
 from . import dtypes as _dt
-from .device import device as _device
-from .ops import bound as _ops
+from .tensor_conversions import TensorConversions
+from .tensor_operators import TensorOperators
 
 __all__ = ["Tensor", "contiguous_strides", "channels_last_strides"]
 
@@ -44,7 +44,7 @@ def channels_last_strides(sizes) -> tuple:
     return (h * w * c, 1, w * c, c)
 
 
-class Tensor:
+class Tensor(TensorConversions, TensorOperators):
     """A multi-dimensional strided view of a storage (see ``strided.empty_strided``)."""
 
     __slots__ = (
@@ -262,150 +262,6 @@ class Tensor:
             expected *= sz
         return True
 
-    # ------------------------------------------------------------------ conversions
-    def item(self):
-        """The value of a one-element tensor as a Python number."""
-        if self.numel() != 1:
-            raise RuntimeError(
-                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
-            )
-        return _ops._local_scalar_dense(self)
-
-    def tolist(self):
-        """The data as (nested) Python lists of Python numbers."""
-        return self.numpy(force=True).tolist() if self._sizes else self.item()
-
-    def numpy(self, *, force: bool = False):
-        """A NumPy array sharing memory with this CPU tensor (``force=True`` copies from CUDA)."""
-        from .interop import tensor_to_numpy
-
-        return tensor_to_numpy(self, force=force)
-
-    def __array__(self, dtype=None, copy=None):
-        from .interop import tensor_to_numpy
-
-        arr = tensor_to_numpy(self, force=False)
-        return arr.astype(dtype, copy=False) if dtype is not None else arr
-
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from .interop import to_dlpack
-
-        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
-
-    def __dlpack_device__(self):
-        from .interop import dlpack_device
-
-        return dlpack_device(self)
-
-    @property
-    def __cuda_array_interface__(self) -> dict:
-        """CUDA Array Interface v3 of a CUDA tensor (AttributeError elsewhere, so ``hasattr`` is False)."""
-        if self.device.type != "cuda":
-            raise AttributeError(
-                f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self.type()} If CUDA data is "
-                "required use tensor.cuda() to copy tensor to device memory."
-            )
-        from .backends.cuda.interop import cuda_array_interface
-
-        return cuda_array_interface(self)
-
-    def to(self, *args, **kwargs) -> Tensor:
-        """``to(dtype)``, ``to(device, dtype=None, non_blocking=False, copy=False)``, ``to(other)``."""
-        from .conversion import tensor_to
-
-        return tensor_to(self, *args, **kwargs)
-
-    def type(self, dtype=None):
-        if dtype is None:
-            return f"strided.{self.dtype.name}"
-        return self.to(dtype)
-
-    def cpu(self) -> Tensor:
-        return self if self.device.type == "cpu" else self.to("cpu")
-
-    def cuda(self, device=None, non_blocking: bool = False) -> Tensor:
-        target = _device("cuda") if device is None else _device(device)
-        return self.to(target, non_blocking=non_blocking)
-
-    def float(self) -> Tensor:
-        return self.to(_dt.float32)
-
-    def double(self) -> Tensor:
-        return self.to(_dt.float64)
-
-    def half(self) -> Tensor:
-        return self.to(_dt.float16)
-
-    def bfloat16(self) -> Tensor:
-        return self.to(_dt.bfloat16)
-
-    def long(self) -> Tensor:
-        return self.to(_dt.int64)
-
-    def int(self) -> Tensor:
-        return self.to(_dt.int32)
-
-    def bool(self) -> Tensor:
-        return self.to(_dt.bool)
-
-    # torch's Python-level varargs forms: x.view(2, 3) as well as x.view((2, 3))
-    def view(self, *shape) -> Tensor:
-        return _ops.view(self, _varargs(shape))
-
-    def reshape(self, *shape) -> Tensor:
-        return _ops.reshape(self, _varargs(shape))
-
-    def permute(self, *dims) -> Tensor:
-        return _ops.permute(self, _varargs(dims))
-
-    def expand(self, *sizes) -> Tensor:
-        return _ops.expand(self, _varargs(sizes))
-
-    def split(self, split_size, dim: int = 0) -> list:
-        """``split(int)`` cuts equal pieces; ``split([sizes])`` calls split_with_sizes, as torch."""
-        if isinstance(split_size, (list, tuple)):
-            return _ops.split_with_sizes(self, split_size, dim)
-        return _ops.split(self, split_size, dim)
-
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        if not self.is_leaf:
-            if requires_grad:
-                return self
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
-            )
-        if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        self.requires_grad = requires_grad
-        return self
-
-    def new_empty(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-        from .factories import empty
-
-        return empty(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-
-    def new_zeros(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-        from .factories import zeros
-
-        return zeros(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-
-    def new_ones(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-        from .factories import ones
-
-        return ones(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-        from .factories import full
-
-        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)
-
-    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-        from .factories import tensor
-
-        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-
     # ------------------------------------------------------------------ Python protocol
     def __repr__(self) -> str:
         from ._tensor_str import tensor_repr
@@ -457,119 +313,6 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         raise TypeError("strided tensors are not picklable; save state with strided.nn.save (safetensors)")
 
-    # arithmetic (overload resolution happens in the bound packets)
-    def __add__(self, other):
-        return _ops.add(self, other)
-
-    def __radd__(self, other):
-        return _ops.add(self, other)
-
-    def __iadd__(self, other):
-        return self.add_(other)
-
-    def __sub__(self, other):
-        return _ops.sub(self, other)
-
-    def __rsub__(self, other):
-        return _ops.sub(_reflected_operand(self, other), self)
-
-    def __isub__(self, other):
-        return self.sub_(other)
-
-    def __mul__(self, other):
-        return _ops.mul(self, other)
-
-    def __rmul__(self, other):
-        return _ops.mul(self, other)
-
-    def __imul__(self, other):
-        return self.mul_(other)
-
-    def __truediv__(self, other):
-        return _ops.div(self, other)
-
-    def __rtruediv__(self, other):
-        return _ops.div(_reflected_operand(self, other), self)
-
-    def __itruediv__(self, other):
-        return self.div_(other)
-
-    def __floordiv__(self, other):
-        return _ops.floor_divide(self, other)
-
-    def __rfloordiv__(self, other):
-        return _ops.floor_divide(_reflected_operand(self, other), self)
-
-    def __ifloordiv__(self, other):
-        return self.floor_divide_(other)
-
-    def __mod__(self, other):
-        return _ops.remainder(self, other)
-
-    def __rmod__(self, other):
-        return _ops.remainder(_reflected_operand(self, other), self)
-
-    def __imod__(self, other):
-        return self.remainder_(other)
-
-    def __pow__(self, other):
-        return _ops.pow(self, other)
-
-    def __rpow__(self, other):
-        return _ops.pow(other, self)
-
-    def __ipow__(self, other):
-        return self.pow_(other)
-
-    def __matmul__(self, other):
-        return _ops.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _ops.matmul(other, self)
-
-    def __neg__(self):
-        return _ops.neg(self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return _ops.abs(self)
-
-    def __invert__(self):
-        if self.dtype is _dt.bool:
-            return _ops.logical_not(self)
-        raise TypeError(f"bitwise_not: not implemented for dtype {self.dtype} (only bool tensors)")
-
-    def __and__(self, other):
-        return _logical(self, other, _ops.logical_and, "&")
-
-    def __or__(self, other):
-        return _logical(self, other, _ops.logical_or, "|")
-
-    def __xor__(self, other):
-        return _logical(self, other, _ops.logical_xor, "^")
-
-    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
-
-    def __eq__(self, other):  # noqa: D105 - elementwise, as torch
-        return _ops.eq(self, other)
-
-    def __ne__(self, other):
-        return _ops.ne(self, other)
-
-    def __lt__(self, other):
-        return _ops.lt(self, other)
-
-    def __le__(self, other):
-        return _ops.le(self, other)
-
-    def __gt__(self, other):
-        return _ops.gt(self, other)
-
-    def __ge__(self, other):
-        return _ops.ge(self, other)
-
     @property
     def T(self) -> Tensor:  # noqa: N802 - torch's name
         n = len(self._sizes)
@@ -596,32 +339,6 @@ class Tensor:
         if not self._sizes:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
-
-
-def _varargs(args: tuple):
-    """``(2, 3)`` or ``((2, 3),)`` -> the shape/dims sequence (a single list/tuple is unpacked)."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return args[0]
-    return args
-
-
-def _reflected_operand(self, other):
-    """``other`` of ``other - self`` as a 0-dim CPU tensor of the promoted dtype.
-
-    A zero-dim tensor of the result dtype promotes exactly as the Python scalar would (both only
-    win across categories), and a 0-dim CPU tensor may join any device (torch's rsub/rdiv do this).
-    """
-    if isinstance(other, Tensor):
-        return other
-    from .factories import tensor
-
-    return tensor(other, dtype=_dt.result_type(self, other))
-
-
-def _logical(a, b, op, symbol):
-    if a.dtype is _dt.bool and (not isinstance(b, Tensor) or b.dtype is _dt.bool):
-        return op(a, b)
-    raise TypeError(f"'{symbol}' is implemented for bool tensors only (got {a.dtype})")
 
 
 class Size(tuple):

@@ -251,7 +251,7 @@ def _bind_methods(methods: dict[str, OpOverloadPacket]) -> None:
     from ..tensor import Tensor
 
     for name, packet in methods.items():
-        if name in Tensor.__dict__:
+        if any(name in klass.__dict__ for klass in Tensor.__mro__[:-1]):
             continue  # hand-written (e.g. to, size); the op stays reachable as strided.ops.aten.<name>
 
         def method(self, *args, _packet=packet, **kwargs):

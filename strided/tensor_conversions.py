@@ -1,0 +1,172 @@
+"""Conversions of ``Tensor``: to Python values, NumPy and DLPack, ``to``/``cpu``/``cuda``/dtype
+casts, and the ``new_*`` factories. A mixin so that tensor.py holds metadata and protocol only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import dtypes as _dt
+from .device import device as _device
+from .ops import bound as _ops
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+__all__ = ["TensorConversions"]
+
+
+class TensorConversions:
+    """Conversion methods shared by ``Tensor`` (no state of its own)."""
+
+    __slots__ = ()
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        return _ops._local_scalar_dense(self)
+
+    def tolist(self):
+        """The data as (nested) Python lists of Python numbers."""
+        return self.numpy(force=True).tolist() if self._sizes else self.item()
+
+    def numpy(self, *, force: bool = False):
+        """A NumPy array sharing memory with this CPU tensor (``force=True`` copies from CUDA)."""
+        from .interop import tensor_to_numpy
+
+        return tensor_to_numpy(self, force=force)
+
+    def __array__(self, dtype=None, copy=None):
+        from .interop import tensor_to_numpy
+
+        arr = tensor_to_numpy(self, force=False)
+        return arr.astype(dtype, copy=False) if dtype is not None else arr
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from .interop import to_dlpack
+
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        from .interop import dlpack_device
+
+        return dlpack_device(self)
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """CUDA Array Interface v3 of a CUDA tensor (AttributeError elsewhere, so ``hasattr`` is False)."""
+        if self.device.type != "cuda":
+            raise AttributeError(
+                f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self.type()} If CUDA data is "
+                "required use tensor.cuda() to copy tensor to device memory."
+            )
+        from .backends.cuda.interop import cuda_array_interface
+
+        return cuda_array_interface(self)
+
+    def to(self, *args, **kwargs) -> Tensor:
+        """``to(dtype)``, ``to(device, dtype=None, non_blocking=False, copy=False)``, ``to(other)``."""
+        from .conversion import tensor_to
+
+        return tensor_to(self, *args, **kwargs)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"strided.{self.dtype.name}"
+        return self.to(dtype)
+
+    def cpu(self) -> Tensor:
+        return self if self.device.type == "cpu" else self.to("cpu")
+
+    def cuda(self, device=None, non_blocking: bool = False) -> Tensor:
+        target = _device("cuda") if device is None else _device(device)
+        return self.to(target, non_blocking=non_blocking)
+
+    def float(self) -> Tensor:
+        return self.to(_dt.float32)
+
+    def double(self) -> Tensor:
+        return self.to(_dt.float64)
+
+    def half(self) -> Tensor:
+        return self.to(_dt.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(_dt.bfloat16)
+
+    def long(self) -> Tensor:
+        return self.to(_dt.int64)
+
+    def int(self) -> Tensor:
+        return self.to(_dt.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(_dt.bool)
+
+    # torch's Python-level varargs forms: x.view(2, 3) as well as x.view((2, 3))
+    def view(self, *shape) -> Tensor:
+        return _ops.view(self, _varargs(shape))
+
+    def reshape(self, *shape) -> Tensor:
+        return _ops.reshape(self, _varargs(shape))
+
+    def permute(self, *dims) -> Tensor:
+        return _ops.permute(self, _varargs(dims))
+
+    def expand(self, *sizes) -> Tensor:
+        return _ops.expand(self, _varargs(sizes))
+
+    def split(self, split_size, dim: int = 0) -> list:
+        """``split(int)`` cuts equal pieces; ``split([sizes])`` calls split_with_sizes, as torch."""
+        if isinstance(split_size, (list, tuple)):
+            return _ops.split_with_sizes(self, split_size, dim)
+        return _ops.split(self, split_size, dim)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if not self.is_leaf:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self.requires_grad = requires_grad
+        return self
+
+    def new_empty(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+        from .factories import empty
+
+        return empty(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_zeros(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+        from .factories import zeros
+
+        return zeros(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_ones(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+        from .factories import ones
+
+        return ones(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+        from .factories import full
+
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+        from .factories import tensor
+
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _varargs(args: tuple):
+    """``(2, 3)`` or ``((2, 3),)`` -> the shape/dims sequence (a single list/tuple is unpacked)."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return args[0]
+    return args

@@ -1,0 +1,150 @@
+"""Python operators of ``Tensor`` (``+ - * / // % ** @``, comparisons, logical, in-place forms).
+
+A mixin so that tensor.py holds metadata and conversions only. Every operator calls an operator
+packet in ``strided.ops.bound``, which picks the overload (Tensor or Scalar) from the arguments.
+"""
+
+from __future__ import annotations
+
+from . import dtypes as _dt
+from .ops import bound as _ops
+
+__all__ = ["TensorOperators"]
+
+
+class TensorOperators:
+    """Operator dunders shared by ``Tensor`` (no state of its own)."""
+
+    __slots__ = ()
+
+    # arithmetic (overload resolution happens in the bound packets)
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(self, other)
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __sub__(self, other):
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.sub(_reflected_operand(self, other), self)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __mul__(self, other):
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.mul(self, other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __truediv__(self, other):
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.div(_reflected_operand(self, other), self)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __floordiv__(self, other):
+        return _ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops.floor_divide(_reflected_operand(self, other), self)
+
+    def __ifloordiv__(self, other):
+        return self.floor_divide_(other)
+
+    def __mod__(self, other):
+        return _ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _ops.remainder(_reflected_operand(self, other), self)
+
+    def __imod__(self, other):
+        return self.remainder_(other)
+
+    def __pow__(self, other):
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops.pow(other, self)
+
+    def __ipow__(self, other):
+        return self.pow_(other)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    def __neg__(self):
+        return _ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __invert__(self):
+        if self.dtype is _dt.bool:
+            return _ops.logical_not(self)
+        raise TypeError(f"bitwise_not: not implemented for dtype {self.dtype} (only bool tensors)")
+
+    def __and__(self, other):
+        return _logical(self, other, _ops.logical_and, "&")
+
+    def __or__(self, other):
+        return _logical(self, other, _ops.logical_or, "|")
+
+    def __xor__(self, other):
+        return _logical(self, other, _ops.logical_xor, "^")
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def __eq__(self, other):  # noqa: D105 - elementwise, as torch
+        return _ops.eq(self, other)
+
+    def __ne__(self, other):
+        return _ops.ne(self, other)
+
+    def __lt__(self, other):
+        return _ops.lt(self, other)
+
+    def __le__(self, other):
+        return _ops.le(self, other)
+
+    def __gt__(self, other):
+        return _ops.gt(self, other)
+
+    def __ge__(self, other):
+        return _ops.ge(self, other)
+
+
+def _reflected_operand(self, other):
+    """``other`` of ``other - self`` as a 0-dim CPU tensor of the promoted dtype.
+
+    A zero-dim tensor of the result dtype promotes exactly as the Python scalar would (both only
+    win across categories), and a 0-dim CPU tensor may join any device (torch's rsub/rdiv do this).
+    """
+    if isinstance(other, TensorOperators):
+        return other
+    from .factories import tensor
+
+    return tensor(other, dtype=_dt.result_type(self, other))
+
+
+def _logical(a, b, op, symbol):
+    if a.dtype is _dt.bool and (not isinstance(b, TensorOperators) or b.dtype is _dt.bool):
+        return op(a, b)
+    raise TypeError(f"'{symbol}' is implemented for bool tensors only (got {a.dtype})")
