@@ -91,24 +91,23 @@ def _zero_division_check(b) -> None:
 
 
 # ---------------------------------------------------------------------------- arithmetic
-@kernel("CPU")
-def add(self, other, alpha=1):
-    out = meta.add(self, other, alpha)
+def _with_alpha(ufunc, out, self, other, alpha):
+    """``out = ufunc(self, alpha * other)``, the shape of add and sub (alpha in the result dtype)."""
     d = out.dtype
     b = arg(other, d)
     if alpha != 1:
         b = quiet(np.multiply, b, scalar_operand(alpha, d))
-    return quiet(apply_ufunc, np.add, out, operand(self, d), b)
+    return quiet(apply_ufunc, ufunc, out, operand(self, d), b)
+
+
+@kernel("CPU")
+def add(self, other, alpha=1):
+    return _with_alpha(np.add, meta.add(self, other, alpha), self, other, alpha)
 
 
 @kernel("CPU")
 def sub(self, other, alpha=1):
-    out = meta.sub(self, other, alpha)
-    d = out.dtype
-    b = arg(other, d)
-    if alpha != 1:
-        b = quiet(np.multiply, b, scalar_operand(alpha, d))
-    return quiet(apply_ufunc, np.subtract, out, operand(self, d), b)
+    return _with_alpha(np.subtract, meta.sub(self, other, alpha), self, other, alpha)
 
 
 @kernel("CPU")
