@@ -18,7 +18,7 @@ Gradients are reduced to each input's shape and cast to its dtype by the engine,
 never handle broadcasting. Every error names ``derivatives.yaml:<line>``.
 
 Only what the formulas read is saved: an argument used only through ``.shape``, ``.dtype``,
-``.device``, ``.ndim``, ``.dim()``, ``.size()``, ``.numel()`` or ``sizes(...)`` is saved as its
+``.device``, ``.ndim``, ``.dim()``, ``.size()``, ``.stride()``, ``.numel()`` or ``sizes(...)`` is saved as its
 metadata (``Geometry``), so the forward's tensors are not kept alive for that.
 """
 
@@ -36,7 +36,7 @@ from ..ops.schema import SchemaError
 __all__ = ["DerivativeInfo", "load_derivatives", "DERIVATIVES_PATH", "formula_namespace"]
 
 DERIVATIVES_PATH = os.path.join(os.path.dirname(os.path.dirname(__file__)), "ops", "derivatives.yaml")
-_META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "dim", "size", "numel", "_sizes"})
+_META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "dim", "size", "numel", "_sizes", "stride", "_strides"})
 
 
 @dataclasses.dataclass

@@ -23,6 +23,8 @@ every stream used. CPU graphs never import CUDA.
 
 from __future__ import annotations
 
+import weakref
+
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
 from .graph import AccumulateGrad, gradient_edge
@@ -304,12 +306,15 @@ def _retain(t: Tensor, g: Tensor) -> None:
 
 
 # ---------------------------------------------------------------------- streams (Note [Backward streams])
-_PRODUCER: dict = {}  # id(grad) -> (stream that produced it, grad)
+# The registry holds gradients weakly: a gradient summed into an input buffer, or consumed by a
+# stream-less AccumulateGrad, must die (and free its memory) when the engine drops it, and
+# AccumulateGrad can steal only a gradient nothing else references (Note [Accumulation]).
+_PRODUCER: dict = {}  # id(grad) -> (stream that produced it, weakref to grad)
 _CALLER: dict = {}  # device index -> the caller's current stream when backward started
 
 
 def _mark_producer(g: Tensor, stream) -> None:
-    _PRODUCER[id(g)] = (stream, g)
+    _PRODUCER[id(g)] = (stream, weakref.ref(g))
 
 
 def _wait_producers(buf: list, stream) -> None:
@@ -319,7 +324,7 @@ def _wait_producers(buf: list, stream) -> None:
         if g is None:
             continue
         entry = _PRODUCER.pop(id(g), None)
-        if entry is not None and entry[1] is g:
+        if entry is not None and entry[1]() is g:
             producer = entry[0]
         else:
             from ..cuda import current_stream

@@ -27,6 +27,8 @@ __all__ = [
     "amax_backward",
     "extremum_backward",
     "silu_backward",
+    "mm_mat1_backward",
+    "mm_mat2_backward",
     "addmm_activation_grad",
     "var_backward",
     "std_backward",
@@ -179,6 +181,25 @@ def extremum_backward(grad, a, b, is_max: bool):
 def silu_backward(grad, self):
     s = ops.sigmoid(self)
     return grad * s * (1 + self * (1 - s))
+
+
+# Note [mm gradient layout]
+# As torch's mm_mat1_backward / mm_mat2_backward: an operand that is column-major (a transposed
+# row-major matrix, as Linear's ``weight.t()``) gets its gradient computed transposed, so the
+# gradient is column-major too and the parameter behind the transpose receives a contiguous
+# gradient (Note [Gradient layout contract]): no copy at accumulation, none in the optimizer.
+def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
+    """Gradient of ``mat1 @ mat2`` for ``mat1`` (of ``sizes``/``strides``), scaled by ``alpha``."""
+    if strides[0] == 1 and strides[1] == sizes[0]:
+        return maybe_multiply(ops.mm(mat2, grad.t()).t(), alpha)
+    return maybe_multiply(ops.mm(grad, mat2.t()), alpha)
+
+
+def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
+    """Gradient of ``mat1 @ mat2`` for ``mat2`` (of ``sizes``/``strides``), scaled by ``alpha``."""
+    if strides[0] == 1 and strides[1] == sizes[0]:
+        return maybe_multiply(ops.mm(grad.t(), mat1).t(), alpha)
+    return maybe_multiply(ops.mm(mat1.t(), grad), alpha)
 
 
 def addmm_activation_grad(grad, self, mat1, mat2, beta, alpha, use_gelu, result):

@@ -24,7 +24,8 @@ from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor, make_tensor
 
 __all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "set_history",
-           "set_grad", "retain_grad", "register_hook", "collect_edge", "rebase_history", "check_inplace"]
+           "obeys_layout_contract", "clone_obey_contract", "set_grad", "retain_grad", "register_hook",
+           "collect_edge", "rebase_history", "check_inplace"]
 
 
 class AutogradMeta:
@@ -101,24 +102,68 @@ class AccumulateGrad(Node):
                 new = hook(g)
                 if new is not None:
                     g = new
-        # the engine holds no other reference: 2 = `g` + getrefcount's argument
-        accumulate_grad(var, meta, g, sys.getrefcount(g) <= 2)
+        # computed before the call: an argument being passed is one more reference on the stack
+        unshared = _unshared(g, 2)  # this frame's `g` and _unshared's parameter
+        accumulate_grad(var, meta, g, unshared)
         return ()
 
 
 # Note [Accumulation]
-# As torch's AccumulateGrad: the first gradient is stored as it is when nothing else can see it
-# (no other reference -- torch checks the use count too --, dense, not a view), else as a copy, so
-# two leaves never share one .grad (``a + b`` passes the same gradient object to both); later
-# gradients are added in place (out of place under create_graph, so the sum is differentiable).
+# As torch's AccumulateGrad: the first gradient is stored as it is ("stolen") when nothing else
+# can see it -- no other reference to the tensor or to its memory (torch checks the use count) --
+# and it obeys the gradient layout contract, else as a copy that obeys it, so two leaves never
+# share one .grad (``a + b`` passes the same gradient object to both); later gradients are added
+# in place (out of place under create_graph, so the sum is differentiable).
+#
+# Note [Gradient layout contract]
+# torch's ``obeys_layout_contract`` / ``clone_obey_contract`` (autograd/utils/grad_layout_contract.h):
+# the .grad of a dense, non-overlapping parameter has the parameter's strides (size-1 dims aside);
+# of any other parameter, the contiguous strides. So the gradient of a Linear weight is laid out
+# like the weight, and optimizers never copy it.
+def _unshared(g: Tensor, refs: int) -> bool:
+    """True when ``g`` (``refs`` references: the callers' and this parameter) and its memory are
+    held nowhere else: a view counts if its base is held by it alone."""
+    if sys.getrefcount(g) > refs + 1 or g._autograd is not None:
+        return False
+    base = g._base
+    if base is None:
+        return sys.getrefcount(g._storage) <= 2  # g's slot + the argument
+    return sys.getrefcount(base) <= 3 and sys.getrefcount(g._storage) <= 3  # + `base`; + base's slot
+
+
+def obeys_layout_contract(grad: Tensor, var: Tensor) -> bool:
+    """Note [Gradient layout contract]."""
+    if var._is_non_overlapping_and_dense():
+        for size, gs, vs in zip(grad._sizes, grad._strides, var._strides):
+            if size != 1:
+                if gs != vs:
+                    return False
+            elif gs == 0:
+                return False
+        return True
+    return grad.is_contiguous()
+
+
+def clone_obey_contract(grad: Tensor, var: Tensor) -> Tensor:
+    """A copy of ``grad`` with ``var``'s strides (dense ``var``) or contiguous."""
+    from ..ops import bound as ops
+
+    if var._is_non_overlapping_and_dense():
+        out = ops.empty_strided(var._sizes, var._strides, dtype=grad.dtype, device=grad.device)
+        return out.copy_(grad)
+    return ops.clone(grad, memory_format="contiguous_format")
+
+
 def accumulate_grad(var: Tensor, meta: AutogradMeta, g: Tensor, unshared: bool) -> None:
     old = meta.grad
     if old is None:
-        if not grad_mode.enabled:
-            if unshared and g._base is None and g._autograd is None and g.is_contiguous():
-                pass
-            else:
-                g = g.detach().clone()
+        if not obeys_layout_contract(g, var):
+            g = clone_obey_contract(g, var)
+        elif not grad_mode.enabled:
+            if not unshared:
+                g = clone_obey_contract(g, var)
+            elif g._base is not None:
+                g = g.detach()
         meta.grad = g
     elif grad_mode.enabled:
         meta.grad = old + g

@@ -41,12 +41,12 @@ DECOMPOSED = ("dropout",)
 
 
 class Geometry:
-    """The metadata of a tensor a formula reads only through ``.shape``/``.dtype``/``.device``."""
+    """The metadata of a tensor a formula reads only through ``.shape``/``.stride()``/``.dtype``/``.device``."""
 
-    __slots__ = ("_sizes", "dtype", "device")
+    __slots__ = ("_sizes", "_strides", "dtype", "device")
 
     def __init__(self, t: Tensor):
-        self._sizes, self.dtype, self.device = t._sizes, t.dtype, t.device
+        self._sizes, self._strides, self.dtype, self.device = t._sizes, t._strides, t.dtype, t.device
 
     @property
     def shape(self) -> tuple:
@@ -61,6 +61,9 @@ class Geometry:
 
     def size(self, dim=None):
         return self._sizes if dim is None else self._sizes[dim]
+
+    def stride(self, dim=None):
+        return self._strides if dim is None else self._strides[dim]
 
     def numel(self) -> int:
         n = 1
