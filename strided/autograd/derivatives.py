@@ -14,6 +14,9 @@ several outputs, undefined ones filled with zeros), the schema's argument names,
 output; ``result0``, ``result1``... or the return names when there are several) and the helpers
 of ``strided.autograd.functions`` (and every operator, by name). ``output_differentiability``
 lists, per output, whether it gets a gradient. A ``Tensor[]`` input's formula returns a list.
+As in torch, one formula may serve several inputs (``input, weight, bias: f(...)``): it returns a
+tuple with one gradient (or None) per named input and may read ``grad_input_mask``, a tuple of
+bools saying which of them need a gradient; intermediate values are then computed once.
 Gradients are reduced to each input's shape and cast to its dtype by the engine, so formulas
 never handle broadcasting. Every error names ``derivatives.yaml:<line>``.
 
@@ -113,31 +116,38 @@ def _compile(op, entry: dict, where: str, namespace: dict) -> DerivativeInfo:
     elif not isinstance(diff, list) or len(diff) != len(schema.returns):
         raise SchemaError(f"{where}: output_differentiability must list one bool per return of "
                           f"{schema.qualified_name}")
-    inputs, exprs = [], []
+    inputs, exprs = [], []  # exprs: (source, tree, number of inputs it computes)
     grad_names = {"grad", "grads"}
     for key, expr in entry.items():
-        if key not in args:
-            raise SchemaError(f"{where}: '{key}' is not an argument of {schema.qualified_name}")
-        i, arg = args[key]
-        if arg.type.base != "Tensor":
-            raise SchemaError(f"{where}: '{key}' of {schema.qualified_name} is not a Tensor argument")
+        names = [k.strip() for k in key.split(",")]
+        for name in names:
+            if name not in args:
+                raise SchemaError(f"{where}: '{name}' is not an argument of {schema.qualified_name}")
+            if args[name][1].type.base != "Tensor":
+                raise SchemaError(f"{where}: '{name}' of {schema.qualified_name} is not a Tensor argument")
+            if any(name == k for k, _, _ in inputs):
+                raise SchemaError(f"{where}: second formula for '{name}'")
         try:
             tree = ast.parse(str(expr), mode="eval")
         except SyntaxError as e:
             raise SchemaError(f"{where}: formula for '{key}' is not a Python expression: {e.msg}") from None
         bound = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
                  for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+        if len(names) > 1:
+            bound.add("grad_input_mask")
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 known = node.id in args or node.id in ret_names or node.id in grad_names or node.id in bound
                 if not known and node.id not in namespace and not hasattr(builtins, node.id):
                     raise SchemaError(f"{where}: formula for '{key}' uses unknown name '{node.id}'")
-        inputs.append((key, i, "list" if arg.type.is_list else "tensor"))
-        exprs.append((str(expr), tree))
+        for name in names:
+            arg = args[name][1]
+            inputs.append((name, args[name][0], "list" if arg.type.is_list else "tensor"))
+        exprs.append((str(expr), tree, len(names)))
     # what to save: arguments and outputs the formulas read
     saveable = set(args) | set(ret_names)
     usage: dict = {}
-    for _, tree in exprs:
+    for _, tree, _ in exprs:
         for name, meta_only in _uses(tree, saveable).items():
             usage[name] = usage.get(name, True) and meta_only
     saved = []
@@ -149,8 +159,19 @@ def _compile(op, entry: dict, where: str, namespace: dict) -> DerivativeInfo:
         else:
             saved.append((name, None, "geometry" if usage[name] else "tensor"))
     params = ", ".join(["grads", "needs"] + [s[0] for s in saved])
-    body = ", ".join(f"(({src}) if needs[{k}] else None)" for k, (src, _) in enumerate(exprs))
-    source = f"def backward({params}):\n    grad = grads[0]\n    return ({body}{',' if exprs else ''})\n"
+    lines, parts, k = [f"def backward({params}):", "    grad = grads[0]"], [], 0
+    for j, (src, _, count) in enumerate(exprs):
+        if count == 1:
+            parts.append(f"(({src}) if needs[{k}] else None)")
+        else:  # torch's multi-input formula: one call returns a tuple, told which inputs need grad
+            mask = ", ".join(f"needs[{k + m}]" for m in range(count))
+            lines.append(f"    grad_input_mask = ({mask})")
+            lines.append(f"    _r{j} = ({src}) if True in grad_input_mask else {(None,) * count!r}")
+            parts.extend(f"_r{j}[{m}]" for m in range(count))
+        k += count
+    body = ", ".join(parts)
+    lines.append(f"    return ({body}{',' if parts else ''})")
+    source = "\n".join(lines) + "\n"
     local: dict = {}
     exec(compile(source, where, "exec"), namespace, local)  # noqa: S102 - formulas from our own YAML
     uses_result = any(s[1] is None for s in saved)

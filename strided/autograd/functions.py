@@ -264,31 +264,44 @@ def log_softmax_backward(grad, result, dim):
     return grad - ops.exp(result) * ops.sum(grad, [dim], keepdim=True)
 
 
-def layer_norm_backward(grad, input, normalized_shape, weight, eps, which: str):
-    """Gradients of layer_norm for ``which`` in input/weight/bias (recomputes mean and rstd)."""
+def layer_norm_backward(grad, input, normalized_shape, weight, eps, grad_input_mask):
+    """Gradients of layer_norm for (input, weight, bias), each only where ``grad_input_mask`` asks.
+
+    mean and rstd are recomputed from ``input`` (the forward keeps no statistics), once for all three.
+    """
+    need_input, need_weight, need_bias = grad_input_mask
+    nd = input.dim()
     n = len(int_list(normalized_shape))
-    dims = list(range(input.dim() - n, input.dim()))
-    if which == "bias":
-        return ops.sum(grad, list(range(input.dim() - n)), keepdim=False) if input.dim() > n else grad
+    dims, lead = list(range(nd - n, nd)), list(range(nd - n))
+    gb = (ops.sum(grad, lead) if lead else grad) if need_bias else None
+    if not (need_input or need_weight):
+        return None, None, gb
+    if math.prod(input._sizes[d] for d in dims) == 0:
+        return (ops.zeros_like(input) if need_input else None,
+                ops.sum(grad * input, lead) if need_weight and lead else (grad * input if need_weight else None), gb)
     mean = ops.mean(input, dims, keepdim=True)
-    xc = input - mean
-    rstd = ops.rsqrt(ops.mean(xc * xc, dims, keepdim=True) + eps)
-    xhat = xc * rstd
-    if which == "weight":
+    rstd = ops.rsqrt(ops.var(input, dims, correction=0, keepdim=True) + eps)
+    xhat = (input - mean) * rstd
+    gw = None
+    if need_weight:
         gw = grad * xhat
-        return ops.sum(gw, list(range(input.dim() - n)), keepdim=False) if input.dim() > n else gw
-    g = grad * weight if weight is not None else grad
-    m = math.prod(input._sizes[d] for d in dims) if dims else 1
-    if m == 0:
-        return ops.zeros_like(input)
-    gsum = ops.sum(g, dims, keepdim=True)
-    gxsum = ops.sum(g * xhat, dims, keepdim=True)
-    return rstd * (g - gsum / m - xhat * (gxsum / m))
+        if lead:
+            gw = ops.sum(gw, lead)
+    gi = None
+    if need_input:
+        g = grad * weight if weight is not None else grad
+        # rstd * (g - mean(g) - xhat * mean(g * xhat))
+        inner = ops.addcmul(g - ops.mean(g, dims, keepdim=True), xhat,
+                            ops.mean(g * xhat, dims, keepdim=True), value=-1)
+        gi = inner * rstd
+    return gi, gw, gb
 
 
 def cross_entropy_backward(grad, self, target, weight, reduction, ignore_index, label_smoothing):
     """d cross_entropy / d logits, for class-index or probability targets."""
     class_dim = 0 if self.dim() == 1 else 1
+    if weight is None and not label_smoothing and not target.dtype.is_floating_point:
+        return _cross_entropy_index_backward(grad, self, target, reduction, ignore_index, class_dim)
     c = self._sizes[class_dim]
     logp = ops.log_softmax(self, class_dim)
     p = ops.exp(logp)
@@ -326,6 +339,25 @@ def cross_entropy_backward(grad, self, target, weight, reduction, ignore_index, 
     if reduction == 0:  # none: grad has the per-element shape
         return dlogits * ops.unsqueeze(grad, class_dim)
     return dlogits * grad
+
+
+def _cross_entropy_index_backward(grad, self, target, reduction, ignore_index, class_dim):
+    """The common case (class indices, no weight, no smoothing): ``softmax - one_hot`` scaled per row.
+
+    Built with gather/scatter on ``(N, 1)`` columns, so the only full-size tensors are the softmax,
+    its scattered copy and the scaled result (no one-hot matrix, no log-probabilities).
+    """
+    valid = ops.ne(target, ignore_index)
+    idx = ops.unsqueeze(ops.where(valid, target, 0), class_dim)
+    p = ops.softmax(self, class_dim)
+    dlogits = ops.scatter(p, class_dim, idx, ops.gather(p, class_dim, idx) - 1)
+    del p
+    validf = ops.unsqueeze(valid, class_dim).to(self.dtype)
+    if reduction == 0:  # none: grad has the per-element shape
+        return dlogits * (validf * ops.unsqueeze(grad, class_dim))
+    if reduction == 1:  # mean over the targets that are not ignored
+        grad = grad / ops.sum(validf)
+    return dlogits * (validf * grad)
 
 
 def cross_entropy_target_backward(grad, self, target, weight, reduction, label_smoothing):
@@ -386,10 +418,13 @@ def pow_backward_exponent(grad, self, exponent, result):
 def gelu_backward(grad, self, approximate):
     """d gelu: Phi(x) + x * phi(x) (exact), or the tanh approximation's derivative."""
     if approximate == "tanh":
-        k = math.sqrt(2 / math.pi)
-        t = ops.tanh(k * (self + 0.044715 * self * self * self))
-        d_inner = k * (1 + 3 * 0.044715 * self * self)
-        return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
+        # y = x/2 (1 + t), t = tanh(u), u = k (x + c x^3):
+        # y' = (1 + t)/2 (1 + x u' (1 - t)), x u' = k x + 3 c k x^3
+        k, c = math.sqrt(2 / math.pi), 0.044715
+        x2 = self * self
+        t = ops.tanh(ops.addcmul(self, x2, self, value=c) * k)
+        xu = ops.addcmul(self * k, x2, self, value=3 * c * k)
+        return (grad * (t * 0.5 + 0.5)) * (ops.addcmul(xu, xu, t, value=-1) + 1)
     pdf = ops.exp(self * self * -0.5) * (1 / math.sqrt(2 * math.pi))
     # Phi(x) = gelu(x) / x, and 1/2 at x == 0 (no erf operator needed)
     nonzero = ops.ne(self, 0)
