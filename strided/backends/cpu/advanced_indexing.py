@@ -1,4 +1,7 @@
-"""CPU kernels for advanced indexing: ``index.Tensor`` and ``index_put`` (Note [Advanced indexing])."""
+"""CPU kernels for advanced indexing: ``index.Tensor`` and ``index_put`` (Note [Advanced indexing]).
+
+The preparation is the Meta module's (Note [Index preparation]); NumPy's fancy indexing does the rest.
+"""
 
 from __future__ import annotations
 
@@ -16,41 +19,35 @@ _HALF = (dt.float16.numpy_dtype, dt.bfloat16.numpy_dtype)
 __all__ = []
 
 
-def _expand(self, entries) -> list:
-    """One entry per indexed dim: None (whole dim) or an integer array; masks become nonzero()."""
-    arrays = []
-    for e in entries:
-        if e is None:
-            arrays.append(None)
-            continue
-        a = as_numpy(e)
-        if meta.is_mask(e):
-            arrays.extend(np.nonzero(a))
-            continue
-        d = len(arrays)
-        size = self._sizes[d]
-        # valid: -size <= i < size (a non-empty index of an empty dim is index_shape's error).
-        # torch's message numbers the index tensor among the given ones, not the dim it indexes.
-        if size and a.size and (a.min() < -size or a.max() >= size):
+def _nonzero(self, mask) -> tuple:
+    return np.nonzero(as_numpy(mask))
+
+
+def _as_index(self, e) -> np.ndarray:
+    return as_numpy(e)
+
+
+def _first_bad(self, checks) -> list:
+    """Per ``(entry, array, size)``: the first index outside ``[-size, size)``, or None."""
+    out = []
+    for _, a, size in checks:
+        bad = None
+        if a.min() < -size or a.max() >= size:
             bad = int(a[(a < -size) | (a >= size)].flat[0])
-            k = sum(x is not None for x in arrays)
-            raise IndexError(f"index {bad} is out of bounds for dimension {k} with size {size}")
-        arrays.append(a)
-    return arrays
+        out.append(bad)
+    return out
+
+
+_BACKEND = meta.IndexBackend(_nonzero, _as_index, _first_bad)
 
 
 def _key(arrays) -> tuple:
     return tuple(slice(None) if a is None else a for a in arrays)
 
 
-def _dims(arrays) -> list:
-    return [None if a is None else a.shape for a in arrays]
-
-
 @kernel("CPU")
 def index(self, indices):
-    arrays = _expand(self, meta.check_indices(self, indices))
-    out = meta.index_output(self, _dims(arrays))
+    arrays, _, out = meta.prepare_index(self, indices, _BACKEND)
     if out.numel():
         given = [k for k, a in enumerate(arrays) if a is not None]
         if len(given) == 1:  # one index array: a take along its dim, straight into the output
@@ -79,9 +76,7 @@ def _put(dst: np.ndarray, key: tuple, v: np.ndarray, accumulate: bool) -> None:
 
 @kernel("CPU")
 def index_put(self, indices, values, accumulate=False):
-    entries = meta.check_indices(self, indices)
-    arrays = _expand(self, entries)
-    meta.check_index_put(self, entries, values, accumulate, _dims(arrays))
+    arrays, _ = meta.prepare_index_put(self, indices, values, accumulate, _BACKEND)
     out = new_output_like(self)
     o = as_numpy(out)
     np.copyto(o, as_numpy(self))
@@ -92,15 +87,8 @@ def index_put(self, indices, values, accumulate=False):
 
 def index_put_(self, indices, values, accumulate=False):
     """The in-place form, registered directly (Note [Autogen]): ``x[i] = v`` writes without copying x."""
-    if 0 in self._strides and 0 not in self._sizes and any(
-            st == 0 and sz > 1 for sz, st in zip(self._sizes, self._strides)):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a single "
-            "memory location. Please clone() the tensor before performing the operation."
-        )
-    entries = meta.check_indices(self, indices)
-    arrays = _expand(self, entries)
-    meta.check_index_put(self, entries, values, accumulate, _dims(arrays))
+    meta.check_no_internal_overlap(self)
+    arrays, _ = meta.prepare_index_put(self, indices, values, accumulate, _BACKEND)
     if self.numel():
         _put(as_numpy(self), _key(arrays), as_numpy(values), accumulate)
     return self

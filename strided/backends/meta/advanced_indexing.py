@@ -8,12 +8,25 @@ number of true elements. The integer indices broadcast together; their broadcast
 the indexed dims in place when those dims are adjacent, and goes first otherwise (NumPy's rule,
 which torch follows). A mask's true count is data, so meta tensors cannot size the result of a
 mask index: backends expand masks first and size the output with ``index_output``.
+
+Note [Index preparation]
+Every backend prepares advanced indices the same way, here, once: ``check_indices`` validates the
+entries; ``expand_indices`` turns each mask into its nonzero() index arrays, converts the integer
+indices and checks their bounds (``-size <= i < size``, torch's error text); ``index_output`` or
+``check_index_put`` then size and check the result, and ``index_layout`` with ``place_indexed``
+say where the broadcast index dims go. Only three steps touch data, so a backend supplies them as
+an ``IndexBackend``: a mask's nonzero(), an integer index as the backend's index array, and the
+first out-of-range value of each array (batched, so CUDA reads its bounds results back once).
+Negative indices stay negative: the backend's gather/scatter wraps them (NumPy's fancy indexing,
+the CUDA kernels' ``wrap`` flag).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
+from typing import NamedTuple
 
 from ... import dtypes as dt
 from ...device import CPU
@@ -23,7 +36,9 @@ from .common import check, new_output, new_output_like
 from .indexing import TYPE_WORDS
 
 __all__ = [
-    "check_indices", "is_mask", "index_shape", "index_output", "check_values_shape", "check_index_put",
+    "check_indices", "is_mask", "index_layout", "place_indexed", "index_shape", "index_output",
+    "check_values_shape", "check_index_put", "check_no_internal_overlap", "IndexBackend", "expand_indices",
+    "prepare_index", "prepare_index_put",
 ]
 
 _INDEX_DTYPES = frozenset((dt.int64, dt.int32, dt.uint8, dt.bool))
@@ -87,20 +102,36 @@ def _broadcast(shapes) -> tuple:
     return tuple(out)
 
 
+def index_layout(sizes: tuple, dims) -> tuple:
+    """``(positions, shape, adjacent)`` of ``self[dims]`` (at least one ``dims[d]`` not None).
+
+    ``positions``: the indexed dims; ``shape``: their indices' broadcast shape; ``adjacent``:
+    whether the indexed dims are consecutive (see ``place_indexed``).
+    """
+    positions = []
+    for d, s in enumerate(dims):
+        if s is not None:
+            if not sizes[d] and math.prod(s):
+                raise IndexError("index is out of bounds for dimension with size 0")
+            positions.append(d)
+    shape = _broadcast([dims[d] for d in positions])
+    return positions, shape, positions[-1] - positions[0] + 1 == len(positions)
+
+
+def place_indexed(values: tuple, positions, adjacent: bool, inserted: tuple) -> tuple:
+    """``values`` (per dim of self) with the indexed dims replaced by ``inserted``: in place when
+    they are adjacent, first otherwise (Note [Advanced indexing])."""
+    if adjacent:
+        return values[:positions[0]] + inserted + values[positions[-1] + 1:]
+    return inserted + tuple(v for d, v in enumerate(values) if d not in positions)
+
+
 def index_shape(sizes: tuple, dims) -> tuple:
     """The shape of ``self[dims]``; ``dims[d]`` is None or the shape of an integer index of dim d."""
-    positions = [d for d, s in enumerate(dims) if s is not None]
-    if not positions:
+    if dims.count(None) == len(dims):
         return sizes
-    for d in positions:
-        if sizes[d] == 0 and math.prod(dims[d]):
-            raise IndexError("index is out of bounds for dimension with size 0")
-    shape = _broadcast([dims[d] for d in positions])
-    first, last = positions[0], positions[-1]
-    if last - first + 1 == len(positions):  # adjacent: the broadcast dims replace them in place
-        return sizes[:first] + shape + sizes[last + 1:]
-    taken = set(positions)
-    return shape + tuple(s for d, s in enumerate(sizes) if d not in taken)
+    positions, shape, adjacent = index_layout(sizes, dims)
+    return place_indexed(sizes, positions, adjacent, shape)
 
 
 def index_output(self: Tensor, dims) -> Tensor:
@@ -157,6 +188,70 @@ def check_index_put(self: Tensor, entries, values: Tensor, accumulate: bool, dim
               lambda: "Index put requires the source and destination dtypes match, got "
                       f"{TYPE_WORDS[self.dtype]} for the destination and {TYPE_WORDS[values.dtype]} for the "
                       "source.")
+
+
+def check_no_internal_overlap(self: Tensor) -> None:
+    """The in-place ``index_put_`` must not write through an expanded (stride-0) dim."""
+    if 0 in self._strides and 0 not in self._sizes and any(
+            st == 0 and sz > 1 for sz, st in zip(self._sizes, self._strides)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single "
+            "memory location. Please clone() the tensor before performing the operation."
+        )
+
+
+class IndexBackend(NamedTuple):
+    """A backend's data-dependent steps of index preparation (Note [Index preparation])."""
+
+    nonzero: Callable  # (self, mask) -> one 1-d index array per mask dim
+    as_index: Callable  # (self, integer index tensor) -> the backend's index array for it
+    first_bad: Callable  # (self, [(entry, array, size)]) -> per check the first value outside [-size, size) or None
+
+
+def expand_indices(self: Tensor, entries, backend: IndexBackend) -> tuple:
+    """Checked ``entries`` as ``(arrays, dims)``: per indexed dim None or an index array, and its shape.
+
+    Masks become their nonzero() arrays; integer indices are converted and bounds-checked.
+    """
+    arrays, dims, checks, numbers = [], [], [], []
+    for e in entries:
+        if e is None:
+            arrays.append(None)
+            dims.append(None)
+            continue
+        if is_mask(e):
+            for a in backend.nonzero(self, e):
+                arrays.append(a)
+                dims.append((len(a),))
+            continue
+        size = self._sizes[len(arrays)]
+        a = backend.as_index(self, e)
+        # A non-empty index of an empty dim is index_shape's error. torch's message numbers the
+        # index tensor among the given ones, not the dim it indexes.
+        if size and e.numel():
+            checks.append((e, a, size))
+            numbers.append(len(dims) - dims.count(None))
+        arrays.append(a)
+        dims.append(e._sizes)
+    if checks:
+        for k, (_, _, size), bad in zip(numbers, checks, backend.first_bad(self, checks)):
+            if bad is not None:
+                raise IndexError(f"index {bad} is out of bounds for dimension {k} with size {size}")
+    return arrays, dims
+
+
+def prepare_index(self: Tensor, indices, backend: IndexBackend) -> tuple:
+    """``index.Tensor``'s checks and expanded indices: ``(arrays, dims, out)``."""
+    arrays, dims = expand_indices(self, check_indices(self, indices), backend)
+    return arrays, dims, index_output(self, dims)
+
+
+def prepare_index_put(self: Tensor, indices, values: Tensor, accumulate: bool, backend: IndexBackend) -> tuple:
+    """``index_put``'s checks and expanded indices: ``(arrays, dims)``."""
+    entries = check_indices(self, indices)
+    arrays, dims = expand_indices(self, entries, backend)
+    check_index_put(self, entries, values, accumulate, dims)
+    return arrays, dims
 
 
 @kernel("Meta")
