@@ -1,5 +1,6 @@
-"""Launch helpers for the indexing kernels (index.cu, sort.cu, misc.cu): device temporaries,
-int64 index uploads, bounds checks read back once, and the offset-indexing launcher.
+"""Launch helpers for the indexing kernels (index.cu, sort.cu, misc.cu, cat.cu): device temporaries,
+int64 index uploads, bounds checks read back once, the offset-indexing launcher, and the
+accumulation target of the scatter-adds.
 
 Note [Offset indexing]
 index_select, gather, embedding and index.Tensor all read ``a[i] = b[offset(i)]`` over an
@@ -16,6 +17,14 @@ of the first bad position into a small buffer); the positions come back in one d
 copy, which synchronizes the stream (torch's CUDA kernels device-assert instead, which leaves the
 context unusable; strided raises the CPU's exception and the context stays usable).  The main
 kernels check bounds again and skip such elements, so no launch can read or write out of range.
+
+Note [CUDA accumulation]
+scatter_add, index_add and index_put(accumulate=True) add with atomics.  Integer and bool adds
+are exact in any order, so they are deterministic; floating-point adds of duplicate indices land
+in a run-dependent order (results may differ in the last bits between runs, as torch's CUDA
+kernels).  float16/bfloat16 accumulate in a float32 copy and are rounded once at the end, as
+the CPU kernels do.  With ``strided.use_deterministic_algorithms(True)`` the floating-point cases
+raise torch's error instead.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ import numpy as np
 
 from .... import dtypes as dt
 from ....device import CPU
-from ....tensor import Tensor, contiguous_strides
+from ....tensor import Tensor
 from ...cpu.common import as_numpy
 from ...meta.common import new_output
 from .. import driver
@@ -32,13 +41,17 @@ from ..copies import copy_ as copy_impl
 from ..driver import check, cu
 from ..launch import get_kernel
 from ..streams import current_stream_handle
-from . import MAX_DIMS, launch_config, source
+from . import MAX_DIMS, copy_kernel, fill_kernel, launch_config, source
 
-__all__ = ["stream", "run", "to_cuda_i64", "to_host", "first_bad", "read_i64", "index_run", "IDX_MAX"]
+__all__ = [
+    "stream", "run", "to_cuda_i64", "to_host", "first_bad", "read_i64", "index_run", "IDX_MAX", "copy_into",
+    "scalar_tensor", "deterministic_check", "Target",
+]
 
 IDX_MAX = 8
 INDEX_FMT = "<QQqq8q8q8qq8Q64q8q8qqdq"
 BOUNDS_FMT = "<QQqqq"
+_HALF = (dt.float16, dt.bfloat16)
 
 
 def stream(t: Tensor) -> int:
@@ -137,5 +150,43 @@ def index_run(name: str, b: Tensor, a: Tensor, sizes, a_strides, b_strides, idxs
         wrap, float(falpha), int(ialpha), src_dtype=a.dtype)
 
 
-def dense(sizes) -> tuple:
-    return contiguous_strides(sizes)
+def copy_into(dst: Tensor, src: Tensor) -> None:
+    """``dst.copy_(src)`` for same-shaped CUDA tensors, on dst's current stream."""
+    if dst.numel():
+        copy_kernel(dst.device.index, dst.dtype, src.dtype, dst.data_ptr(), src.data_ptr(), dst._sizes,
+                    dst._strides, src._strides, stream(dst))
+
+
+def scalar_tensor(value, like: Tensor) -> Tensor:
+    """A one-element CUDA tensor of ``like``'s dtype holding ``value`` cast as the CPU casts it."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    if like.dtype is dt.bool:
+        value = bool(value)
+    t = new_output((), like.dtype, like.device)
+    fill_kernel(like.device.index, like.dtype, t.data_ptr(), (), (), value, stream(t))
+    return t
+
+
+def deterministic_check(name: str, dtype) -> None:
+    """Floating-point atomics are the non-deterministic case (Note [CUDA accumulation])."""
+    if dtype.is_floating_point:
+        from ...determinism import alert_not_deterministic
+
+        alert_not_deterministic(name)
+
+
+class Target:
+    """The tensor an accumulating scatter adds into: itself, or a float32 copy for 16-bit floats."""
+
+    def __init__(self, t: Tensor, accumulate: bool):
+        self.t = t
+        self.acc = None
+        if accumulate and t.dtype in _HALF:
+            self.acc = new_output(t._sizes, dt.float32, t.device)
+            copy_into(self.acc, t)
+        self.b = self.acc if self.acc is not None else t
+
+    def finish(self) -> None:
+        if self.acc is not None:
+            copy_into(self.t, self.acc)

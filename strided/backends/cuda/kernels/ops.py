@@ -167,7 +167,10 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 
 # Joining, indexing, sorting, tril/triu, one_hot, linspace, eye (registered on import).
+from . import advanced_indexing_ops  # noqa: E402, F401
 from . import indexing_ops  # noqa: E402, F401
+from . import joining_ops  # noqa: E402, F401
+from . import sort_ops  # noqa: E402, F401
 from . import blas_ops  # noqa: E402, F401
 
 # Pointwise binary/ternary/unary ops on the elementwise engine, and the direct in-place kernels.

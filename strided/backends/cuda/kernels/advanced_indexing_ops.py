@@ -1,0 +1,156 @@
+"""CUDA kernels for advanced indexing: ``index.Tensor``, ``index_put`` and the direct ``index_put_``.
+
+The preparation (checks, mask expansion, bounds, result layout) is the Meta module's (Note [Index
+preparation]); this module supplies its data-dependent steps on the device and launches the
+offset-indexing kernels (Note [Offset indexing], Note [CUDA index bounds] in ``index_launch``).
+Results and errors match the CPU kernels in ``backends/cpu/advanced_indexing.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .... import dtypes as dt
+from ....device import CPU
+from ....dispatch import library
+from ....dispatch.library import kernel
+from ....tensor import Tensor, contiguous_strides
+from ...meta import advanced_indexing as ameta
+from ...meta.common import new_output, new_output_like
+from ..copies import broadcast_strides
+from ..copies import copy_ as copy_impl
+from . import copy_kernel
+from .index_launch import (
+    Target,
+    copy_into,
+    deterministic_check,
+    first_bad,
+    index_run,
+    scalar_tensor,
+    stream,
+    to_cuda_i64,
+    to_host,
+)
+
+__all__ = []
+
+
+def _nonzero(self: Tensor, mask: Tensor) -> list:
+    """A mask's nonzero() index arrays, found on the host and uploaded to self's device."""
+    return [_upload(a, self.device) for a in np.nonzero(to_host(mask))]
+
+
+def _as_index(self: Tensor, e: Tensor) -> Tensor:
+    return to_cuda_i64(e, self.device)
+
+
+def _first_bad(self: Tensor, checks) -> list:
+    """Per ``(entry, int64 CUDA array, size)``: the first index outside ``[-size, size)``, or None.
+
+    A CPU-resident index is checked on the host; the others in one batched device check.
+    """
+    out, on_device, slots = [], [], []
+    for e, idx, size in checks:
+        if e.device is CPU:
+            a = to_host(e)
+            bad = a[(a < -size) | (a >= size)]
+            out.append(int(bad.flat[0]) if bad.size else None)
+        else:
+            slots.append(len(out))
+            out.append(None)
+            on_device.append((idx, -size, size))
+    for slot, bad in zip(slots, first_bad(self.device, on_device)):
+        out[slot] = bad
+    return out
+
+
+_BACKEND = ameta.IndexBackend(_nonzero, _as_index, _first_bad)
+
+
+def _upload(a: np.ndarray, device) -> Tensor:
+    out = new_output(a.shape, dt.int64, device)
+    if a.size:
+        from ....factories import from_numpy
+
+        copy_impl(out, from_numpy(np.ascontiguousarray(a, dtype=np.int64)))
+    return out
+
+
+def _plan(self_sizes, self_strides, arrays, dims):
+    """Iteration (= result) shape, b-strides over it and the index list (Note [Offset indexing])."""
+    positions, shape, adjacent = ameta.index_layout(self_sizes, dims)
+    nb = len(shape)
+    start = positions[0] if adjacent else 0  # where the broadcast index dims begin in the result
+    sizes = ameta.place_indexed(self_sizes, positions, adjacent, shape)
+    b_strides = ameta.place_indexed(self_strides, positions, adjacent, (0,) * nb)
+    idxs = []
+    for d in positions:
+        a = arrays[d]
+        sh, cs = a._sizes, contiguous_strides(a._sizes)
+        st = [0] * len(sizes)
+        for i in range(nb):
+            j = i - (nb - len(sh))
+            if j >= 0 and sh[j] != 1:
+                st[start + i] = cs[j]
+        idxs.append((a, tuple(st), self_strides[d], self_sizes[d]))
+    return sizes, b_strides, idxs
+
+
+@kernel("CUDA")
+def index(self, indices):
+    arrays, dims, out = ameta.prepare_index(self, indices, _BACKEND)
+    if not out.numel():
+        return out
+    if all(a is None for a in arrays):
+        copy_into(out, self)
+        return out
+    sizes, bst, idxs = _plan(self._sizes, self._strides, arrays, dims)
+    index_run("index_gather", self, out, sizes, out._strides, bst, idxs, wrap=1)
+    return out
+
+
+def _put(target: Tensor, arrays, dims, values: Tensor, accumulate: bool) -> None:
+    if values.device is not target.device:  # a one-element CPU value (the masked_fill case): cast like the CPU
+        values = scalar_tensor(values.item(), target)
+    elif values._storage is target._storage:
+        copy = new_output(values._sizes, values.dtype, values.device)
+        copy_into(copy, values)
+        values = copy
+    if all(a is None for a in arrays):
+        if accumulate:
+            raise RuntimeError("index_put with accumulate=True needs at least one index tensor on CUDA")
+        copy_kernel(target.device.index, target.dtype, values.dtype, target.data_ptr(), values.data_ptr(),
+                    target._sizes, target._strides, broadcast_strides(values, target._sizes), stream(target))
+        return
+    sizes, bst, idxs = _plan(target._sizes, target._strides, arrays, dims)
+    vst = (0,) * len(sizes) if values.numel() == 1 else broadcast_strides(values, sizes)
+    if accumulate:
+        deterministic_check("index_put_cuda_accumulate", target.dtype)
+    t = Target(target, accumulate)
+    if t.acc is not None:
+        _, bst, idxs = _plan(t.acc._sizes, t.acc._strides, arrays, dims)
+    index_run("index_scatter_add" if accumulate else "index_scatter", t.b, values, sizes, vst, bst, idxs,
+              wrap=1)
+    t.finish()
+
+
+@kernel("CUDA")
+def index_put(self, indices, values, accumulate=False):
+    arrays, dims = ameta.prepare_index_put(self, indices, values, accumulate, _BACKEND)
+    out = new_output_like(self)
+    copy_into(out, self)
+    if out.numel():
+        _put(out, arrays, dims, values, accumulate)
+    return out
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """The in-place form, registered directly as on the CPU: ``x[i] = v`` writes without copying x."""
+    ameta.check_no_internal_overlap(self)
+    arrays, dims = ameta.prepare_index_put(self, indices, values, accumulate, _BACKEND)
+    if self.numel():
+        _put(self, arrays, dims, values, accumulate)
+    return self
+
+
+library.impl("aten::index_put_", "CUDA")(index_put_)
