@@ -19,7 +19,7 @@ from .grad_mode import (
 )
 from .gradcheck import gradcheck
 from .graph import Node
-from .kernels import register_all as _register_all
+from .registration import register_all as _register_all
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "Node", "grad_mode"]

@@ -201,14 +201,19 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
             ready.append(node)
     captured = [None] * len(inputs) if inputs is not None else None
     streams = {}
+    single = None  # Note [One stream]: the caller's current stream while every CUDA node ran on it
     with _GradMode(create_graph):
         while ready:
             node = ready.pop()
             buf = buffers.pop(node)
             stream = node.stream
-            if stream is not None:
-                streams[id(stream)] = stream
-                _wait_producers(buf, stream)
+            if stream is not None and stream is not single:
+                if single is None and not streams and stream == _current_stream(stream):
+                    single = stream
+                else:
+                    single = False
+                    streams[id(stream)] = stream
+                    _wait_producers(buf, stream)
             if node.pre_hooks:
                 for nr, hooks in node.pre_hooks.items():
                     if buf[nr] is not None:
@@ -228,31 +233,40 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
                     g = buf[nr]
                     if g is not None:
                         captured[i] = g if captured[i] is None else captured[i] + g
-            if isinstance(node, AccumulateGrad) and not accumulate:
+            if not accumulate and isinstance(node, AccumulateGrad):
                 continue
-            if stream is not None:
+            if stream is None or stream is single:
+                results = node.apply(buf)
+            else:
                 from ..cuda import stream as use_stream
 
                 with use_stream(stream):
                     results = node.apply(buf)
-            else:
-                results = node.apply(buf)
             if not retain_graph:
                 node.release()
             del buf
+            mark = stream is not None and stream is not single
             for edge, meta, g in zip(node.next_edges, node.input_meta, results):
                 if edge is None:
                     continue
                 nxt, nr = edge
                 if g is not None:
-                    g = _validate(g, meta)
-                    if stream is not None:
+                    if g._sizes != meta[0] or g.dtype is not meta[1]:
+                        g = _validate(g, meta)
+                    if mark:
                         _mark_producer(g, stream)
                     nbuf = buffers.get(nxt)
                     if nbuf is None:
                         nbuf = buffers[nxt] = [None] * nxt.num_outputs
-                    nbuf[nr] = g if nbuf[nr] is None else nbuf[nr] + g
-                elif nxt not in buffers:
+                    old = nbuf[nr]
+                    nbuf[nr] = g if old is None else old + g
+                    old = None
+                    left = deps[nxt] - 1
+                    deps[nxt] = left
+                    if left == 0:
+                        ready.append(nxt)
+                    continue
+                if nxt not in buffers:
                     buffers[nxt] = [None] * nxt.num_outputs
                 left = deps[nxt] - 1
                 deps[nxt] = left
@@ -332,6 +346,17 @@ def _wait_producers(buf: list, stream) -> None:
             producer = _CALLER.setdefault(stream.device_index, current_stream(stream.device))
         if producer != stream:
             stream.wait_stream(producer)
+
+
+# Note [One stream]
+# The common CUDA case: every node recorded the same stream, and it is the caller's current one.
+# Then there is nothing to order (one stream runs everything in issue order): nodes run without a
+# stream guard and gradients are not registered. The first node on another stream ends that mode
+# for the rest of the walk; gradients produced before it count as the caller stream's, which they are.
+def _current_stream(stream):
+    from ..cuda import current_stream
+
+    return current_stream(stream.device)
 
 
 def _join_streams(streams: dict) -> None:

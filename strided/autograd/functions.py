@@ -65,9 +65,9 @@ def sum_to(grad, shape):
         elif s != sizes[lead + i]:
             raise RuntimeError(f"sum_to: {list(sizes)} can't be reduced to {list(shape)}")
     if dims:
-        grad = ops.sum(grad, dims, keepdim=True)
+        grad = ops.sum.dim_IntList(grad, dims, keepdim=True)
     if lead:
-        grad = ops.view(grad, shape)
+        grad = ops.view.default(grad, shape)
     return grad
 
 
@@ -264,6 +264,18 @@ def log_softmax_backward(grad, result, dim):
     return grad - ops.exp(result) * ops.sum(grad, [dim], keepdim=True)
 
 
+def _sum(t, dims, keepdim=False):
+    return ops.sum.dim_IntList(t, dims, keepdim=keepdim)
+
+
+def _mean(t, dims, keepdim=False):
+    return ops.mean.dim(t, dims, keepdim=keepdim)
+
+
+def _var(t, dims, correction, keepdim):
+    return ops.var.correction(t, dims, correction=correction, keepdim=keepdim)
+
+
 def layer_norm_backward(grad, input, normalized_shape, weight, eps, grad_input_mask):
     """Gradients of layer_norm for (input, weight, bias), each only where ``grad_input_mask`` asks.
 
@@ -273,26 +285,26 @@ def layer_norm_backward(grad, input, normalized_shape, weight, eps, grad_input_m
     nd = input.dim()
     n = len(int_list(normalized_shape))
     dims, lead = list(range(nd - n, nd)), list(range(nd - n))
-    gb = (ops.sum(grad, lead) if lead else grad) if need_bias else None
+    gb = (_sum(grad, lead) if lead else grad) if need_bias else None
     if not (need_input or need_weight):
         return None, None, gb
     if math.prod(input._sizes[d] for d in dims) == 0:
         return (ops.zeros_like(input) if need_input else None,
-                ops.sum(grad * input, lead) if need_weight and lead else (grad * input if need_weight else None), gb)
-    mean = ops.mean(input, dims, keepdim=True)
-    rstd = ops.rsqrt(ops.var(input, dims, correction=0, keepdim=True) + eps)
+                _sum(grad * input, lead) if need_weight and lead else (grad * input if need_weight else None), gb)
+    mean = _mean(input, dims, keepdim=True)
+    rstd = ops.rsqrt(_var(input, dims, correction=0, keepdim=True) + eps)
     xhat = (input - mean) * rstd
     gw = None
     if need_weight:
         gw = grad * xhat
         if lead:
-            gw = ops.sum(gw, lead)
+            gw = _sum(gw, lead)
     gi = None
     if need_input:
         g = grad * weight if weight is not None else grad
         # rstd * (g - mean(g) - xhat * mean(g * xhat))
-        inner = ops.addcmul(g - ops.mean(g, dims, keepdim=True), xhat,
-                            ops.mean(g * xhat, dims, keepdim=True), value=-1)
+        inner = ops.addcmul(g - _mean(g, dims, keepdim=True), xhat,
+                            _mean(g * xhat, dims, keepdim=True), value=-1)
         gi = inner * rstd
     return gi, gw, gb
 
@@ -313,7 +325,7 @@ def cross_entropy_backward(grad, self, target, weight, reduction, ignore_index, 
         if label_smoothing > 0:
             tgt = tgt * (1 - label_smoothing) + label_smoothing / c
         wt = tgt * w if w is not None else tgt
-        dlogits = p * ops.sum(wt, [class_dim], keepdim=True) - wt
+        dlogits = p * _sum(wt, [class_dim], keepdim=True) - wt
         if reduction == 1:  # mean over the batch elements
             n = self.numel() // c if c else 0
             dlogits = dlogits / max(n, 1)
@@ -329,12 +341,12 @@ def cross_entropy_backward(grad, self, target, weight, reduction, ignore_index, 
             tgt = onehot * (1 - label_smoothing) + label_smoothing / c
         wt = tgt * w if w is not None else tgt
         wt = wt * validf
-        dlogits = p * ops.sum(wt, [class_dim], keepdim=True) - wt
+        dlogits = p * _sum(wt, [class_dim], keepdim=True) - wt
         if reduction == 1:
             if w is not None:
-                denom = ops.sum(ops.sum(onehot * w, [class_dim], keepdim=True) * validf)
+                denom = _sum(_sum(onehot * w, [class_dim], keepdim=True) * validf)
             else:
-                denom = ops.sum(validf)
+                denom = _sum(validf)
             dlogits = dlogits / denom
     if reduction == 0:  # none: grad has the per-element shape
         return dlogits * ops.unsqueeze(grad, class_dim)

@@ -19,8 +19,9 @@ view becomes a view of that. ``out=`` overloads refuse inputs that require grad 
 
 from __future__ import annotations
 
+import functools
+
 from ..dispatch.dispatcher import grad_mode
-from ..dispatch.keys import DispatchKey
 from ..tensor import Tensor
 from .graph import (
     Node,
@@ -32,7 +33,7 @@ from .graph import (
     set_history,
 )
 
-__all__ = ["FormulaNode", "Geometry", "register_all", "DERIVATIVES"]
+__all__ = ["FormulaNode", "Geometry", "DERIVATIVES", "make_functional_kernel", "make_inplace_kernel", "make_out_kernel"]
 
 DERIVATIVES: dict = {}  # OpOverload -> DerivativeInfo
 # CompositeExplicitAutograd ops differentiated through the ops their kernel calls (as torch's
@@ -84,6 +85,21 @@ class FormulaNode(Node):
     """A node whose backward is an overload's formulas (``AddBackward0``...)."""
 
     __slots__ = ("info", "saved", "needs", "layout", "output_meta", "released")
+
+    def __init__(self, info, edges: tuple, metas: tuple, needs: tuple, layout: tuple):
+        # every slot set here, in one place (no super().__init__ call on the hot path)
+        self.next_edges = edges
+        self.input_meta = metas
+        self.pre_hooks = None
+        self.retain_hooks = None
+        self.stream = None
+        self.num_outputs = info.num_outputs
+        self.info = info
+        self.needs = needs
+        self.layout = layout
+        self.output_meta = None  # per output (sizes, dtype, device): read only with several outputs
+        self.released = False
+        self.saved = None
 
     @property
     def name(self) -> str:
@@ -180,9 +196,10 @@ def _prepare(info, bound: list, self_edge=None):
     return _new_node(info, bound, tuple(edges), tuple(metas), tuple(needs), tuple(layout), self_edge)
 
 
-def _prepare_simple(info, bound: list):
+def _prepare_simple(info, bound):
     """``_prepare`` for the common case: every differentiable input is one Tensor (no lists)."""
     edges, metas, needs = [], [], []
+    any_need = False
     for pos in info.positions:
         t = bound[pos]
         if isinstance(t, Tensor) and t.requires_grad:
@@ -193,32 +210,48 @@ def _prepare_simple(info, bound: list):
                 edges.append(gradient_edge(t))
             metas.append((t._sizes, t.dtype, t.device))
             needs.append(True)
+            any_need = True
         else:
             edges.append(None)
             metas.append(None)
             needs.append(False)
-    if True not in needs:
+    if not any_need:
         return None
     return _new_node(info, bound, tuple(edges), tuple(metas), tuple(needs), info.layout, None)
 
 
 def _new_node(info, bound, edges, metas, needs, layout, self_edge):
-    node = FormulaNode(edges, metas, info.num_outputs)
-    node.info, node.needs, node.layout, node.released = info, needs, layout, False
+    node = FormulaNode(info, edges, metas, needs, layout)
     saved = []
     for _name, pos, how in info.saved:
         if pos is None:
             saved.append(None)  # an output: filled in by _attach
-        elif pos == 0 and self_edge is not None and how == "tensor":
-            saved.append(SavedTensor(bound[0].clone()))  # in-place: the old value of self
+            continue
+        value = bound[pos]
+        if how == "tensor" and type(value) is Tensor:
+            if pos == 0 and self_edge is not None:
+                value = value.clone()  # in-place: the old value of self
+            saved.append(SavedTensor(value))
         else:
-            saved.append(_save(bound[pos], how))
+            saved.append(_save(value, how))
     node.saved = saved
     return node
 
 
 def _attach(node, info, outputs) -> None:
     """Save the outputs the formulas read and make ``node`` their grad_fn."""
+    if type(outputs) is Tensor:  # the common case: one Tensor output
+        if info.uses_result:
+            saved = node.saved
+            for k, (_name, pos, how) in enumerate(info.saved):
+                if pos is None:
+                    saved[k] = _save(outputs, how, 0)
+        node.saved = tuple(node.saved)
+        if outputs.device.type == "cuda":
+            _set_stream(node, (outputs,))
+        if info.output_differentiability[0] and outputs.dtype.is_floating_point:
+            set_history(outputs, node, 0)
+        return
     if isinstance(outputs, list):  # Tensor[] return: one output per element
         outs = outputs
         node.num_outputs = len(outputs)
@@ -252,48 +285,74 @@ def _set_stream(node, outs) -> None:
 
 
 def make_functional_kernel(op, info):
-    def autograd_kernel(*args, **kwargs):
-        node = _prepare(info, _bind(info, args, kwargs))
-        mode = grad_mode
-        mode.enabled = False
-        try:
-            out = op(*args, **kwargs)
-        finally:
-            mode.enabled = True
-        if node is not None:
-            _attach(node, info, out)
-        return out
+    """The Autograd kernel of a functional overload (Note [Autograd kernel]); specialized per keyset
+    so the op below autograd is reached by redispatch (Note [Autograd redispatch])."""
+    nargs = len(info.defaults)
+    simple = info.simple
+    mode = grad_mode
 
-    autograd_kernel.__name__ = f"{info.node_name}_autograd"
-    return autograd_kernel
+    def for_keyset(keyset):
+        below = _below(op, keyset)
+
+        def autograd_kernel(*args, **kwargs):
+            bound = args if (not kwargs and len(args) == nargs) else _bind(info, args, kwargs)
+            node = _prepare_simple(info, bound) if simple else _prepare(info, bound)
+            mode.enabled = False
+            try:
+                out = below(*args, **kwargs)
+            finally:
+                mode.enabled = True
+            if node is not None:
+                _attach(node, info, out)
+            return out
+
+        autograd_kernel.__name__ = f"{info.node_name}_autograd"
+        return autograd_kernel
+
+    kernel = for_keyset(None)
+    kernel.for_keyset = for_keyset
+    return kernel
+
+
+def _below(op, keyset):
+    """The call below Autograd: a redispatch to the backend key of ``keyset``, or (None: the kernel
+    called directly, not through the dispatcher) a dispatch from the arguments."""
+    return op if keyset is None else functools.partial(op.redispatch, keyset & 0xF)
 
 
 def make_inplace_kernel(op, info):
     """Note [In-place autograd]."""
-    def autograd_kernel(*args, **kwargs):
-        bound = _bind(info, args, kwargs)
-        self = bound[0]
-        check_inplace(self)
-        mode = grad_mode
-        mode.enabled = False
-        try:
-            node = None
-            if self.dtype.is_floating_point:
-                if self.requires_grad:
-                    self_edge = (gradient_edge(self), (self._sizes, self.dtype, self.device))
-                else:
-                    self_edge = (None, None)
-                node = _prepare(info, bound, self_edge)
-            out = op(*args, **kwargs)
-        finally:
-            mode.enabled = True
-        if node is not None:
-            _attach(node, info, (self,))
-            rebase_history(self, node)
-        return out
+    def for_keyset(keyset):
+        below = _below(op, keyset)
 
-    autograd_kernel.__name__ = f"{info.node_name}_inplace_autograd"
-    return autograd_kernel
+        def autograd_kernel(*args, **kwargs):
+            bound = _bind(info, args, kwargs)
+            self = bound[0]
+            check_inplace(self)
+            mode = grad_mode
+            mode.enabled = False
+            try:
+                node = None
+                if self.dtype.is_floating_point:
+                    if self.requires_grad:
+                        self_edge = (gradient_edge(self), (self._sizes, self.dtype, self.device))
+                    else:
+                        self_edge = (None, None)
+                    node = _prepare(info, bound, self_edge)
+                out = below(*args, **kwargs)
+            finally:
+                mode.enabled = True
+            if node is not None:
+                _attach(node, info, (self,))
+                rebase_history(self, node)
+            return out
+
+        autograd_kernel.__name__ = f"{info.node_name}_inplace_autograd"
+        return autograd_kernel
+
+    kernel = for_keyset(None)
+    kernel.for_keyset = for_keyset
+    return kernel
 
 
 def make_out_kernel(op):
@@ -303,90 +362,3 @@ def make_out_kernel(op):
             "but one of the arguments requires grad.")
 
     return autograd_kernel
-
-
-def _node_name(op, ordinal: int) -> str:
-    """torch's node names: ``add.Tensor`` -> ``AddBackward0``, ``_to_copy`` -> ``ToCopyBackward0``."""
-    return "".join(p.capitalize() for p in op.schema.name.split("_") if p) + f"Backward{ordinal}"
-
-
-def _finish(info, op, ordinal: int) -> None:
-    """Per-overload call data: Python defaults, keyword positions, return positions, node name."""
-    from ..ops.schema import _NO_DEFAULT
-
-    args = op.schema.arguments
-    defaults = [a.default_value for a in args]
-    info.defaults = tuple(None if d is _NO_DEFAULT else d for d in defaults)
-    info.index = {a.name: i for i, a in enumerate(args)}
-    rets = op.schema.returns
-    names = ("result",) if len(rets) == 1 else tuple(r.name or f"result{i}" for i, r in enumerate(rets))
-    info.return_index = {n: i for i, n in enumerate(names)}
-    info.node_name = _node_name(op, ordinal)
-    info.simple = all(kind == "tensor" for _, _, kind in info.inputs)
-    info.positions = tuple(pos for _, pos, _ in info.inputs)
-    info.layout = tuple((k, 1, False) for k in range(len(info.inputs)))
-
-
-def _functional_of(op, aten):
-    """The functional overload an autogen in-place (``add_.Tensor``) or ``out=`` overload derives from:
-    same name (without the ``_``), same arguments (without ``out``)."""
-    schema = op.schema
-    if op._mutated is None:
-        return None
-    pos, name = op._mutated
-    if pos == 0 and schema.name.endswith("_"):
-        packet, want = aten._get(schema.name[:-1]), schema.arguments
-    elif name == "out":
-        packet, want = aten._get(schema.name), schema.arguments[:-1]
-    else:
-        return None
-    key = tuple((a.name, str(a.type)) for a in want)
-    for cand in packet._ordered if packet is not None else ():
-        if cand is not op and tuple((a.name, str(a.type)) for a in cand.schema.arguments) == key:
-            return cand
-    return None
-
-
-def register_all() -> dict:
-    """Register the Autograd kernel of every overload derivatives.yaml covers (once, at import)."""
-    import copy
-
-    from ..ops.registry import load
-    from .derivatives import load_derivatives
-
-    aten = load()
-    infos = load_derivatives()
-    for name in DECOMPOSED:
-        op = aten._get(name).default
-        op.register(DispatchKey.Autograd, op.kernel(DispatchKey.CompositeExplicitAutograd))
-    for packet in aten:
-        ordinal = 0
-        for op in packet._ordered:
-            info = infos.get(op)
-            if info is not None:
-                _finish(info, op, ordinal)
-                ordinal += 1
-    for packet in aten:
-        for op in packet._ordered:
-            info = infos.get(op)
-            functional = None
-            if info is None:
-                functional = _functional_of(op, aten)
-                if functional is None or functional not in infos:
-                    continue
-            if op.has_kernel(DispatchKey.Autograd):
-                continue
-            if info is None and op._mutated[1] == "out":
-                op.register(DispatchKey.Autograd, make_out_kernel(op))
-                continue
-            if info is None:  # autogen in-place: the functional's formulas, this overload's call data
-                info = copy.copy(infos[functional])
-                _finish(info, op, 0)
-                info.node_name = infos[functional].node_name
-                info.op = op
-            DERIVATIVES[op] = info
-            if op._mutated is not None and op._mutated[0] == 0:
-                op.register(DispatchKey.Autograd, make_inplace_kernel(op, info))
-            else:
-                op.register(DispatchKey.Autograd, make_functional_kernel(op, info))
-    return DERIVATIVES

@@ -228,6 +228,8 @@ class OpOverload:
         # 2. Autograd
         if fn is None and keyset & AUTOGRAD_BIT:
             fn = self.kernel(DispatchKey.Autograd)
+            if fn is not None and hasattr(fn, "for_keyset"):
+                fn = fn.for_keyset(keyset)  # Note [Autograd redispatch]
         # 3. the backend's own kernel (the one that bumps the version: Note [Version counter])
         if fn is None:
             fn = self.kernel(backend)
@@ -258,6 +260,13 @@ class OpOverload:
             fn = _tracing.wrapper(self, keyset, fn)
         self._cache[keyset] = fn
         return fn
+
+
+# Note [Autograd redispatch]
+# An Autograd kernel that has a ``for_keyset(keyset)`` attribute is specialized to the keyset it
+# was resolved for (once, then cached like any kernel), so it can call the kernel below Autograd
+# with ``op.redispatch(keyset & 0xF, ...)`` instead of recomputing the keyset from the arguments
+# (torch's redispatch with the keys below Autograd).
 
 
 # Note [Version counter]

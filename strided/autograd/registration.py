@@ -1,0 +1,95 @@
+"""Register the Autograd kernel of every overload derivatives.yaml covers (once, at import)."""
+
+from __future__ import annotations
+
+from ..dispatch.keys import DispatchKey
+from .kernels import DECOMPOSED, DERIVATIVES, make_functional_kernel, make_inplace_kernel, make_out_kernel
+
+__all__ = ["register_all"]
+
+
+def _node_name(op, ordinal: int) -> str:
+    """torch's node names: ``add.Tensor`` -> ``AddBackward0``, ``_to_copy`` -> ``ToCopyBackward0``."""
+    return "".join(p.capitalize() for p in op.schema.name.split("_") if p) + f"Backward{ordinal}"
+
+
+def _finish(info, op, ordinal: int) -> None:
+    """Per-overload call data: Python defaults, keyword positions, return positions, node name."""
+    from ..ops.schema import _NO_DEFAULT
+
+    args = op.schema.arguments
+    defaults = [a.default_value for a in args]
+    info.defaults = tuple(None if d is _NO_DEFAULT else d for d in defaults)
+    info.index = {a.name: i for i, a in enumerate(args)}
+    rets = op.schema.returns
+    names = ("result",) if len(rets) == 1 else tuple(r.name or f"result{i}" for i, r in enumerate(rets))
+    info.return_index = {n: i for i, n in enumerate(names)}
+    info.node_name = _node_name(op, ordinal)
+    info.simple = all(kind == "tensor" for _, _, kind in info.inputs)
+    info.positions = tuple(pos for _, pos, _ in info.inputs)
+    info.layout = tuple((k, 1, False) for k in range(len(info.inputs)))
+
+
+def _functional_of(op, aten):
+    """The functional overload an autogen in-place (``add_.Tensor``) or ``out=`` overload derives from:
+    same name (without the ``_``), same arguments (without ``out``)."""
+    schema = op.schema
+    if op._mutated is None:
+        return None
+    pos, name = op._mutated
+    if pos == 0 and schema.name.endswith("_"):
+        packet, want = aten._get(schema.name[:-1]), schema.arguments
+    elif name == "out":
+        packet, want = aten._get(schema.name), schema.arguments[:-1]
+    else:
+        return None
+    key = tuple((a.name, str(a.type)) for a in want)
+    for cand in packet._ordered if packet is not None else ():
+        if cand is not op and tuple((a.name, str(a.type)) for a in cand.schema.arguments) == key:
+            return cand
+    return None
+
+
+def register_all() -> dict:
+    """Register the Autograd kernel of every overload derivatives.yaml covers (once, at import)."""
+    import copy
+
+    from ..ops.registry import load
+    from .derivatives import load_derivatives
+
+    aten = load()
+    infos = load_derivatives()
+    for name in DECOMPOSED:
+        op = aten._get(name).default
+        op.register(DispatchKey.Autograd, op.kernel(DispatchKey.CompositeExplicitAutograd))
+    for packet in aten:
+        ordinal = 0
+        for op in packet._ordered:
+            info = infos.get(op)
+            if info is not None:
+                _finish(info, op, ordinal)
+                ordinal += 1
+    for packet in aten:
+        for op in packet._ordered:
+            info = infos.get(op)
+            functional = None
+            if info is None:
+                functional = _functional_of(op, aten)
+                if functional is None or functional not in infos:
+                    continue
+            if op.has_kernel(DispatchKey.Autograd):
+                continue
+            if info is None and op._mutated[1] == "out":
+                op.register(DispatchKey.Autograd, make_out_kernel(op))
+                continue
+            if info is None:  # autogen in-place: the functional's formulas, this overload's call data
+                info = copy.copy(infos[functional])
+                _finish(info, op, 0)
+                info.node_name = infos[functional].node_name
+                info.op = op
+            DERIVATIVES[op] = info
+            if op._mutated is not None and op._mutated[0] == 0:
+                op.register(DispatchKey.Autograd, make_inplace_kernel(op, info))
+            else:
+                op.register(DispatchKey.Autograd, make_functional_kernel(op, info))
+    return DERIVATIVES
