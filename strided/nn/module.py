@@ -214,10 +214,18 @@ class Module(StateDictMixin, ConversionMixin):
         d["_non_persistent_buffers_set"].discard(name)
 
     def __getattr__(self, name: str):
+        # Note [Fast attribute lookup]: called for every parameter, buffer and child read in forward;
+        # unrolled (no loop, no tuple) since it runs hundreds of times per training step.
         d = self.__dict__
-        for store in ("_parameters", "_buffers", "_modules"):
-            table = d.get(store)
-            if table is not None and name in table:
+        if "_parameters" in d:
+            table = d["_parameters"]
+            if name in table:
+                return table[name]
+            table = d["_buffers"]
+            if name in table:
+                return table[name]
+            table = d["_modules"]
+            if name in table:
                 return table[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
