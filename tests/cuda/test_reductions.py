@@ -172,12 +172,13 @@ def test_softmax_log_softmax(shape, dim):
     _close(_np(st.softmax(xb, dim, st.float32)), _np(st.softmax(xb.float(), dim)), rtol=1e-5, atol=1e-7)
 
 
-def test_softmax_nan_rules():
-    rows = np.array([[-np.inf] * 40, [np.inf] + [1.0] * 39, [-np.inf] + [0.0] * 39, [np.nan] + [1.0] * 39],
-                    np.float32)
+@pytest.mark.parametrize("n", [40, 4096])  # a warp per row; a shared-memory row (Note [Softmax paths])
+def test_softmax_nan_rules(n):
+    rows = np.array([[-np.inf] * n, [np.inf] + [1.0] * (n - 1), [-np.inf] + [0.0] * (n - 1),
+                     [1.0] * (n - 1) + [np.nan]], np.float32)
     got = _np(st.softmax(_gpu(rows), 1))
     assert np.isnan(got[0]).all() and np.isnan(got[1]).all() and np.isnan(got[3]).all()
-    _close(got[2], np.r_[0.0, np.full(39, 1 / 39)], rtol=1e-6)
+    _close(got[2], np.r_[0.0, np.full(n - 1, 1 / (n - 1))], rtol=1e-6)
 
 
 @pytest.mark.parametrize("shape,n", [((2000, 4096), 1), ((64, 50_000), 1), ((8, 30, 33), 2), ((5000, 20), 1)])

@@ -30,7 +30,7 @@ class Kernel:
     """
 
     __slots__ = ("name", "func", "packer", "device_index", "_buf", "_params", "_params_addr", "_owner",
-                 "_pack_into")
+                 "_pack_into", "_smem_limit")
 
     def __init__(self, name: str, func: int, fmt: str, device_index: int):
         self.name = name
@@ -42,6 +42,7 @@ class Kernel:
         self._params_addr = ctypes.addressof(self._params)
         self._owner = threading.get_ident()
         self._pack_into = self.packer.pack_into
+        self._smem_limit = 48 << 10  # dynamic shared memory allowed without opting in
 
     def __call__(self, grid: int, block: int, stream: int, *values) -> None:
         # Note [Reused parameter buffer]: cuLaunchKernel copies the parameters when it is called, so
@@ -63,6 +64,31 @@ class Kernel:
                                    int(err))
         if driver.LAUNCH_BLOCKING:
             err = d.cuStreamSynchronize(stream)[0]
+            if err != 0:
+                raise driver.CudaError(f"{driver._describe(err)} (in kernel '{self.name}', "
+                                       "CUDA_LAUNCH_BLOCKING=1)", int(err))
+
+
+    def launch_smem(self, grid: int, block: int, smem: int, stream: int, *values) -> None:
+        """Launch with ``smem`` bytes of dynamic shared memory (opting in above 48 KiB once)."""
+        if smem > self._smem_limit:
+            # the kernel's static shared memory and this dynamic part must fit the opt-in limit together
+            optin = driver.attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", self.device_index)
+            if smem > optin:
+                raise ValueError(f"kernel '{self.name}': {smem} bytes of shared memory exceed the device's "
+                                 f"{optin} per block")
+            driver.ensure_context(self.device_index)
+            attr = cu().CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            check(cu().cuFuncSetAttribute(self.func, attr, smem))
+            self._smem_limit = smem
+        buf = ctypes.create_string_buffer(self.packer.pack(*values), max(self.packer.size, 1))
+        params = (ctypes.c_void_p * 1)(ctypes.addressof(buf))
+        driver.ensure_context(self.device_index)
+        err = cu().cuLaunchKernel(self.func, grid, 1, 1, block, 1, 1, smem, stream, ctypes.addressof(params), 0)[0]
+        if err != 0:
+            raise driver.CudaError(f"{driver._describe(err)} (launching kernel '{self.name}')", int(err))
+        if driver.LAUNCH_BLOCKING:
+            err = cu().cuStreamSynchronize(stream)[0]
             if err != 0:
                 raise driver.CudaError(f"{driver._describe(err)} (in kernel '{self.name}', "
                                        "CUDA_LAUNCH_BLOCKING=1)", int(err))

@@ -25,8 +25,11 @@ __all__ = ["scan", "softmax_into", "layer_norm_into", "cross_entropy_into", "nor
 LINES_FMT = "<QQqqqqqq8q8q8q"  # SmParams: in, out, lines, D, group, dim strides, kept dims
 SCAN_FMT = "<QQqqqqq8q8q8q"  # ScanParams: the same without group
 CE_FMT = "<QQQQQqqqqdq"
-SM_REGV = 8  # softmax.cu: vectors of a row each thread keeps in registers
+SOFTMAX_SMEM_BLOCK = 512  # threads of softmax_smem (torch: half the row's vectors, at most 512 for fp32 16384)
+SOFTMAX_SMEM_MIN_VECS = 1 << 62  # rows of at least this many vectors take softmax_smem even if they fit registers
 LN_FMT = "<QQQQqqqd"
+LN_REGV = 0  # norm.cu: vectors of a row kept in registers between the passes (0: the write pass re-reads)
+LN_GROUP_OVERRIDE = None  # (threads per row, block) for measurements; None: _ln_group
 
 
 @cache
@@ -93,6 +96,37 @@ def _group(D: int) -> tuple[int, int]:
     return (128, 128) if D <= 8192 else (512, 512)
 
 
+@cache
+def _softmax_reg_shape(nv: int) -> tuple[int, int]:
+    """(vectors per thread, threads per row) of softmax_reg for rows of ``nv`` vectors; (0, 0) when
+    the row does not fit. Note [Softmax paths]: a warp or less per row with up to 8 vectors each
+    first (no block-wide reduction), else up to 512 threads with 4 vectors each (fewer registers,
+    more resident rows: H200 measurements)."""
+    for regv, most in ((4, 32), (8, 32), (4, 512)):
+        group = 4
+        while group * regv < nv and group < most:
+            group *= 2
+        if group * regv >= nv:
+            return regv, group
+    return 0, 0
+
+
+@cache
+def _smem_row_max(device_index: int) -> int:
+    """Longest row (bytes) the shared-memory softmax caches: the opt-in limit less 1 KiB for the
+    reductions' own shared memory."""
+    from .driver import attribute
+
+    return attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", device_index) - 1024
+
+
+# Note [Softmax paths]
+# Rows of a contiguous dim take one of three kernels. Aligned rows of up to 2048 vectors (16 bytes)
+# keep the row in the registers of a group of threads (softmax_reg: 4 to 32 lanes of a warp,
+# several rows per block, or up to a 512-thread block per row; see _softmax_reg_shape), read once.
+# Longer aligned rows that fit in shared memory get a block each (softmax_smem: read once into
+# shared memory, as torch's SoftMaxForwardSmem). Anything else takes two passes with an online
+# (max, sum) (softmax_inner; the second read mostly hits L2). A strided dim takes softmax_outer.
 def softmax_into(x: Tensor, out: Tensor, dim: int, log: bool) -> Tensor:
     """softmax (``log=False``) or log_softmax of ``x`` along ``dim`` into ``out``."""
     if out.numel() == 0:
@@ -100,25 +134,45 @@ def softmax_into(x: Tensor, out: Tensor, dim: int, log: bool) -> Tensor:
     x, kept, D, ids, ods = _prepare(x, out, dim)
     lines = math.prod(k[0] for k in kept)
     dev = x.device.index
-    src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log))
+    src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=4)
     stream = current_stream_handle(dev)
-    if ids == 1 and ods == 1 and D >= 16:
-        group, block = _group(D)
-        name = "softmax_inner"
-        vec = 16 // x.dtype.itemsize
-        if D % vec == 0 and x.data_ptr() % 16 == 0 and all(k[1] % vec == 0 for k in kept):
-            while group * vec * SM_REGV < D and group < 512:  # __launch_bounds__(512): <= 128 registers
-                group = block = max(group * 2, 128)
-            if group * vec * SM_REGV >= D:
-                name = "softmax_reg"  # the row fits in registers: one read
+    vec = 16 // x.dtype.itemsize
+    nv = D // vec
+    aligned = (ids == 1 and ods == 1 and D >= 16 and D % vec == 0 and x.data_ptr() % 16 == 0
+               and out.data_ptr() % 16 == 0 and all(k[1] % vec == 0 and k[2] % vec == 0 for k in kept))
+    regv, group = _softmax_reg_shape(nv)
+    if aligned and group and nv < SOFTMAX_SMEM_MIN_VECS:
+        src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=regv)
+        block = 256 if group <= 32 else group  # group_reduce spans the block beyond a warp
         grid = min(-(-lines // (block // group)), sm_count(dev) * 32)
-        k = get_kernel(src, name, LINES_FMT, dev)
+        k = get_kernel(src, "softmax_reg", LINES_FMT, dev)
+        k(grid, block, stream, x.data_ptr(), out.data_ptr(), lines, D, group, ids, ods, *_line_args(kept))
+    elif aligned and D * x.dtype.itemsize <= _smem_row_max(dev):
+        block = min(SOFTMAX_SMEM_BLOCK, -(-nv // 32) * 32)
+        grid = min(lines, sm_count(dev) * max(1, 2048 // block) * 4)
+        k = get_kernel(src, "softmax_smem", LINES_FMT, dev)
+        k.launch_smem(grid, block, D * x.dtype.itemsize, stream, x.data_ptr(), out.data_ptr(), lines, D, block,
+                      ids, ods, *_line_args(kept))
+    elif ids == 1 and ods == 1 and D >= 16:
+        group, block = _group(D)
+        grid = min(-(-lines // (block // group)), sm_count(dev) * 32)
+        k = get_kernel(src, "softmax_inner", LINES_FMT, dev)
         k(grid, block, stream, x.data_ptr(), out.data_ptr(), lines, D, group, ids, ods, *_line_args(kept))
     else:
         k = get_kernel(src, "softmax_outer", LINES_FMT, dev)
         k(min(-(-lines // 128), 1 << 20), 128, stream, x.data_ptr(), out.data_ptr(), lines, D, 0, ids, ods,
           *_line_args(kept))
     return out
+
+
+def _ln_group(nv: int) -> tuple[int, int]:
+    """(threads per row, block) of layer_norm_rows for rows of ``nv`` 16-byte vectors. H200,
+    measured over rows of 768-16384 fp32/bf16 elements: a warp per row (four rows per 128-thread
+    block) up to 256 vectors, else about four vectors per thread, at most 512 threads."""
+    if nv <= 256:
+        return 32, 128
+    group = min(512, 1 << ((nv // 4).bit_length() - 1))
+    return group, group
 
 
 def layer_norm_into(x: Tensor, n_norm: int, weight, bias, eps: float, out: Tensor) -> Tensor:
@@ -131,8 +185,9 @@ def layer_norm_into(x: Tensor, n_norm: int, weight, bias, eps: float, out: Tenso
     D = math.prod(x._sizes[x.dim() - n_norm:])
     rows = x.numel() // D
     dev = x.device.index
-    src = kernel_source("norm.cu", IN_T=CTYPES[x.dtype.name], W_T=CTYPES[w_dtype.name], ACC_T=acc_ctype(x.dtype))
-    group, block = _group(D)
+    src = kernel_source("norm.cu", IN_T=CTYPES[x.dtype.name], W_T=CTYPES[w_dtype.name], ACC_T=acc_ctype(x.dtype),
+                        LN_REGV=LN_REGV)
+    group, block = LN_GROUP_OVERRIDE or _ln_group(D // (16 // x.dtype.itemsize))
     grid = min(-(-rows // (block // group)), sm_count(dev) * 32)
     k = get_kernel(src, "layer_norm_rows", LN_FMT, dev)
     k(grid, block, current_stream_handle(dev), x.data_ptr(), *(t.data_ptr() if t is not None else 0 for t in params),
@@ -173,15 +228,18 @@ def normalization_sources():
     """(file, kernel names, source) of representative instantiations (NVRTC null test)."""
     for f in ("float32", "float16", "bfloat16", "float64"):
         for log in (0, 1):
-            yield "softmax.cu", ("softmax_inner", "softmax_reg"), _cast_source("softmax.cu", f, f, LOG=log)
+            yield ("softmax.cu", ("softmax_inner", "softmax_reg", "softmax_smem"),
+                   _cast_source("softmax.cu", f, f, LOG=log, SM_REGV=8))
         yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, f)
         w = "float32" if f in ("float16", "bfloat16") else f
-        yield "norm.cu", ("layer_norm_rows",), kernel_source("norm.cu", IN_T=CTYPES[f], W_T=CTYPES[w],
-                                                             ACC_T=acc_ctype(dt.to_dtype(f)))
+        for regv in (0, 4):
+            yield "norm.cu", ("layer_norm_rows",), kernel_source("norm.cu", IN_T=CTYPES[f], W_T=CTYPES[w],
+                                                                 ACC_T=acc_ctype(dt.to_dtype(f)), LN_REGV=regv)
         for tgt, prob in (("int64", 0), ("uint8", 0), (f, 1)):
             yield "loss.cu", ("ce_terms", "ce_finish"), kernel_source(
                 "loss.cu", LP_T=CTYPES[f], TGT_T=CTYPES[tgt], W_T=CTYPES[f], ACC_T=acc_ctype(dt.to_dtype(f)),
                 OUT_T=CTYPES[f], PROB=prob)
-    yield "softmax.cu", ("softmax_inner", "softmax_outer"), _cast_source("softmax.cu", "int64", "float32", LOG=0)
+    yield ("softmax.cu", ("softmax_inner", "softmax_outer", "softmax_reg", "softmax_smem"),
+           _cast_source("softmax.cu", "int64", "float32", LOG=0, SM_REGV=4))
     for f in ("int64", "int32", "uint8", "bool", "int8"):
         yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, "int64")

@@ -51,7 +51,9 @@ STATE_BYTES = 32  # an upper bound of sizeof(State) over every reducer
 _BLOCK = 512
 INNER_WARP_MAX = 4096  # rows up to this long get a warp each; longer ones too when there are many rows
 COL_VEC = 4  # RED_CV of reduce.cu
-OUTER_BLOCKS_PER_SM = 2  # outer path: split columns until this many blocks per SM (H200: 2 beat 4-16)
+INNER_WARPS_PER_SM = 16  # inner path: split rows across warps until this many warps per SM (a split costs a
+# workspace and a combine launch: H200, 4096 bf16 rows of 4096: 16 beat 64)
+OUTER_BLOCKS_PER_SM = 1  # outer path: split columns until this many blocks per SM (H200 fp32 16384^2: 1 beat 2-4)
 
 
 @cache
@@ -208,7 +210,7 @@ def reduce(op: str, x: Tensor, out: Tensor, dims, *, cast: dt.dtype | None = Non
         group = 32 if R <= INNER_WARP_MAX or n_out >= sms * 4 else _BLOCK  # H200: warps won at 16384 x 16384
         block = 256 if group == 32 else _BLOCK
         per_block = block // group
-        want = -(-(sms * (64 if group == 32 else 4)) // n_out)
+        want = -(-(sms * (INNER_WARPS_PER_SM if group == 32 else 4)) // n_out)
         splits, chunk = _split(R, want, group * vec * 4, vec)
         name, ws_os, ws_ss = "reduce_inner", splits, 1
         grid = min(-(-(n_out * splits) // per_block), sms * 32)

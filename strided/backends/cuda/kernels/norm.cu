@@ -21,12 +21,55 @@ __device__ __forceinline__ IN_T ln_value(const LnParams& p, ACC_T x, i64 e, ACC_
   return convert<IN_T>(y);
 }
 
+// LN_REGV (#defined by the host): vectors of a row each thread keeps in registers between the passes
+struct __align__(16) LnWVec { W_T x[LN_VEC]; };
+
+// Statistics of one vector (mean and m2 of its LN_VEC values, one division-free pass) merged
+// into the thread's Welford state with Chan's formula: one division per vector, not per element.
+__device__ __forceinline__ Welford<ACC_T> ln_upd_vec(Welford<ACC_T> st, const LnVec& a) {
+  ACC_T xs[LN_VEC];
+  ACC_T sum = ACC_T(0);
+#pragma unroll
+  for (int k = 0; k < LN_VEC; ++k) {
+    xs[k] = convert<ACC_T>(a.x[k]);
+    sum += xs[k];
+  }
+  const ACC_T lm = sum * (ACC_T(1) / ACC_T(LN_VEC));
+  ACC_T l2 = ACC_T(0);
+#pragma unroll
+  for (int k = 0; k < LN_VEC; ++k) l2 += (xs[k] - lm) * (xs[k] - lm);
+  return wf_comb(st, Welford<ACC_T>{lm, l2, LN_VEC});
+}
+
+__device__ __forceinline__ LnVec ln_vec_value(const LnParams& p, const LnVec& a, i64 v, ACC_T mean, ACC_T rstd) {
+  LnVec r;
+  if (p.w) {
+    const LnWVec w = reinterpret_cast<const LnWVec*>(p.w)[v];
+    if (p.b) {
+      const LnWVec b = reinterpret_cast<const LnWVec*>(p.b)[v];
+#pragma unroll
+      for (int k = 0; k < LN_VEC; ++k)
+        r.x[k] = convert<IN_T>((convert<ACC_T>(a.x[k]) - mean) * rstd * convert<ACC_T>(w.x[k]) + convert<ACC_T>(b.x[k]));
+    } else {
+#pragma unroll
+      for (int k = 0; k < LN_VEC; ++k) r.x[k] = convert<IN_T>((convert<ACC_T>(a.x[k]) - mean) * rstd * convert<ACC_T>(w.x[k]));
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < LN_VEC; ++k) r.x[k] = ln_value(p, convert<ACC_T>(a.x[k]), v * LN_VEC + k, mean, rstd);
+  }
+  return r;
+}
+
 // Welford statistics in ACC_T (float for half types) over a group of threads, then a write pass.
+// With 16-byte aligned rows, input, output, weight and bias, a thread's first LN_REGV vectors stay
+// in registers for the write pass (rows up to group * LN_VEC * LN_REGV elements are read once).
 extern "C" __global__ void __launch_bounds__(512) layer_norm_rows(const LnParams p) {
   const int G = (int)p.group, lane = threadIdx.x % G;
   const i64 per_block = blockDim.x / G;
   const bool aligned = (p.D % LN_VEC) == 0 && (((unsigned long long)p.in & 15) == 0) &&
-                       (((unsigned long long)p.out & 15) == 0);
+                       (((unsigned long long)p.out & 15) == 0) && (((unsigned long long)p.w & 15) == 0) &&
+                       (((unsigned long long)p.b & 15) == 0);
   for (i64 row = blockIdx.x * per_block + threadIdx.x / G; row - threadIdx.x / G < p.rows;
        row += (i64)gridDim.x * per_block) {
     const bool ok = row < p.rows;
@@ -34,13 +77,18 @@ extern "C" __global__ void __launch_bounds__(512) layer_norm_rows(const LnParams
     const IN_T* ip = p.in + (ok ? row * p.D : 0);
     IN_T* op = p.out + (ok ? row * p.D : 0);
     const i64 nv = aligned ? p.D / LN_VEC : 0;
+    LnVec cache[LN_REGV > 0 ? LN_REGV : 1];
+    const LnVec* vp = reinterpret_cast<const LnVec*>(ip);
     if (ok) {
-      const LnVec* vp = reinterpret_cast<const LnVec*>(ip);
-      for (i64 v = lane; v < nv; v += G) {
-        LnVec a = vp[v];
 #pragma unroll
-        for (int k = 0; k < LN_VEC; ++k) st = wf_upd(st, convert<ACC_T>(a.x[k]));
+      for (int j = 0; j < LN_REGV; ++j) {
+        const i64 v = lane + (i64)j * G;
+        if (v < nv) {
+          cache[j] = vp[v];
+          st = ln_upd_vec(st, cache[j]);
+        }
       }
+      for (i64 v = lane + (i64)LN_REGV * G; v < nv; v += G) st = ln_upd_vec(st, vp[v]);
       for (i64 e = nv * LN_VEC + lane; e < p.D; e += G) st = wf_upd(st, convert<ACC_T>(ip[e]));
     }
     st = group_reduce(st, G, WfComb<ACC_T>());
@@ -48,14 +96,13 @@ extern "C" __global__ void __launch_bounds__(512) layer_norm_rows(const LnParams
       const ACC_T var = st.n ? st.m2 / ACC_T(st.n) : ACC_T(0);
       const ACC_T rstd = ACC_T(1) / sqrt(var + ACC_T(p.eps));
       const ACC_T mean = st.mean;
-      const LnVec* vp = reinterpret_cast<const LnVec*>(ip);
       LnVec* ov = reinterpret_cast<LnVec*>(op);
-      for (i64 v = lane; v < nv; v += G) {
-        LnVec a = vp[v], r;
 #pragma unroll
-        for (int k = 0; k < LN_VEC; ++k) r.x[k] = ln_value(p, convert<ACC_T>(a.x[k]), v * LN_VEC + k, mean, rstd);
-        ov[v] = r;
+      for (int j = 0; j < LN_REGV; ++j) {
+        const i64 v = lane + (i64)j * G;
+        if (v < nv) ov[v] = ln_vec_value(p, cache[j], v, mean, rstd);
       }
+      for (i64 v = lane + (i64)LN_REGV * G; v < nv; v += G) ov[v] = ln_vec_value(p, vp[v], v, mean, rstd);
       for (i64 e = nv * LN_VEC + lane; e < p.D; e += G) op[e] = ln_value(p, convert<ACC_T>(ip[e]), e, mean, rstd);
     }
   }

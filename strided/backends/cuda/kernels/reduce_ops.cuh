@@ -64,10 +64,16 @@ template <class S> __device__ __forceinline__ S shfl_up_state(S s, int d) {
 
 // Combine over groups of G threads (G = 32, or the whole block): every thread gets the result.
 // The order is fixed (butterfly in a warp, then warp 0 over the warps' results).
+// G threads (a power of two: lanes of one warp when G <= 32, else the whole block) combine s;
+// every thread of the group gets the result. All 32 lanes of each warp must call it.
 template <class S, class F> __device__ S group_reduce(S s, int G, F f) {
+  if (G < 32) {
+    for (int m = G >> 1; m > 0; m >>= 1) s = f(s, shfl_xor_state(s, m));
+    return s;
+  }
 #pragma unroll
   for (int m = 16; m > 0; m >>= 1) s = f(s, shfl_xor_state(s, m));
-  if (G <= 32) return s;
+  if (G == 32) return s;
   __shared__ S sh[32];
   __shared__ S res;
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;

@@ -109,11 +109,13 @@ extern "C" __global__ void softmax_outer(const SmParams p) {
 
 // Rows of at most p.group * SM_VEC * SM_REGV elements, 16-byte aligned and a whole number of
 // vectors long: each thread keeps its part of the row in registers, so the row is read once
-// (max, then sum of exp(x - max), then the write), as torch's register-cached softmax.
-#define SM_REGV 8
+// (max, then exp(x - max) kept in place and summed, then the write), as torch's register-cached
+// softmax. The output is written with 16-byte stores when its elements are the input's size
+// (the host checked its alignment). SM_REGV is #defined by the host (normalization.py).
 template <class A> struct MaxNanComb {
   __device__ A operator()(A a, A b) const { return isnan_(a) ? a : ((isnan_(b) || b > a) ? b : a); }
 };
+struct __align__(16) SmOutVec { OUT_T x[SM_VEC]; };
 
 extern "C" __global__ void __launch_bounds__(512) softmax_reg(const SmParams p) {
   const int G = (int)p.group, lane = threadIdx.x % G;
@@ -150,7 +152,15 @@ extern "C" __global__ void __launch_bounds__(512) softmax_reg(const SmParams p) 
       for (int j = 0; j < SM_REGV; ++j)
         if (lane + (i64)j * G < nv)
 #pragma unroll
-          for (int k = 0; k < SM_VEC; ++k) s += exp(v[j][k] - m);
+          for (int k = 0; k < SM_VEC; ++k) {
+#if LOG
+            v[j][k] -= m;
+            s += exp(v[j][k]);
+#else
+            v[j][k] = exp(v[j][k] - m);
+            s += v[j][k];
+#endif
+          }
     }
     s = group_reduce(s, G, SumComb<ACC_T>());
     if (ok) {
@@ -163,10 +173,90 @@ extern "C" __global__ void __launch_bounds__(512) softmax_reg(const SmParams p) 
       for (int j = 0; j < SM_REGV; ++j) {
         const i64 vi = lane + (i64)j * G;
         if (vi < nv) {
-          OUT_T* o = op + vi * SM_VEC;
+          SmOutVec w;
 #pragma unroll
-          for (int q = 0; q < SM_VEC; ++q) o[q] = sm_value(v[j][q], m, k, bad);
+          for (int q = 0; q < SM_VEC; ++q) {
+            if (bad) w.x[q] = convert<OUT_T>(ACC_T(0) / ACC_T(0));
+#if LOG
+            else w.x[q] = convert<OUT_T>(v[j][q] - k);  // v = x - max
+#else
+            else w.x[q] = convert<OUT_T>(v[j][q] * k);  // v = exp(x - max)
+#endif
+          }
+          OUT_T* o = op + vi * SM_VEC;
+          if constexpr (sizeof(OUT_T) == sizeof(IN_T)) {
+            *reinterpret_cast<SmOutVec*>(o) = w;
+          } else {
+#pragma unroll
+            for (int q = 0; q < SM_VEC; ++q) o[q] = w.x[q];
+          }
         }
+      }
+    }
+  }
+}
+
+// Rows up to the block's shared-memory budget, 16-byte aligned and a whole number of vectors
+// long: the row is read once from global memory into dynamic shared memory (each thread reads
+// back only the vectors it stored, so no barrier is needed between passes), then max, sum of
+// exp and the write run from shared memory. As torch's cunn_SoftMaxForwardSmem: few registers,
+// so two 1024-thread blocks (two rows) are resident per SM, where a register-cached row of the
+// same length allows only one 512-thread block.
+extern "C" __global__ void __launch_bounds__(1024, 2) softmax_smem(const SmParams p) {
+  extern __shared__ __align__(16) unsigned char sm_raw[];
+  SmVec* cache = reinterpret_cast<SmVec*>(sm_raw);
+  const i64 nv = p.D / SM_VEC;
+  for (i64 line = blockIdx.x; line < p.lines; line += gridDim.x) {
+    const SmVec* vp = reinterpret_cast<const SmVec*>(
+        p.in + offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.in_strides));
+    OUT_T* op = p.out + offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.out_strides);
+    ACC_T m = Lim<ACC_T>::lo();
+    const i64 B = blockDim.x;
+    i64 v = threadIdx.x;
+    for (; v + 3 * B < nv; v += 4 * B) {  // four loads in flight per thread
+      SmVec a[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) a[u] = vp[v + u * B];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        cache[v + u * B] = a[u];
+#pragma unroll
+        for (int k = 0; k < SM_VEC; ++k) m = MaxNanComb<ACC_T>()(m, sm_load(a[u].x[k]));
+      }
+    }
+    for (; v < nv; v += B) {
+      const SmVec a = vp[v];
+      cache[v] = a;
+#pragma unroll
+      for (int k = 0; k < SM_VEC; ++k) m = MaxNanComb<ACC_T>()(m, sm_load(a.x[k]));
+    }
+    m = group_reduce(m, (int)blockDim.x, MaxNanComb<ACC_T>());
+    const bool bad = isnan_(m) || m == Lim<ACC_T>::lo() || m == Lim<ACC_T>::hi();
+    ACC_T s = ACC_T(0);
+    if (!bad) {
+      for (i64 v = threadIdx.x; v < nv; v += blockDim.x) {
+        const SmVec a = cache[v];
+#pragma unroll
+        for (int k = 0; k < SM_VEC; ++k) s += exp(sm_load(a.x[k]) - m);
+      }
+    }
+    s = group_reduce(s, (int)blockDim.x, SumComb<ACC_T>());
+#if LOG
+    const ACC_T k = log(s);
+#else
+    const ACC_T k = ACC_T(1) / s;
+#endif
+    for (i64 v = threadIdx.x; v < nv; v += blockDim.x) {
+      const SmVec a = cache[v];
+      OUT_T* o = op + v * SM_VEC;
+      if constexpr (sizeof(OUT_T) == sizeof(IN_T)) {  // host checked the output row's alignment
+        SmOutVec w;
+#pragma unroll
+        for (int q = 0; q < SM_VEC; ++q) w.x[q] = sm_value(sm_load(a.x[q]), m, k, bad);
+        *reinterpret_cast<SmOutVec*>(o) = w;
+      } else {
+#pragma unroll
+        for (int q = 0; q < SM_VEC; ++q) o[q] = sm_value(sm_load(a.x[q]), m, k, bad);
       }
     }
   }
