@@ -9,8 +9,8 @@
 // optim_ops.py): no device buffer, no host sync.
 
 #define MT_LISTS 5
-#define MT_CHUNK 65536
-#define MT_ILP 2
+// MT_CHUNK (elements per block), MT_ILP (vectors in flight per list and thread) and MT_STREAM
+// (evict-first loads and stores: the data is touched once) come from optim_ops.mt_source.
 
 struct MTArgs {
   u64 ptr[MT_LISTS][MT_MAX];   // per list, per tensor: data pointers
@@ -49,7 +49,13 @@ __device__ __forceinline__ int mt_find_tensor(const MTArgs& a, int c) {
 
 __device__ __forceinline__ void mt_load(ACC_T* r, const DST_T* p, i64 i, i64 n, bool aligned) {
   if (aligned && i + VEC <= n) {
+#if MT_STREAM
+    const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(p + i));
+    VecT x;
+    memcpy(&x, &raw, sizeof(x));
+#else
     VecT x = *reinterpret_cast<const VecT*>(p + i);
+#endif
 #pragma unroll
     for (int j = 0; j < VEC; ++j) r[j] = convert<ACC_T>(x.v[j]);
   } else {
@@ -63,7 +69,13 @@ __device__ __forceinline__ void mt_store(DST_T* p, const ACC_T* r, i64 i, i64 n,
     VecT x;
 #pragma unroll
     for (int j = 0; j < VEC; ++j) x.v[j] = convert<DST_T>(r[j]);
+#if MT_STREAM
+    uint4 raw;
+    memcpy(&raw, &x, sizeof(x));
+    __stcs(reinterpret_cast<uint4*>(p + i), raw);
+#else
     *reinterpret_cast<VecT*>(p + i) = x;
+#endif
   } else {
 #pragma unroll
     for (int j = 0; j < VEC; ++j) if (i + j < n) p[i + j] = convert<DST_T>(r[j]);
