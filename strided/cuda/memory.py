@@ -135,12 +135,8 @@ _raw_owner: dict[int, int] = {}
 
 def caching_allocator_delete(ptr: int) -> None:
     for a in _alloc.initialized_allocators():
-        try:
-            a.get_block(ptr)
-        except ValueError:
-            continue
-        a.raw_delete(ptr)
-        return
+        if a.try_raw_delete(ptr):
+            return
     raise ValueError(f"caching_allocator_delete: {ptr:#x} was not allocated by caching_allocator_alloc")
 
 

@@ -348,6 +348,15 @@ class CachingAllocator(SplitMergeMixin, EventsMixin, ReleaseMixin, ExpandableMix
         """``caching_allocator_delete``: free the allocation that starts at ``ptr``."""
         self.free(self.get_block(ptr))
 
+    def try_raw_delete(self, ptr: int) -> bool:
+        """Free the allocation that starts at ``ptr`` if this allocator made it; False if not."""
+        with self._lock:
+            block = self._active.get(ptr)
+            if block is None or not block.allocated:
+                return False
+            self.free(block)
+            return True
+
     def set_memory_fraction(self, fraction: float) -> None:
         """Cap this allocator's reserved memory at ``fraction`` of the device's total memory.
 

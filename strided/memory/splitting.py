@@ -319,8 +319,25 @@ class SplitMergeMixin:
                 j += t
                 cur[j] -= n
                 fre[j] += n
-            elif merged or merged_bytes:
-                self._change_inactive_split(t, merged, merged_bytes)
+            else:  # inlined _change_inactive_split (the hot path when an allocated neighbour stays)
+                peak = self._peak
+                for j, n in ((INACTIVE_SPLIT, merged), (INACTIVE_SPLIT_BYTES, merged_bytes)):
+                    if n > 0:
+                        v = cur[j] + n
+                        cur[j] = v
+                        if v > peak[j]:
+                            peak[j] = v
+                        j += t
+                        v = cur[j] + n
+                        cur[j] = v
+                        if v > peak[j]:
+                            peak[j] = v
+                    elif n < 0:
+                        cur[j] += n
+                        fre[j] -= n
+                        j += t
+                        cur[j] += n
+                        fre[j] -= n
         elif self._eager_unmap:
             self._recycle_candidate(block)
         j = REQUESTED_BYTES

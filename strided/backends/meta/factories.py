@@ -42,9 +42,21 @@ def _current_cuda_index(device):
         return None
     if device != "cuda" and getattr(device, "type", None) != "cuda":
         return None
-    from ..cuda_loader import _backend
+    fn = _CUDA_CURRENT_DEVICE
+    if fn is None:
+        from ..cuda_loader import _backend
 
-    return _backend().current_device()
+        fn = _set_current_device_fn(_backend().current_device)
+    return fn()
+
+
+_CUDA_CURRENT_DEVICE = None  # strided.backends.cuda.current_device once the backend is loaded
+
+
+def _set_current_device_fn(fn):
+    global _CUDA_CURRENT_DEVICE
+    _CUDA_CURRENT_DEVICE = fn
+    return fn
 
 
 @kernel("CPU", "Meta")
