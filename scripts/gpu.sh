@@ -6,8 +6,9 @@
 #
 # Missing wheels (nvmath-python) are installed from ./.whl when present. Full logs go under $OUT
 # when set (else /tmp/strided-gpu). BENCH_APPEND=1 appends each benchmark's table to
-# bench/RESULTS.md. The last lines printed are a short summary: GPU, versions, pass/fail counts,
-# benchmark ratios.
+# bench/RESULTS.md; BENCHES="reductions optim" runs only those benchmarks; PYTEST_ARGS narrows the
+# tests; TESTS_TIMEOUT (seconds, default 420) bounds them. The last lines printed are a short
+# summary: GPU, versions, pass/fail counts, benchmark ratios.
 set -u
 cd "$(dirname "$0")/.."
 MODE="${1:-all}"
@@ -47,6 +48,8 @@ brc=0
 if [ "$MODE" != tests ]; then
   for b in alloc:120 copy:120 elementwise:150 reductions:150 gemm:240 optim:120 train_step:180; do
     name=${b%%:*}; limit=${b##*:}
+    # BENCHES (e.g. "reductions optim") runs only the named benchmarks
+    if [ -n "${BENCHES:-}" ] && [[ " $BENCHES " != *" $name "* ]]; then continue; fi
     echo "## bench_$name" >>"$LOG/bench.log"
     timeout "$limit" python3 "bench/bench_$name.py" ${BENCH_APPEND:+--append} >>"$LOG/bench.log" 2>&1 || brc=$?
   done
