@@ -27,7 +27,7 @@ import weakref
 
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
-from .graph import AccumulateGrad, gradient_edge
+from .graph import AccumulateGrad, _unshared, gradient_edge
 
 __all__ = ["backward", "grad", "run_backward"]
 
@@ -259,7 +259,12 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
                     if nbuf is None:
                         nbuf = buffers[nxt] = [None] * nxt.num_outputs
                     old = nbuf[nr]
-                    nbuf[nr] = g if old is None else old + g
+                    if old is None:
+                        nbuf[nr] = g
+                    elif not create_graph and _unshared(old, 3) and old._is_non_overlapping_and_dense():
+                        old.add_(g)  # Note [In-place buffer accumulation]
+                    else:
+                        nbuf[nr] = old + g
                     old = None
                     left = deps[nxt] - 1
                     deps[nxt] = left
@@ -279,6 +284,14 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
     if streams:
         _join_streams(streams)
     return captured
+
+
+# Note [In-place buffer accumulation]
+# As torch's InputBuffer::accumulate: when a second gradient reaches an input that already has
+# one, it is added into the first in place if nothing else references the first or its memory
+# (the buffer slot, the local and _unshared's parameter: 3) and it is dense, so a tied weight (GPT's
+# wte, used by the embedding and the lm_head) costs two gradient-sized buffers at once, not three.
+# Under create_graph the sum stays out of place (differentiable).
 
 
 def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:

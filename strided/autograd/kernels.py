@@ -277,11 +277,16 @@ def _attach(node, info, outputs) -> None:
             set_history(o, node, i)
 
 
-def _set_stream(node, outs) -> None:
-    """Note [Backward streams] (strided.cuda is imported only for CUDA graphs)."""
-    from ..cuda import current_stream
+_CURRENT_STREAM = []  # [strided.cuda.current_stream], filled on the first CUDA node
 
-    node.stream = current_stream(outs[0].device)
+
+def _set_stream(node, outs) -> None:
+    """Note [Backward streams] (strided.cuda is imported only for CUDA graphs, once)."""
+    if not _CURRENT_STREAM:
+        from ..cuda import current_stream
+
+        _CURRENT_STREAM.append(current_stream)
+    node.stream = _CURRENT_STREAM[0](outs[0].device)
 
 
 def make_functional_kernel(op, info):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import weakref
 
+import numpy as np
 import pytest
 
 import strided as st
@@ -108,3 +109,35 @@ def test_gpt_block_graph_memory_matches_torchs_accounting(live):
     loss.backward()
     del loss
     assert live.now - base == params
+
+
+def test_second_gradient_is_added_in_place_into_the_first():
+    """GPT's tied wte: the embedding's and the lm_head's gradients meet in one input buffer and are
+    summed with add_ (a native in-place kernel on CUDA: two weight-sized buffers, not three)."""
+    from strided.utils.profiler import count_ops
+
+    emb = st.nn.Embedding(16, 4, dtype=st.float64)
+    idx = st.tensor([[1, 2, 2]])
+    loss = st.nn.functional.linear(emb(idx), emb.weight).sum()
+    with count_ops() as stats:
+        loss.backward()
+    calls = {op for op, _ in stats.calls}
+    assert "aten::add_.Tensor" in calls
+    w = emb.weight.detach().numpy()
+    counts = np.bincount([1, 2, 2], minlength=16)[:, None]
+    # head: every row gets the sum of the looked-up rows; embedding: each row's count times sum(W)
+    expected = np.tile(w[[1, 2, 2]].sum(0), (16, 1)) + counts * w.sum(0)
+    np.testing.assert_allclose(emb.weight.grad.numpy(), expected, rtol=1e-12)
+
+
+def test_in_place_accumulation_respects_sharing_and_create_graph():
+    x = st.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    y = x * 1
+    y.register_hook(lambda g: seen.append(g.clone()))
+    (y * 2 + y * 3).sum().backward()  # y's buffer sums two gradients
+    assert seen[0].tolist() == [5.0, 5.0] and x.grad.tolist() == [5.0, 5.0]
+    x.grad = None
+    (g,) = st.autograd.grad((x * x + x * 3).sum(), x, create_graph=True)
+    (gg,) = st.autograd.grad(g.sum(), x)
+    assert g.tolist() == [5.0, 7.0] and gg.tolist() == [2.0, 2.0]
