@@ -128,7 +128,10 @@ def _unshared(g: Tensor, refs: int) -> bool:
     base = g._base
     if base is None:
         return sys.getrefcount(g._storage) <= 2  # g's slot + the argument
-    return sys.getrefcount(base) <= 3 and sys.getrefcount(g._storage) <= 3  # + `base`; + base's slot
+    # + `base`; + base's slot; and the view spans its whole storage (a stolen slice would keep the
+    # rest of a larger buffer alive as long as the .grad lives)
+    return (sys.getrefcount(base) <= 3 and sys.getrefcount(g._storage) <= 3
+            and g.numel() * g.dtype.itemsize == g._storage._nbytes)
 
 
 def obeys_layout_contract(grad: Tensor, var: Tensor) -> bool:

@@ -119,3 +119,12 @@ def test_create_graph_grad_obeys_layout():
     a = st.rand(3, 4, dtype=st.float64)
     st.mm(a, b).sum().backward(create_graph=True)
     assert b.grad.stride() == (1, 4)
+
+
+def test_a_slice_of_a_larger_gradient_is_not_stolen():
+    a = st.zeros(3, requires_grad=True)
+    b = st.zeros(5, requires_grad=True)
+    (st.cat([a, b]) * 2).sum().backward()  # CatBackward hands each leaf a slice of one buffer
+    for leaf in (a, b):
+        assert leaf.grad._storage.nbytes() == leaf.numel() * 4
+        np.testing.assert_array_equal(leaf.grad.numpy(), np.full(leaf.shape, 2.0))
