@@ -10,6 +10,7 @@ import argparse
 import statistics
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 import strided as st
@@ -81,7 +82,7 @@ def main() -> int:
 
         dv = driver_version()
         head = (
-            f"\n## 2026-11-22 — bench_alloc (issue 4) — {scuda.get_device_name(0)}, CUDA driver "
+            f"\n## {date.today().isoformat()} — bench_alloc (issue 4) — {scuda.get_device_name(0)}, CUDA driver "
             f"{dv // 1000}.{dv % 1000 // 10}, torch {torch.__version__}, "
             f"cuda-bindings {cuda.bindings.__version__}\n\n"
             "Allocation rows: time per round trip (lower is better, target ratio <= 1.5x). Bandwidth rows: "

@@ -14,6 +14,7 @@ import argparse
 import platform
 import statistics
 import sys
+from datetime import date
 from pathlib import Path
 
 import strided as st
@@ -91,7 +92,7 @@ def main() -> int:
     print(head)
     print("\n".join(lines))
     if args.append:
-        text = (f"\n## 2026-11-22 — bench_copy (issue 5): transposed copy bandwidth\n\n{head}. Bandwidth = bytes "
+        text = (f"\n## {date.today()} — bench_copy (issue 5): transposed copy bandwidth\n\n{head}. Bandwidth = bytes "
                 "read + written over the CUDA-event median; strided and torch in one process.\n\n"
                 + "\n".join(lines) + "\n")
         with open(Path(__file__).parent / "RESULTS.md", "a") as f:

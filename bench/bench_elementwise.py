@@ -15,6 +15,7 @@ import platform
 import statistics
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 import strided as st
@@ -120,7 +121,7 @@ def main() -> int:
     print(head)
     print("\n".join(lines))
     if args.append:
-        text = (f"\n## 2026-11-22 — bench_elementwise (issue 5): pointwise bandwidth and eager overhead\n\n{head}. "
+        text = (f"\n## {date.today()} — bench_elementwise (issue 5): pointwise bandwidth and eager overhead\n\n{head}. "
                 "Bandwidth = bytes read + written over the CUDA-event median (targets >= 0.95x); eager rows: "
                 "host µs per call, median of repeats (target <= 2.0x torch for `a + b`).\n\n"
                 + "\n".join(lines) + "\n")

@@ -24,6 +24,7 @@ import math
 import statistics
 import sys
 import tempfile
+from datetime import date
 from pathlib import Path
 
 import strided as st
@@ -179,7 +180,7 @@ def main() -> int:
         from strided.backends.cuda.driver import driver_version
 
         dv = driver_version()
-        head = (f"\n## 2026-11-22 — bench_gemm (issue 5 b, c) — {scuda.get_device_name(0)}, CUDA driver "
+        head = (f"\n## {date.today()} — bench_gemm (issue 5 b, c) — {scuda.get_device_name(0)}, CUDA driver "
                 f"{dv // 1000}.{dv % 1000 // 10}, torch {torch.__version__}, cuBLASLt {blas.version()}, "
                 f"nvmath-python {nvmath.__version__}, cuda-bindings {cuda.bindings.__version__}, strided "
                 f"{st.__version__}\n\nTFLOP/s = 2MNK / GPU time per call (median of {REPEATS}; launch queue "

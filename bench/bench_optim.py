@@ -17,6 +17,7 @@ import platform
 import statistics
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 import strided as st
@@ -129,7 +130,7 @@ def main() -> int:
     print(head)
     print("\n".join(lines))
     if args.append and not args.smoke:
-        text = (f"\n## 2026-11-22 — bench_optim (issue 6): AdamW on GPT-2-small's parameters\n\n{head}. Time per "
+        text = (f"\n## {date.today()} — bench_optim (issue 6): AdamW on GPT-2-small's parameters\n\n{head}. Time per "
                 "step = median of CUDA-event times over back-to-back steps (host overhead included); GB/s = 28 "
                 "bytes per param (the fused kernel's reads + writes) over that time.\n\n" + "\n".join(lines) + "\n")
         with open(args.results, "a") as f:

@@ -17,6 +17,7 @@ import platform
 import statistics
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +32,7 @@ CONFIGS = [
     ("expandable_segments", "expandable_segments:True"),
     ("strided eager unmap", "expandable_segments:True,strided_eager_unmap:True"),
 ]
-DATE = "2026-11-22"
+DATE = date.today().isoformat()
 
 
 def bench_replay(repeats: int) -> list[tuple]:

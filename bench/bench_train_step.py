@@ -18,6 +18,7 @@ import platform
 import statistics
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 import strided as st
@@ -197,7 +198,7 @@ def main() -> int:
     print(head)
     print("\n".join(lines))
     if args.append and not args.smoke:
-        text = (f"\n## 2026-11-22 — bench_train_step (issue 6): one GPT training step\n\n{head}. ms = median of "
+        text = (f"\n## {date.today()} — bench_train_step (issue 6): one GPT training step\n\n{head}. ms = median of "
                 "CUDA-event times over back-to-back steps; peak = each library's max_memory_allocated over one "
                 "step after warm-up.\n\n" + "\n".join(lines) + "\n")
         with open(args.results, "a") as f:
