@@ -172,7 +172,7 @@ def test_softmax_log_softmax(shape, dim):
     _close(_np(st.softmax(xb, dim, st.float32)), _np(st.softmax(xb.float(), dim)), rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("n", [40, 4096])  # a warp per row; a shared-memory row (Note [Softmax paths])
+@pytest.mark.parametrize("n", [40, 4096, 16384])  # lanes, a block of registers, shared memory (Note [Softmax paths])
 def test_softmax_nan_rules(n):
     rows = np.array([[-np.inf] * n, [np.inf] + [1.0] * (n - 1), [-np.inf] + [0.0] * (n - 1),
                      [1.0] * (n - 1) + [np.nan]], np.float32)

@@ -25,7 +25,11 @@ __all__ = ["scan", "softmax_into", "layer_norm_into", "cross_entropy_into", "nor
 LINES_FMT = "<QQqqqqqq8q8q8q"  # SmParams: in, out, lines, D, group, dim strides, kept dims
 SCAN_FMT = "<QQqqqqq8q8q8q"  # ScanParams: the same without group
 CE_FMT = "<QQQQQqqqqdq"
-SOFTMAX_SMEM_BLOCK = 512  # threads of softmax_smem (torch: half the row's vectors, at most 512 for fp32 16384)
+SOFTMAX_REG_MAX_GROUP = 256  # threads per row softmax_reg may use before softmax_smem takes over (H200: bf16
+# rows of 16384 ran 0.75x torch on 512-thread register rows, 1.08x in shared memory)
+SOFTMAX_EXP_CACHE = 1  # softmax_smem keeps exp(x - max) of float rows for the write pass
+SOFTMAX_SMEM_BLOCK = 512  # threads of softmax_smem below 8192 vectors a row (H200 fp32: 512 best at 16384
+# elements, 1024 at 32768)
 SOFTMAX_SMEM_MIN_VECS = 1 << 62  # rows of at least this many vectors take softmax_smem even if they fit registers
 LN_FMT = "<QQQQqqqd"
 LN_REGV = 0  # norm.cu: vectors of a row kept in registers between the passes (0: the write pass re-reads)
@@ -102,7 +106,7 @@ def _softmax_reg_shape(nv: int) -> tuple[int, int]:
     the row does not fit. Note [Softmax paths]: a warp or less per row with up to 8 vectors each
     first (no block-wide reduction), else up to 512 threads with 4 vectors each (fewer registers,
     more resident rows: H200 measurements)."""
-    for regv, most in ((4, 32), (8, 32), (4, 512)):
+    for regv, most in ((4, 32), (8, 32), (4, SOFTMAX_REG_MAX_GROUP)):
         group = 4
         while group * regv < nv and group < most:
             group *= 2
@@ -134,7 +138,8 @@ def softmax_into(x: Tensor, out: Tensor, dim: int, log: bool) -> Tensor:
     x, kept, D, ids, ods = _prepare(x, out, dim)
     lines = math.prod(k[0] for k in kept)
     dev = x.device.index
-    src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=4)
+    src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=4, SM_BOUND=512,
+                       SM_EXP_CACHE=SOFTMAX_EXP_CACHE)
     stream = current_stream_handle(dev)
     vec = 16 // x.dtype.itemsize
     nv = D // vec
@@ -142,13 +147,14 @@ def softmax_into(x: Tensor, out: Tensor, dim: int, log: bool) -> Tensor:
                and out.data_ptr() % 16 == 0 and all(k[1] % vec == 0 and k[2] % vec == 0 for k in kept))
     regv, group = _softmax_reg_shape(nv)
     if aligned and group and nv < SOFTMAX_SMEM_MIN_VECS:
-        src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=regv)
+        src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=regv,
+                           SM_BOUND=1024 if group > 512 else 512, SM_EXP_CACHE=0)
         block = 256 if group <= 32 else group  # group_reduce spans the block beyond a warp
         grid = min(-(-lines // (block // group)), sm_count(dev) * 32)
         k = get_kernel(src, "softmax_reg", LINES_FMT, dev)
         k(grid, block, stream, x.data_ptr(), out.data_ptr(), lines, D, group, ids, ods, *_line_args(kept))
     elif aligned and D * x.dtype.itemsize <= _smem_row_max(dev):
-        block = min(SOFTMAX_SMEM_BLOCK, -(-nv // 32) * 32)
+        block = min(SOFTMAX_SMEM_BLOCK if nv < 8192 else 1024, -(-nv // 32) * 32)
         grid = min(lines, sm_count(dev) * max(1, 2048 // block) * 4)
         k = get_kernel(src, "softmax_smem", LINES_FMT, dev)
         k.launch_smem(grid, block, D * x.dtype.itemsize, stream, x.data_ptr(), out.data_ptr(), lines, D, block,
@@ -229,7 +235,7 @@ def normalization_sources():
     for f in ("float32", "float16", "bfloat16", "float64"):
         for log in (0, 1):
             yield ("softmax.cu", ("softmax_inner", "softmax_reg", "softmax_smem"),
-                   _cast_source("softmax.cu", f, f, LOG=log, SM_REGV=8))
+                   _cast_source("softmax.cu", f, f, LOG=log, SM_REGV=8, SM_BOUND=512, SM_EXP_CACHE=1))
         yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, f)
         w = "float32" if f in ("float16", "bfloat16") else f
         for regv in (0, 4):
@@ -240,6 +246,7 @@ def normalization_sources():
                 "loss.cu", LP_T=CTYPES[f], TGT_T=CTYPES[tgt], W_T=CTYPES[f], ACC_T=acc_ctype(dt.to_dtype(f)),
                 OUT_T=CTYPES[f], PROB=prob)
     yield ("softmax.cu", ("softmax_inner", "softmax_outer", "softmax_reg", "softmax_smem"),
-           _cast_source("softmax.cu", "int64", "float32", LOG=0, SM_REGV=4))
+           _cast_source("softmax.cu", "int64", "float32", LOG=0, SM_REGV=4, SM_BOUND=1024,
+                        SM_EXP_CACHE=0))
     for f in ("int64", "int32", "uint8", "bool", "int8"):
         yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, "int64")

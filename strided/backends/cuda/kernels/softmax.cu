@@ -111,13 +111,14 @@ extern "C" __global__ void softmax_outer(const SmParams p) {
 // vectors long: each thread keeps its part of the row in registers, so the row is read once
 // (max, then exp(x - max) kept in place and summed, then the write), as torch's register-cached
 // softmax. The output is written with 16-byte stores when its elements are the input's size
-// (the host checked its alignment). SM_REGV is #defined by the host (normalization.py).
+// (the host checked its alignment). SM_REGV and SM_BOUND (the block-size bound: 512, or 1024 for
+// 1024-thread rows) are #defined by the host (normalization.py).
 template <class A> struct MaxNanComb {
   __device__ A operator()(A a, A b) const { return isnan_(a) ? a : ((isnan_(b) || b > a) ? b : a); }
 };
 struct __align__(16) SmOutVec { OUT_T x[SM_VEC]; };
 
-extern "C" __global__ void __launch_bounds__(512) softmax_reg(const SmParams p) {
+extern "C" __global__ void __launch_bounds__(SM_BOUND) softmax_reg(const SmParams p) {
   const int G = (int)p.group, lane = threadIdx.x % G;
   const i64 per_block = blockDim.x / G;
   const i64 nv = p.D / SM_VEC;
@@ -233,11 +234,18 @@ extern "C" __global__ void __launch_bounds__(1024, 2) softmax_smem(const SmParam
     m = group_reduce(m, (int)blockDim.x, MaxNanComb<ACC_T>());
     const bool bad = isnan_(m) || m == Lim<ACC_T>::lo() || m == Lim<ACC_T>::hi();
     ACC_T s = ACC_T(0);
+    // float softmax keeps exp(x - max) in place of x, so the write pass does not compute it again
+    constexpr bool keep_exp = !LOG && CAST_SAME && sizeof(IN_T) == sizeof(ACC_T) && SM_EXP_CACHE;
     if (!bad) {
       for (i64 v = threadIdx.x; v < nv; v += blockDim.x) {
-        const SmVec a = cache[v];
+        SmVec a = cache[v];
 #pragma unroll
-        for (int k = 0; k < SM_VEC; ++k) s += exp(sm_load(a.x[k]) - m);
+        for (int k = 0; k < SM_VEC; ++k) {
+          const ACC_T e = exp(sm_load(a.x[k]) - m);
+          s += e;
+          if constexpr (keep_exp) a.x[k] = convert<IN_T>(e);
+        }
+        if constexpr (keep_exp) cache[v] = a;
       }
     }
     s = group_reduce(s, (int)blockDim.x, SumComb<ACC_T>());
@@ -249,7 +257,12 @@ extern "C" __global__ void __launch_bounds__(1024, 2) softmax_smem(const SmParam
     for (i64 v = threadIdx.x; v < nv; v += blockDim.x) {
       const SmVec a = cache[v];
       OUT_T* o = op + v * SM_VEC;
-      if constexpr (sizeof(OUT_T) == sizeof(IN_T)) {  // host checked the output row's alignment
+      if constexpr (keep_exp) {
+        SmOutVec w;
+#pragma unroll
+        for (int q = 0; q < SM_VEC; ++q) w.x[q] = bad ? convert<OUT_T>(ACC_T(0) / ACC_T(0)) : convert<OUT_T>(sm_load(a.x[q]) * k);
+        *reinterpret_cast<SmOutVec*>(o) = w;
+      } else if constexpr (sizeof(OUT_T) == sizeof(IN_T)) {  // host checked the output row's alignment
         SmOutVec w;
 #pragma unroll
         for (int q = 0; q < SM_VEC; ++q) w.x[q] = sm_value(sm_load(a.x[q]), m, k, bad);
