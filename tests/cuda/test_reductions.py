@@ -158,7 +158,8 @@ def test_deterministic_bits():
 
 
 @pytest.mark.parametrize("shape,dim", [((300, 5000), 1), ((1000, 50), 1), ((700, 300), 0), ((4, 5, 6000), 1),
-                                       ((64, 16384), 1), ((16, 40_000), 1), ((2000, 2048), 1)])
+                                       ((64, 16384), 1), ((16, 40_000), 1), ((2000, 2048), 1),
+                                       ((333, 96), 1), ((50, 32768), 1)])
 def test_softmax_log_softmax(shape, dim):
     a = (RNG.standard_normal(shape) * 4).astype(np.float32)
     x = _gpu(a)
