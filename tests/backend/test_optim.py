@@ -364,7 +364,7 @@ def test_prepacked_launches_match_a_fresh_pack(monkeypatch):
     for lr, scalars in ((0.1, [float(i) for i in range(40)]), (0.05, [2.0 * i for i in range(40)])):
         seen.clear()
         hyper = (lr, 0.9, 0.99, 0.01, 1e-8, 0.0, 0.0, 0.0)
-        mt._launch(st.float32, "fused_adam", 0, 0, numels, ptrs, steps=steps, scalars=scalars, grad_scale=1234,
+        mt.mt_launch(st.float32, "fused_adam", 0, 0, numels, ptrs, steps=steps, scalars=scalars, grad_scale=1234,
                    found_inf=5678, hyper=hyper, flags=mt.AMSGRAD)
         fmt = struct.Struct(mt.mt_format(32))
         want = []

@@ -22,7 +22,8 @@ __all__ = []
 if not driver.is_available():  # the dispatcher reads ImportError as "CUDA backend not available"
     raise ImportError("no usable CUDA driver/device (strided.cuda.is_available() is False)")
 
-from . import optim_ops  # noqa: E402, F401 - fused optimizers and _foreach_* (multi-tensor)
+from . import optim_ops  # noqa: E402, F401 - fused optimizers (multi-tensor)
+from . import foreach_ops  # noqa: E402, F401 - _foreach_* on the multi-tensor kernels
 from . import reduction_ops  # noqa: E402, F401 - reductions, cumsum, softmax, layer_norm, losses
 
 kernel("CUDA")(meta.empty)

@@ -1,4 +1,5 @@
-"""Multi-tensor CUDA kernels: fused Adam / AdamW / SGD and the ``_foreach_*`` fast path.
+"""Multi-tensor CUDA kernels: the launch machinery (multi_tensor_apply) and fused Adam / AdamW / SGD.
+The ``_foreach_*`` fast path on the same kernels is in ``foreach_ops.py``.
 
 Note [Multi-tensor metadata]
 torch's multi_tensor_apply packs tensor addresses and a block -> (tensor, chunk) map into the
@@ -22,16 +23,15 @@ from pathlib import Path
 
 from .... import dtypes as dt
 from ....dispatch.library import kernel
-from ....ops.composite import foreach as slow
-from ....tensor import Tensor, contiguous_strides, make_tensor
+from ....tensor import contiguous_strides
 from ...meta import optim as meta
 from .. import driver
-from ..allocator import allocate_storage
 from ..driver import cu
 from ..launch import get_kernel
 from ..streams import current_stream_handle
 
-__all__ = ["mt_source", "mt_format", "MT_SIZES", "plan_launches", "fused_adam_launches"]
+__all__ = ["mt_source", "mt_format", "MT_SIZES", "MT_CTYPES", "plan_launches", "pack", "mt_launch", "data_ptrs",
+           "contig_strides", "run_in_batches", "fused_adam_launches"]
 
 HERE = Path(__file__).parent
 MT_SIZES = (192, 32)  # tensors per launch: large kernel parameter first, 4 KiB-safe fallback
@@ -40,17 +40,15 @@ BLOCK = 512
 ILP = 2  # 16-byte vectors in flight per list and thread
 STREAM = True  # evict-first (.cs) loads and stores (H200, GPT-2 AdamW: 0.882 vs 0.933 ms)
 _ACC = {"float16": "float", "bfloat16": "float", "float32": "float", "float64": "double"}
-_CTYPE = {"float16": "__half", "bfloat16": "__nv_bfloat16", "float32": "float", "float64": "double"}
+MT_CTYPES = {"float16": "__half", "bfloat16": "__nv_bfloat16", "float32": "float", "float64": "double"}
 ALIGNED, AMSGRAD, MAXIMIZE, NESTEROV, FIRST_STEP, ADAMW = 1, 2, 4, 8, 16, 32
-FE_OPS = {"add_scalar": 0, "add_list": 1, "mul_scalar": 2, "div_scalar": 3, "maximum": 4, "lerp": 5,
-          "addcmul": 6, "addcdiv": 7, "sqrt": 8, "neg": 9, "zero": 10}
 _state = {"max": MT_SIZES[0]}
 
 
 @cache
 def mt_source(dtype_name: str, max_tensors: int) -> str:
     """``multi_tensor.cu`` instantiated for one element type and launch capacity."""
-    head = (f"#define DST_T {_CTYPE[dtype_name]}\n#define ACC_T {_ACC[dtype_name]}\n"
+    head = (f"#define DST_T {MT_CTYPES[dtype_name]}\n#define ACC_T {_ACC[dtype_name]}\n"
             f"#define MT_MAX {max_tensors}\n#define MT_BYTES {struct.calcsize(mt_format(max_tensors))}\n"
             f"#define MT_CHUNK {CHUNK}\n#define MT_ILP {ILP}\n#define MT_STREAM {int(STREAM)}\n")
     return head + (HERE / "common.cuh").read_text() + "\n" + (HERE / "multi_tensor.cu").read_text()
@@ -134,7 +132,7 @@ def _offsets(m: int) -> tuple[int, int]:
     return 6 * m * 8, 8 * m * 8
 
 
-def _launch(dtype, name, dev, stream, numels, ptrs, *, steps=None, scalars=None, grad_scale=0, found_inf=0,
+def mt_launch(dtype, name, dev, stream, numels, ptrs, *, steps=None, scalars=None, grad_scale=0, found_inf=0,
             hyper=(0.0,) * 8, op=0, flags=0, cached=True) -> None:
     """Launch ``name`` over every non-empty tensor, falling back to the 4 KiB struct if refused."""
     key_base = (name, dtype, dev, op, flags, tuple(numels), tuple(itertools.chain.from_iterable(ptrs)),
@@ -184,7 +182,7 @@ def _raw_launch(k, pre: _Prepacked, stream: int) -> None:
                                    int(err))
 
 
-_contig = cache(contiguous_strides)
+contig_strides = cache(contiguous_strides)
 
 
 BATCH_BYTES = 64 << 20
@@ -198,7 +196,7 @@ def run_in_batches(lists, written, launch) -> None:
     are launched on contiguous copies, in batches of at most ``BATCH_BYTES`` of copies (so the extra
     memory stays small), and the copies of the lists in ``written`` are copied back.
     """
-    expected = [_contig(t._sizes) for t in lists[0]]
+    expected = [contig_strides(t._sizes) for t in lists[0]]
     bad: set = set()
     for lst in lists:
         if [t._strides for t in lst] != expected:
@@ -227,7 +225,7 @@ def run_in_batches(lists, written, launch) -> None:
         batch, size = [], 0
 
 
-def _ptrs(lst) -> list[int]:
+def data_ptrs(lst) -> list[int]:
     """Data pointers of CUDA tensors (storage address + offset; no method calls)."""
     isz = lst[0].dtype.itemsize
     return [(t._storage._data_ptr or 0) + t._offset * isz for t in lst]
@@ -271,9 +269,9 @@ def fused_adam_launches(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, sta
         for dtype, dsel in _by_dtype(sub[0]):
             part = sub if dsel is None else [[lst[i] for i in dsel] for lst in sub]
             psteps = steps if dsel is None else [steps[i] for i in dsel]
-            _launch(dtype, "fused_adam", dev.index, stream, [t.numel() for t in part[0]], [_ptrs(lst) for lst in part],
-                    steps=_ptrs(psteps), grad_scale=gs_ptr, found_inf=fi_ptr, hyper=hyper, flags=flags,
-                    cached=cached)
+            mt_launch(dtype, "fused_adam", dev.index, stream, [t.numel() for t in part[0]],
+                      [data_ptrs(lst) for lst in part], steps=data_ptrs(psteps), grad_scale=gs_ptr, found_inf=fi_ptr,
+                      hyper=hyper, flags=flags, cached=cached)
 
     written = [0, 2, 3] + ([4] if amsgrad else []) + ([1] if grad_scale is not None else [])
     run_in_batches(lists, written, launch)
@@ -318,166 +316,10 @@ def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr
     def launch(sub, sel, cached):
         for dtype, dsel in _by_dtype(sub[0]):
             part = sub if dsel is None else [[lst[i] for i in dsel] for lst in sub]
-            _launch(dtype, "fused_sgd", dev.index, stream, [t.numel() for t in part[0]], [_ptrs(lst) for lst in part],
-                    grad_scale=gs_ptr, found_inf=fi_ptr, hyper=hyper, flags=flags, cached=cached)
+            mt_launch(dtype, "fused_sgd", dev.index, stream, [t.numel() for t in part[0]],
+                      [data_ptrs(lst) for lst in part], grad_scale=gs_ptr, found_inf=fi_ptr, hyper=hyper, flags=flags,
+                      cached=cached)
 
     written = [0] + ([2] if momentum != 0 else []) + ([1] if grad_scale is not None else [])
     run_in_batches(lists, written, launch)
     del keep_gs, keep_fi
-
-
-# ------------------------------------------------------------------------------------------ foreach
-def _fast(lists) -> bool:
-    """torch's foreach fast-path test: one CUDA device, one floating dtype, contiguous tensors."""
-    if not lists[0]:
-        return False
-    first = lists[0][0]
-    if not isinstance(first, Tensor):
-        return False
-    dev, dtype = first.device, first.dtype
-    if dev.type != "cuda" or dtype.name not in _CTYPE:
-        return False
-    sizes = [t._sizes for t in lists[0]] if isinstance(lists[0][-1], Tensor) else None
-    if sizes is None:
-        return False
-    expected = [_contig(sz) for sz in sizes]
-    for lst in lists:
-        if not all(isinstance(t, Tensor) and t.device is dev and t.dtype is dtype for t in lst):
-            return False
-        if [t._sizes for t in lst] != sizes:
-            return False  # the multi-tensor kernel does not broadcast
-        if [t._strides for t in lst] != expected and not all(t.is_contiguous() for t in lst):
-            return False
-    return True
-
-
-def _empty_like(t: Tensor) -> Tensor:
-    st = allocate_storage(t.numel() * t.dtype.itemsize, t.device)
-    return make_tensor(st, 0, t._sizes, t._strides, t.dtype)
-
-
-def _apply(op: str, out, inputs, scalars=None, alpha=0.0) -> None:
-    dev = out[0].device
-    ptrs = [_ptrs(out)] + [_ptrs(lst) for lst in inputs]
-    _launch(out[0].dtype, "foreach_apply", dev.index, current_stream_handle(dev.index),
-            [t.numel() for t in out], ptrs, scalars=scalars, hyper=(0.0,) * 7 + (alpha,), op=FE_OPS[op])
-
-
-def _is_number(x) -> bool:
-    return not isinstance(x, Tensor) and not isinstance(x, bool)
-
-
-@kernel("CUDA")
-def _foreach_add_scalar(self, scalar):
-    if not (_fast([self]) and _is_number(scalar) and (self[0].dtype.is_floating_point)):
-        return slow._foreach_add_scalar(self, scalar)
-    out = [_empty_like(t) for t in self]
-    _apply("add_scalar", out, [self], [scalar] * len(self))
-    return out
-
-
-@kernel("CUDA")
-def _foreach_add__scalar(self, scalar):
-    if not (_fast([self]) and _is_number(scalar)):
-        return slow._foreach_add__scalar(self, scalar)
-    _apply("add_scalar", self, [self], [scalar] * len(self))
-
-
-@kernel("CUDA")
-def _foreach_add_list(self, other, *, alpha=1):
-    slow.check_lists(self, other)
-    if not (_fast([self, other]) and _is_number(alpha)):
-        return slow._foreach_add_list(self, other, alpha=alpha)
-    out = [_empty_like(t) for t in self]
-    _apply("add_list", out, [self, other], alpha=alpha)
-    return out
-
-
-@kernel("CUDA")
-def _foreach_add__list(self, other, *, alpha=1):
-    slow.check_lists(self, other)
-    if not (_fast([self, other]) and _is_number(alpha)):
-        return slow._foreach_add__list(self, other, alpha=alpha)
-    _apply("add_list", self, [self, other], alpha=alpha)
-
-
-@kernel("CUDA")
-def _foreach_sub__list(self, other, *, alpha=1):
-    slow.check_lists(self, other)
-    if not (_fast([self, other]) and _is_number(alpha)):
-        return slow._foreach_sub__list(self, other, alpha=alpha)
-    _apply("add_list", self, [self, other], alpha=-alpha)
-
-
-@kernel("CUDA")
-def _foreach_mul__scalar(self, scalar):
-    if not (_fast([self]) and _is_number(scalar)):
-        return slow._foreach_mul__scalar(self, scalar)
-    _apply("mul_scalar", self, [self], [scalar] * len(self))
-
-
-@kernel("CUDA")
-def _foreach_div__scalarlist(self, scalars):
-    slow.check_lists(self)
-    slow.check_scalar_list(self, scalars)
-    if not (_fast([self]) and all(map(_is_number, scalars))):
-        return slow._foreach_div__scalarlist(self, scalars)
-    _apply("div_scalar", self, [self], scalars)
-
-
-@kernel("CUDA")
-def _foreach_maximum__list(self, other):
-    slow.check_lists(self, other)
-    if not _fast([self, other]):
-        return slow._foreach_maximum__list(self, other)
-    _apply("maximum", self, [self, other])
-
-
-@kernel("CUDA")
-def _foreach_lerp__scalar(self, tensors1, weight):
-    slow.check_lists(self, tensors1)
-    if not (_fast([self, tensors1]) and _is_number(weight)):
-        return slow._foreach_lerp__scalar(self, tensors1, weight)
-    _apply("lerp", self, [self, tensors1], [weight] * len(self))
-
-
-@kernel("CUDA")
-def _foreach_addcmul__scalar(self, tensor1, tensor2, value=1):
-    slow.check_lists(self, tensor1, tensor2)
-    if not (_fast([self, tensor1, tensor2]) and _is_number(value)):
-        return slow._foreach_addcmul__scalar(self, tensor1, tensor2, value)
-    _apply("addcmul", self, [self, tensor1, tensor2], [value] * len(self))
-
-
-@kernel("CUDA")
-def _foreach_addcdiv__scalarlist(self, tensor1, tensor2, scalars):
-    slow.check_lists(self, tensor1, tensor2)
-    slow.check_scalar_list(self, scalars)
-    if not (_fast([self, tensor1, tensor2]) and all(map(_is_number, scalars))):
-        return slow._foreach_addcdiv__scalarlist(self, tensor1, tensor2, scalars)
-    _apply("addcdiv", self, [self, tensor1, tensor2], scalars)
-
-
-@kernel("CUDA")
-def _foreach_sqrt(self):
-    if not _fast([self]):
-        return slow._foreach_sqrt(self)
-    out = [_empty_like(t) for t in self]
-    _apply("sqrt", out, [self])
-    return out
-
-
-@kernel("CUDA")
-def _foreach_neg(self):
-    if not _fast([self]):
-        return slow._foreach_neg(self)
-    out = [_empty_like(t) for t in self]
-    _apply("neg", out, [self])
-    return out
-
-
-@kernel("CUDA")
-def _foreach_zero_(self):
-    if not _fast([self]):
-        return slow._foreach_zero_(self)
-    _apply("zero", self, [])
