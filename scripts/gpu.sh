@@ -37,9 +37,10 @@ if [ "$MODE" != bench ]; then
   # warm the NVRTC cache with the pointwise kernels, in parallel (the op tests would compile them one by one)
   timeout 150 python3 -c "from strided.backends.cuda import elementwise as e; from strided.backends.cuda.kernels \
 import pointwise_ops as p; print('precompiled', e.precompile(p.instantiations(), workers=16))" >"$LOG/precompile.log" 2>&1
-  # PYTEST_ARGS narrows the run (e.g. the GPU-only cases when the CPU tiers already passed elsewhere)
-  # shellcheck disable=SC2086
-  timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest ${PYTEST_ARGS:-tests} -p no:cacheprovider -q -rfEs \
+  # PYTEST_ARGS narrows the run (e.g. the GPU-only cases when the CPU tiers already passed elsewhere);
+  # it is split like a shell command line, so quoted -k expressions work
+  eval "set -- ${PYTEST_ARGS:-tests}"
+  timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest "$@" -p no:cacheprovider -q -rfEs \
     --continue-on-collection-errors >"$LOG/tests.log" 2>&1
   rc=$?
 fi
