@@ -40,7 +40,7 @@ import pointwise_ops as p; print('precompiled', e.precompile(p.instantiations(),
   # PYTEST_ARGS narrows the run (e.g. the GPU-only cases when the CPU tiers already passed elsewhere);
   # it is split like a shell command line, so quoted -k expressions work
   eval "set -- ${PYTEST_ARGS:-tests}"
-  timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest "$@" -p no:cacheprovider -q -rfEs \
+  timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest "$@" -p no:cacheprovider -rfEs \
     --continue-on-collection-errors >"$LOG/tests.log" 2>&1
   rc=$?
 fi
