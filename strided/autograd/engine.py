@@ -235,6 +235,8 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
                         captured[i] = g if captured[i] is None else captured[i] + g
             if not accumulate and isinstance(node, AccumulateGrad):
                 continue
+            if stream is None and single is False:
+                _wait_on_caller_stream(buf)  # Note [Stream-less nodes]
             if stream is None or stream is single:
                 results = node.apply(buf)
             else:
@@ -261,6 +263,8 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
                     old = nbuf[nr]
                     if old is None:
                         nbuf[nr] = g
+                    elif mark:
+                        nbuf[nr] = _sum_on_stream(old, g, stream)  # Note [Stream-less nodes]
                     elif not create_graph and _unshared(old, 3) and old._is_non_overlapping_and_dense():
                         old.add_(g)  # Note [In-place buffer accumulation]
                     else:
@@ -346,7 +350,9 @@ def _mark_producer(g: Tensor, stream) -> None:
 
 def _wait_producers(buf: list, stream) -> None:
     """``stream`` waits for the streams that produced its input gradients (the caller's current
-    stream for gradients the engine did not produce: the seeds of backward())."""
+    stream for gradients the engine did not produce: the seeds of backward()), and each such
+    gradient is recorded on ``stream`` so its memory is not reused on the producer's stream
+    before ``stream`` has read it (torch's InputBuffer does the same)."""
     for g in buf:
         if g is None:
             continue
@@ -359,6 +365,32 @@ def _wait_producers(buf: list, stream) -> None:
             producer = _CALLER.setdefault(stream.device_index, current_stream(stream.device))
         if producer != stream:
             stream.wait_stream(producer)
+            if g.device.type == "cuda":
+                g.record_stream(stream)
+
+
+# Note [Stream-less nodes]
+# With more than one stream in play, two things run outside any node's stream: AccumulateGrad
+# (it has no stream; it runs on the caller's current stream, as it adds into .grad there) and
+# the sum of two gradients meeting in one input buffer. The caller's stream first waits for the
+# streams that produced AccumulateGrad's gradient; a buffer sum runs on the producing node's
+# stream after it waited for the earlier gradient's producer, and counts as produced there.
+def _wait_on_caller_stream(buf: list) -> None:
+    g = next((x for x in buf if x is not None), None)
+    if g is not None and g.device.type == "cuda":
+        from ..cuda import current_stream
+
+        _wait_producers(buf, current_stream(g.device))
+
+
+def _sum_on_stream(old: Tensor, g: Tensor, stream) -> Tensor:
+    from ..cuda import stream as use_stream
+
+    with use_stream(stream):
+        _wait_producers([old], stream)
+        total = old + g
+    _mark_producer(total, stream)
+    return total
 
 
 # Note [One stream]

@@ -52,3 +52,37 @@ def test_backward_runs_on_the_forward_stream():
     cuda.synchronize()
     np.testing.assert_allclose(x.grad.numpy(force=True), 2 * x.detach().numpy(force=True), rtol=1e-12)
 
+
+
+def _slow_chain_on(stream, x, n=6):
+    """``x @ I @ I ...`` on ``stream``: float64 GEMMs slow enough (~ms) that a stream that does not
+    wait for them reads their outputs before they are written."""
+    eye = st.eye(x.shape[1], device="cuda", dtype=st.float64)
+    with cuda.stream(stream):
+        y = x
+        for _ in range(n):
+            y = y @ eye
+        return y
+
+
+def test_accumulation_into_existing_grad_waits_for_the_side_stream():
+    # Note [Stream-less nodes]: AccumulateGrad adds into .grad on the caller's stream, after the
+    # side stream that produced the gradient
+    s = cuda.Stream()
+    x = st.randn(2048, 2048, device="cuda", dtype=st.float64, requires_grad=True)
+    x.grad = st.full((2048, 2048), 2.0, device="cuda", dtype=st.float64)
+    for _ in range(3):
+        loss = _slow_chain_on(s, x).sum()
+        loss.backward()
+    cuda.synchronize()
+    assert (x.grad.numpy(force=True) == 5.0).all()
+
+
+def test_gradients_meeting_from_two_streams_are_summed_after_both():
+    s1, s2 = cuda.Stream(), cuda.Stream()
+    x = st.randn(2048, 2048, device="cuda", dtype=st.float64, requires_grad=True)
+    a = _slow_chain_on(s1, x, n=12)
+    b = _slow_chain_on(s2, x, n=1)
+    (a.sum() + b.sum()).backward()
+    cuda.synchronize()
+    assert (x.grad.numpy(force=True) == 2.0).all()
