@@ -6,8 +6,10 @@ Note [Engine]
 2. A node is ready when all its dependents have run; ready nodes run newest-first (the reverse of
    the forward order on a chain). Each node's input buffer sums the gradients sent to one output.
 3. Before a node runs: its tensor hooks (``register_hook`` on a non-leaf), then ``retain_grad``
-   captures, then ``autograd.grad``'s captures. It runs under the CUDA stream its forward used
-   (Note [Backward streams]), with grad mode on only under ``create_graph``.
+   captures, then ``autograd.grad``'s captures, then the node's own pre-hooks
+   (``grad_fn.register_prehook``); after it, its post-hooks (``grad_fn.register_hook``). It runs
+   under the CUDA stream its forward used (Note [Backward streams]), with grad mode on only under
+   ``create_graph``.
 4. Each gradient a node returns is checked against the input it belongs to (torch's
    ``validate_outputs``): a broadcast gradient is summed back to the input's shape and cast to its
    dtype, so formulas never handle broadcasting or type promotion.
@@ -235,6 +237,9 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
                         captured[i] = g if captured[i] is None else captured[i] + g
             if not accumulate and isinstance(node, AccumulateGrad):
                 continue
+            if node.node_pre_hooks:
+                _run_node_pre_hooks(node, buf)
+            outs = tuple(buf) if node.post_hooks else None
             if stream is None and single is False:
                 _wait_on_caller_stream(buf)  # Note [Stream-less nodes]
             if stream is None or stream is single:
@@ -244,6 +249,9 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
 
                 with use_stream(stream):
                     results = node.apply(buf)
+            if outs is not None:
+                results = _run_post_hooks(node, results, outs)
+                outs = None
             if not retain_graph:
                 node.release()
             del buf
@@ -326,6 +334,30 @@ def _skip(node, deps, buffers, ready) -> None:
                     ready.append(nxt)
                 else:
                     stack.append(nxt)
+
+
+def _run_node_pre_hooks(node, buf: list) -> None:
+    for hook in list(node.node_pre_hooks):
+        new = hook(tuple(buf))
+        if new is not None:
+            new = tuple(new)
+            if len(new) != len(buf):
+                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number "
+                                   f"of values (got {len(new)}, but expected {len(buf)})")
+            buf[:] = new
+
+
+def _run_post_hooks(node, results, outs: tuple) -> tuple:
+    results = tuple(results)
+    for hook in list(node.post_hooks):
+        new = hook(results, outs)
+        if new is not None:
+            new = tuple(new)
+            if len(new) != len(results):
+                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number "
+                                   f"of values (got {len(new)}, but expected {len(results)})")
+            results = new
+    return results
 
 
 def _retain(t: Tensor, g: Tensor) -> None:

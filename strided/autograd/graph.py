@@ -54,7 +54,7 @@ class Node:
     """A backward function: ``apply(grads) -> one grad (or None) per next edge``."""
 
     __slots__ = ("next_edges", "input_meta", "pre_hooks", "retain_hooks", "stream", "num_outputs",
-                 "__weakref__")
+                 "node_pre_hooks", "post_hooks", "__weakref__")
     name = "Node"
 
     def __init__(self, next_edges=(), input_meta=(), num_outputs: int = 1):
@@ -64,6 +64,8 @@ class Node:
         self.retain_hooks = None  # output_nr -> weakref to the tensor that retains its grad
         self.stream = None
         self.num_outputs = num_outputs
+        self.node_pre_hooks = None  # [hook(grad_outputs) -> tuple | None] (register_prehook)
+        self.post_hooks = None  # [hook(grad_inputs, grad_outputs) -> tuple | None] (register_hook)
 
     def apply(self, grads: list) -> tuple:
         raise NotImplementedError
@@ -74,8 +76,22 @@ class Node:
     def __repr__(self) -> str:
         return f"<{self.name} object at {id(self):#x}>"
 
-    def register_hook(self, hook):
-        raise NotImplementedError("Node.register_hook is not supported; use Tensor.register_hook")
+    def register_hook(self, hook) -> RemovableHandle:
+        """torch's ``Node.register_hook``: ``hook(grad_inputs, grad_outputs)`` runs after the node;
+        it may return new ``grad_inputs``, one per ``next_functions`` entry (strided's nodes have
+        no edge for a Python-scalar operand, where torch's have a ``None`` one)."""
+        if self.post_hooks is None:
+            self.post_hooks = []
+        self.post_hooks.append(hook)
+        return RemovableHandle(self.post_hooks, hook)
+
+    def register_prehook(self, hook) -> RemovableHandle:
+        """torch's ``Node.register_prehook``: ``hook(grad_outputs)`` runs before the node (after the
+        tensor hooks of its outputs); it may return new ``grad_outputs``."""
+        if self.node_pre_hooks is None:
+            self.node_pre_hooks = []
+        self.node_pre_hooks.append(hook)
+        return RemovableHandle(self.node_pre_hooks, hook)
 
     @property
     def next_functions(self) -> tuple:

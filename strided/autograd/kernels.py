@@ -92,6 +92,8 @@ class FormulaNode(Node):
         self.input_meta = metas
         self.pre_hooks = None
         self.retain_hooks = None
+        self.node_pre_hooks = None
+        self.post_hooks = None
         self.stream = None
         self.num_outputs = info.num_outputs
         self.info = info
