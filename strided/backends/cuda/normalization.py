@@ -27,13 +27,9 @@ SCAN_FMT = "<QQqqqqq8q8q8q"  # ScanParams: the same without group
 CE_FMT = "<QQQQQqqqqdq"
 SOFTMAX_REG_MAX_GROUP = 256  # threads per row softmax_reg may use before softmax_smem takes over (H200: bf16
 # rows of 16384 ran 0.75x torch on 512-thread register rows, 1.08x in shared memory)
-SOFTMAX_EXP_CACHE = 1  # softmax_smem keeps exp(x - max) of float rows for the write pass
 SOFTMAX_SMEM_BLOCK = 512  # threads of softmax_smem below 8192 vectors a row (H200 fp32: 512 best at 16384
 # elements, 1024 at 32768)
-SOFTMAX_SMEM_MIN_VECS = 1 << 62  # rows of at least this many vectors take softmax_smem even if they fit registers
 LN_FMT = "<QQQQqqqd"
-LN_REGV = 0  # norm.cu: vectors of a row kept in registers between the passes (0: the write pass re-reads)
-LN_GROUP_OVERRIDE = None  # (threads per row, block) for measurements; None: _ln_group
 
 
 @cache
@@ -104,8 +100,8 @@ def _group(D: int) -> tuple[int, int]:
 def _softmax_reg_shape(nv: int) -> tuple[int, int]:
     """(vectors per thread, threads per row) of softmax_reg for rows of ``nv`` vectors; (0, 0) when
     the row does not fit. Note [Softmax paths]: a warp or less per row with up to 8 vectors each
-    first (no block-wide reduction), else up to 512 threads with 4 vectors each (fewer registers,
-    more resident rows: H200 measurements)."""
+    first (no block-wide reduction), else up to SOFTMAX_REG_MAX_GROUP threads with 4 vectors each
+    (fewer registers, more resident rows: H200 measurements)."""
     for regv, most in ((4, 32), (8, 32), (4, SOFTMAX_REG_MAX_GROUP)):
         group = 4
         while group * regv < nv and group < most:
@@ -125,9 +121,9 @@ def _smem_row_max(device_index: int) -> int:
 
 
 # Note [Softmax paths]
-# Rows of a contiguous dim take one of three kernels. Aligned rows of up to 2048 vectors (16 bytes)
+# Rows of a contiguous dim take one of three kernels. Aligned rows of up to 1024 vectors (16 bytes)
 # keep the row in the registers of a group of threads (softmax_reg: 4 to 32 lanes of a warp,
-# several rows per block, or up to a 512-thread block per row; see _softmax_reg_shape), read once.
+# several rows per block, or up to a 256-thread block per row; see _softmax_reg_shape), read once.
 # Longer aligned rows that fit in shared memory get a block each (softmax_smem: read once into
 # shared memory, as torch's SoftMaxForwardSmem). Anything else takes two passes with an online
 # (max, sum) (softmax_inner; the second read mostly hits L2). A strided dim takes softmax_outer.
@@ -138,17 +134,15 @@ def softmax_into(x: Tensor, out: Tensor, dim: int, log: bool) -> Tensor:
     x, kept, D, ids, ods = _prepare(x, out, dim)
     lines = math.prod(k[0] for k in kept)
     dev = x.device.index
-    src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=4, SM_BOUND=512,
-                       SM_EXP_CACHE=SOFTMAX_EXP_CACHE)
+    src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=4)
     stream = current_stream_handle(dev)
     vec = 16 // x.dtype.itemsize
     nv = D // vec
     aligned = (ids == 1 and ods == 1 and D >= 16 and D % vec == 0 and x.data_ptr() % 16 == 0
                and out.data_ptr() % 16 == 0 and all(k[1] % vec == 0 and k[2] % vec == 0 for k in kept))
     regv, group = _softmax_reg_shape(nv)
-    if aligned and group and nv < SOFTMAX_SMEM_MIN_VECS:
-        src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=regv,
-                           SM_BOUND=1024 if group > 512 else 512, SM_EXP_CACHE=0)
+    if aligned and group:
+        src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=regv)
         block = 256 if group <= 32 else group  # group_reduce spans the block beyond a warp
         grid = min(-(-lines // (block // group)), sm_count(dev) * 32)
         k = get_kernel(src, "softmax_reg", LINES_FMT, dev)
@@ -191,9 +185,8 @@ def layer_norm_into(x: Tensor, n_norm: int, weight, bias, eps: float, out: Tenso
     D = math.prod(x._sizes[x.dim() - n_norm:])
     rows = x.numel() // D
     dev = x.device.index
-    src = kernel_source("norm.cu", IN_T=CTYPES[x.dtype.name], W_T=CTYPES[w_dtype.name], ACC_T=acc_ctype(x.dtype),
-                        LN_REGV=LN_REGV)
-    group, block = LN_GROUP_OVERRIDE or _ln_group(D // (16 // x.dtype.itemsize))
+    src = kernel_source("norm.cu", IN_T=CTYPES[x.dtype.name], W_T=CTYPES[w_dtype.name], ACC_T=acc_ctype(x.dtype))
+    group, block = _ln_group(D // (16 // x.dtype.itemsize))
     grid = min(-(-rows // (block // group)), sm_count(dev) * 32)
     k = get_kernel(src, "layer_norm_rows", LN_FMT, dev)
     k(grid, block, current_stream_handle(dev), x.data_ptr(), *(t.data_ptr() if t is not None else 0 for t in params),
@@ -235,18 +228,16 @@ def normalization_sources():
     for f in ("float32", "float16", "bfloat16", "float64"):
         for log in (0, 1):
             yield ("softmax.cu", ("softmax_inner", "softmax_reg", "softmax_smem"),
-                   _cast_source("softmax.cu", f, f, LOG=log, SM_REGV=8, SM_BOUND=512, SM_EXP_CACHE=1))
+                   _cast_source("softmax.cu", f, f, LOG=log, SM_REGV=8))
         yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, f)
         w = "float32" if f in ("float16", "bfloat16") else f
-        for regv in (0, 4):
-            yield "norm.cu", ("layer_norm_rows",), kernel_source("norm.cu", IN_T=CTYPES[f], W_T=CTYPES[w],
-                                                                 ACC_T=acc_ctype(dt.to_dtype(f)), LN_REGV=regv)
+        yield "norm.cu", ("layer_norm_rows",), kernel_source("norm.cu", IN_T=CTYPES[f], W_T=CTYPES[w],
+                                                             ACC_T=acc_ctype(dt.to_dtype(f)))
         for tgt, prob in (("int64", 0), ("uint8", 0), (f, 1)):
             yield "loss.cu", ("ce_terms", "ce_finish"), kernel_source(
                 "loss.cu", LP_T=CTYPES[f], TGT_T=CTYPES[tgt], W_T=CTYPES[f], ACC_T=acc_ctype(dt.to_dtype(f)),
                 OUT_T=CTYPES[f], PROB=prob)
     yield ("softmax.cu", ("softmax_inner", "softmax_outer", "softmax_reg", "softmax_smem"),
-           _cast_source("softmax.cu", "int64", "float32", LOG=0, SM_REGV=4, SM_BOUND=1024,
-                        SM_EXP_CACHE=0))
+           _cast_source("softmax.cu", "int64", "float32", LOG=0, SM_REGV=4))
     for f in ("int64", "int32", "uint8", "bool", "int8"):
         yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, "int64")

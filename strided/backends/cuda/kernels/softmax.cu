@@ -111,14 +111,13 @@ extern "C" __global__ void softmax_outer(const SmParams p) {
 // vectors long: each thread keeps its part of the row in registers, so the row is read once
 // (max, then exp(x - max) kept in place and summed, then the write), as torch's register-cached
 // softmax. The output is written with 16-byte stores when its elements are the input's size
-// (the host checked its alignment). SM_REGV and SM_BOUND (the block-size bound: 512, or 1024 for
-// 1024-thread rows) are #defined by the host (normalization.py).
+// (the host checked its alignment). SM_REGV is #defined by the host (normalization.py).
 template <class A> struct MaxNanComb {
   __device__ A operator()(A a, A b) const { return isnan_(a) ? a : ((isnan_(b) || b > a) ? b : a); }
 };
 struct __align__(16) SmOutVec { OUT_T x[SM_VEC]; };
 
-extern "C" __global__ void __launch_bounds__(SM_BOUND) softmax_reg(const SmParams p) {
+extern "C" __global__ void __launch_bounds__(512) softmax_reg(const SmParams p) {
   const int G = (int)p.group, lane = threadIdx.x % G;
   const i64 per_block = blockDim.x / G;
   const i64 nv = p.D / SM_VEC;
@@ -235,7 +234,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) softmax_smem(const SmParam
     const bool bad = isnan_(m) || m == Lim<ACC_T>::lo() || m == Lim<ACC_T>::hi();
     ACC_T s = ACC_T(0);
     // float softmax keeps exp(x - max) in place of x, so the write pass does not compute it again
-    constexpr bool keep_exp = !LOG && CAST_SAME && sizeof(IN_T) == sizeof(ACC_T) && SM_EXP_CACHE;
+    constexpr bool keep_exp = !LOG && CAST_SAME && sizeof(IN_T) == sizeof(ACC_T);
     if (!bad) {
       for (i64 v = threadIdx.x; v < nv; v += blockDim.x) {
         SmVec a = cache[v];
