@@ -17,7 +17,7 @@ from . import driver
 from .compiler import arch_for, compile_cubin
 from .driver import check, cu
 
-__all__ = ["Kernel", "get_kernel"]
+__all__ = ["Kernel", "get_kernel", "check_launch"]
 
 _kernels: dict[tuple[str, str, int], Kernel] = {}
 _modules: list[object] = []  # loaded CUmodules stay alive for the process
@@ -58,15 +58,8 @@ class Kernel:
         d = cu()
         driver.ensure_context(self.device_index)
         err = d.cuLaunchKernel(self.func, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)[0]
-        if err != 0:  # with CUDA_LAUNCH_BLOCKING=1 the driver itself reports the kernel's faults here
-            blocking = ", CUDA_LAUNCH_BLOCKING=1" if driver.LAUNCH_BLOCKING else ""
-            raise driver.CudaError(f"{driver._describe(err)} (launching kernel '{self.name}'{blocking})",
-                                   int(err))
-        if driver.LAUNCH_BLOCKING:
-            err = d.cuStreamSynchronize(stream)[0]
-            if err != 0:
-                raise driver.CudaError(f"{driver._describe(err)} (in kernel '{self.name}', "
-                                       "CUDA_LAUNCH_BLOCKING=1)", int(err))
+        if err != 0 or driver.LAUNCH_BLOCKING:
+            check_launch(self.name, err, stream)
 
 
     def launch_smem(self, grid: int, block: int, smem: int, stream: int, *values) -> None:
@@ -85,13 +78,20 @@ class Kernel:
         params = (ctypes.c_void_p * 1)(ctypes.addressof(buf))
         driver.ensure_context(self.device_index)
         err = cu().cuLaunchKernel(self.func, grid, 1, 1, block, 1, 1, smem, stream, ctypes.addressof(params), 0)[0]
+        if err != 0 or driver.LAUNCH_BLOCKING:
+            check_launch(self.name, err, stream)
+
+
+def check_launch(name: str, err, stream: int) -> None:
+    """Raise for a failed launch of kernel ``name``; under CUDA_LAUNCH_BLOCKING=1 also wait for the
+    kernel and raise its fault, naming it (the driver reports earlier faults at the launch)."""
+    blocking = ", CUDA_LAUNCH_BLOCKING=1" if driver.LAUNCH_BLOCKING else ""
+    if err != 0:
+        raise driver.CudaError(f"{driver._describe(err)} (launching kernel '{name}'{blocking})", int(err))
+    if driver.LAUNCH_BLOCKING:
+        err = cu().cuStreamSynchronize(stream)[0]
         if err != 0:
-            raise driver.CudaError(f"{driver._describe(err)} (launching kernel '{self.name}')", int(err))
-        if driver.LAUNCH_BLOCKING:
-            err = cu().cuStreamSynchronize(stream)[0]
-            if err != 0:
-                raise driver.CudaError(f"{driver._describe(err)} (in kernel '{self.name}', "
-                                       "CUDA_LAUNCH_BLOCKING=1)", int(err))
+            raise driver.CudaError(f"{driver._describe(err)} (in kernel '{name}'{blocking})", int(err))
 
 
 def get_kernel(source: str, name: str, fmt: str, device_index: int) -> Kernel:

@@ -27,7 +27,7 @@ from ....tensor import contiguous_strides
 from ...meta import optim as meta
 from .. import driver
 from ..driver import cu
-from ..launch import get_kernel
+from ..launch import check_launch, get_kernel
 from ..streams import current_stream_handle
 
 __all__ = ["mt_source", "mt_format", "MT_SIZES", "MT_CTYPES", "plan_launches", "pack", "mt_launch", "data_ptrs",
@@ -173,13 +173,8 @@ def _raw_launch(k, pre: _Prepacked, stream: int) -> None:
     d = cu()
     driver.ensure_context(k.device_index)
     err = d.cuLaunchKernel(k.func, pre.grid, 1, 1, BLOCK, 1, 1, 0, stream, ctypes.addressof(pre.params), 0)[0]
-    if err != 0:
-        raise driver.CudaError(f"{driver._describe(err)} (launching kernel '{k.name}')", int(err))
-    if driver.LAUNCH_BLOCKING:
-        err = d.cuStreamSynchronize(stream)[0]
-        if err != 0:
-            raise driver.CudaError(f"{driver._describe(err)} (in kernel '{k.name}', CUDA_LAUNCH_BLOCKING=1)",
-                                   int(err))
+    if err != 0 or driver.LAUNCH_BLOCKING:
+        check_launch(k.name, err, stream)
 
 
 contig_strides = cache(contiguous_strides)
