@@ -13,6 +13,9 @@ set -u
 cd "$(dirname "$0")/.."
 MODE="${1:-all}"
 case "$MODE" in all|tests|bench) ;; *) echo "usage: scripts/gpu.sh [all|tests|bench]" >&2; exit 2 ;; esac
+for name in ${BENCHES:-}; do
+  [ -f "bench/bench_$name.py" ] || { echo "scripts/gpu.sh: unknown benchmark '$name' in BENCHES" >&2; exit 2; }
+done
 export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$PWD" PYTHONUNBUFFERED=1
 LOG="${OUT:-/tmp/strided-gpu}"
 mkdir -p "$LOG"

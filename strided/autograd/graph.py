@@ -80,6 +80,8 @@ class Node:
         """torch's ``Node.register_hook``: ``hook(grad_inputs, grad_outputs)`` runs after the node;
         it may return new ``grad_inputs``, one per ``next_functions`` entry (strided's nodes have
         no edge for a Python-scalar operand, where torch's have a ``None`` one)."""
+        if not callable(hook):
+            raise TypeError(f"register_hook: expected a callable hook, got {type(hook).__name__}")
         if self.post_hooks is None:
             self.post_hooks = []
         self.post_hooks.append(hook)
@@ -88,6 +90,8 @@ class Node:
     def register_prehook(self, hook) -> RemovableHandle:
         """torch's ``Node.register_prehook``: ``hook(grad_outputs)`` runs before the node (after the
         tensor hooks of its outputs); it may return new ``grad_outputs``."""
+        if not callable(hook):
+            raise TypeError(f"register_prehook: expected a callable hook, got {type(hook).__name__}")
         if self.node_pre_hooks is None:
             self.node_pre_hooks = []
         self.node_pre_hooks.append(hook)

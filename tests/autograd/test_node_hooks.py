@@ -49,3 +49,11 @@ def test_hook_returning_the_wrong_number_of_values_raises():
     y.grad_fn.register_hook(lambda gi, go: (gi[0], gi[0]))
     with pytest.raises(RuntimeError, match="returned an incorrect number of values"):
         y.sum().backward()
+
+
+def test_non_callable_hooks_are_rejected():
+    y = _leaf() * 2
+    with pytest.raises(TypeError, match="register_hook: expected a callable hook, got int"):
+        y.grad_fn.register_hook(3)
+    with pytest.raises(TypeError, match="register_prehook: expected a callable hook, got str"):
+        y.grad_fn.register_prehook("x")

@@ -36,27 +36,21 @@ def resolve_options(dtype, device, default_dtype=None):
 _EMPTY_MEMO: dict = {}
 
 
+_CUDA_CURRENT_DEVICE = None  # strided.backends.cuda.current_device once the backend is loaded
+
+
 def _current_cuda_index(device):
     """The current CUDA device when ``device`` is an index-less "cuda", else None (memo key part)."""
+    global _CUDA_CURRENT_DEVICE
     if device is None or device.__class__ is not str and getattr(device, "index", 0) is not None:
         return None
     if device != "cuda" and getattr(device, "type", None) != "cuda":
         return None
-    fn = _CUDA_CURRENT_DEVICE
-    if fn is None:
+    if _CUDA_CURRENT_DEVICE is None:
         from ..cuda_loader import _backend
 
-        fn = _set_current_device_fn(_backend().current_device)
-    return fn()
-
-
-_CUDA_CURRENT_DEVICE = None  # strided.backends.cuda.current_device once the backend is loaded
-
-
-def _set_current_device_fn(fn):
-    global _CUDA_CURRENT_DEVICE
-    _CUDA_CURRENT_DEVICE = fn
-    return fn
+        _CUDA_CURRENT_DEVICE = _backend().current_device
+    return _CUDA_CURRENT_DEVICE()
 
 
 @kernel("CPU", "Meta")
