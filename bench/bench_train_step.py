@@ -6,7 +6,9 @@ GELU, attention written out as in nanoGPT (q k^T, causal masked_fill, softmax, @
 so both run the same math; strided's weights are copied from torch's. A step is zero_grad, forward,
 cross-entropy, backward and a fused AdamW step. Reported: median CUDA-event ms per step over
 back-to-back steps, and the peak of each library's own allocator (``max_memory_allocated``) during
-one step after warm-up. ``--append`` adds a dated table to bench/RESULTS.md in one write;
+one step after warm-up. On a GPU the same step (forward, cross-entropy, backward, fused AdamW with
+``capturable=True``) is then also captured into a CUDA graph by each library and timed as replays,
+reported beside torch's graphed and eager steps. ``--append`` adds a dated table to bench/RESULTS.md in one write;
 ``--smoke`` runs a tiny model on the CPU to check the script.
 """
 
@@ -145,6 +147,29 @@ def _phases(lib, device, model, opt, idx, targets):
     return out
 
 
+def _graphed(lib, model, idx, targets, n, reps):
+    """ms per step when the same step (forward, cross-entropy, backward, fused AdamW) is captured
+    once in a CUDA graph and replayed, and the loss after the replays."""
+    kw = dict(lr=1e-4, fused=True, capturable=True)
+    opt = lib.optim.AdamW(model.parameters(), **kw)
+    side = lib.cuda.Stream()
+    side.wait_stream(lib.cuda.current_stream())
+    with lib.cuda.stream(side):  # warm-up off the default stream: optimizer state, handles, kernels
+        for _ in range(2):
+            opt.zero_grad(set_to_none=True)
+            model(idx, targets).backward()
+            opt.step()
+    lib.cuda.current_stream().wait_stream(side)
+    g = lib.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with lib.cuda.graph(g):
+        loss = model(idx, targets)
+        loss.backward()
+        opt.step()
+    ms = statistics.median(_timed(lib, "cuda", g.replay, n) for _ in range(reps))
+    return ms, float(loss.item())
+
+
 def run(device, cfg, n=5, reps=5):
     import torch
 
@@ -164,7 +189,10 @@ def run(device, cfg, n=5, reps=5):
     s = _side(st, smodel, sidx, stgt, device, n, reps)
     grads = [p.grad for p in smodel.parameters() if p.grad is not None]
     print(f"strided: {sum(not g.is_contiguous() for g in grads)} of {len(grads)} grads non-contiguous", flush=True)
-    return s, t, sum(p.numel() for p in tmodel.parameters())
+    graphed = None
+    if device == "cuda":
+        graphed = (_graphed(st, smodel, sidx, stgt, n, reps), _graphed(torch, tmodel, tidx, ttgt, n, reps))
+    return s, t, sum(p.numel() for p in tmodel.parameters()), graphed
 
 
 def main() -> int:
@@ -181,7 +209,7 @@ def main() -> int:
     if device == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = False
         st.set_float32_matmul_precision("highest")
-    (s_ms, s_peak, s_loss, s_ph), (t_ms, t_peak, t_loss, t_ph), nparams = run(device, cfg)
+    (s_ms, s_peak, s_loss, s_ph), (t_ms, t_peak, t_loss, t_ph), nparams, graphed = run(device, cfg)
     gpu = st.cuda.get_device_name(0) if device == "cuda" else "cpu (smoke)"
     head = (f"GPU: {gpu}; torch {torch.__version__}, python {platform.python_version()}; GPT ({cfg['n_layer']} layers, "
             f"{cfg['n_head']} heads, {cfg['n_embd']} wide, vocab {cfg['vocab']}, {nparams:,} params), fp32, batch "
@@ -195,6 +223,11 @@ def main() -> int:
              f"{', '.join(f'{x:.4f}' for x in t_loss)} | |"]
     lines += [f"| {k} ms (synchronized, one step) | {s_ph[k]:.2f} | {t_ph[k]:.2f} | {s_ph[k] / t_ph[k]:.2f}x |"
               for k in s_ph]
+    if graphed is not None:
+        (sg_ms, sg_loss), (tg_ms, tg_loss) = graphed
+        lines += [f"| ms per step, CUDA graph replay | {sg_ms:.2f} | {tg_ms:.2f} (graphed) | {sg_ms / tg_ms:.2f}x |",
+                  f"| strided graphed vs torch eager | {sg_ms:.2f} | {t_ms:.2f} (eager) | {sg_ms / t_ms:.2f}x |",
+                  f"| loss after the graphed steps | {sg_loss:.4f} | {tg_loss:.4f} | |"]
     print(head)
     print("\n".join(lines))
     if args.append and not args.smoke:

@@ -39,8 +39,9 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable:
-            raise ValueError("strided.optim: capturable=True is not supported")
+        if capturable and not fused:
+            raise ValueError("strided.optim: capturable=True is supported with fused=True (Note [Capturable "
+                             "steps]); the for-loop and foreach steps compute bias corrections on the host")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                         maximize=maximize, foreach=foreach, capturable=capturable,
                         differentiable=differentiable, fused=fused,
@@ -73,6 +74,7 @@ class Adam(Optimizer):
 
     def step(self, closure=None):
         """One Adam step over every param with a ``.grad``."""
+        self._cuda_graph_capture_health_check()
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:

@@ -197,6 +197,21 @@ class Optimizer:
         """One optimization step; ``closure`` re-evaluates the model and returns the loss."""
         raise NotImplementedError
 
+    def _cuda_graph_capture_health_check(self) -> None:
+        """Refuse a step being captured into a CUDA graph unless every group is capturable.
+
+        Note [Capturable steps]: the for-loop and foreach steps compute bias corrections on the
+        host from the step count, so a captured step would replay the capture-time values
+        forever. The fused step reads the step count from device memory and increments it there,
+        so fused (or ``capturable=True``, which strided accepts only with fused) is safe.
+        """
+        from ..backends.cuda.graphs import captures_underway, is_current_stream_capturing
+
+        if captures_underway() and is_current_stream_capturing():
+            if not all(g.get("capturable") or g.get("fused") for g in self.param_groups):
+                raise RuntimeError(f"Attempting CUDA graph capture of step() for an instance of "
+                                   f"{self.__class__.__name__} but param_groups' capturable is False.")
+
     def _closure_loss(self, closure):
         if closure is None:
             return None

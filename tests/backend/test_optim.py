@@ -408,3 +408,9 @@ def test_non_contiguous_members_run_in_batches_of_copies(monkeypatch, batch_byte
             np.testing.assert_array_equal(g.numpy(), b)
     assert calls[0] == ([1, 3, 4], True)
     assert [c for c in calls[1:]] == ([([0], False), ([2], False)] if batch_bytes == 1 else [([0, 2], False)])
+
+
+def test_capturable_needs_the_fused_step():
+    p = st.zeros(3, requires_grad=True)
+    with pytest.raises(ValueError, match="capturable=True is supported with fused=True"):
+        optim.AdamW([p], capturable=True)

@@ -27,6 +27,7 @@ from ...memory.errors import OutOfMemoryError
 from ...storage import UntypedStorage
 from .. import register_allocator
 from . import driver
+from . import graphs as _graphs
 from .driver import check, cu
 from .streams import current_stream_handle
 
@@ -65,7 +66,11 @@ class CudaProvider:
 
     # -- plain memory
     def malloc(self, nbytes: int) -> int | None:
-        err, ptr = self._ctx().cuMemAlloc(nbytes)
+        if _graphs.captures_underway():
+            with _graphs.relaxed_capture_mode():  # Note [Graph capture and the allocator]
+                err, ptr = self._ctx().cuMemAlloc(nbytes)
+        else:
+            err, ptr = self._ctx().cuMemAlloc(nbytes)
         if err != 0:
             if int(err) == _OOM:
                 return None
@@ -128,6 +133,10 @@ class CudaProvider:
         return self._prop, self._access
 
     def map_page(self, va: int, nbytes: int) -> bool:
+        with _graphs.relaxed_capture_mode():  # Note [Graph capture and the allocator]
+            return self._map_page(va, nbytes)
+
+    def _map_page(self, va: int, nbytes: int) -> bool:
         d = self._ctx()
         prop, acc = self._vmm()
         err, h = d.cuMemCreate(nbytes, prop, 0)

@@ -132,3 +132,13 @@ extern "C" __global__ void index_bounds(const BoundsParams p) {
     if (v < p.lo || v >= p.hi) atomicMin(p.first_bad, (u64)i);
   }
 }
+
+// The check for a stream under graph capture, where the read-back cannot be captured: a bad index
+// stops the kernel (torch's device-side assert) instead of being reported (Note [CUDA index bounds]).
+extern "C" __global__ void index_bounds_trap(const BoundsParams p) {
+  const i64 step = (i64)blockDim.x * gridDim.x;
+  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += step) {
+    const i64 v = p.idx[i];
+    if (v < p.lo || v >= p.hi) __trap();
+  }
+}

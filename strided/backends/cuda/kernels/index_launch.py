@@ -17,6 +17,9 @@ of the first bad position into a small buffer); the positions come back in one d
 copy, which synchronizes the stream (torch's CUDA kernels device-assert instead, which leaves the
 context unusable; strided raises the CPU's exception and the context stays usable).  The main
 kernels check bounds again and skip such elements, so no launch can read or write out of range.
+A stream under CUDA graph capture cannot synchronize, so there the check kernel traps on a bad
+index instead (``index_bounds_trap``): a replay with an out-of-range index fails like torch's
+device-side assert, at the next synchronization, and still never touches memory out of range.
 
 Note [CUDA accumulation]
 scatter_add, index_add and index_put(accumulate=True) add with atomics.  Integer and bool adds
@@ -39,6 +42,7 @@ from ...meta.common import new_output
 from .. import driver
 from ..copies import copy_ as copy_impl
 from ..driver import check, cu
+from ..graphs import captures_underway, stream_is_capturing
 from ..launch import get_kernel
 from ..streams import current_stream_handle
 from . import MAX_DIMS, copy_kernel, fill_kernel, launch_config, source
@@ -102,8 +106,15 @@ def first_bad(device, checks) -> list:
     if not checks:
         return []
     dev = device.index
-    buf = new_output((len(checks),), dt.int64, device)
     s = current_stream_handle(dev)
+    if captures_underway() and stream_is_capturing(s):
+        for idx, lo, hi in checks:
+            n = idx.numel()
+            if n:
+                run("index.cu", dt.int64, "index_bounds_trap", BOUNDS_FMT, dev, n, idx.data_ptr(), 0, n, lo, hi,
+                    src_dtype=dt.int64)
+        return [None] * len(checks)
+    buf = new_output((len(checks),), dt.int64, device)
     driver.ensure_context(dev)
     check(cu().cuMemsetD8Async(buf.data_ptr(), 0xFF, 8 * len(checks), s))
     for k, (idx, lo, hi) in enumerate(checks):

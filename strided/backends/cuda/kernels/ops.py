@@ -14,6 +14,7 @@ from ..allocator import allocate_storage
 from ..copies import copy_ as _copy_impl
 from ..copies import is_dense
 from ..driver import check, cu
+from ..graphs import captures_underway, check_not_capturing_random
 from ..streams import current_stream_handle
 from . import arange_kernel, copy_kernel, fill_kernel, random_kernel
 
@@ -92,12 +93,17 @@ def resize_(self, size, *, memory_format=None):
     return self
 
 
+_RANDOM_OPS = ("uniform_", "normal_", "random_", "bernoulli_")
+
+
 def _random(self, mode, generator, a=0.0, b=0.0, lo=0, rng=1, prob=None):
+    i = self.device.index
+    stream = current_stream_handle(i)
+    if captures_underway():
+        check_not_capturing_random(_RANDOM_OPS[mode], stream)
     gen = generator if generator is not None else default_generator_for(self.device)
     offset = gen.philox_offset
     gen.philox_offset = offset + 1
-    i = self.device.index
-    stream = current_stream_handle(i)
     n = self.numel()
     dense = is_dense(self._sizes, self._strides)
     target = self if dense else _empty_dense(self)

@@ -1,0 +1,7 @@
+"""``strided.cuda.graphs`` (torch.cuda.graphs): capture CUDA work once, replay it with one launch."""
+
+from __future__ import annotations
+
+from ..backends.cuda.graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing
+
+__all__ = ["CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing"]

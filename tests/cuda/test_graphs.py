@@ -1,0 +1,221 @@
+"""CUDA graphs on a GPU: capture and replay give eager's results, captured memory lives in a private
+pool that reset + empty_cache returns, failed captures leave streams and the allocator usable, and a
+whole training step (forward, backward, fused AdamW) replays to the same parameters as eager steps."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as st
+import strided.cuda as cuda
+from strided import nn, optim
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not cuda.is_available(), reason="no CUDA GPU / driver on this machine")]
+
+
+def _np(t):
+    return t.detach().cpu().float().numpy()
+
+
+def _rand(*shape, seed=0):
+    return st.from_numpy(np.random.default_rng(seed).standard_normal(shape).astype(np.float32)).cuda()
+
+
+def test_replay_recomputes_from_static_inputs():
+    x = _rand(1000)
+    w = _rand(1000, seed=1)
+    y = (x * 2 + w).relu()  # warm-up: kernels compiled and loaded before capture
+    g = cuda.CUDAGraph()
+    with cuda.graph(g):
+        y = (x * 2 + w).relu()
+    assert g.num_nodes() == 3
+    for seed in (2, 3):
+        new = _rand(1000, seed=seed)
+        x.copy_(new)
+        g.replay()
+        np.testing.assert_allclose(_np(y), np.maximum(_np(new) * 2 + _np(w), 0), rtol=1e-6)
+
+
+def test_capture_on_default_stream_is_refused():
+    g = cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="non-default stream"):
+        g.capture_begin()
+    with pytest.raises(RuntimeError, match="without a preceding successful capture"):
+        g.replay()
+
+
+def test_capture_memory_is_a_private_pool_released_by_reset():
+    x = _rand(1 << 20)
+    (x + 1).sum()
+    cuda.synchronize()
+    g = cuda.CUDAGraph()
+    with cuda.graph(g):
+        big = x + 1  # 4 MiB: a new segment, allocated with the capture mode relaxed
+        total = big.sum()
+    pool = g.pool()
+    segs = [s for s in cuda.memory_snapshot() if tuple(s.get("segment_pool_id", ())) == pool]
+    assert segs and sum(s["total_size"] for s in segs) >= 4 << 20
+    g.replay()
+    np.testing.assert_allclose(float(total.item()), float(_np(x).sum() + x.numel()), rtol=1e-4)
+    reserved = cuda.memory_reserved()
+    del big, total
+    g.reset()
+    cuda.empty_cache()
+    assert cuda.memory_reserved() < reserved
+    assert not [s for s in cuda.memory_snapshot() if tuple(s.get("segment_pool_id", ())) == pool]
+
+
+def test_exception_inside_capture_ends_it_and_restores_the_stream():
+    x = _rand(64)
+    before = cuda.current_stream()
+    g = cuda.CUDAGraph()
+    with pytest.raises(ValueError, match="boom"):
+        with cuda.graph(g):
+            x * 3
+            raise ValueError("boom")
+    assert cuda.current_stream() == before
+    assert not cuda.is_current_stream_capturing()
+    np.testing.assert_allclose(_np(x * 3), _np(x) * 3, rtol=1e-6)  # eager work is fine afterwards
+    with pytest.raises(RuntimeError, match="without a preceding successful capture"):
+        g.replay()
+
+
+def test_synchronizing_inside_capture_raises_and_leaves_cuda_usable():
+    x = _rand(64)
+    x.sum()
+    g = cuda.CUDAGraph()
+    with pytest.raises(cuda.CudaError, match="CAPTURE"):
+        with cuda.graph(g):
+            x.sum().item()  # a device-to-host copy + sync: not permitted while capturing
+    assert not cuda.is_current_stream_capturing()
+    np.testing.assert_allclose(float((x + 1).sum().item()), float(_np(x).sum() + 64), rtol=1e-5)
+
+
+def test_random_ops_are_refused_under_capture():
+    x = _rand(64)
+    g = cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="random ops cannot be captured"):
+        with cuda.graph(g):
+            x.uniform_()
+    x.uniform_()  # and fine eagerly afterwards
+
+
+def test_capture_error_mode_is_checked():
+    with pytest.raises(ValueError, match="capture_error_mode"):
+        cuda.graph(cuda.CUDAGraph(), capture_error_mode="strict").__enter__()
+
+
+def test_two_graphs_share_one_pool():
+    x = _rand(4096)
+    (x * 2).exp()
+    g1, g2 = cuda.CUDAGraph(), cuda.CUDAGraph()
+    with cuda.graph(g1):
+        y1 = x * 2
+    with cuda.graph(g2, pool=g1.pool()):
+        y2 = y1.exp()
+    assert g2.pool() == g1.pool()
+    g1.replay()
+    g2.replay()
+    np.testing.assert_allclose(_np(y2), np.exp(_np(x) * 2), rtol=1e-5)
+
+
+def test_side_stream_joined_to_the_capture():
+    x = _rand(1 << 16)
+    s2 = cuda.Stream()
+    x * 2
+    x + 1
+    g = cuda.CUDAGraph()
+    with cuda.graph(g):
+        cap = cuda.current_stream()
+        s2.wait_stream(cap)  # fork: s2 joins the capture
+        with cuda.stream(s2):
+            a = x * 2  # allocated on s2 from the graph's pool (same capture id)
+        b = x + 1
+        cap.wait_stream(s2)  # join
+        c = a + b
+    g.replay()
+    cuda.synchronize()
+    h = _np(x)
+    np.testing.assert_array_equal(_np(c), h * 2 + (h + 1))
+
+
+def test_matmul_layer_norm_softmax_replay_matches_eager():
+    x = _rand(64, 256)
+    lin = nn.Linear(256, 512, device="cuda")
+    ln = nn.LayerNorm(512, device="cuda")
+
+    def f():
+        return st.nn.functional.softmax(ln(st.nn.functional.gelu(lin(x))), dim=-1)
+
+    with st.no_grad():
+        f()
+        g = cuda.CUDAGraph()
+        with cuda.graph(g):
+            out = f()
+        x.copy_(_rand(64, 256, seed=5))
+        g.replay()
+        np.testing.assert_allclose(_np(out), _np(f()), rtol=1e-5, atol=1e-7)
+
+
+def _model():
+    st.manual_seed(0)
+    return nn.Sequential(nn.Linear(32, 64), nn.GELU(), nn.LayerNorm(64), nn.Linear(64, 10)).cuda()
+
+
+def test_whole_training_step_replays_like_eager_steps():
+    """Capture zero-grad-free forward + backward + fused AdamW; replays track eager training."""
+    eager, graphed = _model(), _model()
+    data = [(_rand(16, 32, seed=10 + k), st.from_numpy(np.random.default_rng(k).integers(0, 10, 16)).cuda())
+            for k in range(6)]
+    opt_e = optim.AdamW(eager.parameters(), lr=1e-2, fused=True)
+    opt_g = optim.AdamW(graphed.parameters(), lr=1e-2, fused=True)
+    F = st.nn.functional
+
+    def eager_step(x, y):
+        opt_e.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(eager(x), y)
+        loss.backward()
+        opt_e.step()
+        return loss
+
+    static_x, static_y = data[0][0].clone(), data[0][1].clone()
+    side = cuda.Stream()
+    side.wait_stream(cuda.current_stream())
+    with cuda.stream(side):  # warm-up on a side stream, as torch's docs do: state and kernels exist
+        for x, y in data[:2]:
+            static_x.copy_(x)
+            static_y.copy_(y)
+            opt_g.zero_grad(set_to_none=True)
+            F.cross_entropy(graphed(static_x), static_y).backward()
+            opt_g.step()
+    cuda.current_stream().wait_stream(side)
+    for x, y in data[:2]:
+        eager_step(x, y)
+
+    g = cuda.CUDAGraph()
+    opt_g.zero_grad(set_to_none=True)
+    with cuda.graph(g):
+        static_loss = F.cross_entropy(graphed(static_x), static_y)
+        static_loss.backward()
+        opt_g.step()
+    for x, y in data[2:]:
+        static_x.copy_(x)
+        static_y.copy_(y)
+        g.replay()
+        loss = eager_step(x, y)
+        np.testing.assert_allclose(float(static_loss.item()), float(loss.item()), rtol=1e-4)
+    for pe, pg in zip(eager.parameters(), graphed.parameters()):
+        np.testing.assert_allclose(_np(pg), _np(pe), rtol=1e-4, atol=1e-5)
+
+
+def test_host_side_optimizer_step_is_refused_under_capture():
+    p = _rand(8).requires_grad_()
+    p.grad = _rand(8, seed=1)
+    opt = optim.AdamW([p], foreach=True)
+    opt.step()
+    g = cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="capturable is False"):
+        with cuda.graph(g):
+            opt.step()
