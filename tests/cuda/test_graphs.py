@@ -219,3 +219,44 @@ def test_host_side_optimizer_step_is_refused_under_capture():
     with pytest.raises(RuntimeError, match="capturable is False"):
         with cuda.graph(g):
             opt.step()
+
+
+def test_captured_embedding_replays_new_indices():
+    emb = nn.Embedding(50, 8).cuda()
+    idx = st.from_numpy(np.array([1, 2, 3, 4], dtype=np.int64)).cuda()
+    with st.no_grad():
+        emb(idx)
+        g = cuda.CUDAGraph()
+        with cuda.graph(g):
+            out = emb(idx)  # the bounds check cannot read back under capture: it traps instead
+        new = np.array([49, 0, 7, 7], dtype=np.int64)
+        idx.copy_(st.from_numpy(new))
+        g.replay()
+        np.testing.assert_array_equal(_np(out), _np(emb.weight)[new])
+
+
+_BAD_INDEX_REPLAY = """
+import numpy as np, strided as st, strided.cuda as cuda
+emb = st.nn.Embedding(50, 8).cuda()
+idx = st.from_numpy(np.array([1, 2], dtype=np.int64)).cuda()
+with st.no_grad():
+    emb(idx)
+    g = cuda.CUDAGraph()
+    with cuda.graph(g):
+        out = emb(idx)
+    idx.copy_(st.from_numpy(np.array([1, 50], dtype=np.int64)))
+    g.replay()
+    try:
+        cuda.synchronize()
+    except cuda.CudaError as e:
+        print("RAISED", e)
+"""
+
+
+def test_out_of_range_index_in_a_replay_stops_the_kernel():
+    """Run in a child process: like torch's device-side assert, the trap leaves that context unusable."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", _BAD_INDEX_REPLAY], capture_output=True, text=True, timeout=300)
+    assert "RAISED CUDA_ERROR" in r.stdout, (r.stdout, r.stderr)
