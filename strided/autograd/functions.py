@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ..backends.meta.common import wrap_dim
+from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
 from ..ops.composite.views import int_list
 from .functions_views import _zeros
@@ -282,6 +283,11 @@ def layer_norm_backward(grad, input, normalized_shape, weight, eps, grad_input_m
     mean and rstd are recomputed from ``input`` (the forward keeps no statistics), once for all three.
     """
     need_input, need_weight, need_bias = grad_input_mask
+    if not grad_mode.enabled:
+        # Note [Fused layer_norm backward]: one op; the decomposition below is for create_graph=True
+        mask = [need_input, need_weight and weight is not None, need_bias]
+        dx, dw, db = ops._layer_norm_backward(grad, input, normalized_shape, weight, eps, mask)
+        return dx if need_input else None, dw if need_weight else None, db if need_bias else None
     nd = input.dim()
     n = len(int_list(normalized_shape))
     dims, lead = list(range(nd - n, nd)), list(range(nd - n))

@@ -82,6 +82,36 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     return store(out, y.reshape(out._sizes))
 
 
+@kernel("CPU")
+def layer_norm_backward(grad_out, input, normalized_shape, weight, eps, output_mask):
+    """Note [Fused layer_norm backward]: the statistics are recomputed from ``input``, then
+    grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = grad_out * weight,
+    grad_weight = sum over rows of grad_out * xhat, grad_bias = sum over rows of grad_out."""
+    n, dx, dw, db = meta.layer_norm_backward_outputs(grad_out, input, normalized_shape, weight, output_mask)
+    inner = math.prod(input._sizes[input.dim() - n:])
+    rows = math.prod(input._sizes[:input.dim() - n])
+    cd = compute_dtype(input.dtype)
+    x = as_numpy(input).astype(cd).reshape(rows, inner)
+    go = as_numpy(grad_out).astype(cd).reshape(rows, inner)
+    if output_mask[2]:
+        store(db, go.sum(axis=0).reshape(db._sizes))
+    if not (output_mask[0] or output_mask[1]):
+        return dx, dw, db
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.mean(x, axis=1, keepdims=True) if inner else np.zeros((rows, 1), cd)
+        xc = x - mean
+        var = np.mean(xc * xc, axis=1, keepdims=True) if inner else np.zeros((rows, 1), cd)
+        rstd = 1 / np.sqrt(var + cd.type(eps))
+        xhat = xc * rstd
+        if output_mask[1]:
+            store(dw, (go * xhat).sum(axis=0).reshape(dw._sizes))
+        if output_mask[0] and dx.numel():
+            g = go * as_numpy(weight).astype(cd).reshape(-1) if weight is not None else go
+            gi = rstd * (g - g.mean(axis=1, keepdims=True) - xhat * (g * xhat).mean(axis=1, keepdims=True))
+            store(dx, gi.reshape(dx._sizes))
+    return dx, dw, db
+
+
 def _log_probs(self, class_axis: int) -> np.ndarray:
     """log_softmax of ``self`` over the class axis, rounded to ``self``'s dtype (as torch's
     ``log_softmax(self, class_dim, self.scalar_type())``) and returned in its compute dtype."""

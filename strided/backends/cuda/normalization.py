@@ -20,7 +20,8 @@ from .launch import get_kernel
 from .reduction import acc_ctype, kernel_source, sm_count, workspace
 from .streams import current_stream_handle
 
-__all__ = ["scan", "softmax_into", "layer_norm_into", "cross_entropy_into", "normalization_sources"]
+__all__ = ["scan", "softmax_into", "layer_norm_into", "layer_norm_backward_into", "cross_entropy_into",
+           "normalization_sources"]
 
 LINES_FMT = "<QQqqqqqq8q8q8q"  # SmParams: in, out, lines, D, group, dim strides, kept dims
 SCAN_FMT = "<QQqqqqq8q8q8q"  # ScanParams: the same without group
@@ -30,6 +31,9 @@ SOFTMAX_REG_MAX_GROUP = 256  # threads per row softmax_reg may use before softma
 SOFTMAX_SMEM_BLOCK = 512  # threads of softmax_smem below 8192 vectors a row (H200 fp32: 512 best at 16384
 # elements, 1024 at 32768)
 LN_FMT = "<QQQQqqqd"
+LN_BWD_FMT = "<QQQQQQqqqd"  # LnBwdParams
+LN_COL_FMT = "<QQQQQQqqqq"  # LnColParams
+LN_FIN_FMT = "<QQQQqq"  # LnFinishParams
 
 
 @cache
@@ -194,6 +198,60 @@ def layer_norm_into(x: Tensor, n_norm: int, weight, bias, eps: float, out: Tenso
     return out
 
 
+def layer_norm_backward_into(grad: Tensor, x: Tensor, n_norm: int, weight, eps: float, mask, dx: Tensor,
+                             dw: Tensor, db: Tensor) -> None:
+    """``_layer_norm_backward`` into the outputs the mask asks for (contiguous, from the Meta function).
+
+    Note [Fused layer_norm backward]
+    The decomposed backward (mean, var, rsqrt, xhat, two row means, ...) was about 16 launches and
+    as many passes over the activations per layer_norm; here it is at most three: a group of
+    threads per row recomputes mean and rstd (the forward keeps no statistics), sums g and g * xhat
+    (g = grad * weight) and writes grad_input; a column pass sums grad * xhat and grad over chunks
+    of rows (per-row statistics from the first kernel) into partial sums that a last kernel adds in
+    a fixed order, so the result does not depend on scheduling.
+    """
+    D = math.prod(x._sizes[x.dim() - n_norm:])
+    rows = math.prod(x._sizes[:x.dim() - n_norm])
+    if rows == 0 or D == 0:
+        for t in (dw, db):
+            if t.numel():
+                t.zero_()
+        return
+    x = x if x.is_contiguous() else x.contiguous()
+    grad = grad if grad.is_contiguous() else grad.contiguous()
+    if weight is not None and not weight.is_contiguous():
+        weight = weight.contiguous()
+    dev = x.device.index
+    stream = current_stream_handle(dev)
+    acc = acc_ctype(x.dtype)
+    acc_size = 8 if acc == "double" else 4
+    w_dtype = weight.dtype if weight is not None else x.dtype
+    src = kernel_source("norm.cu", IN_T=CTYPES[x.dtype.name], W_T=CTYPES[w_dtype.name], ACC_T=acc)
+    stats = workspace(2 * rows * acc_size, x.device) if mask[1] else None
+    mean_ptr = stats.data_ptr() if stats is not None else 0
+    rstd_ptr = mean_ptr + rows * acc_size if stats is not None else 0
+    if mask[0] or mask[1]:
+        group, block = _ln_group(D // (16 // x.dtype.itemsize))
+        grid = min(-(-rows // (block // group)), sm_count(dev) * 32)
+        get_kernel(src, "layer_norm_bwd_rows", LN_BWD_FMT, dev)(
+            grid, block, stream, grad.data_ptr(), x.data_ptr(), weight.data_ptr() if weight is not None else 0,
+            dx.data_ptr() if mask[0] else 0, mean_ptr, rstd_ptr, rows, D, group, float(eps))
+    if mask[1] or mask[2]:
+        tiles = -(-D // 32)
+        chunks = max(1, min(-(-rows // 64), -(-2 * sm_count(dev) // tiles)))  # >= 64 rows a chunk
+        per_chunk = -(-rows // chunks)
+        chunks = -(-rows // per_chunk)
+        part = workspace(2 * chunks * D * acc_size, x.device)
+        pw = part.data_ptr()
+        pb = pw + chunks * D * acc_size
+        get_kernel(src, "layer_norm_bwd_cols", LN_COL_FMT, dev)(
+            chunks * tiles, 256, stream, grad.data_ptr(), x.data_ptr(), mean_ptr, rstd_ptr, pw,
+            pb if mask[2] else 0, rows, D, per_chunk, tiles)
+        get_kernel(src, "layer_norm_bwd_finish", LN_FIN_FMT, dev)(
+            -(-D // 256), 256, stream, pw if mask[1] else 0, pb if mask[2] else 0,
+            dw.data_ptr() if mask[1] else 0, db.data_ptr() if mask[2] else 0, chunks, D)
+
+
 def cross_entropy_into(self: Tensor, target: Tensor, weight, reduction: int, ignore_index: int,
                        label_smoothing: float, prob: bool, out: Tensor) -> Tensor:
     """cross_entropy_loss (Note [cross_entropy on CUDA]) into ``out`` (allocated by the caller)."""
@@ -231,7 +289,8 @@ def normalization_sources():
                    _cast_source("softmax.cu", f, f, LOG=log, SM_REGV=8))
         yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, f)
         w = "float32" if f in ("float16", "bfloat16") else f
-        yield "norm.cu", ("layer_norm_rows",), kernel_source("norm.cu", IN_T=CTYPES[f], W_T=CTYPES[w],
+        yield "norm.cu", ("layer_norm_rows", "layer_norm_bwd_rows", "layer_norm_bwd_cols",
+                          "layer_norm_bwd_finish"), kernel_source("norm.cu", IN_T=CTYPES[f], W_T=CTYPES[w],
                                                              ACC_T=acc_ctype(dt.to_dtype(f)))
         for tgt, prob in (("int64", 0), ("uint8", 0), (f, 1)):
             yield "loss.cu", ("ce_terms", "ce_finish"), kernel_source(

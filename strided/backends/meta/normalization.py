@@ -15,7 +15,7 @@ from ...dispatch.library import kernel
 from .common import check, new_output, wrap_dim
 from .reductions import type_name
 
-__all__ = ["softmax_dtype", "layer_norm_dims", "cross_entropy_meta"]
+__all__ = ["softmax_dtype", "layer_norm_dims", "layer_norm_backward_outputs", "cross_entropy_meta"]
 
 _NO_REDUCTION, _MEAN, _SUM = 0, 1, 2
 
@@ -67,6 +67,35 @@ def layer_norm_dims(input, normalized_shape, weight, bias) -> int:
         for t in params:
             check(t.dtype is input.dtype, lambda t=t: _expected_scalar_type(input.dtype, t.dtype))
     return n
+
+
+def layer_norm_backward_outputs(grad_out, input, normalized_shape, weight, output_mask):
+    """Checks of ``_layer_norm_backward`` and its three outputs (Note [Fused layer_norm backward]).
+
+    grad_input is shaped and typed like ``input``; grad_weight and grad_bias like ``weight`` (like
+    ``normalized_shape`` in ``input``'s dtype without one). An output ``output_mask`` does not ask
+    for is an empty 1-D tensor (torch returns an undefined tensor there).
+    """
+    n = layer_norm_dims(input, normalized_shape, weight, None)
+    check(list(grad_out._sizes) == list(input._sizes),
+          lambda: f"_layer_norm_backward: grad_out of size {list(grad_out._sizes)} does not match input of size "
+                  f"{list(input._sizes)}")
+    check(grad_out.dtype is input.dtype,
+          lambda: f"_layer_norm_backward: {_expected_scalar_type(input.dtype, grad_out.dtype)} for grad_out")
+    check(len(output_mask) == 3, lambda: f"_layer_norm_backward: output_mask must have 3 entries, got {output_mask}")
+    pshape = input._sizes[input.dim() - n:]
+    pdtype = weight.dtype if weight is not None else input.dtype
+    dev = input.device
+    dx = new_output(input._sizes if output_mask[0] else (0,), input.dtype, dev)
+    dw = new_output(pshape if output_mask[1] else (0,), pdtype, dev)
+    db = new_output(pshape if output_mask[2] else (0,), pdtype, dev)
+    return n, dx, dw, db
+
+
+@kernel("Meta")
+def layer_norm_backward(grad_out, input, normalized_shape, weight, eps, output_mask):
+    _, dx, dw, db = layer_norm_backward_outputs(grad_out, input, normalized_shape, weight, output_mask)
+    return dx, dw, db
 
 
 def _expected_scalar_type(want, got) -> str:

@@ -99,6 +99,53 @@ def _layer_norm_ref(x, normalized_shape, weight=None, bias=None, eps=1e-05, cudn
     return y
 
 
+def _layer_norm_backward_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, low=-2.0, high=2.0, rng=rng, **kw)
+
+    every = [True, True, True]
+    yield SampleInput((a((3, 5)), a((3, 5)), [5], a((5,)), 1e-5, every), {}, "weight, all outputs")
+    yield SampleInput((a((3, 5)), a((3, 5)), [5], None, 1e-5, [True, False, True]), {}, "no weight")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), a((2, 3, 4), noncontiguous=True), [3, 4], a((3, 4)), 1e-3,
+                       every), {}, "two dims, noncontiguous, eps")
+    yield SampleInput((a((70, 6)), a((70, 6)), [6], a((6,)), 1e-5, [False, True, True]), {}, "parameters only")
+    yield SampleInput((a((4, 40)), a((4, 40)), [40], a((40,)), 1e-5, [True, False, False]), {}, "input only")
+    yield SampleInput((a((0, 4)), a((0, 4)), [4], a((4,)), 1e-5, every), {}, "zero-size batch")
+    yield SampleInput((a((3, 1)), a((3, 1)), [1], None, 1e-5, every), {}, "single element rows")
+    yield SampleInput((a((6,)), a((6,)), [6], a((6,)), 1e-5, every), {}, "1-d input")
+    if dtype in (dt.float16, dt.bfloat16):
+        w = make_arg((4,), dt.float32, rng=rng)
+        yield SampleInput((a((3, 4)), a((3, 4)), [4], w, 1e-5, every), {}, "float32 weight")
+
+
+def _layer_norm_backward_ref(grad, x, normalized_shape, weight, eps, output_mask):
+    x = np.asarray(x, dtype=np.float64)
+    grad = np.asarray(grad, dtype=np.float64)
+    n = len(normalized_shape)
+    axes = tuple(range(x.ndim - n, x.ndim))
+    lead = tuple(range(x.ndim - n))
+    pshape = x.shape[x.ndim - n:]
+    mean = x.mean(axis=axes, keepdims=True) if x.size else x
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True) if x.size else x
+    rstd = 1 / np.sqrt(var + eps)
+    xhat = (x - mean) * rstd
+    g = grad * weight if weight is not None else grad
+    dx = rstd * (g - g.mean(axis=axes, keepdims=True) - xhat * (g * xhat).mean(axis=axes, keepdims=True)) \
+        if x.size else x
+    dw = (grad * xhat).sum(axis=lead) if x.size else np.zeros(pshape)
+    db = grad.sum(axis=lead) if x.size else np.zeros(pshape)
+    empty = np.zeros(0)
+    return (dx if output_mask[0] else empty, dw if output_mask[1] else empty, db if output_mask[2] else empty)
+
+
+def _layer_norm_backward_errors(rng):
+    x = make_arg((2, 3), dt.float32, rng=rng)
+    yield error((make_arg((2, 4), dt.float32, rng=rng), x, [3], None, 1e-5, [True, True, True]), RuntimeError,
+                "_layer_norm_backward: grad_out of size [2, 4] does not match input of size [2, 3]")
+    yield error((x, x, [4], None, 1e-5, [True, True, True]), RuntimeError,
+                "Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 3]")
+
+
 def _layer_norm_errors(rng):
     x = make_arg((2, 3), dt.float32, rng=rng)
     yield error((x, [4]), RuntimeError,
@@ -291,6 +338,8 @@ OPS = [
            errors=_softmax_errors("log_softmax")),
     OpInfo("layer_norm", _layer_norm_samples, ref=_layer_norm_ref, tolerances=HALF_TOL,
            errors=_layer_norm_errors),
+    OpInfo("_layer_norm_backward", _layer_norm_backward_samples, ref=_layer_norm_backward_ref, tolerances=HALF_TOL,
+           errors=_layer_norm_backward_errors),
     OpInfo("cross_entropy_loss", _cross_entropy_samples, ref=_cross_entropy_ref, tolerances=HALF_TOL,
            errors=_cross_entropy_errors),
     OpInfo("dropout", _dropout_samples, ref=None, op=_dropout, check=_dropout_check, dtypes=FLOATING,

@@ -12,7 +12,7 @@ from ....dispatch.library import kernel
 from ...meta import normalization as meta_norm
 from ...meta import reductions as meta
 from ...meta.common import new_output, wrap_dim
-from ..normalization import cross_entropy_into, layer_norm_into, scan, softmax_into
+from ..normalization import cross_entropy_into, layer_norm_backward_into, layer_norm_into, scan, softmax_into
 from ..reduction import reduce
 
 __all__ = ["norm_mode"]
@@ -162,6 +162,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     n = meta_norm.layer_norm_dims(input, normalized_shape, weight, bias)
     out = new_output(input._sizes, input.dtype, input.device)
     return layer_norm_into(input, n, weight, bias, eps, out)
+
+
+@kernel("CUDA")
+def layer_norm_backward(grad_out, input, normalized_shape, weight, eps, output_mask):
+    n, dx, dw, db = meta_norm.layer_norm_backward_outputs(grad_out, input, normalized_shape, weight, output_mask)
+    layer_norm_backward_into(grad_out, input, n, weight, eps, output_mask, dx, dw, db)
+    return dx, dw, db
 
 
 @kernel("CUDA")
