@@ -435,6 +435,8 @@ def pow_backward_exponent(grad, self, exponent, result):
 
 def gelu_backward(grad, self, approximate):
     """d gelu: Phi(x) + x * phi(x) (exact), or the tanh approximation's derivative."""
+    if not grad_mode.enabled:  # one fused op; the decomposition below records a graph (create_graph)
+        return ops.gelu_backward(grad, self, approximate=approximate)
     if approximate == "tanh":
         # y = x/2 (1 + t), t = tanh(u), u = k (x + c x^3):
         # y' = (1 + t)/2 (1 + x u' (1 - t)), x u' = k x + 3 c k x^3

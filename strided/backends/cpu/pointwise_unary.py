@@ -203,6 +203,26 @@ def gelu(self, *, approximate="none"):
     return store_result(out, quiet(_gelu, operand(self, out.dtype), approximate))
 
 
+def _gelu_backward(g, x, approximate):
+    """d gelu / dx times ``g``: torch's formulas (tanh: through t = tanh(k (x + c x^3)))."""
+    if approximate == "tanh":
+        k, c = _SQRT_2_OVER_PI, 0.044715
+        x2 = x * x
+        t = np.tanh(k * (x + c * x2 * x))
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x2))
+    x64 = x.astype(np.float64, copy=False)
+    cdf = 0.5 * erfc(x64 * -math.sqrt(0.5))
+    pdf = np.exp(-0.5 * x64 * x64) / math.sqrt(2 * math.pi)
+    return g * (cdf + x64 * pdf)
+
+
+@kernel("CPU")
+def gelu_backward(grad_output, self, *, approximate="none"):
+    out = meta.gelu_backward(grad_output, self, approximate=approximate)
+    g, x = operand(grad_output, out.dtype), operand(self, out.dtype)
+    return store_result(out, quiet(_gelu_backward, g, x, approximate))
+
+
 def _silu(x):
     return x / (1 + np.exp(-x))
 

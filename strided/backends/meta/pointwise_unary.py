@@ -76,6 +76,18 @@ def gelu(self, *, approximate="none"):
 
 
 @kernel("Meta")
+def gelu_backward(grad_output, self, *, approximate="none"):
+    """torch's gelu_backward: a binary pointwise op over (grad_output, self) in their common dtype."""
+    from .pointwise import pointwise_output
+
+    check(approximate in GELU_APPROXIMATIONS, "approximate argument must be either none or tanh.")
+    d = dt.promote_types(grad_output.dtype, self.dtype)
+    if not d.is_floating_point:
+        raise not_implemented("GeluBackwardKernelImpl", d)
+    return pointwise_output(d, grad_output, self)
+
+
+@kernel("Meta")
 def silu(self):
     return _floating_only(self, "silu_cpu")
 

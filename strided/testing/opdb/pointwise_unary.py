@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ... import dtypes as dt
-from ..opinfo import FLOATING, OpInfo, make_arg
+from ..opinfo import FLOATING, OpInfo, SampleInput, make_arg
 from .pointwise_samples import (
     ALL_DTYPES,
     FLOAT_RESULT_TOL,
@@ -15,6 +15,7 @@ from .pointwise_samples import (
     error,
     inplace_variant,
     quiet_ref,
+    tensor_of,
     unary_samples,
 )
 
@@ -50,6 +51,36 @@ def _gelu_ref(x, approximate="none"):
     if approximate == "tanh":
         return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     return 0.5 * x * (1 + np.asarray(_erf(x / math.sqrt(2)), dtype=np.float64))
+
+
+def _gelu_backward_ref(g, x, approximate="none"):
+    if approximate == "tanh":
+        k, c = math.sqrt(2 / math.pi), 0.044715
+        t = np.tanh(k * (x + c * x**3))
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x))
+    cdf = 0.5 * (1 + np.asarray(_erf(x / math.sqrt(2)), dtype=np.float64))
+    return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+
+
+def _gelu_backward_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, low=-4.0, high=4.0, rng=rng, **kw)
+
+    for kw in ({}, {"approximate": "tanh"}):
+        yield SampleInput((a((3, 4)), a((3, 4))), dict(kw), "contiguous")
+        yield SampleInput((a((2, 3, 4), noncontiguous=True), a((2, 3, 4))), dict(kw), "noncontiguous grad")
+        yield SampleInput((a((3, 4)), a((4,))), dict(kw), "broadcast self")
+        yield SampleInput((a(()), a(())), dict(kw), "0-dim")
+        yield SampleInput((a((0, 3)), a((0, 3))), dict(kw), "zero-size")
+        special = tensor_of(_SPECIAL, dtype)
+        yield SampleInput((a(special.shape), special), dict(kw), "special values")
+
+
+def _gelu_backward_errors(rng):
+    x = make_arg((3,), dt.float32, rng=rng)
+    yield error((x, x), RuntimeError, "approximate argument must be either none or tanh.", {"approximate": "fast"})
+    i = make_arg((3,), dt.int64, rng=rng)
+    yield error((i, i), NotImplementedError, "\"GeluBackwardKernelImpl\" not implemented for 'Long'")
 
 
 def _softplus_ref(x, beta=1, threshold=20):
@@ -103,6 +134,10 @@ FLOAT_UNARY_OPS = {
 }
 
 gelu = OpInfo("gelu", _gelu_samples, ref=_f64(_gelu_ref), dtypes=FLOATING, errors=_gelu_errors)
+gelu_backward = OpInfo("gelu_backward", _gelu_backward_samples,
+                       ref=quiet_ref(lambda g, x, **kw: _gelu_backward_ref(np.asarray(g, dtype=np.float64),
+                                                                           np.asarray(x, dtype=np.float64), **kw)),
+                       dtypes=FLOATING, errors=_gelu_backward_errors)
 silu = OpInfo("silu", _samples(), ref=_f64(lambda x: x * _sigmoid(x)), dtypes=FLOATING,
               errors=_one_error(dt.int64, NotImplementedError, "\"silu_cpu\" not implemented for 'Long'"))
 softplus = OpInfo("softplus", _softplus_samples, ref=_f64(_softplus_ref), dtypes=FLOATING,
@@ -122,7 +157,7 @@ PREDICATES = [
 ]
 
 OPS: list = [
-    neg, abs_, sign, relu, *FLOAT_UNARY_OPS.values(), gelu, silu, softplus, *ROUNDING_OPS.values(),
+    neg, abs_, sign, relu, *FLOAT_UNARY_OPS.values(), gelu, gelu_backward, silu, softplus, *ROUNDING_OPS.values(),
     *PREDICATES,
     inplace_variant(neg, "neg_", "neg_"), inplace_variant(abs_, "abs_", "abs_"),
     inplace_variant(relu, "relu_", "relu_"),

@@ -114,6 +114,19 @@ template <class T> __device__ __forceinline__ T ew_gelu_tanh(T x) {
   return T(0.5) * x * (T(1) + ew_tanh(inner));
 }
 
+// gelu_backward: g * d gelu(x) / dx (torch's formulas).
+template <class T> __device__ __forceinline__ T ew_gelu_bwd(T g, T x) {
+  const T cdf = T(0.5) * ew_erfc(-x * T(0.70710678118654752440));
+  const T pdf = ew_exp(T(-0.5) * x * x) * T(0.39894228040143267794);
+  return g * (cdf + x * pdf);
+}
+template <class T> __device__ __forceinline__ T ew_gelu_tanh_bwd(T g, T x) {
+  const T k = T(0.79788456080286535588), c = T(0.044715);
+  const T x2 = x * x;
+  const T t = ew_tanh(k * (x + c * x2 * x));
+  return g * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * k * (T(1) + T(3) * c * x2));
+}
+
 template <class T> __device__ __forceinline__ T ew_softplus(T x, T beta, T threshold) {
   T z = x * beta;
   return z > threshold ? x : ew_log1p(ew_exp(z)) / beta;

@@ -46,7 +46,8 @@ def _sample_calls(d: dt.dtype):
                 (pw.addcmul, (t(), t(), t()), {}), (pw.addcmul, (t(), t(), t()), {"value": 2}),
                 (pw.addcdiv, (t(), t(), t()), {}), (pw.addcdiv, (t(), t(), t()), {"value": 2}),
                 (pw.masked_fill, (t(), mask, 3), {}), (pw.masked_fill, (t(), mask, f.tensor(2)), {}),
-                (pw.gelu, (t(),), {"approximate": "tanh"}))
+                (pw.gelu, (t(),), {"approximate": "tanh"}), (pw.gelu_backward, (t(), t()), {}),
+                (pw.gelu_backward, (t(), t()), {"approximate": "tanh"}))
     for name in _UNARY:
         yield g[name], (t(),), {}
 

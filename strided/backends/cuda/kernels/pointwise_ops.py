@@ -276,6 +276,13 @@ def gelu(self, *, approximate="none"):
 
 
 @kernel("CUDA")
+def gelu_backward(grad_output, self, *, approximate="none"):
+    out = meta_u.gelu_backward(grad_output, self, approximate=approximate)
+    expr = "ew_gelu_tanh_bwd(x0, x1)" if approximate == "tanh" else "ew_gelu_bwd(x0, x1)"
+    return run(expr, out, (grad_output, self), _C4[out.dtype])
+
+
+@kernel("CUDA")
 def silu(self):
     out = meta_u.silu(self)
     return run("x0 / (C0(1) + ew_exp(-x0))", out, (self,), _C4[out.dtype])
