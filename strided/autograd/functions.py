@@ -258,10 +258,14 @@ def cumsum_backward(grad, dim):
 
 
 def softmax_backward(grad, result, dim):
+    if not grad_mode.enabled and grad.dtype is result.dtype:  # one fused op unless a graph is recorded
+        return ops._softmax_backward_data(grad, result, dim, result.dtype)
     return result * (grad - ops.sum(grad * result, [dim], keepdim=True))
 
 
 def log_softmax_backward(grad, result, dim):
+    if not grad_mode.enabled and grad.dtype is result.dtype:
+        return ops._log_softmax_backward_data(grad, result, dim, result.dtype)
     return grad - ops.exp(result) * ops.sum(grad, [dim], keepdim=True)
 
 

@@ -32,7 +32,7 @@ NON_DIFFERENTIABLE = {
     # optimizer kernels: they update parameters under no_grad
     "_fused_adam_", "_fused_adamw_", "_fused_sgd_",
     # a backward kernel: create_graph=True differentiates layer_norm's decomposed formula instead
-    "_layer_norm_backward", "gelu_backward",
+    "_layer_norm_backward", "gelu_backward", "_softmax_backward_data", "_log_softmax_backward_data",
 }
 # Random ops: gradients are defined (zero, or through the sampled mask) but not finite-differenceable.
 RANDOM = {"bernoulli", "bernoulli_.float", "uniform_", "normal_", "random_.from", "dropout"}

@@ -255,3 +255,19 @@ def test_fused_layer_norm_backward_matches_cpu(rows, D, dtype):
     for w, g in zip(want, got):
         w, g = w.float().numpy(), g.cpu().float().numpy()
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol * max(1.0, float(np.abs(w).max())))
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape,dim,dtype", [((48, 256, 256), -1, st.float32), ((1024, 50257), 1, st.float32),
+                                             ((64, 4096), -1, st.bfloat16), ((8, 300, 5), 1, st.float16)])
+def test_fused_softmax_backward_matches_cpu(shape, dim, dtype, log):
+    """Warp and block row groups, 50257-wide rows, a middle dim (moved last), half types."""
+    rng = np.random.default_rng(sum(shape))
+    x = st.from_numpy(rng.standard_normal(shape).astype(np.float32))
+    y = (st.log_softmax if log else st.softmax)(x, dim).to(dtype)
+    g = st.from_numpy(rng.standard_normal(shape).astype(np.float32)).to(dtype)
+    op = st.ops.aten._log_softmax_backward_data if log else st.ops.aten._softmax_backward_data
+    want = op(g, y, dim, dtype).float().numpy()
+    got = op(g.cuda(), y.cuda(), dim, dtype).cpu().float().numpy()
+    tol = {st.float32: 1e-5, st.bfloat16: 2e-2, st.float16: 4e-3}[dtype]
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, float(np.abs(want).max())))

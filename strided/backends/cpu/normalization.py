@@ -61,6 +61,33 @@ def log_softmax(self, dim, dtype=None):
     return _softmax_like(self, dim, meta.log_softmax(self, dim, dtype), log=True)
 
 
+def _softmax_backward(grad_output, output, dim, input_dtype, log: bool):
+    name = "_log_softmax_backward_data" if log else "_softmax_backward_data"
+    res = meta.softmax_backward_output(grad_output, output, dim, input_dtype, name)
+    if res.numel() == 0:
+        return res
+    axis = wrap_dim(dim, output.dim()) if output.dim() else None
+    cd = compute_dtype(output.dtype)
+    g = as_numpy(grad_output).astype(cd)
+    y = as_numpy(output).astype(cd)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if log:
+            gi = g - np.exp(y) * g.sum(axis=axis, keepdims=True)
+        else:
+            gi = y * (g - (g * y).sum(axis=axis, keepdims=True))
+    return store(res, gi)
+
+
+@kernel("CPU")
+def softmax_backward_data(grad_output, output, dim, input_dtype):
+    return _softmax_backward(grad_output, output, dim, input_dtype, log=False)
+
+
+@kernel("CPU")
+def log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return _softmax_backward(grad_output, output, dim, input_dtype, log=True)
+
+
 @kernel("CPU")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     n = meta.layer_norm_dims(input, normalized_shape, weight, bias)

@@ -20,8 +20,8 @@ from .launch import get_kernel
 from .reduction import acc_ctype, kernel_source, sm_count, workspace
 from .streams import current_stream_handle
 
-__all__ = ["scan", "softmax_into", "layer_norm_into", "layer_norm_backward_into", "cross_entropy_into",
-           "normalization_sources"]
+__all__ = ["scan", "softmax_into", "softmax_backward_into", "layer_norm_into", "layer_norm_backward_into",
+           "cross_entropy_into", "normalization_sources"]
 
 LINES_FMT = "<QQqqqqqq8q8q8q"  # SmParams: in, out, lines, D, group, dim strides, kept dims
 SCAN_FMT = "<QQqqqqq8q8q8q"  # ScanParams: the same without group
@@ -31,6 +31,7 @@ SOFTMAX_REG_MAX_GROUP = 256  # threads per row softmax_reg may use before softma
 SOFTMAX_SMEM_BLOCK = 512  # threads of softmax_smem below 8192 vectors a row (H200 fp32: 512 best at 16384
 # elements, 1024 at 32768)
 LN_FMT = "<QQQQqqqd"
+SM_BWD_FMT = "<QQQqqq"  # SmBwdParams
 LN_BWD_FMT = "<QQQQQQqqqd"  # LnBwdParams
 LN_COL_FMT = "<QQQQQQqqqq"  # LnColParams
 LN_FIN_FMT = "<QQQQqq"  # LnFinishParams
@@ -198,6 +199,31 @@ def layer_norm_into(x: Tensor, n_norm: int, weight, bias, eps: float, out: Tenso
     return out
 
 
+def softmax_backward_into(grad: Tensor, y: Tensor, dim: int, log: bool, res: Tensor) -> Tensor:
+    """softmax / log_softmax backward along ``dim`` into ``res`` (one kernel over contiguous rows;
+    another ``dim`` is moved last and copied contiguous first)."""
+    if res.numel() == 0:
+        return res
+    if y.dim() and dim != y.dim() - 1:
+        moved = res.movedim(dim, -1)
+        tmp = softmax_backward_into(grad.movedim(dim, -1), y.movedim(dim, -1), y.dim() - 1, log,
+                                    new_output(moved._sizes, res.dtype, res.device))
+        moved.copy_(tmp)
+        return res
+    grad = grad if grad.is_contiguous() else grad.contiguous()
+    y = y if y.is_contiguous() else y.contiguous()
+    D = y._sizes[-1] if y.dim() else 1
+    rows = y.numel() // D
+    dev = y.device.index
+    src = kernel_source("softmax_bwd.cu", IN_T=CTYPES[y.dtype.name], OUT_T=CTYPES[res.dtype.name],
+                        ACC_T=acc_ctype(y.dtype), LOG=int(log))
+    group, block = _ln_group(D // (16 // y.dtype.itemsize))
+    grid = min(-(-rows // (block // group)), sm_count(dev) * 32)
+    get_kernel(src, "softmax_bwd_rows", SM_BWD_FMT, dev)(grid, block, current_stream_handle(dev), grad.data_ptr(),
+                                                         y.data_ptr(), res.data_ptr(), rows, D, group)
+    return res
+
+
 def layer_norm_backward_into(grad: Tensor, x: Tensor, n_norm: int, weight, eps: float, mask, dx: Tensor,
                              dw: Tensor, db: Tensor) -> None:
     """``_layer_norm_backward`` into the outputs the mask asks for (contiguous, from the Meta function).
@@ -296,6 +322,10 @@ def normalization_sources():
             yield "loss.cu", ("ce_terms", "ce_finish"), kernel_source(
                 "loss.cu", LP_T=CTYPES[f], TGT_T=CTYPES[tgt], W_T=CTYPES[f], ACC_T=acc_ctype(dt.to_dtype(f)),
                 OUT_T=CTYPES[f], PROB=prob)
+    for f, o in (("float32", "float32"), ("bfloat16", "bfloat16"), ("float32", "float16"), ("float64", "float64")):
+        for log in (0, 1):
+            yield "softmax_bwd.cu", ("softmax_bwd_rows",), kernel_source(
+                "softmax_bwd.cu", IN_T=CTYPES[f], OUT_T=CTYPES[o], ACC_T=acc_ctype(dt.to_dtype(f)), LOG=log)
     yield ("softmax.cu", ("softmax_inner", "softmax_outer", "softmax_reg", "softmax_smem"),
            _cast_source("softmax.cu", "int64", "float32", LOG=0, SM_REGV=4))
     for f in ("int64", "int32", "uint8", "bool", "int8"):

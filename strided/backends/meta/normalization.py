@@ -15,7 +15,8 @@ from ...dispatch.library import kernel
 from .common import check, new_output, wrap_dim
 from .reductions import type_name
 
-__all__ = ["softmax_dtype", "layer_norm_dims", "layer_norm_backward_outputs", "cross_entropy_meta"]
+__all__ = ["softmax_dtype", "softmax_backward_output", "layer_norm_dims", "layer_norm_backward_outputs",
+           "cross_entropy_meta"]
 
 _NO_REDUCTION, _MEAN, _SUM = 0, 1, 2
 
@@ -38,6 +39,30 @@ def softmax(self, dim, dtype=None):
 @kernel("Meta")
 def log_softmax(self, dim, dtype=None):
     return new_output(self._sizes, softmax_dtype(self, dim, dtype, "log_softmax"), self.device)
+
+
+def softmax_backward_output(grad_output, output, dim, input_dtype, name: str):
+    """``_softmax_backward_data`` / ``_log_softmax_backward_data``: the gradient of the forward's
+    input, shaped like ``output`` in ``input_dtype`` (computed like the CPU kernel, then rounded)."""
+    check(list(grad_output._sizes) == list(output._sizes),
+          lambda: f"{name}: grad_output of size {list(grad_output._sizes)} does not match output of size "
+                  f"{list(output._sizes)}")
+    check(grad_output.dtype is output.dtype,
+          lambda: f"{name}: {_expected_scalar_type(output.dtype, grad_output.dtype)} for grad_output")
+    check(output.dtype.is_floating_point and dt.to_dtype(input_dtype).is_floating_point,
+          lambda: f"{name}: expected floating point output and input_dtype, got {output.dtype} and {input_dtype}")
+    wrap_dim(dim, output.dim())
+    return new_output(output._sizes, dt.to_dtype(input_dtype), output.device)
+
+
+@kernel("Meta")
+def softmax_backward_data(grad_output, output, dim, input_dtype):
+    return softmax_backward_output(grad_output, output, dim, input_dtype, "_softmax_backward_data")
+
+
+@kernel("Meta")
+def log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return softmax_backward_output(grad_output, output, dim, input_dtype, "_log_softmax_backward_data")
 
 
 def layer_norm_dims(input, normalized_shape, weight, bias) -> int:

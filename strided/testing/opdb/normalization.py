@@ -36,6 +36,46 @@ def _softmax_samples(dtype, rng):
                                  dtype), 1), {}, "infinities")
 
 
+def _softmax_backward_samples(log: bool):
+    def samples(dtype, rng):
+        def a(shape, **kw):
+            return make_arg(shape, dtype, low=-2.0, high=2.0, rng=rng, **kw)
+
+        def out(shape, dim, **kw):  # a real (log_)softmax output, as autograd passes
+            x = make_arg(shape, dt.float64, low=-3.0, high=3.0, rng=rng)
+            e = np.exp(np.asarray(x) - np.asarray(x).max(axis=dim, keepdims=True))
+            y = e / e.sum(axis=dim, keepdims=True)
+            return tensor_of(np.log(y) if log else y, dtype)
+
+        yield SampleInput((a((3, 40)), out((3, 40), 1), 1, dtype), {}, "last dim")
+        yield SampleInput((a((3, 4)), out((3, 4), 0), 0, dtype), {}, "first dim")
+        yield SampleInput((a((2, 3, 4), noncontiguous=True), out((2, 3, 4), 1), -2, dtype), {},
+                          "noncontiguous grad, middle dim")
+        yield SampleInput((a((0, 3)), a((0, 3)), 1, dtype), {}, "zero-size")
+        yield SampleInput((a((5, 700)), out((5, 700), 1), -1, _upcast(dtype)), {}, "long rows, wider input_dtype")
+    return samples
+
+
+def _softmax_backward_ref(log: bool):
+    @quiet_ref
+    def ref(g, y, dim, input_dtype):
+        g, y = np.asarray(g, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        if log:
+            return g - np.exp(y) * g.sum(axis=dim, keepdims=True)
+        return y * (g - (g * y).sum(axis=dim, keepdims=True))
+    return ref
+
+
+def _softmax_backward_errors(name: str):
+    def errors(rng):
+        x = make_arg((2, 3), dt.float32, rng=rng)
+        yield error((make_arg((2, 4), dt.float32, rng=rng), x, 1, dt.float32), RuntimeError,
+                    f"{name}: grad_output of size [2, 4] does not match output of size [2, 3]")
+        yield error((x, x, 2, dt.float32), IndexError,
+                    "Dimension out of range (expected to be in range of [-2, 1], but got 2)")
+    return errors
+
+
 def _input64(a, dtype):
     return np.asarray(a, dtype=np.float64) if dtype is None else np.asarray(a).astype(np.float64)
 
@@ -336,6 +376,10 @@ OPS = [
            errors=_softmax_errors("softmax")),
     OpInfo("log_softmax.int", _softmax_samples, ref=_log_softmax_ref, tolerances=HALF_TOL,
            errors=_softmax_errors("log_softmax")),
+    OpInfo("_softmax_backward_data", _softmax_backward_samples(False), ref=_softmax_backward_ref(False),
+           tolerances=HALF_TOL, errors=_softmax_backward_errors("_softmax_backward_data")),
+    OpInfo("_log_softmax_backward_data", _softmax_backward_samples(True), ref=_softmax_backward_ref(True),
+           tolerances=HALF_TOL, errors=_softmax_backward_errors("_log_softmax_backward_data")),
     OpInfo("layer_norm", _layer_norm_samples, ref=_layer_norm_ref, tolerances=HALF_TOL,
            errors=_layer_norm_errors),
     OpInfo("_layer_norm_backward", _layer_norm_backward_samples, ref=_layer_norm_backward_ref, tolerances=HALF_TOL,

@@ -12,7 +12,14 @@ from ....dispatch.library import kernel
 from ...meta import normalization as meta_norm
 from ...meta import reductions as meta
 from ...meta.common import new_output, wrap_dim
-from ..normalization import cross_entropy_into, layer_norm_backward_into, layer_norm_into, scan, softmax_into
+from ..normalization import (
+    cross_entropy_into,
+    layer_norm_backward_into,
+    layer_norm_into,
+    scan,
+    softmax_backward_into,
+    softmax_into,
+)
 from ..reduction import reduce
 
 __all__ = ["norm_mode"]
@@ -162,6 +169,18 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     n = meta_norm.layer_norm_dims(input, normalized_shape, weight, bias)
     out = new_output(input._sizes, input.dtype, input.device)
     return layer_norm_into(input, n, weight, bias, eps, out)
+
+
+@kernel("CUDA")
+def softmax_backward_data(grad_output, output, dim, input_dtype):
+    res = meta_norm.softmax_backward_output(grad_output, output, dim, input_dtype, "_softmax_backward_data")
+    return softmax_backward_into(grad_output, output, wrap_dim(dim, output.dim()) if output.dim() else 0, False, res)
+
+
+@kernel("CUDA")
+def log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    res = meta_norm.softmax_backward_output(grad_output, output, dim, input_dtype, "_log_softmax_backward_data")
+    return softmax_backward_into(grad_output, output, wrap_dim(dim, output.dim()) if output.dim() else 0, True, res)
 
 
 @kernel("CUDA")
