@@ -93,13 +93,26 @@ def test_synchronizing_inside_capture_raises_and_leaves_cuda_usable():
     np.testing.assert_allclose(float((x + 1).sum().item()), float(_np(x).sum() + 64), rtol=1e-5)
 
 
-def test_random_ops_are_refused_under_capture():
-    x = _rand(64)
+def test_random_ops_draw_fresh_numbers_each_replay_like_eager():
+    """Note [Random ops under capture]: replays read the generator's state at launch time."""
+    x = st.ones(4096, device="cuda")
+    st.nn.functional.dropout(x, 0.5)
     g = cuda.CUDAGraph()
-    with pytest.raises(RuntimeError, match="random ops cannot be captured"):
-        with cuda.graph(g):
-            x.uniform_()
-    x.uniform_()  # and fine eagerly afterwards
+    with cuda.graph(g):
+        y = st.nn.functional.dropout(x, 0.5)
+        u = st.empty(1000, device="cuda").uniform_()
+    cuda.manual_seed(7)
+    g.replay()
+    first = (_np(y), _np(u))
+    g.replay()
+    second = (_np(y), _np(u))
+    assert not np.array_equal(first[0], second[0]) and not np.array_equal(first[1], second[1])
+    assert set(np.unique(first[0])) <= {0.0, 2.0} and 0.4 < (first[0] == 0).mean() < 0.6
+    cuda.manual_seed(7)  # the same ops run eagerly from the same generator state draw the same numbers
+    eager = [(_np(st.nn.functional.dropout(x, 0.5)), _np(st.empty(1000, device="cuda").uniform_())) for _ in range(2)]
+    for (ey, eu), (gy, gu) in zip(eager, (first, second)):
+        np.testing.assert_array_equal(gy, ey)
+        np.testing.assert_array_equal(gu, eu)
 
 
 def test_capture_error_mode_is_checked():

@@ -25,9 +25,14 @@ unsafe call that invalidates a global-mode capture), and cached blocks are never
 the driver while a capture is underway.
 
 Note [Random ops under capture]
-A Philox kernel takes its (seed, offset) as launch arguments; captured, every replay would draw
-the same numbers. torch moves the offset to device memory for graphs; strided does not yet, so
-a random op on a capturing stream raises instead of silently repeating its draws.
+An eager Philox kernel takes its (seed, offset) as launch arguments and the generator's offset
+advances by one per draw; captured like that, every replay would repeat the same numbers. As
+torch's graph-safe generator state does, a draw under capture instead reads {seed, base offset}
+from a small device buffer the graph owns per generator, plus its own place among the graph's
+draws of that generator (0, 1, ...). Before each launch, :meth:`CUDAGraph.replay` writes the
+generator's current seed and offset into that buffer (a stream-ordered copy) and advances the
+generator's offset by the graph's number of draws. Replays therefore draw fresh numbers, the
+same ones the same ops would draw eagerly from that generator state.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from . import driver
 from .driver import CudaError, check, cu
 
 __all__ = ["CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing", "captures_underway",
-           "relaxed_capture_mode", "check_not_capturing_random", "stream_is_capturing"]
+           "relaxed_capture_mode", "capture_philox", "stream_is_capturing"]
 
 _MODES = ("global", "thread_local", "relaxed")
 _ACTIVE = 1  # CU_STREAM_CAPTURE_STATUS_ACTIVE
@@ -53,6 +58,7 @@ class _Count:
 
 
 _underway = _Count()  # captures underway in this process (hot paths test this one int)
+_capturing: dict[int, CUDAGraph] = {}  # capturing stream handle -> its graph
 
 
 def captures_underway() -> int:
@@ -111,12 +117,22 @@ def stream_is_capturing(stream: int) -> bool:
     return bool(stream) and int(check(cu().cuStreamIsCapturing(stream))) == _ACTIVE
 
 
-def check_not_capturing_random(op: str, stream: int) -> None:
-    """Refuse a random op on a capturing stream (Note [Random ops under capture])."""
-    if stream_is_capturing(stream):
-        raise RuntimeError(f"{op}: random ops cannot be captured in a CUDA graph by strided yet: the Philox "
-                           "seed and offset would be frozen into the graph and every replay would draw the "
-                           "same numbers. Draw them outside the captured region.")
+def capture_philox(gen, stream: int, device) -> tuple[int, int]:
+    """(device pointer of ``gen``'s {seed, base offset} in the graph capturing ``stream``, this draw's
+    offset from the base): Note [Random ops under capture]."""
+    g = _capturing.get(stream)
+    if g is None:  # a stream joined to a capture: find the graph by capture id
+        _, cid = _capture_status(stream)
+        g = next((x for x in _capturing.values() if x._capture_id == cid), None)
+        if g is None:
+            raise RuntimeError("random op on a stream captured by something other than a strided CUDAGraph")
+    return g._philox(gen, device)
+
+
+def _int64():
+    from ... import dtypes
+
+    return dtypes.int64
 
 
 def graph_pool_handle() -> tuple[int, int]:
@@ -144,6 +160,8 @@ class CUDAGraph:
         self._alloc = None
         self._capturing = False
         self._nodes = 0
+        self._capture_id = None
+        self._rng: dict[int, list] = {}  # id(generator) -> [generator, state tensor, host buffer, draws]
 
     # ------------------------------------------------------------------ capture
     def capture_begin(self, pool=None, capture_error_mode: str = "global") -> None:
@@ -191,7 +209,9 @@ class CUDAGraph:
             alloc.release_pool(pool_id)
             raise
         self._pool, self._device, self._stream, self._alloc = pool_id, dev, stream, alloc
+        self._capture_id = ids["id"]
         self._capturing = True
+        _capturing[stream] = self
 
     def capture_end(self) -> None:
         """End the capture and instantiate the graph (unless ``keep_graph``)."""
@@ -220,6 +240,7 @@ class CUDAGraph:
     def _end_capture(self):
         """End the stream capture and the pool routing; the CUgraph, or None if it was invalidated."""
         self._capturing = False
+        _capturing.pop(self._stream, None)
         _underway.n -= 1
         self._alloc.end_allocate_to_pool(self._pool)
         err, g = cu().cuStreamEndCapture(self._stream)
@@ -249,6 +270,19 @@ class CUDAGraph:
         flag = int(cu().CUgraphInstantiate_flags.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)
         self._exec = check(cu().cuGraphInstantiate(self._graph, flag))
 
+    def _philox(self, gen, device) -> tuple[int, int]:
+        entry = self._rng.get(id(gen))
+        if entry is None:
+            import numpy as np
+
+            from ...factories import empty
+
+            state = empty(2, dtype=_int64(), device=device)  # from this graph's pool, kept by the graph
+            entry = self._rng[id(gen)] = [gen, state, np.zeros(2, dtype=np.uint64), 0]
+        offset = entry[3]
+        entry[3] += 1
+        return entry[1].data_ptr(), offset
+
     # ------------------------------------------------------------------ use
     def replay(self) -> None:
         """Launch the captured work on the current stream."""
@@ -259,7 +293,13 @@ class CUDAGraph:
         from .streams import current_stream_handle
 
         driver.ensure_context(self._device)
-        check(cu().cuGraphLaunch(self._exec, current_stream_handle(self._device)))
+        stream = current_stream_handle(self._device)
+        for gen, state, host, draws in self._rng.values():  # Note [Random ops under capture]
+            host[0] = gen.initial_seed() & ((1 << 64) - 1)
+            host[1] = gen.philox_offset
+            gen.philox_offset += draws
+            check(cu().cuMemcpyHtoDAsync(state.data_ptr(), host.ctypes.data, 16, stream))  # pageable: staged now
+        check(cu().cuGraphLaunch(self._exec, stream))
 
     def pool(self) -> tuple[int, int]:
         """The id of this graph's memory pool; pass it to another capture to share the memory."""
@@ -290,6 +330,7 @@ class CUDAGraph:
             if self._graph is not None:
                 check(cu().cuGraphDestroy(self._graph))
         self._exec = self._graph = None
+        self._rng.clear()
         self._release_pool()
 
     def _release_pool(self) -> None:

@@ -39,7 +39,7 @@ CTYPES = {
 COPY_FMT = "<QQqq8q8q8q"
 FILL_FMT = "<Qqq8q8qdq"
 ARANGE_FMT = "<Qqddqq"
-RANDOM_FMT = "<QQqQQqddqQ"
+RANDOM_FMT = "<QQqQQqddqQQ"
 
 
 @cache
@@ -221,11 +221,12 @@ def arange_kernel(dev: int, dtype: _dtype, ptr: int, n: int, start, step, stream
 
 def random_kernel(dev: int, dtype: _dtype, ptr: int, n: int, seed: int, offset: int, mode: int,
                   a: float = 0.0, b: float = 0.0, lo: int = 0, rng: int = 1, prob_ptr: int = 0,
-                  stream: int = 0) -> None:
-    """Philox fill of a contiguous buffer (mode 0 uniform, 1 normal, 2 integers, 3 bernoulli)."""
+                  stream: int = 0, state_ptr: int = 0) -> None:
+    """Philox fill of a contiguous buffer (mode 0 uniform, 1 normal, 2 integers, 3 bernoulli);
+    ``state_ptr``: device {seed, base offset} read at run time, ``offset`` then added to the base."""
     if n == 0:
         return
     k = get_kernel(source("random.cu", dtype.name), "philox_fill", RANDOM_FMT, dev)
     grid, block = launch_config(n)
     k(grid, block, stream, ptr, prob_ptr, n, seed & ((1 << 64) - 1), offset, mode, float(a), float(b),
-      int(lo), int(rng))
+      int(lo), int(rng), state_ptr)

@@ -14,7 +14,7 @@ from ..allocator import allocate_storage
 from ..copies import copy_ as _copy_impl
 from ..copies import is_dense
 from ..driver import check, cu
-from ..graphs import captures_underway, check_not_capturing_random
+from ..graphs import capture_philox, captures_underway, stream_is_capturing
 from ..streams import current_stream_handle
 from . import arange_kernel, copy_kernel, fill_kernel, random_kernel
 
@@ -93,17 +93,16 @@ def resize_(self, size, *, memory_format=None):
     return self
 
 
-_RANDOM_OPS = ("uniform_", "normal_", "random_", "bernoulli_")
-
-
 def _random(self, mode, generator, a=0.0, b=0.0, lo=0, rng=1, prob=None):
     i = self.device.index
     stream = current_stream_handle(i)
-    if captures_underway():
-        check_not_capturing_random(_RANDOM_OPS[mode], stream)
     gen = generator if generator is not None else default_generator_for(self.device)
-    offset = gen.philox_offset
-    gen.philox_offset = offset + 1
+    state_ptr = 0
+    if captures_underway() and stream_is_capturing(stream):  # Note [Random ops under capture]
+        state_ptr, offset = capture_philox(gen, stream, self.device)
+    else:
+        offset = gen.philox_offset
+        gen.philox_offset = offset + 1
     n = self.numel()
     dense = is_dense(self._sizes, self._strides)
     target = self if dense else _empty_dense(self)
@@ -113,7 +112,7 @@ def _random(self, mode, generator, a=0.0, b=0.0, lo=0, rng=1, prob=None):
         keep = prob.to(dtype=self.dtype).contiguous()
         prob_ptr = keep.data_ptr()
     random_kernel(i, self.dtype, target.data_ptr(), n, gen.initial_seed(), offset, mode, a, b, lo, rng,
-                  prob_ptr, stream)
+                  prob_ptr, stream, state_ptr)
     if not dense:
         copy_kernel(i, self.dtype, self.dtype, self.data_ptr(), target.data_ptr(), self._sizes,
                     self._strides, _dense(self._sizes), stream)

@@ -12,6 +12,8 @@ struct RandomParams {
   double b;
   i64 lo;
   u64 range;
+  const u64* state;  // under CUDA graph capture: {seed, base offset} read at run time (offset is then
+                     // the draw's place in the graph; Note [Random ops under capture])
 };
 
 __device__ __forceinline__ uint4 philox(uint4 c, uint2 k) {
@@ -31,11 +33,13 @@ __device__ __forceinline__ double u01(unsigned x, unsigned y) {  // [0, 1) with 
 
 extern "C" __global__ void philox_fill(const RandomParams p) {
   i64 stride = (i64)blockDim.x * gridDim.x;
-  uint2 key = make_uint2((unsigned)p.seed, (unsigned)(p.seed >> 32));
+  const u64 seed = p.state ? p.state[0] : p.seed;
+  const u64 offset = p.state ? p.state[1] + p.offset : p.offset;
+  uint2 key = make_uint2((unsigned)seed, (unsigned)(seed >> 32));
   for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += stride) {
     u64 g = (u64)i;
-    uint4 r = philox(make_uint4((unsigned)g, (unsigned)(g >> 32), (unsigned)p.offset,
-                                (unsigned)(p.offset >> 32)), key);
+    uint4 r = philox(make_uint4((unsigned)g, (unsigned)(g >> 32), (unsigned)offset,
+                                (unsigned)(offset >> 32)), key);
     double v;
     if (p.mode == 0) {
       v = p.a + u01(r.x, r.y) * (p.b - p.a);
