@@ -5,6 +5,15 @@ embeddings, pre-LayerNorm blocks of causal self-attention and a GELU MLP) from `
 trains it with AdamW on the text the package ships (``strided/data/shakespeare.txt``), showing
 the loss, tokens/s and memory as it goes, then prints a sample. On CUDA it trains under autocast
 (bfloat16) with the fused AdamW; the tiny configuration trains on a laptop CPU in under a minute.
+``--cuda-graph`` captures forward and backward once and replays them (Note [Demo graph]).
+
+Note [Demo graph]
+With ``--cuda-graph`` the first steps run eagerly on a side stream (optimizer state, kernels,
+cuBLASLt handles), then one step's forward and backward are captured into a CUDA graph with the
+batch in static tensors. Every later step copies its batch into them, replays the graph (which
+writes fresh gradients into the same .grad tensors, so no zero_grad) and runs the fused AdamW
+step eagerly, so the learning-rate schedule still applies. Dropout draws fresh masks on every
+replay (Note [Random ops under capture]).
 """
 
 from __future__ import annotations
@@ -212,7 +221,46 @@ def evaluate(model: GPT, data: CharData, cfg: Config, amp_ctx, batches: int = 4)
     return sum(losses) / len(losses)
 
 
-def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log=print) -> dict:
+class GraphedStep:
+    """Forward + backward of one batch as a CUDA graph (Note [Demo graph])."""
+
+    WARMUP = 3  # eager steps on the side stream before the capture
+
+    def __init__(self, model, opt, amp_ctx):
+        self.model, self.opt, self.amp_ctx = model, opt, amp_ctx
+        self.side = st.cuda.Stream()
+        self.graph = None
+        self.x = self.y = self.loss = None
+        self.steps = 0
+
+    def __call__(self, x, y):
+        """Loss of (x, y) with .grad filled; the first WARMUP calls run eagerly."""
+        if self.steps < self.WARMUP:
+            self.steps += 1
+            self.side.wait_stream(st.cuda.current_stream())
+            with st.cuda.stream(self.side):
+                with self.amp_ctx():
+                    _, loss = self.model(x, y)
+                self.opt.zero_grad(set_to_none=True)
+                loss.backward()
+            st.cuda.current_stream().wait_stream(self.side)
+            return loss
+        if self.graph is None:
+            self.x, self.y = x.clone(), y.clone()
+            self.opt.zero_grad(set_to_none=True)  # the captured backward allocates the static grads
+            self.graph = st.cuda.CUDAGraph()
+            with st.cuda.graph(self.graph, stream=self.side):
+                with self.amp_ctx():
+                    _, self.loss = self.model(self.x, self.y)
+                self.loss.backward()
+        self.x.copy_(x)
+        self.y.copy_(y)
+        self.graph.replay()
+        return self.loss.detach().clone()  # the static loss is overwritten by the next replay
+
+
+def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log=print,
+          cuda_graph: bool = False) -> dict:
     """Train ``cfg`` on ``device``; returns the losses and timings (the CLI prints them)."""
     st.manual_seed(seed)
     data = CharData(load_text(), device, seed)
@@ -224,10 +272,13 @@ def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log
     def amp_ctx():
         return st.autocast(device.type, dtype=amp_dtype, enabled=use_amp)
 
+    if cuda_graph and device.type != "cuda":
+        raise ValueError(f"cuda_graph=True needs a CUDA device, got {device}")
+    graphed = GraphedStep(model, opt, amp_ctx) if cuda_graph else None
     log(f"strided {st.__version__}: GPT {cfg.n_layer} layers x {cfg.n_embd} wide, {cfg.n_head} heads, "
         f"context {cfg.block_size}, {n_params / 1e6:.2f}M parameters, vocab {data.vocab_size}; "
-        f"device {device}, autocast {'bfloat16' if use_amp else 'off'}, fused AdamW; "
-        f"{len(data.train):,} training characters")
+        f"device {device}, autocast {'bfloat16' if use_amp else 'off'}, fused AdamW"
+        f"{', forward + backward as a CUDA graph' if cuda_graph else ''}; {len(data.train):,} training characters")
     history = []  # detached 0-dim losses, read back once at the end
     shown, last_read = float("nan"), 0.0
     tokens_per_step = cfg.batch_size * cfg.block_size
@@ -243,10 +294,13 @@ def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log
             profile = step == cfg.steps - 1
             ctx = count_ops() if profile else contextlib.nullcontext()
             with ctx as counted:
-                with amp_ctx():
-                    _, loss = model(x, y)
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
+                if graphed is not None:
+                    loss = graphed(x, y)
+                else:
+                    with amp_ctx():
+                        _, loss = model(x, y)
+                    opt.zero_grad(set_to_none=True)
+                    loss.backward()
                 opt.step()
             if profile:
                 stats = counted
@@ -298,6 +352,9 @@ def main(argv=None) -> int:
                         help="characters to sample after training (0: none)")
     parser.add_argument("--amp", action=argparse.BooleanOptionalAction, default=None,
                         help="autocast to bfloat16 (default: on for cuda, off for cpu)")
+    parser.add_argument("--cuda-graph", action="store_true",
+                        help="capture forward + backward as a CUDA graph after 3 eager steps and replay it "
+                             "(cuda only; the optimizer step stays eager)")
     parser.add_argument("--threads", type=int, default=None,
                         help="CPU BLAS threads (default: 1 for the tiny config, whose matrices are too "
                              "small to gain from more; else the library default)")
@@ -311,12 +368,14 @@ def main(argv=None) -> int:
             parser.error("--steps must be positive")
         cfg = replace(cfg, steps=args.steps, warmup=min(cfg.warmup, max(1, args.steps // 10)))
     use_amp = device.type == "cuda" if args.amp is None else args.amp
+    if args.cuda_graph and device.type != "cuda":
+        parser.error("--cuda-graph needs --device cuda")
     if args.threads is not None or (device.type == "cpu" and cfg.n_embd <= 64):
         # Note [Demo threads]: GEMMs of a few MFLOP lose to BLAS threads' start-up and, on a
         # busy machine, to their spin-waiting (measured 4x slower per step with 2 threads on 2 cores).
         st.set_num_threads(args.threads or 1)
 
-    result = train(cfg, device, use_amp, args.seed, args.sample_tokens)
+    result = train(cfg, device, use_amp, args.seed, args.sample_tokens, cuda_graph=args.cuda_graph)
     losses = result["losses"]
     tail = losses[-min(10, len(losses)):]
     print(f"\nloss {losses[0]:.3f} (step 1; ln(vocab) = {math.log(len(set(load_text()))):.3f}) -> "

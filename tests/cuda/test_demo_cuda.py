@@ -57,3 +57,15 @@ def test_grad_scaler_on_cuda_float16():
         scaler.update()
         losses.append(loss.item())
     assert losses[-1] < losses[0] and scaler.get_scale() == 2.0**11
+
+
+def test_small_config_loss_falls_with_the_cuda_graph():
+    """Note [Demo graph]: forward + backward replayed from a graph, dropout drawing fresh masks."""
+    cfg = replace(demo.CONFIGS["small"], steps=150, warmup=20)
+    result = demo.train(cfg, st.device("cuda"), use_amp=True, seed=0, sample_tokens=20, log=lambda *a: None,
+                        cuda_graph=True)
+    losses = result["losses"]
+    assert abs(losses[0] - math.log(len(set(demo.load_text())))) < 0.3
+    assert sum(losses[-10:]) / 10 < 2.6, losses[-10:]
+    assert len(set(losses[-10:])) == 10  # each replay computed its own batch's loss
+    assert math.isfinite(result["val_loss"]) and len(result["sample"]) == 20
