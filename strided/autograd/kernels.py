@@ -279,16 +279,16 @@ def _attach(node, info, outputs) -> None:
             set_history(o, node, i)
 
 
-_CURRENT_STREAM = []  # [strided.cuda.current_stream], filled on the first CUDA node
+_CURRENT_STREAM = []  # [backends.cuda.streams.current_stream_at], filled on the first CUDA node
 
 
 def _set_stream(node, outs) -> None:
-    """Note [Backward streams] (strided.cuda is imported only for CUDA graphs, once)."""
+    """Note [Backward streams]: the node remembers the current stream of its outputs' device."""
     if not _CURRENT_STREAM:
-        from ..cuda import current_stream
+        from ..backends.cuda.streams import current_stream_at
 
-        _CURRENT_STREAM.append(current_stream)
-    node.stream = _CURRENT_STREAM[0](outs[0].device)
+        _CURRENT_STREAM.append(current_stream_at)
+    node.stream = _CURRENT_STREAM[0](outs[0].device.index)
 
 
 def make_functional_kernel(op, info):

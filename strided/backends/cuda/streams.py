@@ -16,7 +16,7 @@ from .device import _index, current_device
 from .driver import check, cu
 
 __all__ = ["Stream", "Event", "current_stream", "default_stream", "set_stream", "stream",
-           "current_stream_handle"]
+           "current_stream_handle", "current_stream_at"]
 
 _tls = threading.local()
 _free_streams: dict[tuple[int, int], list[int]] = {}
@@ -207,6 +207,16 @@ def current_stream(device=None) -> Stream:
     if s is None:
         s = _streams()[i] = Stream._default(i)
     return s
+
+
+def current_stream_at(i: int) -> Stream:
+    """Hot path of :func:`current_stream` for a device index (autograd records it per node)."""
+    s = getattr(_tls, "streams", None)
+    if s is not None:
+        st = s.get(i)
+        if st is not None:
+            return st
+    return current_stream(i)
 
 
 def current_stream_handle(i: int) -> int:
