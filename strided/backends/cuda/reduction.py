@@ -54,6 +54,9 @@ COL_VEC = 4  # RED_CV of reduce.cu
 INNER_WARPS_PER_SM = 16  # inner path: split rows across warps until this many warps per SM (a split costs a
 # workspace and a combine launch: H200, 4096 bf16 rows of 4096: 16 beat 64)
 OUTER_BLOCKS_PER_SM = 1  # outer path: split columns until this many blocks per SM (H200 fp32 16384^2: 1 beat 2-4)
+OUTER_NO_SPLIT_BYTES = 256 << 10  # outer path: no split while one block reads at most this much (a split's
+# workspace and combine launch cost ~20 us of host time, more than the few us of GPU time it saves on
+# small inputs such as the bias gradients of a training step: (1024, 768) fp32 summed over rows)
 
 
 @cache
@@ -221,8 +224,11 @@ def reduce(op: str, x: Tensor, out: Tensor, dims, *, cast: dt.dtype | None = Non
         by = max(min(_BLOCK // group, _pow2(R)), max(1, 32 // group))
         block = group * by
         colblocks = -(-cols // group)
-        want = -(-(sms * OUTER_BLOCKS_PER_SM) // colblocks)
-        splits, chunk = _split(R, want, by * 16, 1)
+        if R * group * (COL_VEC if vec_cols else 1) * x.dtype.itemsize <= OUTER_NO_SPLIT_BYTES:
+            splits, chunk = 1, R
+        else:
+            want = -(-(sms * OUTER_BLOCKS_PER_SM) // colblocks)
+            splits, chunk = _split(R, want, by * 16, 1)
         name, ws_os, ws_ss = ("reduce_outer_vec" if vec_cols else "reduce_outer"), 1, n_out
         grid = min(colblocks * splits, sms * 64)
     ws = workspace(n_out * splits * STATE_BYTES, x.device) if splits > 1 else None

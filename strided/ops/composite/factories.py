@@ -74,15 +74,19 @@ def zero_(self):
 
 
 def _like(self, dtype, layout, device, pin_memory, memory_format):
+    """torch's preserve_format: a contiguous or non-dense input gives a contiguous result, a dense
+    permuted one (channels_last included) the same strides."""
     mf = memory_format or "preserve_format"
     d = dtype or self.dtype
     dev = device if device is not None else self.device
-    if mf == "preserve_format" and self._is_non_overlapping_and_dense() and not self.is_contiguous():
-        return ops.empty_strided(self._sizes, self._strides, dtype=d, layout=layout, device=dev,
-                                 pin_memory=pin_memory)
     if mf == "preserve_format":
-        mf = "channels_last" if (self.dim() == 4 and not self.is_contiguous()
-                                  and self.is_contiguous("channels_last")) else "contiguous_format"
+        if self.is_contiguous():
+            mf = "contiguous_format"
+        elif self._is_non_overlapping_and_dense():
+            return ops.empty_strided(self._sizes, self._strides, dtype=d, layout=layout, device=dev,
+                                     pin_memory=pin_memory)
+        else:
+            mf = "channels_last" if self.dim() == 4 and self.is_contiguous("channels_last") else "contiguous_format"
     return ops.empty(self._sizes, dtype=d, layout=layout, device=dev, pin_memory=pin_memory, memory_format=mf)
 
 
