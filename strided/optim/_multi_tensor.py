@@ -20,7 +20,7 @@ def multi_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, sta
     for (p, g, m, v, vmax, steps), _ in group_by_device_and_dtype(lists).values():
         if maximize:
             g = ops._foreach_neg.default(g)
-        add_to_steps(steps, 1.0)
+        values = add_to_steps(steps, 1.0)
         if weight_decay != 0:
             if decoupled:
                 ops._foreach_mul_.Scalar(p, 1 - lr * weight_decay)
@@ -32,7 +32,8 @@ def multi_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, sta
         ops._foreach_mul_.Scalar(v, beta2)
         ops._foreach_addcmul_.Scalar(v, g, g, 1 - beta2)
         del g
-        values = [step_value(s) for s in steps]
+        if values is None:  # steps on the device (torch's capturable layout)
+            values = [step_value(s) for s in steps]
         step_size = [-(lr / (1 - beta1 ** s)) for s in values]
         bc2_sqrt = [(1 - beta2 ** s) ** 0.5 for s in values]
         if amsgrad:

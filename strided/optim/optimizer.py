@@ -88,20 +88,24 @@ def step_value(step) -> float:
     return float(step.item()) if isinstance(step, Tensor) else float(step)
 
 
-def add_to_steps(steps, delta: float) -> None:
+def add_to_steps(steps, delta: float) -> list[float] | None:
     """``steps += delta``: CPU 0-dim step tensors are bumped on the host (no op dispatch per step,
-    Note [Step tensors]); device steps by one ``_foreach_add_``."""
+    Note [Step tensors]) and their new values returned, read in the same pass; device steps are
+    bumped by one ``_foreach_add_`` (None is returned: reading them would synchronize)."""
     from ..backends.cpu.common import as_numpy
     from ..ops import bound as ops
 
     if not steps:
-        return
+        return []
     if steps[0].device.type == "cpu":
+        values = []
         for s in steps:
             a = as_numpy(s)
-            a[...] = a + delta
-    else:
-        ops._foreach_add_.Scalar(steps, delta)
+            a += delta
+            values.append(float(a))
+        return values
+    ops._foreach_add_.Scalar(steps, delta)
+    return None
 
 
 # Note [Step tensors]
