@@ -118,7 +118,7 @@ def _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, s
     for i, param in enumerate(params):
         grad = grads[i] if not maximize else -grads[i]
         exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
-        add_to_steps([step_t], 1.0)
+        bumped = add_to_steps([step_t], 1.0)  # the new value, read in the same pass (CPU steps)
         if weight_decay != 0:
             if decoupled:
                 param.mul_(1 - lr * weight_decay)
@@ -126,7 +126,7 @@ def _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, s
                 grad = grad.add(param, alpha=weight_decay)
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        step = step_value(step_t)
+        step = bumped[0] if bumped is not None else step_value(step_t)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         step_size = lr / bias_correction1
