@@ -1,7 +1,8 @@
 """Python operators of ``Tensor`` (``+ - * / // % ** @``, comparisons, logical, in-place forms).
 
 A mixin so that tensor.py holds metadata and conversions only. Every operator calls an operator
-packet in ``strided.ops.bound``, which picks the overload (Tensor or Scalar) from the arguments.
+packet in ``strided.ops.bound``, which picks the overload (Tensor or Scalar) from the arguments;
+Note [Tensor-Tensor operators] skips that choice when both operands are tensors.
 """
 
 from __future__ import annotations
@@ -12,6 +13,22 @@ from .ops import bound as _ops
 __all__ = ["TensorOperators"]
 
 
+# Note [Tensor-Tensor operators]
+# ``a + b`` with two tensors always resolves to the ``.Tensor`` overload, so the binary dunders
+# call it directly instead of asking the packet to match the arguments (a type tuple and a cache
+# lookup per call, about a microsecond of an eager small op). Any other operand goes through the
+# packet as before. The overloads are looked up once, on first use (the registry fills
+# ``strided.ops.bound`` after this module is imported).
+class _TensorOverloads:
+    def __getattr__(self, name):
+        op = getattr(_ops, name).Tensor
+        setattr(self, name, op)
+        return op
+
+
+_T = _TensorOverloads()
+
+
 class TensorOperators:
     """Operator dunders shared by ``Tensor`` (no state of its own)."""
 
@@ -19,6 +36,8 @@ class TensorOperators:
 
     # arithmetic (overload resolution happens in the bound packets)
     def __add__(self, other):
+        if isinstance(other, TensorOperators):
+            return _T.add(self, other)
         return _ops.add(self, other)
 
     def __radd__(self, other):
@@ -28,6 +47,8 @@ class TensorOperators:
         return self.add_(other)
 
     def __sub__(self, other):
+        if isinstance(other, TensorOperators):
+            return _T.sub(self, other)
         return _ops.sub(self, other)
 
     def __rsub__(self, other):
@@ -37,6 +58,8 @@ class TensorOperators:
         return self.sub_(other)
 
     def __mul__(self, other):
+        if isinstance(other, TensorOperators):
+            return _T.mul(self, other)
         return _ops.mul(self, other)
 
     def __rmul__(self, other):
@@ -46,6 +69,8 @@ class TensorOperators:
         return self.mul_(other)
 
     def __truediv__(self, other):
+        if isinstance(other, TensorOperators):
+            return _T.div(self, other)
         return _ops.div(self, other)
 
     def __rtruediv__(self, other):
@@ -113,21 +138,33 @@ class TensorOperators:
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def __eq__(self, other):  # noqa: D105 - elementwise, as torch
+        if isinstance(other, TensorOperators):
+            return _T.eq(self, other)
         return _ops.eq(self, other)
 
     def __ne__(self, other):
+        if isinstance(other, TensorOperators):
+            return _T.ne(self, other)
         return _ops.ne(self, other)
 
     def __lt__(self, other):
+        if isinstance(other, TensorOperators):
+            return _T.lt(self, other)
         return _ops.lt(self, other)
 
     def __le__(self, other):
+        if isinstance(other, TensorOperators):
+            return _T.le(self, other)
         return _ops.le(self, other)
 
     def __gt__(self, other):
+        if isinstance(other, TensorOperators):
+            return _T.gt(self, other)
         return _ops.gt(self, other)
 
     def __ge__(self, other):
+        if isinstance(other, TensorOperators):
+            return _T.ge(self, other)
         return _ops.ge(self, other)
 
 

@@ -19,8 +19,6 @@ view becomes a view of that. ``out=`` overloads refuse inputs that require grad 
 
 from __future__ import annotations
 
-import functools
-
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
 from .graph import (
@@ -324,7 +322,13 @@ def make_functional_kernel(op, info):
 def _below(op, keyset):
     """The call below Autograd: a redispatch to the backend key of ``keyset``, or (None: the kernel
     called directly, not through the dispatcher) a dispatch from the arguments."""
-    return op if keyset is None else functools.partial(op.redispatch, keyset & 0xF)
+    if keyset is None:
+        return op
+    # the backend kernel itself, resolved once: a cache clear on ``op`` (a new registration, tracing
+    # on or off) drops this Autograd kernel too, so it is never stale (Note [Autograd redispatch])
+    backend = keyset & 0xF
+    fn = op._cache.get(backend)
+    return fn if fn is not None else op._resolve(backend)
 
 
 def make_inplace_kernel(op, info):

@@ -93,7 +93,7 @@ class OpOverload:
     __slots__ = (
         "schema", "namespace", "name", "overload_name", "location", "_dispatch_names", "_kernels",
         "_cache", "_tensor_args", "_device_arg", "__name__", "__qualname__", "packet", "device_check",
-        "_mutated", "_mutated_lists",
+        "_mutated", "_mutated_lists", "_lead",
     )
 
     def __init__(self, schema, namespace: str = "aten", location: str = "", dispatch_names=None,
@@ -118,6 +118,11 @@ class OpOverload:
                 device_arg = (i, arg.name)
         self._tensor_args = tuple(tensor_args)
         self._device_arg = device_arg
+        # Note [Keyset fast path]: 1 or 2 when the Tensor arguments are exactly the first one or two
+        # positional arguments (no lists, no Device argument), else 0
+        positions = tuple(i for i, _, _ in tensor_args)
+        self._lead = (len(positions) if positions in ((0,), (0, 1)) and device_arg is None
+                      and not any(is_list for _, _, is_list in tensor_args) else 0)
         # Note [Version counter]: (position, name) of the first written-to Tensor argument, or None
         self._mutated = next(((i, a.name) for i, a in enumerate(schema.arguments)
                               if a.annotation is not None and a.annotation.is_write
@@ -131,7 +136,31 @@ class OpOverload:
 
     # ------------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
-        keyset = self._keyset(args, kwargs)
+        # Note [Keyset fast path]: the common call (leading Tensor arguments on one device) reads
+        # each tensor's cached backend key; anything else (kwargs tensors, mixed devices, lists,
+        # a Device argument) takes the general ``_keyset``. Both give the same keyset.
+        lead = self._lead
+        if lead and len(args) >= lead:
+            a = args[0]
+            if isinstance(a, _Tensor):
+                keyset = a._key
+                grad = a.requires_grad
+                if lead == 2:
+                    b = args[1]
+                    if isinstance(b, _Tensor):
+                        if b.device is not a.device:
+                            keyset = self._keyset(args, kwargs)
+                            grad = False
+                        elif b.requires_grad:
+                            grad = True
+                if grad and grad_mode.enabled:
+                    keyset |= AUTOGRAD_BIT
+                if autocast_state.active and autocast_state.tls.mask >> (keyset & 0xF) & 1:
+                    keyset |= AUTOCAST_BIT
+            else:
+                keyset = self._keyset(args, kwargs)
+        else:
+            keyset = self._keyset(args, kwargs)
         fn = self._cache.get(keyset)
         if fn is None:
             fn = self._resolve(keyset)

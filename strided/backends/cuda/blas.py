@@ -171,7 +171,7 @@ def _align(ptr: int) -> int:
 
 class _Plan:
     __slots__ = ("desc", "la", "lb", "ld", "results", "count", "algo", "tuned_algo", "op", "params", "tuned",
-                 "bias_arg", "keep", "dtype")
+                 "bias_arg", "bias_addr", "keep", "dtype")
 
     def __del__(self):
         try:
@@ -225,6 +225,7 @@ def _make_plan(key, h: int, ws_bytes: int) -> _Plan:
     p.keep = None
     p.tuned = False
     p.bias_arg = np.zeros(1, np.int64)
+    p.bias_addr = p.bias_arg.ctypes.data
     tname = {dt.float32: "tf32" if compute == _TF32 else "float", dt.float16: "half",
              dt.bfloat16: "bf16", dt.float64: "double"}[dtype]
     p.op = f"GemmTunableOp_{tname}_{'NT'[ta == _T]}{'NT'[tb == _T]}_e{epi}"
@@ -236,9 +237,14 @@ _tls = threading.local()
 
 
 def _scalars(np_dtype):
+    """This thread's (alpha, beta) buffer of ``np_dtype`` and its address (read once: ``.ctypes.data``
+    costs about a microsecond)."""
     bufs = getattr(_tls, "bufs", None)
     if bufs is None:
-        bufs = _tls.bufs = {np.float32: np.zeros(2, np.float32), np.float64: np.zeros(2, np.float64)}
+        bufs = _tls.bufs = {}
+        for d in (np.float32, np.float64):
+            a = np.zeros(2, d)
+            bufs[d] = (a, a.ctypes.data)
     return bufs[np_dtype]
 
 
@@ -293,13 +299,12 @@ def gemm(name: str, out, a, b, *, alpha=1.0, beta=0.0, c=None, bias=None, act=No
             raise
     if plan is None:
         raise NoAlgorithm(f"cuBLASLt found no algorithm for {key}")
-    scal = _scalars(_TYPES[dtype][3])
+    scal, sp = _scalars(_TYPES[dtype][3])
     scal[0] = alpha
     scal[1] = beta if c is not None else 0.0
     if bias is not None:
         plan.bias_arg[0] = bias.data_ptr()
-        lt.matmul_desc_set_attribute(plan.desc, _DA.BIAS_POINTER, plan.bias_arg.ctypes.data, 8)
-    sp = scal.ctypes.data
+        lt.matmul_desc_set_attribute(plan.desc, _DA.BIAS_POINTER, plan.bias_addr, 8)
     try:
         algo = plan.algo
         if gemm_tuning.STATE.enabled:  # Note [TunableOp]: tuned choices apply only while enabled
