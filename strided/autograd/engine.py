@@ -93,9 +93,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
          is_grads_batched=False, materialize_grads=False):
-    """Gradients of ``outputs`` w.r.t. ``inputs``, returned instead of accumulated (torch.autograd.grad)."""
-    if is_grads_batched:
-        raise NotImplementedError("strided.autograd.grad: is_grads_batched is not supported")
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned instead of accumulated (torch.autograd.grad).
+
+    With ``is_grads_batched=True`` the first dimension of every ``grad_outputs`` tensor is a batch of
+    vectors, and each returned gradient gains that leading dimension (Note [Batched gradients]).
+    """
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     single = isinstance(inputs, Tensor)
     inputs = (inputs,) if single else tuple(inputs)
@@ -108,8 +113,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _make_grads(outputs, grad_outputs)
-    result = run_backward(outputs, grads, retain_graph, create_graph, inputs, accumulate=False)
+    if is_grads_batched:
+        result = _batched_vjps(outputs, grad_outputs, inputs, retain_graph, create_graph)
+    else:
+        grads = _make_grads(outputs, grad_outputs)
+        result = run_backward(outputs, grads, retain_graph, create_graph, inputs, accumulate=False)
     out = []
     for t, g in zip(inputs, result):
         if g is None:
@@ -123,6 +131,46 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     "Set allow_unused=True if this is the desired behavior.")
         out.append(g)
     return tuple(out)
+
+
+# Note [Batched gradients]
+# torch computes ``grad(..., is_grads_batched=True)`` by vmapping the engine over dim 0 of the
+# grad_outputs. strided has no vmap, so it runs the engine once per batch entry (the graph kept
+# until the last one) and stacks the results: the same values and shapes, one backward per vector.
+# An input the graph does not reach gets None (or zeros under materialize_grads), as in torch.
+def _batched_vjps(outputs, grad_outputs, inputs, retain_graph, create_graph) -> list:
+    if grad_outputs is None or len(grad_outputs) != len(outputs):
+        raise RuntimeError("grad: is_grads_batched=True needs one batched grad_output per output, got "
+                           f"{0 if grad_outputs is None else len(grad_outputs)} for {len(outputs)} outputs")
+    batch = None
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(g, Tensor):
+            raise RuntimeError(f"grad: is_grads_batched=True needs a tensor grad_output[{i}], got "
+                               f"{type(g).__name__}")
+        if g._sizes[1:] != out._sizes or not g._sizes:
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                f"{list(g._sizes)} and output[{i}] has a shape of {list(out._sizes)}. If you only want some "
+                "tensors in `grad_output` to be considered batched, consider using vmap.")
+        if batch is None:
+            batch = g._sizes[0]
+        elif g._sizes[0] != batch:
+            raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got "
+                             f"sizes {[x._sizes[0] for x in grad_outputs]} for the mapped dimension")
+    if batch == 0:
+        raise RuntimeError("grad: is_grads_batched=True got an empty batch (grad_outputs of size 0 in dim 0)")
+    per_vector = []
+    for b in range(batch):
+        grads = _make_grads(outputs, [g.select(0, b) for g in grad_outputs])
+        last = b == batch - 1
+        per_vector.append(run_backward(outputs, grads, retain_graph if last else True, create_graph, inputs,
+                                       accumulate=False))
+    from ..ops import bound as ops
+
+    return [None if per_vector[0][i] is None else ops.stack([r[i] for r in per_vector])
+            for i in range(len(inputs))]
 
 
 class _GradMode:
