@@ -180,7 +180,7 @@ class Tensor(TensorConversions, TensorOperators):
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf that requires grad."""
-        from .autograd.engine import backward
+        from .autograd.backward_api import backward
 
         backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph,
                  inputs=inputs)

@@ -8,7 +8,7 @@ while grad mode is on (Note [Dispatch order]).
 from __future__ import annotations
 
 from . import grad_mode
-from .engine import backward, grad
+from .backward_api import backward, grad
 from .grad_mode import (
     enable_grad,
     inference_mode,

@@ -33,7 +33,7 @@ def gradcheck(fn, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float 
     vectors), against ``(f(x + eps) - f(x - eps)) / (2 eps)`` per input element. ``fn`` runs
     with grad mode on throughout, so it may itself call ``autograd.grad`` (second derivatives).
     """
-    from .engine import grad as autograd_grad
+    from .backward_api import grad as autograd_grad
 
     inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
     wrt = [x for x in _flat(inputs) if isinstance(x, Tensor) and x.requires_grad]

@@ -1,5 +1,5 @@
 """``autograd.grad(..., is_grads_batched=True)``: a batch of vector-Jacobian products in one call
-(Note [Batched gradients] in strided/autograd/engine.py)."""
+(Note [Batched gradients] in strided/autograd/backward_api.py)."""
 
 import numpy as np
 import pytest
