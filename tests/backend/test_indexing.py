@@ -26,9 +26,16 @@ DEVICES = [d for d in available_devices() if d != "meta"]
 
 
 def _on(device, call):
-    """Run ``call``; on CUDA an op without a CUDA kernel yet is an honest skip."""
+    """Run ``call``; on CUDA an op without a CUDA kernel yet is an honest skip.
+
+    On CUDA the device is synchronized afterwards: an out-of-range index found by a kernel is
+    reported at the next synchronizing call (Note [Deferred index errors]).
+    """
     try:
-        return call()
+        out = call()
+        if device == "cuda":
+            st.cuda.synchronize()
+        return out
     except NotImplementedForBackend as e:
         if device == "cuda" and "'CUDA' backend" in str(e):
             pytest.skip(f"no CUDA kernel yet: {e}")

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...tensor import Tensor
 from ..cpu.common import as_numpy
-from . import driver
+from . import driver, index_errors
 from .allocator import allocate_storage, record_stream
 from .driver import check, cu
 from .host_allocator import record_event
@@ -199,8 +199,10 @@ def _d2h(dst: Tensor, src: Tensor, sstr: tuple, non_blocking: bool) -> None:
             record_event(dst._storage, i, stream)
             return
         check(cu().cuStreamSynchronize(stream))
+        index_errors.raise_pending(i)  # a synchronizing call (Note [Deferred index errors])
         return
     host = np.empty(sizes, dtype=dst.dtype.numpy_dtype)
     check(cu().cuMemcpyDtoHAsync(host.ctypes.data, ptr, nbytes, stream))
     check(cu().cuStreamSynchronize(stream))
+    index_errors.raise_pending(i)
     np.copyto(as_numpy(dst), host)

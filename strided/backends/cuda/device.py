@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass
 from functools import cache
 
-from . import driver
+from . import driver, index_errors
 from .driver import check, cu
 
 __all__ = ["current_device", "set_device", "device", "get_device_name", "get_device_properties",
@@ -122,6 +122,7 @@ def synchronize(d=None) -> None:
     i = _index(d)
     driver.ensure_context(i)
     check(cu().cuCtxSynchronize())
+    index_errors.raise_pending(i)  # Note [Deferred index errors]
 
 
 def mem_get_info(d=None) -> tuple[int, int]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-from . import driver
+from . import driver, index_errors
 from .device import _index, current_device
 from .driver import check, cu
 
@@ -99,6 +99,7 @@ class Stream:
     def synchronize(self) -> None:
         driver.ensure_context(self.device_index)
         check(cu().cuStreamSynchronize(self.handle))
+        index_errors.raise_pending(self.device_index)  # Note [Deferred index errors]
 
     def __eq__(self, other) -> bool:
         return (isinstance(other, Stream) and self.handle == other.handle
@@ -169,6 +170,7 @@ class Event:
     def synchronize(self) -> None:
         if self.handle is not None:
             check(cu().cuEventSynchronize(self.handle))
+            index_errors.raise_pending()  # Note [Deferred index errors]
 
     def elapsed_time(self, end: Event) -> float:
         """Milliseconds between this event and ``end`` (both recorded, timing enabled)."""

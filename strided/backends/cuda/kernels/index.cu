@@ -20,10 +20,22 @@ struct IndexParams {
   i64 wrap;                            // 1: negative indices count from the end (advanced indexing)
   double falpha;                       // index_add's alpha (1 otherwise)
   i64 ialpha;
+  i64* err;                            // host-mapped {tag, value} record, or null (no report)
+  i64 err_tag;
 };
 
-// Offsets of iteration element i in a and b; false when an index is out of range (the host
-// checked already: the element is skipped rather than touching memory outside b).
+// Note [Deferred index errors] (strided/backends/cuda/index_errors.py): the value first, a
+// system-wide fence, then the tag the host polls. Racing writers of one launch all write bad values.
+__device__ __forceinline__ void index_report(i64* err, i64 tag, i64 v) {
+  volatile i64* rec = err;
+  if (rec == nullptr || rec[0] != 0) return;
+  rec[1] = v;
+  __threadfence_system();
+  rec[0] = tag;
+}
+
+// Offsets of iteration element i in a and b; false when an index is out of range: the element is
+// skipped rather than touching memory outside b, and the value is reported (index_report).
 __device__ __forceinline__ bool index_offsets(const IndexParams& p, i64 i, i64& ao, i64& bo) {
   i64 coords[STRIDED_MAX_DIMS];
   const int nd = (int)p.ndim;
@@ -40,10 +52,13 @@ __device__ __forceinline__ bool index_offsets(const IndexParams& p, i64 i, i64& 
   for (int k = 0; k < (int)p.nidx; ++k) {
     i64 io = 0;
     for (int d = 0; d < nd; ++d) io += coords[d] * p.idx_strides[k][d];
-    i64 v = p.idx[k][io];
+    const i64 given = p.idx[k][io];
     const i64 size = p.idx_size[k];
-    if (p.wrap && v < 0) v += size;
-    if (v < 0 || v >= size) return false;
+    const i64 v = (p.wrap && given < 0) ? given + size : given;
+    if (v < 0 || v >= size) {
+      index_report(p.err, p.err_tag, given);
+      return false;
+    }
     bo += v * p.idx_bstride[k];
   }
   return true;

@@ -12,11 +12,14 @@ over the iteration shape with stride 0.  One kernel per direction covers every o
 
 Note [CUDA index bounds]
 An out-of-range index must raise the CPU kernel's error, never touch memory outside the tensor.
-Before the main launch each index array is checked on the device (``index_bounds``, an atomicMin
-of the first bad position into a small buffer); the positions come back in one device-to-host
-copy, which synchronizes the stream (torch's CUDA kernels device-assert instead, which leaves the
-context unusable; strided raises the CPU's exception and the context stays usable).  The main
-kernels check bounds again and skip such elements, so no launch can read or write out of range.
+The main kernels check every index they read and skip such elements, so no launch can read or
+write out of range. index_select, gather, scatter(_add), index_add and embedding report the bad
+value without synchronizing (Note [Deferred index errors] in ``index_errors.py``). Advanced
+indexing (``index.Tensor``, ``index_put``) still checks before the main launch (``first_bad``:
+``index_bounds``, an atomicMin of the first bad position into a small buffer; the positions come
+back in one device-to-host copy, which synchronizes the stream) so that the Meta layer raises its
+error with the index's position (torch's CUDA kernels device-assert instead, which leaves the
+context unusable; strided raises the CPU's exception and the context stays usable).
 A stream under CUDA graph capture cannot synchronize, so there the check kernel traps on a bad
 index instead (``index_bounds_trap``): a replay with an out-of-range index fails like torch's
 device-side assert, at the next synchronization, and still never touches memory out of range.
@@ -39,7 +42,7 @@ from ....device import CPU
 from ....tensor import Tensor
 from ...cpu.common import as_numpy
 from ...meta.common import new_output
-from .. import driver
+from .. import driver, index_errors
 from ..copies import copy_ as copy_impl
 from ..driver import check, cu
 from ..graphs import captures_underway, stream_is_capturing
@@ -49,11 +52,12 @@ from . import MAX_DIMS, copy_kernel, fill_kernel, launch_config, source
 
 __all__ = [
     "stream", "run", "to_cuda_i64", "to_host", "first_bad", "read_i64", "index_run", "IDX_MAX", "copy_into",
+    "deferred_check",
     "scalar_tensor", "deterministic_check", "Target",
 ]
 
 IDX_MAX = 8
-INDEX_FMT = "<QQqq8q8q8qq8Q64q8q8qqdq"
+INDEX_FMT = "<QQqq8q8q8qq8Q64q8q8qqdqQq"
 BOUNDS_FMT = "<QQqqq"
 _HALF = (dt.float16, dt.bfloat16)
 
@@ -96,6 +100,7 @@ def read_i64(ptr: int, dev: int, count: int = 1) -> np.ndarray:
     driver.ensure_context(dev)
     check(cu().cuMemcpyDtoHAsync(host.ctypes.data, ptr, 8 * count, s))
     check(cu().cuStreamSynchronize(s))
+    index_errors.raise_pending(dev)
     return host
 
 
@@ -133,11 +138,23 @@ def _pad(v, n=MAX_DIMS):
     return list(v) + [0] * (n - len(v))
 
 
+def deferred_check(device, idx: Tensor, size: int, exc_type: type, message: str, op: str) -> tuple[int, int]:
+    """The ``err`` argument of :func:`index_run` for indices valid in ``[0, size)`` (Note [Deferred
+    index errors]); on a stream under graph capture the trapping check runs instead and nothing is
+    reported (Note [CUDA index bounds])."""
+    dev = device.index
+    if captures_underway() and stream_is_capturing(current_stream_handle(dev)):
+        first_bad(device, [(idx, 0, size)])
+        return 0, 0
+    return index_errors.expect(dev, exc_type, message, op)
+
+
 def index_run(name: str, b: Tensor, a: Tensor, sizes, a_strides, b_strides, idxs, *, wrap=0, falpha=1.0,
-              ialpha=1, b_ptr=None, b_dtype=None) -> None:
+              ialpha=1, b_ptr=None, b_dtype=None, err=(0, 0)) -> None:
     """Run ``index_gather`` / ``index_scatter`` / ``index_scatter_add`` (Note [Offset indexing]).
 
-    ``idxs``: ``(int64 CUDA tensor, its strides over sizes, b's stride of its dim, that dim's size)``.
+    ``idxs``: ``(int64 CUDA tensor, its strides over sizes, b's stride of its dim, that dim's size)``;
+    ``err``: from :func:`deferred_check`, or ``(0, 0)`` when the caller checked the indices itself.
     """
     n = 1
     for s in sizes:
@@ -158,7 +175,9 @@ def index_run(name: str, b: Tensor, a: Tensor, sizes, a_strides, b_strides, idxs
     run("index.cu", b_dtype, name, INDEX_FMT, b.device.index, n,
         a.data_ptr(), b.data_ptr() if b_ptr is None else b_ptr, n, len(sizes), *_pad(sizes), *_pad(a_strides),
         *_pad(b_strides), len(idxs), *_pad(ptrs, IDX_MAX), *strides, *_pad(bst, IDX_MAX), *_pad(bsz, IDX_MAX),
-        wrap, float(falpha), int(ialpha), src_dtype=a.dtype)
+        wrap, float(falpha), int(ialpha), *err, src_dtype=a.dtype)
+    if err[0] and driver.LAUNCH_BLOCKING:  # the launch synchronized: report at the op
+        index_errors.raise_pending(b.device.index)
 
 
 def copy_into(dst: Tensor, src: Tensor) -> None:

@@ -8,6 +8,8 @@ indexing], Note [CUDA index bounds], Note [CUDA accumulation] in ``index_launch`
 
 from __future__ import annotations
 
+import math
+
 from .... import dtypes as dt
 from ....dispatch.library import kernel
 from ....tensor import Tensor, contiguous_strides
@@ -17,6 +19,7 @@ from ...meta.common import new_output, wrap_dim
 from .index_launch import (
     Target,
     copy_into,
+    deferred_check,
     deterministic_check,
     first_bad,
     index_run,
@@ -36,9 +39,19 @@ def _sizes1(t: Tensor):
     return (t._sizes, t._strides) if t._sizes else ((1,), (1,))
 
 
-def _raise_bad(bad, size, dim) -> None:
+_OUT_OF_RANGE = "index out of range in self: index {index}"  # the CPU's words, then the value
+
+
+def _check_now(device, idx: Tensor, size: int, exc_type: type, message: str) -> None:
+    """The synchronous check, where no main launch runs to report a bad index (empty outputs)."""
+    bad = first_bad(device, [(idx, 0, size)])[0] if idx.numel() else None
     if bad is not None:
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        raise exc_type(message.format(index=bad))
+
+
+def _bounds(dim: int, size: int) -> str:
+    """The CPU kernel's message for a bad index along ``dim``, ``{index}`` standing for the value."""
+    return f"index {{index}} is out of bounds for dimension {dim} with size {size}"
 
 
 @kernel("CUDA")
@@ -47,13 +60,15 @@ def index_select(self, dim, index):
     d = wrap_dim(dim, len(self._sizes))
     idx = to_cuda_i64(index, self.device).reshape(-1)
     size = meta.nonempty_size(self, d)
-    if first_bad(self.device, [(idx, 0, size)])[0] is not None:
-        raise IndexError("index out of range in self")
     sizes, strides = _sizes1(self)
     osz = sizes[:d] + (idx.numel(),) + sizes[d + 1:]
+    if not math.prod(osz):  # no launch to report from: check now (the CPU kernel checks too)
+        _check_now(self.device, idx, size, IndexError, _OUT_OF_RANGE)
+        return out
+    err = deferred_check(self.device, idx, size, IndexError, _OUT_OF_RANGE, "index_select")
     bst = strides[:d] + (0,) + strides[d + 1:]
     ist = tuple(1 if k == d else 0 for k in range(len(osz)))
-    index_run("index_gather", self, out, osz, contiguous_strides(osz), bst, [(idx, ist, strides[d], size)])
+    index_run("index_gather", self, out, osz, contiguous_strides(osz), bst, [(idx, ist, strides[d], size)], err=err)
     return out
 
 
@@ -65,11 +80,11 @@ def gather(self, dim, index, *, sparse_grad=False):
     d = wrap_dim(dim, len(self._sizes))
     sizes, strides = _sizes1(self)
     idx = to_cuda_i64(index, self.device)
-    _raise_bad(first_bad(self.device, [(idx, 0, sizes[d])])[0], sizes[d], d)
+    err = deferred_check(self.device, idx, sizes[d], RuntimeError, _bounds(d, sizes[d]), "gather")
     isz = _sizes1(idx)[0]
     bst = tuple(0 if k == d else s for k, s in enumerate(strides))
     index_run("index_gather", self, out, isz, contiguous_strides(isz), bst,
-              [(idx, contiguous_strides(isz), strides[d], sizes[d])])
+              [(idx, contiguous_strides(isz), strides[d], sizes[d])], err=err)
     return out
 
 
@@ -83,7 +98,7 @@ def _scatter(self, dim, index, src, accumulate: bool, name: str) -> Tensor:
     d = wrap_dim(dim, len(self._sizes))
     sizes, strides = _sizes1(out)
     idx = to_cuda_i64(index, self.device)
-    _raise_bad(first_bad(self.device, [(idx, 0, sizes[d])])[0], sizes[d], d)
+    err = deferred_check(self.device, idx, sizes[d], RuntimeError, _bounds(d, sizes[d]), name)
     isz = _sizes1(idx)[0]
     if isinstance(src, Tensor):
         a, ast = src, _sizes1(src)[1]
@@ -92,7 +107,7 @@ def _scatter(self, dim, index, src, accumulate: bool, name: str) -> Tensor:
     target = Target(out, accumulate)
     bst = tuple(0 if k == d else s for k, s in enumerate(strides))
     index_run("index_scatter_add" if accumulate else "index_scatter", target.b, a, isz, ast, bst,
-              [(idx, contiguous_strides(isz), strides[d], sizes[d])])
+              [(idx, contiguous_strides(isz), strides[d], sizes[d])], err=err)
     target.finish()
     return out
 
@@ -114,9 +129,10 @@ def index_add(self, dim, index, source, *, alpha=1):
     d = wrap_dim(dim, len(self._sizes))
     sizes, strides = _sizes1(out)
     idx = to_cuda_i64(index, self.device).reshape(-1)
-    _raise_bad(first_bad(self.device, [(idx, 0, sizes[d])])[0], sizes[d], d)
     if not source.numel():
+        _check_now(self.device, idx, sizes[d], RuntimeError, _bounds(d, sizes[d]))
         return out
+    err = deferred_check(self.device, idx, sizes[d], RuntimeError, _bounds(d, sizes[d]), "index_add")
     if self.dtype is dt.bool:
         if not bool(alpha):
             return out
@@ -128,7 +144,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     ist = tuple(1 if k == d else 0 for k in range(len(ssz)))
     fa, ia = (float(alpha), 1) if self.dtype.is_floating_point else (1.0, int(alpha))
     index_run("index_scatter_add", target.b, source, ssz, sst, bst, [(idx, ist, strides[d], sizes[d])],
-              falpha=fa, ialpha=ia)
+              falpha=fa, ialpha=ia, err=err)
     target.finish()
     return out
 
@@ -137,13 +153,15 @@ def index_add(self, dim, index, source, *, alpha=1):
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     out = meta.embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     idx = to_cuda_i64(indices, weight.device)
-    if first_bad(weight.device, [(idx, 0, weight._sizes[0])])[0] is not None:
-        raise IndexError("index out of range in self")
     osz = out._sizes
+    if not math.prod(osz):
+        _check_now(weight.device, idx, weight._sizes[0], IndexError, _OUT_OF_RANGE)
+        return out
+    err = deferred_check(weight.device, idx, weight._sizes[0], IndexError, _OUT_OF_RANGE, "embedding")
     ist = contiguous_strides(idx._sizes) + (0,)
     bst = (0,) * len(idx._sizes) + (weight._strides[1],)
     index_run("index_gather", weight, out, osz, out._strides, bst, [(idx, ist, weight._strides[0],
-                                                                     weight._sizes[0])])
+                                                                     weight._sizes[0])], err=err)
     return out
 
 

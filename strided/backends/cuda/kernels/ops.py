@@ -9,7 +9,7 @@ from ....dispatch.library import kernel
 from ....random import default_generator_for
 from ....tensor import Tensor
 from ...meta import factories as meta
-from .. import driver
+from .. import driver, index_errors
 from ..allocator import allocate_storage
 from ..copies import copy_ as _copy_impl
 from ..copies import is_dense
@@ -72,6 +72,7 @@ def _local_scalar_dense(self):
     driver.ensure_context(i)
     check(cu().cuMemcpyDtoHAsync(host.ctypes.data, self.data_ptr(), self.dtype.itemsize, stream))
     check(cu().cuStreamSynchronize(stream))
+    index_errors.raise_pending(i)  # a synchronizing call (Note [Deferred index errors])
     v = host[0]
     if self.dtype is dt.bool:
         return bool(v)
