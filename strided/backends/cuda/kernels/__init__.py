@@ -121,25 +121,48 @@ def launch_config(n: int) -> tuple[int, int]:
     return min((n + 255) // 256, 1 << 16), 256
 
 
-def copy_kernel(dev: int, dst_dtype: _dtype, src_dtype: _dtype, dst_ptr: int, src_ptr: int, sizes,
-                dst_strides, src_strides, stream: int) -> None:
-    """``dst = cast(src)`` elementwise over ``sizes`` (strides in elements; broadcast = stride 0)."""
+# Note [Copy plans]: a copy's coalesced shape and strides depend only on (sizes, dst strides, src
+# strides), and a model copies the same few layouts every step, so they are computed once.
+_copy_plans: dict = {}
+_COPY_PLANS_MAX = 4096
+
+
+def _copy_plan(sizes, dst_strides, src_strides):
+    """``(n, shape, dst strides, src strides, padded kernel arguments)`` or None for an empty copy."""
+    key = (tuple(sizes), tuple(dst_strides), tuple(src_strides))
+    plan = _copy_plans.get(key, _copy_plans)
+    if plan is not _copy_plans:
+        return plan
     n = 1
     for s in sizes:
         n *= s
-    if n == 0:
+    plan = None
+    if n:
+        shape, (ds, ss) = coalesce(sizes, dst_strides, src_strides)
+        if len(shape) > MAX_DIMS:
+            raise RuntimeError(f"strided CUDA copy supports at most {MAX_DIMS} non-mergeable dims, "
+                               f"got {len(shape)}")
+        plan = (n, shape, ds, ss, (n, len(shape), *_pad(shape), *_pad(ds), *_pad(ss)))
+    if len(_copy_plans) >= _COPY_PLANS_MAX:
+        _copy_plans.clear()
+    _copy_plans[key] = plan
+    return plan
+
+
+def copy_kernel(dev: int, dst_dtype: _dtype, src_dtype: _dtype, dst_ptr: int, src_ptr: int, sizes,
+                dst_strides, src_strides, stream: int) -> None:
+    """``dst = cast(src)`` elementwise over ``sizes`` (strides in elements; broadcast = stride 0)."""
+    plan = _copy_plan(sizes, dst_strides, src_strides)
+    if plan is None:
         return
-    shape, (ds, ss) = coalesce(sizes, dst_strides, src_strides)
-    if len(shape) > MAX_DIMS:
-        raise RuntimeError(f"strided CUDA copy supports at most {MAX_DIMS} non-mergeable dims, "
-                           f"got {len(shape)}")
+    n, shape, ds, ss, args = plan
     if _transposed_copy(dev, dst_dtype, src_dtype, dst_ptr, src_ptr, shape, ds, ss, stream):
         return
     src_text = source("copy.cu", dst_dtype.name, src_dtype.name)
     name = "contiguous_copy" if len(shape) == 1 and ds[0] == 1 and ss[0] == 1 else "strided_copy"
     k = get_kernel(src_text, name, COPY_FMT, dev)
     grid, block = launch_config(n)
-    k(grid, block, stream, dst_ptr, src_ptr, n, len(shape), *_pad(shape), *_pad(ds), *_pad(ss))
+    k(grid, block, stream, dst_ptr, src_ptr, *args)
 
 
 TRANSPOSE_FMT = "<QQqqqqqqq6q6q6q"
