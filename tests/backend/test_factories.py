@@ -46,6 +46,15 @@ def test_non_integer_size(factory, size):
 
 
 @pytest.mark.parametrize("factory", SIZED)
+def test_non_integer_size_after_the_valid_one_was_made(factory):
+    factory((1, 2))  # (True, 2) == (1, 2) and (2.0, 2) == (2, 2) as tuples: no memo may match them
+    factory((2, 2))
+    for size in [(True, 2), (2.0, 2)]:
+        with pytest.raises(TypeError, match="must be tuple of ints"):
+            factory(size)
+
+
+@pytest.mark.parametrize("factory", SIZED)
 def test_unknown_dtype_and_device(factory):
     with pytest.raises(TypeError, match="unknown dtype 'foo'"):
         factory((2, 2), dtype="foo")

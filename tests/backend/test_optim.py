@@ -321,7 +321,8 @@ def test_plan_and_pack_multi_tensor_launches():
     m = 8
     ptrs = [[16 * (i + 1) for i in range(len(numels))], [32 * (i + 1) for i in range(len(numels))]]
     grid, values = mt.pack([0, 2, 3], ptrs, numels, m, scalars=[1.5] * 6, hyper=(0.1,) * 8, op=2)
-    assert grid == 2 + 1 + 1
+    chunks = [-(-n // mt.CHUNK) for n in (70000, 5, 65536)]  # blocks per tensor
+    assert grid == sum(chunks)
     fmt = struct.Struct(mt.mt_format(m))
     raw = fmt.unpack(fmt.pack(*values))
     off = 0
@@ -330,7 +331,8 @@ def test_plan_and_pack_multi_tensor_launches():
     off = 5 * m + m + m
     assert raw[off:off + 3] == (70000, 5, 65536)
     off += m + 2 + 8
-    assert raw[off:off + 4] == (0, 2, 3, 4) and raw[off + m] == 4
+    starts = (0, chunks[0], chunks[0] + chunks[1], grid)
+    assert raw[off:off + 4] == starts and raw[off + m] == grid
     assert raw[-3:] == (3, 2, mt.ALIGNED)
     _, values = mt.pack([0], [[8]], numels, m)
     assert values[-1] == 0  # a pointer that is not 16-byte aligned disables the vector path

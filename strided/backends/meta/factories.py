@@ -56,7 +56,8 @@ def _current_cuda_index(device):
 @kernel("CPU", "Meta")
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     key = None
-    if layout is None and not pin_memory and size.__class__ is tuple:
+    # exact ints only: True == 1 and 2.0 == 2 would find the entry of a valid size (torch rejects them)
+    if layout is None and not pin_memory and size.__class__ is tuple and all(n.__class__ is int for n in size):
         key = (size, dtype, device, memory_format, dt._default_dtype, _current_cuda_index(device))
         spec = _EMPTY_MEMO.get(key)
         if spec is not None:
