@@ -7,15 +7,27 @@ optim_ops.py); anything else takes the per-tensor composite path (``ops/composit
 
 from __future__ import annotations
 
+from itertools import repeat
+from math import prod
+from operator import attrgetter
+
 from ....dispatch.library import kernel
 from ....ops.composite import foreach as slow
 from ....tensor import Tensor, make_tensor
-from ..allocator import allocate_storage
+from ... import allocate
 from ..streams import current_stream_handle
 from .optim_ops import MT_CTYPES, contig_strides, data_ptrs, mt_launch
 
 FE_OPS = {"add_scalar": 0, "add_list": 1, "mul_scalar": 2, "div_scalar": 3, "maximum": 4, "lerp": 5,
           "addcmul": 6, "addcdiv": 7, "sqrt": 8, "neg": 9, "zero": 10}
+
+
+# Note [Foreach checks]: the fast-path test and the launch read a few attributes of every tensor of
+# every list (444 tensors for one Adam op over GPT-2), so they go through ``map`` with attrgetters
+# (a loop in C) rather than Python generator expressions.
+_DEVICE_DTYPE = attrgetter("device", "dtype")
+_SIZES = attrgetter("_sizes")
+_STRIDES = attrgetter("_strides")
 
 
 def _fast(lists) -> bool:
@@ -28,30 +40,34 @@ def _fast(lists) -> bool:
     dev, dtype = first.device, first.dtype
     if dev.type != "cuda" or dtype.name not in MT_CTYPES:
         return False
-    sizes = [t._sizes for t in lists[0]] if isinstance(lists[0][-1], Tensor) else None
+    if not isinstance(lists[0][-1], Tensor):
+        return False
+    sizes = list(map(_SIZES, lists[0])) if all(map(isinstance, lists[0], repeat(Tensor))) else None
     if sizes is None:
         return False
-    expected = [contig_strides(sz) for sz in sizes]
+    expected = list(map(contig_strides, sizes))
+    one = {(dev, dtype)}
     for lst in lists:
-        if not all(isinstance(t, Tensor) and t.device is dev and t.dtype is dtype for t in lst):
+        if not all(map(isinstance, lst, repeat(Tensor))) or set(map(_DEVICE_DTYPE, lst)) != one:
             return False
-        if [t._sizes for t in lst] != sizes:
+        if list(map(_SIZES, lst)) != sizes:
             return False  # the multi-tensor kernel does not broadcast
-        if [t._strides for t in lst] != expected and not all(t.is_contiguous() for t in lst):
+        if list(map(_STRIDES, lst)) != expected and not all(t.is_contiguous() for t in lst):
             return False
     return True
 
 
 def _empty_like(t: Tensor) -> Tensor:
-    st = allocate_storage(t.numel() * t.dtype.itemsize, t.device)
-    return make_tensor(st, 0, t._sizes, t._strides, t.dtype)
+    sizes = t._sizes
+    return make_tensor(allocate(prod(sizes) * t.dtype.itemsize, t.device), 0, sizes, t._strides, t.dtype)
 
 
 def _apply(op: str, out, inputs, scalars=None, alpha=0.0) -> None:
     dev = out[0].device
     ptrs = [data_ptrs(out)] + [data_ptrs(lst) for lst in inputs]
     mt_launch(out[0].dtype, "foreach_apply", dev.index, current_stream_handle(dev.index),
-            [t.numel() for t in out], ptrs, scalars=scalars, hyper=(0.0,) * 7 + (alpha,), op=FE_OPS[op])
+              list(map(prod, map(_SIZES, out))), ptrs, scalars=scalars, hyper=(0.0,) * 7 + (alpha,),
+              op=FE_OPS[op])
 
 
 def _is_number(x) -> bool:
