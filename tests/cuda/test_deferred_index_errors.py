@@ -48,7 +48,11 @@ def test_good_indices_never_synchronize(sync_calls):
     x.gather(1, st.zeros(5, 2, dtype=st.int64, device="cuda"))
     x.scatter_add(1, st.ones(5, 2, dtype=st.int64, device="cuda"), x[:, :2])
     x.index_add(0, rows, x[:2])
+    y = x[rows, 1:]  # advanced indexing, get and set
+    x[rows] = 0.0
+    x[:, rows] += 1.0
     assert sync_calls == []
+    assert y.shape == (2, 7)
     cuda.synchronize()
     assert w.grad is not None and float(w.grad.abs().sum().item()) > 0
 
@@ -101,6 +105,28 @@ def test_launch_blocking_raises_at_the_op(monkeypatch):
     w = _weight()
     with pytest.raises(RuntimeError, match=r"index 4 is out of bounds .*scatter.*CUDA_LAUNCH_BLOCKING=1\)"):
         w.scatter(0, st.tensor([[4, 0, 0]]).cuda(), 1.0)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda w: w[st.tensor([0, 7]).cuda()], "index 7 is out of bounds for dimension 0 with size 4"),
+    (lambda w: w[:, st.tensor([-4]).cuda()], "index -4 is out of bounds for dimension 0 with size 3"),
+    (lambda w: w[st.tensor([1]).cuda(), st.tensor([5]).cuda()], "index 5 is out of bounds for dimension 1 with size 3"),
+    (lambda w: w.__setitem__(st.tensor([4]).cuda(), 1.0), "index 4 is out of bounds for dimension 0 with size 4"),
+    (lambda w: w.index_put_((st.tensor([9]).cuda(),), st.ones(3, device="cuda"), accumulate=True),
+     "index 9 is out of bounds for dimension 0 with size 4"),
+])
+def test_advanced_indexing_reports_the_index_tensor(call, match):
+    w = _weight()
+    call(w)
+    with pytest.raises(IndexError, match=match + r" \(found by a CUDA index"):
+        cuda.synchronize()
+    np.testing.assert_array_equal(w.cpu().numpy(), np.arange(12, dtype=np.float32).reshape(4, 3))
+
+
+def test_empty_result_checks_at_once():
+    w = st.zeros(4, 0, device="cuda")
+    with pytest.raises(IndexError, match="index 6 is out of bounds for dimension 0 with size 4"):
+        w[st.tensor([6]).cuda()]
 
 
 def test_bad_elements_are_skipped_and_good_ones_written():

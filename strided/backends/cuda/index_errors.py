@@ -1,14 +1,16 @@
 """Deferred CUDA index errors: an out-of-range index found by a kernel, reported without a sync.
 
 Note [Deferred index errors]
-index_select, gather, scatter, scatter_add, index_add and embedding on CUDA used to check their
-indices before the main launch and read the result back, a device synchronization per call (six
-per GPT training step: the embeddings, their backward, the loss's backward). torch does not
+index_select, gather, scatter, scatter_add, index_add, embedding and advanced indexing
+(``x[idx]``, ``x[idx] = v``) on CUDA used to check their indices before the main launch and read
+the result back, a device synchronization per call (six per GPT training step: the embeddings,
+their backward, the loss's backward). torch does not
 synchronize there either: its kernels device-assert, which kills the context. Here the main
 kernel itself checks every index it reads (``index_offsets`` in index.cu), skips an element whose
 index is out of range (so nothing outside the tensor is ever read or written) and writes the bad
 value and the launch's *tag* into a small record in host-mapped pinned memory of the device:
-value first, a system-wide fence, then the tag. The host reads that record, a plain memory read,
+value first, a system-wide fence, then the tag (a launch with several index arrays registers one
+tag per array, so the message names the right one). The host reads that record, a plain memory read,
 
 * at the start of the next checked indexing op on the device,
 * after every synchronizing call: ``strided.cuda.synchronize``, ``Stream.synchronize``,
@@ -28,7 +30,7 @@ value is still one that some launch found out of range.
 from __future__ import annotations
 
 import ctypes
-import itertools
+import threading
 from collections import OrderedDict
 
 from . import driver
@@ -56,26 +58,33 @@ class _Record:
 
 
 _records: dict[int, _Record] = {}
-_tags = itertools.count(1)
+_next_tag = [1]
+_tag_lock = threading.Lock()
 
 
-def expect(index: int, exc_type: type, message: str, op: str) -> tuple[int, int]:
-    """``(record device pointer, tag)`` for one launch of ``op`` on device ``index``.
+def expect(index: int, exc_type: type, messages, op: str) -> tuple[int, int]:
+    """``(record device pointer, first tag)`` for one launch of ``op`` on device ``index``.
 
-    ``message`` is the error to raise if the launch finds a bad index, with ``{index}`` where the
-    value goes. An error found by an earlier launch on the device is raised first.
+    ``messages``: the error to raise if the launch finds a bad index, with ``{index}`` where the
+    value goes; or a list of them, one per index array of the launch (array ``k`` reports tag
+    ``first + k``). An error found by an earlier launch on the device is raised first.
     """
     rec = _records.get(index)
     if rec is None:
         rec = _records[index] = _Record(index)
     elif rec.words[0]:
         _raise(index, rec)
-    tag = next(_tags)
+    if isinstance(messages, str):
+        messages = (messages,)
+    with _tag_lock:
+        first = _next_tag[0]
+        _next_tag[0] = first + len(messages)
     pending = rec.pending
-    pending[tag] = (exc_type, message, op)
-    if len(pending) > _MAX_PENDING:
+    for k, message in enumerate(messages):
+        pending[first + k] = (exc_type, message, op)
+    while len(pending) > _MAX_PENDING:
         pending.popitem(last=False)
-    return rec.device_ptr, tag
+    return rec.device_ptr, first
 
 
 def raise_pending(index: int | None = None) -> None:

@@ -23,6 +23,7 @@ from . import copy_kernel
 from .index_launch import (
     Target,
     copy_into,
+    deferred_checks,
     deterministic_check,
     first_bad,
     index_run,
@@ -47,14 +48,27 @@ def _as_index(self: Tensor, e: Tensor) -> Tensor:
 def _first_bad(self: Tensor, checks) -> list:
     """Per ``(entry, int64 CUDA array, size)``: the first index outside ``[-size, size)``, or None.
 
-    A CPU-resident index is checked on the host; the others in one batched device check.
+    A CPU-resident index is checked on the host. A CUDA one is checked by the indexing kernel
+    itself, which reports a bad value without a device sync (``_deferred``, Note [Deferred index
+    errors]): None here.
     """
-    out, on_device, slots = [], [], []
-    for e, idx, size in checks:
+    out = []
+    for e, _idx, size in checks:
         if e.device is CPU:
             a = to_host(e)
             bad = a[(a < -size) | (a >= size)]
             out.append(int(bad.flat[0]) if bad.size else None)
+        else:
+            out.append(None)
+    return out
+
+
+def _first_bad_now(self: Tensor, checks) -> list:
+    """``_first_bad`` with CUDA indices checked now, in one batched device check (a sync)."""
+    out, on_device, slots = [], [], []
+    for e, idx, size in checks:
+        if e.device is CPU:
+            out.extend(_first_bad(self, [(e, idx, size)]))
         else:
             slots.append(len(out))
             out.append(None)
@@ -65,6 +79,20 @@ def _first_bad(self: Tensor, checks) -> list:
 
 
 _BACKEND = ameta.IndexBackend(_nonzero, _as_index, _first_bad)
+_BACKEND_NOW = ameta.IndexBackend(_nonzero, _as_index, _first_bad_now)  # no launch to report from
+
+
+def _deferred(self_sizes, device, arrays, dims, op: str) -> tuple[int, int]:
+    """``index_run``'s ``err`` for the index arrays in ``_plan``'s order, each with the message
+    ``expand_indices`` would raise: torch numbers an index tensor among the given ones."""
+    checks = []
+    for d, a in enumerate(arrays):
+        if a is not None:
+            number = sum(x is not None for x in dims[:d])
+            size = self_sizes[d]
+            checks.append((a, -size, size, f"index {{index}} is out of bounds for dimension {number} "
+                                            f"with size {size}"))
+    return deferred_checks(device, checks, IndexError, op)
 
 
 def _upload(a: np.ndarray, device) -> Tensor:
@@ -100,16 +128,19 @@ def _plan(self_sizes, self_strides, arrays, dims):
 def index(self, indices):
     arrays, dims, out = ameta.prepare_index(self, indices, _BACKEND)
     if not out.numel():
+        ameta.prepare_index(self, indices, _BACKEND_NOW)  # no launch to report a bad index: check now
         return out
     if all(a is None for a in arrays):
         copy_into(out, self)
         return out
     sizes, bst, idxs = _plan(self._sizes, self._strides, arrays, dims)
-    index_run("index_gather", self, out, sizes, out._strides, bst, idxs, wrap=1)
+    err = _deferred(self._sizes, self.device, arrays, dims, "index")
+    index_run("index_gather", self, out, sizes, out._strides, bst, idxs, wrap=1, err=err)
     return out
 
 
 def _put(target: Tensor, arrays, dims, values: Tensor, accumulate: bool) -> None:
+    """``target[arrays] (+)= values``; bad indices are reported by the kernel (``_deferred``)."""
     if values.device is not target.device:  # a one-element CPU value (the masked_fill case): cast like the CPU
         values = scalar_tensor(values.item(), target)
     elif values._storage is target._storage:
@@ -129,8 +160,9 @@ def _put(target: Tensor, arrays, dims, values: Tensor, accumulate: bool) -> None
     t = Target(target, accumulate)
     if t.acc is not None:
         _, bst, idxs = _plan(t.acc._sizes, t.acc._strides, arrays, dims)
+    err = _deferred(target._sizes, target.device, arrays, dims, "index_put")
     index_run("index_scatter_add" if accumulate else "index_scatter", t.b, values, sizes, vst, bst, idxs,
-              wrap=1)
+              wrap=1, err=err)
     t.finish()
 
 
@@ -141,6 +173,8 @@ def index_put(self, indices, values, accumulate=False):
     copy_into(out, self)
     if out.numel():
         _put(out, arrays, dims, values, accumulate)
+    else:
+        ameta.prepare_index_put(self, indices, values, accumulate, _BACKEND_NOW)
     return out
 
 
@@ -150,6 +184,8 @@ def index_put_(self, indices, values, accumulate=False):
     arrays, dims = ameta.prepare_index_put(self, indices, values, accumulate, _BACKEND)
     if self.numel():
         _put(self, arrays, dims, values, accumulate)
+    else:
+        ameta.prepare_index_put(self, indices, values, accumulate, _BACKEND_NOW)
     return self
 
 

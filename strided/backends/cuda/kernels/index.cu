@@ -21,7 +21,7 @@ struct IndexParams {
   double falpha;                       // index_add's alpha (1 otherwise)
   i64 ialpha;
   i64* err;                            // host-mapped {tag, value} record, or null (no report)
-  i64 err_tag;
+  i64 err_tag;                         // index array k reports err_tag + k
 };
 
 // Note [Deferred index errors] (strided/backends/cuda/index_errors.py): the value first, a
@@ -56,7 +56,7 @@ __device__ __forceinline__ bool index_offsets(const IndexParams& p, i64 i, i64& 
     const i64 size = p.idx_size[k];
     const i64 v = (p.wrap && given < 0) ? given + size : given;
     if (v < 0 || v >= size) {
-      index_report(p.err, p.err_tag, given);
+      index_report(p.err, p.err_tag + k, given);
       return false;
     }
     bo += v * p.idx_bstride[k];

@@ -13,13 +13,12 @@ over the iteration shape with stride 0.  One kernel per direction covers every o
 Note [CUDA index bounds]
 An out-of-range index must raise the CPU kernel's error, never touch memory outside the tensor.
 The main kernels check every index they read and skip such elements, so no launch can read or
-write out of range. index_select, gather, scatter(_add), index_add and embedding report the bad
-value without synchronizing (Note [Deferred index errors] in ``index_errors.py``). Advanced
-indexing (``index.Tensor``, ``index_put``) still checks before the main launch (``first_bad``:
-``index_bounds``, an atomicMin of the first bad position into a small buffer; the positions come
-back in one device-to-host copy, which synchronizes the stream) so that the Meta layer raises its
-error with the index's position (torch's CUDA kernels device-assert instead, which leaves the
-context unusable; strided raises the CPU's exception and the context stays usable).
+write out of range, and report the bad value without synchronizing (Note [Deferred index errors]
+in ``index_errors.py``): the CPU kernel's exception is raised at the next synchronizing call
+(torch's CUDA kernels device-assert instead, which leaves the context unusable; here the context
+stays usable). Where no main launch runs (an empty result) the indices are checked at once
+(``first_bad``: ``index_bounds``, an atomicMin of the first bad position into a small buffer,
+read back with one device-to-host copy, which synchronizes the stream).
 A stream under CUDA graph capture cannot synchronize, so there the check kernel traps on a bad
 index instead (``index_bounds_trap``): a replay with an out-of-range index fails like torch's
 device-side assert, at the next synchronization, and still never touches memory out of range.
@@ -52,7 +51,7 @@ from . import MAX_DIMS, copy_kernel, fill_kernel, launch_config, source
 
 __all__ = [
     "stream", "run", "to_cuda_i64", "to_host", "first_bad", "read_i64", "index_run", "IDX_MAX", "copy_into",
-    "deferred_check",
+    "deferred_check", "deferred_checks",
     "scalar_tensor", "deterministic_check", "Target",
 ]
 
@@ -142,11 +141,17 @@ def deferred_check(device, idx: Tensor, size: int, exc_type: type, message: str,
     """The ``err`` argument of :func:`index_run` for indices valid in ``[0, size)`` (Note [Deferred
     index errors]); on a stream under graph capture the trapping check runs instead and nothing is
     reported (Note [CUDA index bounds])."""
+    return deferred_checks(device, [(idx, 0, size, message)], exc_type, op)
+
+
+def deferred_checks(device, checks, exc_type: type, op: str) -> tuple[int, int]:
+    """:func:`deferred_check` for a launch with several index arrays: ``checks`` holds, per array in
+    ``index_run``'s order, ``(int64 CUDA array, lo, hi, message)`` (valid: ``lo <= v < hi``)."""
     dev = device.index
     if captures_underway() and stream_is_capturing(current_stream_handle(dev)):
-        first_bad(device, [(idx, 0, size)])
+        first_bad(device, [(idx, lo, hi) for idx, lo, hi, _ in checks])
         return 0, 0
-    return index_errors.expect(dev, exc_type, message, op)
+    return index_errors.expect(dev, exc_type, [m for _, _, _, m in checks], op)
 
 
 def index_run(name: str, b: Tensor, a: Tensor, sizes, a_strides, b_strides, idxs, *, wrap=0, falpha=1.0,
