@@ -364,7 +364,7 @@ def test_data_dependent_errors(device):
          "index 5 is out of bounds for dimension 0 with size 3"),
         (lambda: st.ops.aten.index.Tensor(x, [None, t([1, -5])]), IndexError,
          "index -5 is out of bounds for dimension 0 with size 4"),
-        (lambda: x.index_put([t([0, 3])], t(1.0)), IndexError,
+        (lambda: x.index_put([t([0, 3])], t(1.0, x.dtype)), IndexError,
          "index 3 is out of bounds for dimension 0 with size 3"),
         (lambda: x.index_put([t([True, False])], t(1.0)), IndexError, "The shape of the mask [2] at index 0"),
         (lambda: x.index_put([x > 4], t([1.0, 2.0])), RuntimeError,
