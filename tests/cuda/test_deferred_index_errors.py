@@ -137,3 +137,15 @@ def test_bad_elements_are_skipped_and_good_ones_written():
     got = out.cpu().numpy()
     np.testing.assert_array_equal(got[0], [6, 7, 8])
     np.testing.assert_array_equal(got[2], [9, 10, 11])
+
+
+def test_an_error_never_raised_is_printed_at_exit():
+    import subprocess
+    import sys
+
+    code = ("import strided as st\n"
+            "w = st.zeros(4, 3, device='cuda')\n"
+            "st.embedding(w, st.tensor([1, 9]).cuda())\n")  # exits without any synchronizing call
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "an error was pending at exit: IndexError: index out of range in self: index 9" in r.stderr

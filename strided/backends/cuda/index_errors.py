@@ -16,6 +16,7 @@ tag per array, so the message names the right one). The host reads that record, 
 * after every synchronizing call: ``strided.cuda.synchronize``, ``Stream.synchronize``,
   ``Event.synchronize``, and device-to-host copies (``.cpu()``, ``.item()``, printing),
 * right after the launch under ``CUDA_LAUNCH_BLOCKING=1`` (the launch is synchronous there),
+* at interpreter exit, where it is printed to stderr (so no error is silently lost),
 
 and raises the op's own error (the CPU kernel's type and words, with the bad value), saying that
 it was found by a kernel launched earlier. The context stays usable and the record is cleared, so
@@ -29,7 +30,9 @@ value is still one that some launch found out of range.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
+import sys
 import threading
 from collections import OrderedDict
 
@@ -71,6 +74,8 @@ def expect(index: int, exc_type: type, messages, op: str) -> tuple[int, int]:
     """
     rec = _records.get(index)
     if rec is None:
+        if not _records:
+            atexit.register(_report_at_exit)
         rec = _records[index] = _Record(index)
     elif rec.words[0]:
         _raise(index, rec)
@@ -99,6 +104,18 @@ def raise_pending(index: int | None = None) -> None:
     for i, rec in list(_records.items()):
         if rec.words[0]:
             _raise(i, rec)
+
+
+def _report_at_exit() -> None:
+    """An error no synchronizing call raised before the interpreter exits is printed, not lost."""
+    for index, rec in list(_records.items()):
+        try:
+            driver.ensure_context(index)
+            cu().cuCtxSynchronize()
+            if rec.words[0]:
+                _raise(index, rec)
+        except Exception as e:  # noqa: BLE001 - report whatever the record says, never fail the exit
+            sys.stderr.write(f"strided: an error was pending at exit: {type(e).__name__}: {e}\n")
 
 
 def _raise(index: int, rec: _Record) -> None:
