@@ -59,6 +59,13 @@ def not_implemented(kernel_name: str, d: dt.dtype) -> NotImplementedError:
 
 def pointwise_output(dtype: dt.dtype, *operands) -> Tensor:
     """The output of a pointwise op over ``operands`` (tensors, scalars or None); see the Note."""
+    if len(operands) == 2 and operands[0].__class__ is Tensor:  # the common binary call, without the scans
+        a, b = operands
+        if b.__class__ is Tensor:
+            if b._sizes == a._sizes and b.device is a.device:
+                return new_output(a._sizes, dtype, a.device, elementwise_strides(a._sizes, operands))
+        elif not isinstance(b, Tensor):
+            return new_output(a._sizes, dtype, a.device, elementwise_strides(a._sizes, (a,)))
     tensors = tuple(t for t in operands if isinstance(t, Tensor))
     shape, dev = tensors[0]._sizes, tensors[0].device
     if len(tensors) > 1:
