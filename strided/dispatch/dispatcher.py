@@ -21,10 +21,10 @@ Registering a kernel clears the op's cache; registering twice for one key is an 
 from __future__ import annotations
 
 import importlib
-import threading
 
 from ..device import CPU, device
 from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKENDS, DispatchKey
+from .state import AutocastState, GradMode, autocast_state, grad_mode  # noqa: F401 - read on every call
 
 __all__ = ["OpOverload", "OpOverloadPacket", "grad_mode", "autocast_state", "NotImplementedForBackend"]
 
@@ -42,45 +42,6 @@ KERNEL_TABLES: dict[DispatchKey, dict[str, object]] = {k: {} for k in DispatchKe
 
 # With `device_check: NoCheck` (copy_), the kernel of the first of these device types runs.
 _CROSS_DEVICE_PREFERENCE = {"cuda": 0, "meta": 1, "cpu": 2}
-
-
-class GradMode(threading.local):
-    """Per-thread grad mode read on every dispatch (``strided.autograd.grad_mode`` sets it).
-
-    ``enabled``: record autograd graphs; ``inference``: inside ``inference_mode`` (torch's
-    thread-local AutoGradMode / InferenceMode state: a new thread starts with grad enabled).
-    """
-
-    def __init__(self):
-        self.enabled = True
-        self.inference = False
-
-
-grad_mode = GradMode()
-
-
-# Note [Autocast state]
-# torch keeps autocast per thread. A thread-local read on every dispatch would cost more than the
-# rest of the keyset computation, so the hot path first reads ``active``: the number of threads
-# with autocast enabled for some device (0 almost always, and then nothing else is read). Only when
-# it is non-zero is this thread's ``tls.mask`` read: bit ``k`` set means the backend key ``k``
-# (CPU, CUDA) is autocast in this thread. strided.amp.autocast_mode maintains both; an Autocast
-# kernel clears ``tls.mask`` while it redispatches (torch's ExcludeDispatchKeyGuard).
-class _AutocastTLS(threading.local):
-    mask = 0  # every thread starts with autocast off
-
-
-class AutocastState:
-    """Process-wide count of autocasting threads plus the per-thread device mask."""
-
-    __slots__ = ("active", "tls")
-
-    def __init__(self):
-        self.active = 0
-        self.tls = _AutocastTLS()
-
-
-autocast_state = AutocastState()
 
 
 class NotImplementedForBackend(NotImplementedError):
