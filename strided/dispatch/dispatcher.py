@@ -24,7 +24,7 @@ import importlib
 
 from ..device import CPU, device
 from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKENDS, DispatchKey
-from .state import AutocastState, GradMode, autocast_state, grad_mode  # noqa: F401 - read on every call
+from .state import autocast_state, grad_mode
 
 __all__ = ["OpOverload", "OpOverloadPacket", "grad_mode", "autocast_state", "NotImplementedForBackend"]
 
@@ -100,27 +100,21 @@ class OpOverload:
         # Note [Keyset fast path]: the common call (leading Tensor arguments on one device) reads
         # each tensor's cached backend key; anything else (kwargs tensors, mixed devices, lists,
         # a Device argument) takes the general ``_keyset``. Both give the same keyset.
+        keyset = None
         lead = self._lead
-        if lead and len(args) >= lead:
-            a = args[0]
-            if isinstance(a, _Tensor):
-                keyset = a._key
-                grad = a.requires_grad
-                if lead == 2:
-                    b = args[1]
-                    if isinstance(b, _Tensor):
-                        if b.device is not a.device:
-                            keyset = self._keyset(args, kwargs)
-                            grad = False
-                        elif b.requires_grad:
-                            grad = True
+        if lead and len(args) >= lead and isinstance(a := args[0], _Tensor):
+            grad = a.requires_grad
+            same_device = True
+            if lead == 2 and isinstance(b := args[1], _Tensor):
+                same_device = b.device is a.device
+                grad = grad or b.requires_grad
+            if same_device:
+                keyset = backend = a._key
                 if grad and grad_mode.enabled:
                     keyset |= AUTOGRAD_BIT
-                if autocast_state.active and autocast_state.tls.mask >> (keyset & 0xF) & 1:
+                if autocast_state.active and autocast_state.tls.mask >> backend & 1:
                     keyset |= AUTOCAST_BIT
-            else:
-                keyset = self._keyset(args, kwargs)
-        else:
+        if keyset is None:
             keyset = self._keyset(args, kwargs)
         fn = self._cache.get(keyset)
         if fn is None:

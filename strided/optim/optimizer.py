@@ -12,8 +12,6 @@ from __future__ import annotations
 import contextlib
 from collections import defaultdict
 
-import numpy as np
-
 from .. import dtypes as dt
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
@@ -102,20 +100,12 @@ def add_to_steps(steps, delta: float) -> list[float] | None:
     if steps[0].device.type == "cpu":
         values = []
         for s in steps:
-            if s.dtype is _FLOAT32 and not s._offset and not s._sizes:
-                a = s._storage.buffer[:4].view(np.float32)  # the usual step: a 0-dim float32
-                a[0] += delta
-                values.append(float(a[0]))
-            else:
-                a = as_numpy(s)
-                a += delta
-                values.append(float(a))
+            a = as_numpy(s)
+            a += delta
+            values.append(float(a))
         return values
     ops._foreach_add_.Scalar(steps, delta)
     return None
-
-
-_FLOAT32 = dt.float32
 
 
 # Note [Step tensors]

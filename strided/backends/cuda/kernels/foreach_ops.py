@@ -40,17 +40,15 @@ def _fast(lists) -> bool:
     dev, dtype = first.device, first.dtype
     if dev.type != "cuda" or dtype.name not in MT_CTYPES:
         return False
-    if not isinstance(lists[0][-1], Tensor):
-        return False
-    sizes = list(map(_SIZES, lists[0])) if all(map(isinstance, lists[0], repeat(Tensor))) else None
-    if sizes is None:
-        return False
-    expected = list(map(contig_strides, sizes))
     one = {(dev, dtype)}
+    sizes = expected = None
     for lst in lists:
         if not all(map(isinstance, lst, repeat(Tensor))) or set(map(_DEVICE_DTYPE, lst)) != one:
             return False
-        if list(map(_SIZES, lst)) != sizes:
+        if sizes is None:
+            sizes = list(map(_SIZES, lst))
+            expected = list(map(contig_strides, sizes))
+        elif list(map(_SIZES, lst)) != sizes:
             return False  # the multi-tensor kernel does not broadcast
         if list(map(_STRIDES, lst)) != expected and not all(t.is_contiguous() for t in lst):
             return False
