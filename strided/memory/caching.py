@@ -117,6 +117,7 @@ class CachingAllocator(SplitMergeMixin, EventsMixin, ReleaseMixin, ExpandableMix
         self._active: dict[int, Block] = {}  # ptr -> allocated or pending-free block
         self._events: dict[int, deque] = {}  # stream -> deque of (event, block)
         self._deferred: list[Block] = []  # frees with stream uses during a capture
+        self._late: list[Block] = []  # frees from finalizers run inside a call (Note [Finalizer frees])
         self._total_allocated = 0  # bytes obtained from the device (malloc'd + mapped)
         self._allowed_max = 0
         self._set_fraction = False
@@ -177,7 +178,9 @@ class CachingAllocator(SplitMergeMixin, EventsMixin, ReleaseMixin, ExpandableMix
                 return None
         ctx = self._gather(2) if self._context_level >= 2 else None
         with self._lock:
-            if self._events or self._deferred or self._recycle:
+            if self._events or self._deferred or self._recycle or self._late:
+                if self._late:
+                    self._free_late()
                 if not self._captures:
                     self._process_events(ctx)
             if size < 512:

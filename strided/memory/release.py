@@ -28,6 +28,8 @@ class ReleaseMixin:
         with self._lock:
             if self._captures:
                 raise RuntimeError("empty_cache: not allowed while allocations are routed to a private pool")
+            if self._late:
+                self._free_late()
             self._release_cached_blocks(ctx)
 
     def _release_cached_blocks(self, ctx: object) -> bool:

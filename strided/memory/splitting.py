@@ -226,6 +226,26 @@ class SplitMergeMixin:
             else:
                 self._free_block(block, ctx)
 
+    # Note [Finalizer frees]
+    # A CUDA storage's memory comes back through its owner's ``__del__``. Python runs finalizers
+    # whenever the cyclic garbage collector runs, and that happens when an allocation crosses the
+    # collector's threshold: possibly inside a malloc or free of this allocator, on this thread,
+    # between two steps of a split or a merge (the RLock lets the nested call in). A free there
+    # would edit the free lists under the outer call. So a finalizer that finds this thread inside
+    # the allocator queues its block; the next malloc (or empty_cache) frees it.
+    def free_from_finalizer(self, block: Block) -> None:
+        """:meth:`free` for an owner's ``__del__`` (Note [Finalizer frees])."""
+        if self._lock._is_owned():
+            self._late.append(block)
+        else:
+            self.free(block)
+
+    def _free_late(self) -> None:
+        """Free the blocks queued by :meth:`free_from_finalizer`."""
+        late = self._late
+        while late:
+            self.free(late.pop())
+
     def _bad_free(self, block: object) -> None:
         if not isinstance(block, Block):
             raise TypeError(f"free: expected a Block, got {type(block).__name__}")
@@ -319,7 +339,7 @@ class SplitMergeMixin:
                 j += t
                 cur[j] -= n
                 fre[j] += n
-            else:  # inlined _change_inactive_split (the hot path when an allocated neighbour stays)
+            else:  # inactive_split counts change by merged / merged_bytes (an allocated neighbour stays)
                 peak = self._peak
                 for j, n in ((INACTIVE_SPLIT, merged), (INACTIVE_SPLIT_BYTES, merged_bytes)):
                     if n > 0:
@@ -346,14 +366,6 @@ class SplitMergeMixin:
         j += t
         cur[j] -= req
         fre[j] += req
-
-    def _change_inactive_split(self, t: int, count: int, nbytes: int) -> None:
-        st = self.stats
-        for stat, n in ((INACTIVE_SPLIT, count), (INACTIVE_SPLIT_BYTES, nbytes)):
-            if n > 0:
-                st.increase2(stat, t, n)
-            elif n < 0:
-                st.decrease2(stat, t, -n)
 
     def _try_merge(self, dst: Block, src: Block | None, pool: BlockPool) -> int:
         """Merge free neighbour ``src`` into ``dst`` (c10 ``try_merge_blocks``); bytes merged."""

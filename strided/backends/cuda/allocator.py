@@ -212,7 +212,7 @@ class DeviceAllocation:
         if b is not None:
             self.block = None
             try:
-                self.alloc.free(b)
+                self.alloc.free_from_finalizer(b)  # Note [Finalizer frees]
             except Exception:  # noqa: BLE001 - interpreter shutdown
                 pass
 

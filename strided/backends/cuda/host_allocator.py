@@ -48,7 +48,7 @@ class _Owner:
         if b is not None:
             self.block = None
             try:
-                self.alloc.free(b)
+                self.alloc.free_from_finalizer(b)
             except Exception:  # noqa: BLE001 - interpreter shutdown
                 pass
 
@@ -60,7 +60,8 @@ class HostAllocator:
     """Caching allocator of pinned host memory (one per process)."""
 
     def __init__(self):
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered only by finalizers, which queue (free_from_finalizer)
+        self._late: list[PinnedBlock] = []
         self._free: list[list[PinnedBlock]] = [[] for _ in range(64)]
         self._blocks: dict[int, PinnedBlock] = {}
         self._events: deque = deque()  # (event, device, block), newest on the left
@@ -87,6 +88,8 @@ class HostAllocator:
         size = 1 << (nbytes - 1).bit_length()
         k = size.bit_length() - 1
         with self._lock:
+            if self._late:
+                self._free_late()
             if self._events:
                 self._process_events()
             fl = self._free[k]
@@ -111,6 +114,19 @@ class HostAllocator:
             if block.streams is None:
                 block.streams = set()
             block.streams.add((device_index, stream))
+
+    def free_from_finalizer(self, block: PinnedBlock) -> None:
+        """``free`` for ``_Owner.__del__``: a finalizer run by the garbage collector inside a call of
+        this allocator on this thread queues the block for the next call (Note [Finalizer frees] in
+        ``strided/memory/splitting.py``; with a plain lock it would deadlock)."""
+        if self._lock._is_owned():
+            self._late.append(block)
+        else:
+            self.free(block)
+
+    def _free_late(self) -> None:
+        while self._late:
+            self.free(self._late.pop())
 
     def free(self, block: PinnedBlock) -> None:
         with self._lock:
@@ -153,6 +169,8 @@ class HostAllocator:
     def empty_cache(self) -> None:
         """Free every cached (unused, event-free) block with ``cuMemFreeHost``."""
         with self._lock:
+            if self._late:
+                self._free_late()
             if self._events:
                 self._process_events()
             d = cu()
