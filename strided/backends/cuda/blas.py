@@ -233,13 +233,17 @@ def _make_plan(key, h: int, ws_bytes: int) -> _Plan:
     return p
 
 
-_tls = threading.local()
+class _ScalarTLS(threading.local):
+    bufs = None  # this thread's alpha/beta buffers (Note [Thread-local defaults] in streams.py)
+
+
+_tls = _ScalarTLS()
 
 
 def _scalars(np_dtype):
     """This thread's (alpha, beta) buffer of ``np_dtype`` and its address (read once: ``.ctypes.data``
     costs about a microsecond)."""
-    bufs = getattr(_tls, "bufs", None)
+    bufs = _tls.bufs
     if bufs is None:
         bufs = _tls.bufs = {}
         for d in (np.float32, np.float64):

@@ -12,7 +12,11 @@ from .driver import check, cu
 __all__ = ["current_device", "set_device", "device", "get_device_name", "get_device_properties",
            "get_device_capability", "synchronize", "DeviceProperties", "mem_get_info"]
 
-_tls = threading.local()
+class _DeviceTLS(threading.local):
+    index = 0  # this thread's current device (Note [Thread-local defaults] in streams.py)
+
+
+_tls = _DeviceTLS()
 
 
 def _index(d) -> int:
@@ -31,7 +35,7 @@ def _index(d) -> int:
 
 def current_device() -> int:
     """Index of this thread's current CUDA device (0 until ``set_device``)."""
-    return getattr(_tls, "index", 0)
+    return _tls.index
 
 
 def set_device(d) -> None:

@@ -33,7 +33,11 @@ _init_lock = threading.Lock()
 _init_result: int | None = None  # CUresult of cuInit, cached
 _count: int | None = None
 _contexts: dict[int, object] = {}  # device index -> primary CUcontext
-_tls = threading.local()
+class _ContextTLS(threading.local):
+    ctx_device = -1  # the device whose primary context is current in this thread (Note [Thread-local defaults])
+
+
+_tls = _ContextTLS()
 
 
 def cu():
@@ -115,7 +119,7 @@ def require() -> None:
 
 def ensure_context(index: int) -> None:
     """Make device ``index``'s primary context current in this thread (retaining it first)."""
-    if getattr(_tls, "ctx_device", -1) == index:
+    if _tls.ctx_device == index:
         return
     ctx = _contexts.get(index)
     if ctx is None:

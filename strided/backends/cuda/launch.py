@@ -20,6 +20,8 @@ from .driver import check, cu
 __all__ = ["Kernel", "get_kernel", "check_launch"]
 
 _kernels: dict[tuple[str, str, int], Kernel] = {}
+_get_ident = threading.get_ident
+_context_tls = driver._tls  # this thread's current context (ensure_context's record)
 _modules: list[object] = []  # loaded CUmodules stay alive for the process
 
 
@@ -30,7 +32,7 @@ class Kernel:
     """
 
     __slots__ = ("name", "func", "packer", "device_index", "_buf", "_params", "_params_addr", "_owner",
-                 "_pack_into", "_smem_limit")
+                 "_pack_into", "_smem_limit", "_launch")
 
     def __init__(self, name: str, func: int, fmt: str, device_index: int):
         self.name = name
@@ -43,24 +45,24 @@ class Kernel:
         self._owner = threading.get_ident()
         self._pack_into = self.packer.pack_into
         self._smem_limit = 48 << 10  # dynamic shared memory allowed without opting in
+        self._launch = cu().cuLaunchKernel
 
     def __call__(self, grid: int, block: int, stream: int, *values) -> None:
         # Note [Reused parameter buffer]: cuLaunchKernel copies the parameters when it is called, so
         # the host buffer may be refilled as soon as it returns. Only the thread that loaded the
         # kernel reuses it (another thread could refill it while the GIL is released in the launch).
-        if threading.get_ident() == self._owner:
+        if _get_ident() == self._owner:
             self._pack_into(self._buf, 0, *values)
             addr = self._params_addr
         else:
             buf = ctypes.create_string_buffer(self.packer.pack(*values), max(self.packer.size, 1))
             params = (ctypes.c_void_p * 1)(ctypes.addressof(buf))
             addr = ctypes.addressof(params)
-        d = cu()
-        driver.ensure_context(self.device_index)
-        err = d.cuLaunchKernel(self.func, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)[0]
+        if _context_tls.ctx_device != self.device_index:
+            driver.ensure_context(self.device_index)
+        err = self._launch(self.func, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)[0]
         if err != 0 or driver.LAUNCH_BLOCKING:
             check_launch(self.name, err, stream)
-
 
     def launch_smem(self, grid: int, block: int, smem: int, stream: int, *values) -> None:
         """Launch with ``smem`` bytes of dynamic shared memory (opting in above 48 KiB once)."""
