@@ -13,6 +13,7 @@ import math
 from ..backends.meta.common import wrap_dim
 from ..ops import bound as ops
 from ..ops.composite.views import int_list
+from ..tensor import Tensor
 from .functions_views import _zeros
 
 __all__ = [
@@ -64,7 +65,7 @@ def sum_to(grad, shape):
 
 
 def maybe_multiply(t, s):
-    return t if (not hasattr(s, "_sizes") and s == 1) else t * s
+    return t if (not isinstance(s, Tensor) and s == 1) else t * s
 
 
 def _dims(dim, ndim: int) -> list:
@@ -256,13 +257,13 @@ def clamp_bound_backward(grad, self, bound, other, is_min: bool):
 
 def pow_backward_self(grad, self, exponent):
     """d x^e / d x = e * x^(e-1), and 0 where e == 0 (torch's convention, also at x == 0)."""
-    if not hasattr(exponent, "_sizes"):
+    if not isinstance(exponent, Tensor):
         return ops.zeros_like(self) if exponent == 0 else grad * exponent * self ** (exponent - 1)
     return ops.where(ops.eq(exponent, 0), 0.0, grad * exponent * self ** (exponent - 1))
 
 
 def pow_backward_exponent(grad, self, exponent, result):
     """d (b^e) / d e = b^e * log(b), with 0 where b == 0 and e >= 0 (torch's convention)."""
-    base = self if hasattr(self, "_sizes") else ops.full_like(result, self)
+    base = self if isinstance(self, Tensor) else ops.full_like(result, self)
     cond = ops.logical_and(ops.eq(base, 0), ops.ge(exponent, 0))
     return ops.where(cond, 0.0, grad * result * ops.log(base))

@@ -212,7 +212,11 @@ class DeviceAllocation:
         if b is not None:
             self.block = None
             try:
-                self.alloc.free_from_finalizer(b)  # Note [Finalizer frees]
+                alloc = self.alloc  # alloc.free_from_finalizer(b), inlined (Note [Finalizer frees])
+                if alloc._lock._is_owned():
+                    alloc._late.append(b)
+                else:
+                    alloc.free(b)
             except Exception:  # noqa: BLE001 - interpreter shutdown
                 pass
 
