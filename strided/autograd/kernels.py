@@ -228,7 +228,10 @@ def _new_node(info, bound, edges, metas, needs, layout, self_edge):
             saved.append(None)  # an output: filled in by _attach
             continue
         value = bound[pos]
-        if how == "tensor" and type(value) is Tensor:
+        if type(value) is Tensor and how != "value":
+            if how == "geometry":
+                saved.append(Geometry(value))
+                continue
             if pos == 0 and self_edge is not None:
                 value = value.clone()  # in-place: the old value of self
             saved.append(SavedTensor(value))

@@ -121,12 +121,37 @@ def compute_stride(oldshape: tuple, oldstride: tuple, newshape: tuple):
     return tuple(newstride)
 
 
+# Note [View memo]
+# A model views the same shapes every step (GPT-2: about 500 views a step). The result geometry of
+# a valid view depends only on (sizes, strides, requested size), so it is memoized; the key is
+# used only when the request is a tuple of exact ints (2.0 == 2 and True == 1 would otherwise find
+# the entry of a valid request that int_list rejects or reads differently). Bounded: cleared past
+# 4096 entries. A size that is invalid raises before anything is stored; "no view exists" (strides
+# None) is stored too, as reshape copies then.
+_VIEW_MEMO: dict = {}
+
+
+def _view_geometry(self: Tensor, size) -> tuple:
+    """``(sizes, strides)`` of ``self`` viewed as ``size`` (one -1 allowed); strides None when no view
+    exists (Note [View memo])."""
+    key = None
+    if size.__class__ is tuple and all(n.__class__ is int for n in size):
+        key = (self._sizes, self._strides, size)
+        hit = _VIEW_MEMO.get(key)
+        if hit is not None:
+            return hit
+    sizes = infer_size(int_list(size), self.numel())
+    strides = self._strides if sizes == self._sizes else compute_stride(self._sizes, self._strides, sizes)
+    if key is not None:
+        if len(_VIEW_MEMO) > 4096:
+            _VIEW_MEMO.clear()
+        _VIEW_MEMO[key] = (sizes, strides)
+    return sizes, strides
+
+
 @kernel("CompositeExplicitAutograd")
 def view(self, size):
-    sizes = infer_size(int_list(size), self.numel())
-    if sizes == self._sizes:
-        return alias(self, sizes, self._strides)
-    strides = compute_stride(self._sizes, self._strides, sizes)
+    sizes, strides = _view_geometry(self, size)
     if strides is None:
         raise RuntimeError(_VIEW_ERROR)
     return alias(self, sizes, strides)
@@ -135,8 +160,8 @@ def view(self, size):
 @kernel("CompositeImplicitAutograd")
 def reshape(self, shape):
     """A view when the strides allow one (see ``compute_stride``), else a contiguous copy."""
-    sizes = infer_size(int_list(shape), self.numel())
-    if compute_stride(self._sizes, self._strides, sizes) is not None:
+    sizes, strides = _view_geometry(self, shape)
+    if strides is not None:
         return ops.view(self, sizes)
     return ops.view(ops.clone(self, memory_format="contiguous_format"), sizes)
 
