@@ -279,3 +279,27 @@ def test_unbind_and_chunk_edge_cases():
 
 def x_shapes(tensors):
     return [tuple(t.shape) for t in tensors]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", [lambda x: x.view(True, 12), lambda x: x.reshape(2, True, 12),
+                                  lambda x: x.permute(True, 0, 2), lambda x: x.expand(True, 3, 4)])
+def test_bool_sizes_are_rejected(call, device):
+    # torch's int[] arguments take no bools (operator.index(True) would read 1)
+    with pytest.raises(TypeError, match="an element is a bool"):
+        call(_x(device=device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_view_memo_gives_the_same_geometry_as_the_first_call(device):
+    x = _x((4, 6), device)
+    for _ in range(3):  # the first call computes, the later ones read the memo (Note [View memo])
+        v = x.t().reshape(24)  # not viewable: a copy
+        assert v._base is not x and v.shape == (24,)
+        w = x.view(2, -1, 3)
+        assert w.shape == (2, 4, 3) and w.stride() == (12, 3, 1) and w._base is x
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            x.t().view(24)
+    assert x.view(2, 12).shape == (2, 12)
+    with pytest.raises(TypeError):
+        x.view(2.0, 12)  # 2.0 == 2: must not find the memo entry of (2, 12)

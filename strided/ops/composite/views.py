@@ -44,9 +44,12 @@ def int_list(values) -> tuple:
     if isinstance(values, Tensor):
         return (operator.index(values),)
     try:
-        return tuple(map(operator.index, values))
+        out = tuple(map(operator.index, values))
     except TypeError:
         raise TypeError(f"expected a sequence of ints, got {values!r}") from None
+    if bool in map(type, values):  # operator.index accepts True; torch's int[] arguments do not
+        raise TypeError(f"expected a sequence of ints, got {values!r} (an element is a bool)")
+    return out
 
 
 def _type_name(t: Tensor) -> str:
