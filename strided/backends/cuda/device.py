@@ -12,6 +12,7 @@ from .driver import check, cu
 __all__ = ["current_device", "set_device", "device", "get_device_name", "get_device_properties",
            "get_device_capability", "synchronize", "DeviceProperties", "mem_get_info"]
 
+
 class _DeviceTLS(threading.local):
     index = 0  # this thread's current device (Note [Thread-local defaults] in streams.py)
 

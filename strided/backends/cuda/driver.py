@@ -33,8 +33,10 @@ _init_lock = threading.Lock()
 _init_result: int | None = None  # CUresult of cuInit, cached
 _count: int | None = None
 _contexts: dict[int, object] = {}  # device index -> primary CUcontext
+
+
 class _ContextTLS(threading.local):
-    ctx_device = -1  # the device whose primary context is current in this thread (Note [Thread-local defaults])
+    ctx_device = -1  # device whose primary context is current here (Note [Thread-local defaults], streams.py)
 
 
 _tls = _ContextTLS()

@@ -18,6 +18,7 @@ from .driver import check, cu
 __all__ = ["Stream", "Event", "current_stream", "default_stream", "set_stream", "stream",
            "current_stream_handle", "current_stream_at"]
 
+
 class _StreamTLS(threading.local):
     """This thread's current streams (device index -> Stream), None until one is set.
 
