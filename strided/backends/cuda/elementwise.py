@@ -32,12 +32,14 @@ from __future__ import annotations
 import math
 
 from ... import dtypes as dt
-from ...tensor import Tensor
+from ...tensor import Tensor, make_tensor
+from .. import allocate
 from .kernels import CTYPES, MAX_DIMS, _text, coalesce
 from .launch import get_kernel
 from .streams import current_stream_handle
 
-__all__ = ["run", "opmath", "source_for", "plan", "is_tensor_operand", "precompile", "FLAT_FMT", "STRIDED_FMT"]
+__all__ = ["run", "binary", "opmath", "source_for", "plan", "is_tensor_operand", "precompile", "FLAT_FMT",
+           "STRIDED_FMT"]
 
 _prod = math.prod
 FLAT_FMT = "<Q4Q4d4qq"
@@ -220,6 +222,52 @@ def run(expr: str, out: Tensor, args, computes, dense: bool = True) -> Tensor:
             return out
     _launch_strided(ln, out, args, n, dev, stream, optr, ptrs, sd, si)
     return out
+
+
+# Note [Binary plan memo]
+# ``a + b`` on two tensors repeats the same Meta work every call: promotion, checks, broadcast,
+# output strides. A Meta function reads only metadata (dtypes, sizes, strides, devices), never
+# values, so for two tensor operands its result is a function of that metadata. ``binary`` runs the
+# Meta function (every check, torch's errors) the first time a key is seen and keeps the output's
+# geometry; later calls allocate it directly. When both operands and the output share one dense
+# layout it also keeps the launcher, so a repeat call is: allocate, three addresses, one launch.
+# Bounded: cleared past 4096 keys.
+_BINARY: dict = {}
+
+
+def binary(expr: str, meta_fn, a: Tensor, b: Tensor, computes: dict) -> Tensor:
+    """``expr(a, b)`` for two tensors (``run``'s rules), the output from ``meta_fn(a, b)``, memoized
+    per operand metadata (Note [Binary plan memo]); ``computes`` maps the output dtype to the
+    operands' compute dtypes."""
+    key = (expr, meta_fn, a.dtype, b.dtype, a._sizes, a._strides, b._sizes, b._strides, a.device, b.device)
+    plan = _BINARY.get(key)
+    if plan is None:
+        out = meta_fn(a, b)
+        cs = computes[out.dtype]
+        run(expr, out, (a, b), cs)
+        n = _prod(out._sizes)
+        if n:
+            ln = None
+            if (a._sizes == b._sizes == out._sizes and a._strides == b._strides == out._strides
+                    and _dense(out) and a.device is b.device and a.device.type == "cuda"):
+                ln = _launchers.get((expr, out.dtype, a.dtype, cs[0], b.dtype, cs[1]))
+            if len(_BINARY) > 4096:
+                _BINARY.clear()
+            _BINARY[key] = (out._sizes, out._strides, out.dtype, out.device, out._storage.nbytes(), cs, n, ln,
+                            None if ln is None else (n + ln.per_block - 1) // ln.per_block)
+        return out
+    sizes, strides, dtype, dev, nbytes, cs, n, ln, grid = plan
+    out = make_tensor(allocate(nbytes, dev), 0, sizes, strides, dtype)
+    if ln is not None:
+        i = dev.index
+        optr = out._storage._data_ptr
+        pa = a._storage._data_ptr + a._offset * a.dtype.itemsize
+        pb = b._storage._data_ptr + b._offset * b.dtype.itemsize
+        mask = ln.align_mask
+        if mask and not (optr | pa | pb) & mask and ln.vec_device == i:
+            ln.vec_kernel(grid, _BLOCK, current_stream_handle(i), optr, pa, pb, 0, 0, *_ZEROF4, *_ZERO4, n)
+            return out
+    return run(expr, out, (a, b), cs)
 
 
 def _launch_strided(ln, out, args, n, dev, stream, optr, ptrs, sd, si) -> None:

@@ -31,7 +31,7 @@ from ....tensor import Tensor
 from ...meta import pointwise as meta
 from ...meta import pointwise_unary as meta_u
 from ...meta.common import result_dtype
-from ..elementwise import opmath, run
+from ..elementwise import binary, opmath, run
 
 __all__ = ["register_inplace", "instantiations"]
 
@@ -47,6 +47,8 @@ def _floating(d: dt.dtype) -> bool:
 # ---------------------------------------------------------------------------- arithmetic
 @kernel("CUDA")
 def add(self, other, alpha=1):
+    if other.__class__ is Tensor and alpha.__class__ is int and alpha == 1:
+        return binary("x0 + x1", meta.add, self, other, _C4)  # Note [Binary plan memo]
     out = meta.add(self, other, alpha)
     if alpha == 1:
         return run("x0 + x1", out, (self, other), _C4[out.dtype])
@@ -55,6 +57,8 @@ def add(self, other, alpha=1):
 
 @kernel("CUDA")
 def sub(self, other, alpha=1):
+    if other.__class__ is Tensor and alpha.__class__ is int and alpha == 1:
+        return binary("x0 - x1", meta.sub, self, other, _C4)
     out = meta.sub(self, other, alpha)
     if alpha == 1:
         return run("x0 - x1", out, (self, other), _C4[out.dtype])
@@ -63,6 +67,8 @@ def sub(self, other, alpha=1):
 
 @kernel("CUDA")
 def mul(self, other):
+    if other.__class__ is Tensor:
+        return binary("x0 * x1", meta.mul, self, other, _C4)
     out = meta.mul(self, other)
     return run("x0 * x1", out, (self, other), _C4[out.dtype])
 
@@ -76,6 +82,8 @@ _DIV = {
 
 @kernel("CUDA")
 def div(self, other, *, rounding_mode=None):
+    if rounding_mode is None and other.__class__ is Tensor:  # true division: always a floating result
+        return binary("x0 / x1", meta.div, self, other, _C4)
     out = meta.div(self, other, rounding_mode=rounding_mode)
     d = out.dtype
     return run(_DIV[rounding_mode, _floating(d)], out, (self, other), _C4[d])
