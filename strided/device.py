@@ -68,8 +68,9 @@ class device:  # noqa: N801 - torch spells it lower case
             other = device(other)
         return isinstance(other, device) and self.type == other.type and self.index == other.index
 
-    def __hash__(self) -> int:
-        return hash((self.type, self.index))
+    # Instances are interned (one object per type and index), so identity hashing agrees with
+    # __eq__ between devices, and costs no Python call: devices key the hot-path memos.
+    __hash__ = object.__hash__
 
     def __reduce__(self):
         return (device, (self._str,))
