@@ -37,18 +37,23 @@ def alias(self: Tensor, sizes: tuple, strides: tuple, offset: int | None = None)
     return t
 
 
-def int_list(values) -> tuple:
-    """An ``int[]`` argument as a tuple of ints (a bare int is a list of one, as torch allows)."""
+def int_list(values, op: str = "", arg: str = "size") -> tuple:
+    """An ``int[]`` argument as a tuple of ints (a bare int is a list of one, as torch allows).
+
+    ``op``/``arg`` name the operator and argument in the error, as torch's argument parser does."""
     if type(values) is int:
         return (values,)
     if isinstance(values, Tensor):
         return (operator.index(values),)
+    where = f"{op}(): argument '{arg}' " if op else ""
     try:
         out = tuple(map(operator.index, values))
     except TypeError:
-        raise TypeError(f"expected a sequence of ints, got {values!r}") from None
+        raise TypeError(f"{where}must be tuple of ints, got {values!r}" if op
+                        else f"expected a sequence of ints, got {values!r}") from None
     if bool in map(type, values):  # operator.index accepts True; torch's int[] arguments do not
-        raise TypeError(f"expected a sequence of ints, got {values!r} (an element is a bool)")
+        pos = [type(v) for v in values].index(bool)
+        raise TypeError(f"{where}must be tuple of ints, but found element of type bool at pos {pos}: {values!r}")
     return out
 
 
@@ -134,7 +139,7 @@ def compute_stride(oldshape: tuple, oldstride: tuple, newshape: tuple):
 _VIEW_MEMO: dict = {}
 
 
-def _view_geometry(self: Tensor, size) -> tuple:
+def _view_geometry(self: Tensor, size, op: str) -> tuple:
     """``(sizes, strides)`` of ``self`` viewed as ``size`` (one -1 allowed); strides None when no view
     exists (Note [View memo])."""
     key = None
@@ -143,7 +148,7 @@ def _view_geometry(self: Tensor, size) -> tuple:
         hit = _VIEW_MEMO.get(key)
         if hit is not None:
             return hit
-    sizes = infer_size(int_list(size), self.numel())
+    sizes = infer_size(int_list(size, op, "size" if op == "view" else "shape"), self.numel())
     strides = self._strides if sizes == self._sizes else compute_stride(self._sizes, self._strides, sizes)
     if key is not None:
         if len(_VIEW_MEMO) > 4096:
@@ -154,7 +159,7 @@ def _view_geometry(self: Tensor, size) -> tuple:
 
 @kernel("CompositeExplicitAutograd")
 def view(self, size):
-    sizes, strides = _view_geometry(self, size)
+    sizes, strides = _view_geometry(self, size, "view")
     if strides is None:
         raise RuntimeError(_VIEW_ERROR)
     return alias(self, sizes, strides)
@@ -163,7 +168,7 @@ def view(self, size):
 @kernel("CompositeImplicitAutograd")
 def reshape(self, shape):
     """A view when the strides allow one (see ``compute_stride``), else a contiguous copy."""
-    sizes, strides = _view_geometry(self, shape)
+    sizes, strides = _view_geometry(self, shape, "reshape")
     if strides is not None:
         return ops.view(self, sizes)
     return ops.view(ops.clone(self, memory_format="contiguous_format"), sizes)
@@ -171,7 +176,7 @@ def reshape(self, shape):
 
 @kernel("CompositeExplicitAutograd")
 def as_strided(self, size, stride, storage_offset=None):
-    sizes, strides = int_list(size), int_list(stride)
+    sizes, strides = int_list(size, "as_strided"), int_list(stride, "as_strided", "stride")
     offset = self._offset if storage_offset is None else operator.index(storage_offset)
     check_storage_bounds(sizes, strides, offset, self.dtype.itemsize, self._storage.nbytes())
     return alias(self, sizes, strides, offset)
@@ -200,7 +205,7 @@ def t(self):
 
 @kernel("CompositeExplicitAutograd")
 def permute(self, dims):
-    dims = int_list(dims)
+    dims = int_list(dims, "permute", "dims")
     n = len(self._sizes)
     if len(dims) != n:
         raise RuntimeError(
@@ -281,7 +286,7 @@ def expand_geometry(self: Tensor, sizes: tuple) -> tuple:
 
 @kernel("CompositeExplicitAutograd")
 def expand(self, size, *, implicit=False):
-    sizes, strides = expand_geometry(self, int_list(size))
+    sizes, strides = expand_geometry(self, int_list(size, "expand"))
     return alias(self, sizes, strides)
 
 
@@ -304,7 +309,7 @@ def squeeze(self):
 
 @kernel("CompositeExplicitAutograd")
 def squeeze_dims(self, dim):
-    dims = int_list(dim)
+    dims = int_list(dim, "squeeze", "dim")
     n = len(self._sizes)
     wrapped = set()
     for d in dims:
@@ -347,7 +352,7 @@ def unflatten(self, dim, sizes):
             "unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions"
         )
     d = wrap_dim(dim, n)
-    given = int_list(sizes)
+    given = int_list(sizes, "unflatten", "sizes")
     if not given:
         raise RuntimeError("unflatten: sizes must be non-empty")
     try:

@@ -115,7 +115,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     if n == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, n)
-    sizes = int_list(split_sizes)
+    sizes = int_list(split_sizes, "split_with_sizes", "split_sizes")
     size = self._sizes[d]
     for s in sizes:
         if s < 0:
