@@ -93,3 +93,19 @@ def test_memo_keys_on_layout_not_on_values():
     out = c * c
     assert out.stride() == c.stride()  # the output follows the transposed layout, as torch's does
     np.testing.assert_array_equal(out.cpu().numpy(), c.cpu().numpy() ** 2)
+
+
+def test_integer_division_follows_the_default_dtype_on_repeat_calls():
+    a = st.arange(1, 7, device="cuda")
+    b = st.full((6,), 4, dtype=st.int64, device="cuda")
+    assert (a / b).dtype == st.float32
+    old = st.get_default_dtype()
+    st.set_default_dtype(st.float64)
+    try:
+        for _ in range(2):  # int / int is the default float dtype: part of the memo key
+            out = a / b
+            assert out.dtype == st.float64
+            np.testing.assert_array_equal(out.cpu().numpy(), np.arange(1, 7) / 4)
+    finally:
+        st.set_default_dtype(old)
+    assert (a / b).dtype == st.float32

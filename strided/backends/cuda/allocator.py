@@ -212,11 +212,7 @@ class DeviceAllocation:
         if b is not None:
             self.block = None
             try:
-                alloc = self.alloc  # alloc.free_from_finalizer(b), inlined (Note [Finalizer frees])
-                if alloc._lock._is_owned():
-                    alloc._late.append(b)
-                else:
-                    alloc.free(b)
+                self.alloc.free_from_finalizer(b)  # Note [Finalizer frees]
             except Exception:  # noqa: BLE001 - interpreter shutdown
                 pass
 

@@ -227,7 +227,8 @@ def run(expr: str, out: Tensor, args, computes, dense: bool = True) -> Tensor:
 # Note [Binary plan memo]
 # ``a + b`` on two tensors repeats the same Meta work every call: promotion, checks, broadcast,
 # output strides. A Meta function reads only metadata (dtypes, sizes, strides, devices), never
-# values, so for two tensor operands its result is a function of that metadata. ``binary`` runs the
+# values, so for two tensor operands its result is a function of that metadata (and of the default
+# dtype, which integer true division returns). ``binary`` runs the
 # Meta function (every check, torch's errors) the first time a key is seen and keeps the output's
 # geometry; later calls allocate it directly. When both operands and the output share one dense
 # layout it also keeps the launcher, so a repeat call is: allocate, three addresses, one launch.
@@ -239,7 +240,8 @@ def binary(expr: str, meta_fn, a: Tensor, b: Tensor, computes: dict) -> Tensor:
     """``expr(a, b)`` for two tensors (``run``'s rules), the output from ``meta_fn(a, b)``, memoized
     per operand metadata (Note [Binary plan memo]); ``computes`` maps the output dtype to the
     operands' compute dtypes."""
-    key = (expr, meta_fn, a.dtype, b.dtype, a._sizes, a._strides, b._sizes, b._strides, a.device, b.device)
+    key = (expr, meta_fn, a.dtype, b.dtype, a._sizes, a._strides, b._sizes, b._strides, a.device, b.device,
+           dt._default_dtype)  # int / int gives the default float dtype
     plan = _BINARY.get(key)
     if plan is None:
         out = meta_fn(a, b)
