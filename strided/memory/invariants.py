@@ -162,6 +162,10 @@ def check_invariants(alloc) -> None:  # noqa: C901 - one linear list of checks
             for j in range(n_types):
                 cur, peak, acc, fre = st.stat(stat + j)
                 assert 0 <= cur <= peak and acc >= 0 and fre >= 0, f"stat {name}[{j}] fields inconsistent"
+            if n_types == 3:  # all = small + large for current, allocated and freed (Note [Stat layout])
+                whole, small, large = (st.stat(stat + j) for j in range(3))
+                for f in (0, 2, 3):
+                    assert whole[f] == small[f] + large[f], f"stat {name}: all != small + large (field {f})"
         assert alloc._total_allocated == st.cur[RESERVED_BYTES], (
             "reserved bytes disagree with the device total"
         )

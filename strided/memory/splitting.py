@@ -77,14 +77,11 @@ class SplitMergeMixin:
                 else:
                     fl.replace_at(i, remaining)
             if seg is None:
-                if already_split:
-                    fre = self._fre
-                    j = INACTIVE_SPLIT_BYTES
+                if already_split:  # Note [Stat layout]: all's freed is derived
+                    cur[INACTIVE_SPLIT_BYTES] -= rsize
+                    j = INACTIVE_SPLIT_BYTES + t
                     cur[j] -= rsize
-                    fre[j] += rsize
-                    j += t
-                    cur[j] -= rsize
-                    fre[j] += rsize
+                    self._fre[j] += rsize
                 else:
                     j = INACTIVE_SPLIT
                     v = cur[j] + 1
@@ -193,7 +190,9 @@ class SplitMergeMixin:
         if block is None:
             return
         ctx = self._gather(4) if self._context_level >= 4 else None
-        with self._lock:
+        lock = self._lock
+        lock.acquire()  # Note [Lock calls]
+        try:
             if block.__class__ is not Block or not block.allocated or block.owner is not self:
                 self._bad_free(block)
             block.allocated = False
@@ -201,14 +200,11 @@ class SplitMergeMixin:
             size = block.size
             cur = self._cur
             fre = self._fre
-            cur[0] -= 1
-            fre[0] += 1
+            cur[0] -= 1  # Note [Stat layout]: all's freed is derived
             cur[t] -= 1
             fre[t] += 1
-            j = ALLOCATED_BYTES
-            cur[j] -= size
-            fre[j] += size
-            j += t
+            cur[ALLOCATED_BYTES] -= size
+            j = ALLOCATED_BYTES + t
             cur[j] -= size
             fre[j] += size
             if self._recording:
@@ -225,6 +221,8 @@ class SplitMergeMixin:
                     self._insert_events(block)
             else:
                 self._free_block(block, ctx)
+        finally:
+            lock.release()
 
     # Note [Finalizer frees]
     # A CUDA storage's memory comes back through its owner's ``__del__``. Python runs finalizers
@@ -327,18 +325,26 @@ class SplitMergeMixin:
                 merged_bytes += block.size
             if merged == -1 and merged_bytes < 0:  # the common case: one split piece absorbed
                 n = -merged_bytes
-                j = INACTIVE_SPLIT
+                cur[INACTIVE_SPLIT] -= 1
+                j = INACTIVE_SPLIT + t
                 cur[j] -= 1
                 fre[j] += 1
-                j += t
-                cur[j] -= 1
-                fre[j] += 1
+                cur[INACTIVE_SPLIT_BYTES] -= n
+                j = INACTIVE_SPLIT_BYTES + t
+                cur[j] -= n
+                fre[j] += n
+            elif merged == 0 and merged_bytes > 0:  # joined one free split neighbour: only bytes grow
+                peak = self._peak
                 j = INACTIVE_SPLIT_BYTES
-                cur[j] -= n
-                fre[j] += n
+                v = cur[j] + merged_bytes
+                cur[j] = v
+                if v > peak[j]:
+                    peak[j] = v
                 j += t
-                cur[j] -= n
-                fre[j] += n
+                v = cur[j] + merged_bytes
+                cur[j] = v
+                if v > peak[j]:
+                    peak[j] = v
             else:  # inactive_split counts change by merged / merged_bytes (an allocated neighbour stays)
                 peak = self._peak
                 for j, n in ((INACTIVE_SPLIT, merged), (INACTIVE_SPLIT_BYTES, merged_bytes)):
@@ -354,16 +360,13 @@ class SplitMergeMixin:
                             peak[j] = v
                     elif n < 0:
                         cur[j] += n
-                        fre[j] -= n
                         j += t
                         cur[j] += n
                         fre[j] -= n
         elif self._eager_unmap:
             self._recycle_candidate(block)
-        j = REQUESTED_BYTES
-        cur[j] -= req
-        fre[j] += req
-        j += t
+        cur[REQUESTED_BYTES] -= req
+        j = REQUESTED_BYTES + t
         cur[j] -= req
         fre[j] += req
 

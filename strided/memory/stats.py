@@ -14,8 +14,11 @@ streams hold it ("pending").  So with ``pending`` = blocks freed but waiting on 
 ``active.freed = allocation.freed - pending + pending_at_last_reset``; and the active peak only
 needs its own tracking while something is pending (otherwise it equals the allocation peak).
 ``allocated`` (the running total of increases) is derived too: since the last reset,
-``current = current_at_reset + allocated - freed``.  Together that saves more than twenty list
-updates per malloc+free on the path every tensor pays for.
+``current = current_at_reset + allocated - freed``.  And ``freed`` of the ``all`` type is never
+written: every decrease is of one pool type, so it is the sum of the ``small_pool`` and
+``large_pool`` values (``all``'s current and peak are stored: the peak needs the current at every
+increase).  Together that saves more than thirty list updates per malloc+free on the path every
+tensor pays for.
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ class DeviceStats:
             self.peak[i] = v
 
     def decrease(self, i: int, n: int) -> None:
+        """Decrease a stat without pool types (``oversize_*``); typed stats use :meth:`decrease2`."""
         self.cur[i] -= n
         self.fre[i] += n
 
@@ -104,8 +108,17 @@ class DeviceStats:
         self.increase(stat + t, n)
 
     def decrease2(self, stat: int, t: int, n: int) -> None:
-        self.decrease(stat, n)
-        self.decrease(stat + t, n)
+        """Decrease ``stat`` for pool type ``t`` and for ``all`` (whose ``freed`` is derived)."""
+        cur = self.cur
+        cur[stat] -= n
+        cur[stat + t] -= n
+        self.fre[stat + t] += n
+
+    def freed(self, i: int) -> int:
+        """The ``freed`` total of flat index ``i`` (``all``'s is the sum of the two pool types')."""
+        if i < OVERSIZE_ALLOCATIONS and i % 3 == 0:
+            return self.fre[i + 1] + self.fre[i + 2]
+        return self.fre[i]
 
     def add_pending(self, t: int, size: int, sign: int) -> None:
         """A freed block starts (``sign=1``) or stops (``-1``) waiting on stream events."""
@@ -135,13 +148,15 @@ class DeviceStats:
             off = 0 if stat * 3 == ACTIVE else 3
             j = base + t
             pending = self.pend[off + t]
+            fre = self.freed(j)
             return (
                 self.cur[j] + pending,
                 max(self.peak[j], self.active_peak[off + t]),
-                self.cur[j] - self.base[j] + self.fre[j],
-                self.fre[j] - pending + self.pend_base[off + t],
+                self.cur[j] - self.base[j] + fre,
+                fre - pending + self.pend_base[off + t],
             )
-        return self.cur[i], self.peak[i], self.cur[i] - self.base[i] + self.fre[i], self.fre[i]
+        fre = self.freed(i)
+        return self.cur[i], self.peak[i], self.cur[i] - self.base[i] + fre, fre
 
     def current(self, i: int) -> int:
         return self.stat(i)[0]
