@@ -20,6 +20,7 @@ __all__ = [
     "softmax_backward",
     "log_softmax_backward",
     "layer_norm_backward",
+    "linear_backward",
     "cross_entropy_backward",
     "cross_entropy_target_backward",
     "gelu_backward",
@@ -57,6 +58,39 @@ def log_softmax_backward(grad, result, dim):
     if not grad_mode.enabled and grad.dtype is result.dtype:
         return ops._log_softmax_backward_data(grad, result, dim, result.dtype)
     return grad - ops.exp(result) * ops.sum(grad, [dim], keepdim=True)
+
+
+def linear_backward(grad, input, weight, bias, grad_input_mask):
+    """Gradients of ``linear`` for (input, weight, bias) (Note [Fused linear]): the GEMMs torch's
+    ``addmm``/``mm`` backward runs for the flattened input, with no view or transpose nodes."""
+    need_input, need_weight, need_bias = grad_input_mask
+    if weight.dim() == 1:  # (..., K) @ (K,): a matrix-vector product per row
+        g = ops.unsqueeze(grad, -1)
+        gi = g * weight if need_input else None
+        gw = None
+        if need_weight:
+            gw = g * input
+            if gw.dim() > 1:
+                gw = _sum(ops.reshape(gw, (-1, weight._sizes[0])), [0])
+        return gi, gw, grad if need_bias else None
+    if input.dim() == 1:  # (K,) @ (K, N): vector-matrix
+        gi = ops.matmul(grad, weight) if need_input else None
+        gw = ops.unsqueeze(grad, 1) * ops.unsqueeze(input, 0) if need_weight else None
+        return gi, gw, grad if need_bias else None
+    n, k = weight._sizes
+    g2 = grad if grad.dim() == 2 else ops.reshape(grad, (-1, n))
+    gi = gw = gb = None
+    if need_input:
+        gi = ops.mm(g2, weight)
+        if input.dim() != 2:
+            gi = ops.reshape(gi, input._sizes)
+    if need_weight:
+        x2 = input if input.dim() == 2 else ops.reshape(input, (-1, k))
+        gw = ops.mm(g2.t(), x2)
+    if need_bias:
+        # a 1-d bias is summed here; any other broadcast bias is summed back by the engine
+        gb = _sum(g2, [0]) if bias.dim() == 1 else grad
+    return gi, gw, gb
 
 
 def _sum(t, dims, keepdim=False):

@@ -20,6 +20,7 @@ import math
 from ...backends.meta.common import broadcast_shapes
 from ...backends.meta.reductions import type_name
 from ...dispatch.library import kernel
+from ...tensor import make_tensor
 from .. import bound as ops
 
 __all__ = []
@@ -136,7 +137,22 @@ def _flatten_nd_linear(input, weight, bias):
     return ops.view(result, sizes[:-1] + (result._sizes[1],))
 
 
-@kernel("CompositeImplicitAutograd")
+def _not_a_view(t):
+    """``t`` itself, or a tensor over the same memory without ``t``'s view base."""
+    if t._base is None:
+        return t
+    return make_tensor(t._storage, t._offset, t._sizes, t._strides, t.dtype)
+
+
+# Note [Fused linear]
+# torch's ``linear`` is CompositeImplicitAutograd: autograd records what it lowers to (for a 3-d input:
+# view, t, addmm, view: four nodes, and four more ops in backward to undo the views). Here ``linear`` is
+# one differentiable op (derivatives.yaml: ``linear_backward``): this kernel runs below autograd and
+# lowers exactly as torch does, and backward runs the same GEMMs as addmm's backward plus the bias sum,
+# with no view or transpose nodes. Values and gradients are torch's; ``grad_fn`` is ``LinearBackward0``
+# where torch shows the last node of the lowering (``ViewBackward0``, ``AddmmBackward0`` ...). The
+# output is never a view of a temporary, so in-place ops on it behave as on any op's result.
+@kernel("CompositeExplicitAutograd")
 def linear(input, weight, bias=None):
     """torch.nn.functional.linear: ``input @ weight.T + bias``, lowered exactly as torch's ``linear``."""
     d_in, d_w = input.dim(), weight.dim()
@@ -147,8 +163,8 @@ def linear(input, weight, bias=None):
         return ops.addmm(bias, input, weight.t())
     if bias is not None and (bias.dim() == 1 or ops.squeeze(bias).dim() == 1) and bias.is_contiguous():
         if input.is_contiguous():
-            return _flatten_nd_linear(input, weight, bias)
-    output = ops.matmul(input, weight.t())
+            return _not_a_view(_flatten_nd_linear(input, weight, bias))
+    output = _not_a_view(ops.matmul(input, weight.t()))
     if bias is not None:
         output.add_(bias)
     return output
