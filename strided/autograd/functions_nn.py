@@ -21,6 +21,7 @@ __all__ = [
     "log_softmax_backward",
     "layer_norm_backward",
     "linear_backward",
+    "matmul_backward",
     "cross_entropy_backward",
     "cross_entropy_target_backward",
     "gelu_backward",
@@ -58,6 +59,31 @@ def log_softmax_backward(grad, result, dim):
     if not grad_mode.enabled and grad.dtype is result.dtype:
         return ops._log_softmax_backward_data(grad, result, dim, result.dtype)
     return grad - ops.exp(result) * ops.sum(grad, [dim], keepdim=True)
+
+
+def matmul_backward(grad, self, other, grad_input_mask):
+    """Gradients of ``matmul`` for (self, other) (Note [Fused linear]): ``grad @ otherᵀ`` and
+    ``selfᵀ @ grad`` on the operands promoted to matrices as matmul promotes them; the engine sums
+    broadcast batch dims back to each operand's shape."""
+    need_self, need_other = grad_input_mask
+    d1, d2 = self.dim(), other.dim()
+    if d1 == 1 and d2 == 1:  # dot product: grad is 0-dim
+        return grad * other if need_self else None, grad * self if need_other else None
+    s = ops.unsqueeze(self, 0) if d1 == 1 else self
+    o = ops.unsqueeze(other, -1) if d2 == 1 else other
+    g = ops.unsqueeze(grad, -2) if d1 == 1 else grad
+    if d2 == 1:
+        g = ops.unsqueeze(g, -1)
+    gs = go = None
+    if need_self:
+        gs = ops.matmul(g, o.mT)
+        if d1 == 1:
+            gs = ops.squeeze(gs, [-2])
+    if need_other:
+        go = ops.matmul(s.mT, g)
+        if d2 == 1:
+            go = ops.squeeze(go, [-1])
+    return gs, go
 
 
 def linear_backward(grad, input, weight, bias, grad_input_mask):

@@ -61,6 +61,13 @@ def _mv(mat, vec):
     return ops.squeeze(ops.mm(mat, ops.unsqueeze(vec, 1)), [1])
 
 
+def _not_a_view(t):
+    """``t`` itself, or a tensor over the same memory without ``t``'s view base."""
+    if t._base is None:
+        return t
+    return make_tensor(t._storage, t._offset, t._sizes, t._strides, t.dtype)
+
+
 def _should_fold(t1, t2) -> bool:
     """torch's ``should_fold``: can the larger operand's batch dims fold into mm rows without a copy?"""
     t1_larger = t1.dim() >= t2.dim()
@@ -78,9 +85,13 @@ def _should_fold(t1, t2) -> bool:
     return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(big.dim() - 2))
 
 
-@kernel("CompositeImplicitAutograd")
+@kernel("CompositeExplicitAutograd")
 def matmul(self, other):
-    """torch.matmul (Note [matmul lowering])."""
+    """torch.matmul (Note [matmul lowering]); one differentiable op, as ``linear`` (Note [Fused linear])."""
+    return _not_a_view(_matmul(self, other))
+
+
+def _matmul(self, other):
     d1, d2 = self.dim(), other.dim()
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
@@ -112,9 +123,9 @@ def matmul(self, other):
     if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
         # torch avoids materializing an expanded operand that requires grad
         if batch1[0] == 1 and self.requires_grad:
-            return matmul(ops.squeeze(self, [0]), other)
+            return _matmul(ops.squeeze(self, [0]), other)
         if batch2[0] == 1 and other.requires_grad:
-            return matmul(self, ops.squeeze(other, [0]))
+            return _matmul(self, ops.squeeze(other, [0]))
     batch = broadcast_shapes(batch1, batch2)
     b = math.prod(batch)
     left = ops.reshape(self.expand(batch + (n, m1)), (b, n, m1))
@@ -137,21 +148,16 @@ def _flatten_nd_linear(input, weight, bias):
     return ops.view(result, sizes[:-1] + (result._sizes[1],))
 
 
-def _not_a_view(t):
-    """``t`` itself, or a tensor over the same memory without ``t``'s view base."""
-    if t._base is None:
-        return t
-    return make_tensor(t._storage, t._offset, t._sizes, t._strides, t.dtype)
-
-
 # Note [Fused linear]
-# torch's ``linear`` is CompositeImplicitAutograd: autograd records what it lowers to (for a 3-d input:
-# view, t, addmm, view: four nodes, and four more ops in backward to undo the views). Here ``linear`` is
-# one differentiable op (derivatives.yaml: ``linear_backward``): this kernel runs below autograd and
-# lowers exactly as torch does, and backward runs the same GEMMs as addmm's backward plus the bias sum,
-# with no view or transpose nodes. Values and gradients are torch's; ``grad_fn`` is ``LinearBackward0``
-# where torch shows the last node of the lowering (``ViewBackward0``, ``AddmmBackward0`` ...). The
-# output is never a view of a temporary, so in-place ops on it behave as on any op's result.
+# torch's ``linear`` and ``matmul`` are CompositeImplicitAutograd: autograd records what they lower to
+# (``linear`` of a 3-d input: view, t, addmm, view; a batched ``matmul``: expand, reshape, bmm, view),
+# four nodes each, and as many ops again in backward to undo the views. Here both are one
+# differentiable op (derivatives.yaml: ``linear_backward``, ``matmul_backward``): the kernel runs
+# below autograd and lowers exactly as torch does; backward runs the GEMMs of addmm's / bmm's backward
+# (the engine sums broadcast batch dims back, as ExpandBackward would), with no view nodes. Values and
+# gradients are torch's; ``grad_fn`` is ``LinearBackward0`` / ``MatmulBackward0`` where torch shows the
+# last node of the lowering (``ViewBackward0``, ``AddmmBackward0`` ...). The output is never a view of
+# a temporary, so in-place ops on it behave as on any op's result.
 @kernel("CompositeExplicitAutograd")
 def linear(input, weight, bias=None):
     """torch.nn.functional.linear: ``input @ weight.T + bias``, lowered exactly as torch's ``linear``."""
