@@ -444,7 +444,27 @@ SECOND_ORDER = {
     "cross_entropy": (lambda a: st.cross_entropy_loss(a, st.tensor([0, 2])), lambda: (_r(2, 3),)),
     "gelu": (lambda a: st.gelu(a), lambda: (_r(4),)),
     "var_mean": (lambda a: a.var(1) * a.mean(), lambda: (_r(2, 3),)),
+    "linear_3d": (lambda x, w, b: st.nn.functional.linear(x, w, b) ** 2, lambda: (_r(2, 2, 3), _r(4, 3), _r(4))),
+    "linear_1d_weight": (lambda x, w: st.nn.functional.linear(x, w) ** 2, lambda: (_r(2, 3), _r(3))),
+    "linear_2d_bias": (lambda x, w, b: st.nn.functional.linear(x, w, b) ** 2,
+                       lambda: (_r(3, 2, 3), _r(4, 3), _r(2, 4))),
+    "matmul_batched": (lambda a, b: (a @ b) ** 2, lambda: (_r(2, 1, 2, 3), _r(3, 3, 2))),
+    "matmul_vector": (lambda a, b: (a @ b) ** 2, lambda: (_r(3), _r(2, 3, 2))),
 }
+
+
+def test_linear_and_matmul_are_one_node_each():
+    """Note [Fused linear]: one node, whose output is not a view; in-place ops on it work."""
+    x, w, b = _r(2, 5, 3), _r(4, 3), _r(4)
+    y = st.nn.functional.linear(x, w, b)
+    assert y.grad_fn.name == "LinearBackward0" and y._base is None
+    assert [e[0].name for e in y.grad_fn.next_functions] == ["AccumulateGrad"] * 3
+    z = x @ w.t()
+    assert z.grad_fn.name == "MatmulBackward0" and z._base is None
+    y.mul_(2.0)
+    y.sum().backward()
+    np.testing.assert_allclose(b.grad.numpy(), np.full(4, 20.0))
+    np.testing.assert_allclose(w.grad.numpy(), 2.0 * x.detach().numpy().reshape(10, 3).sum(0)[None, :].repeat(4, 0))
 
 
 @pytest.mark.parametrize("name", list(SECOND_ORDER))
