@@ -65,8 +65,33 @@ def log_softmax_backward_data(grad_output, output, dim, input_dtype):
     return softmax_backward_output(grad_output, output, dim, input_dtype, "_log_softmax_backward_data")
 
 
+# Note [layer_norm check memo]
+# layer_norm's checks read only metadata (sizes and dtypes of input, weight and bias, the normalized
+# shape), and a model normalizes the same shapes every step, forward and backward: the number of
+# normalized dims is kept per key once the checks passed. Bounded: cleared past 1024 keys.
+_DIMS_MEMO: dict = {}
+
+
 def layer_norm_dims(input, normalized_shape, weight, bias) -> int:
-    """torch's CPU dtype rules and ``_check_layer_norm_inputs``; the number of normalized dims."""
+    """torch's CPU dtype rules and ``_check_layer_norm_inputs``; the number of normalized dims
+    (Note [layer_norm check memo])."""
+    ns = tuple(normalized_shape) if normalized_shape.__class__ is list else normalized_shape
+    key = None
+    if ns.__class__ is tuple or ns.__class__ is int:
+        key = (input._sizes, input.dtype, ns, None if weight is None else (weight._sizes, weight.dtype),
+               None if bias is None else (bias._sizes, bias.dtype))
+        n = _DIMS_MEMO.get(key)
+        if n is not None:
+            return n
+    n = _check_layer_norm(input, normalized_shape, weight, bias)
+    if key is not None:
+        if len(_DIMS_MEMO) > 1024:
+            _DIMS_MEMO.clear()
+        _DIMS_MEMO[key] = n
+    return n
+
+
+def _check_layer_norm(input, normalized_shape, weight, bias) -> int:
     params = [t for t in (weight, bias) if t is not None]
     if params and params[0].dtype is not input.dtype:
         # CPU mixed dtype (torch's is_mixed_type): a half/bfloat16 input with float32 parameters.

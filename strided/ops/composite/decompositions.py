@@ -20,7 +20,7 @@ import math
 from ...backends.meta.common import broadcast_shapes
 from ...backends.meta.reductions import type_name
 from ...dispatch.library import kernel
-from ...tensor import make_tensor
+from ...tensor import contiguous_strides, make_tensor
 from .. import bound as ops
 
 __all__ = []
@@ -141,11 +141,22 @@ def _matmul(self, other):
 
 
 def _flatten_nd_linear(input, weight, bias):
-    """torch's ``_flatten_nd_linear``: fold the leading dims of a contiguous input into addmm rows."""
+    """torch's ``_flatten_nd_linear``: fold the leading dims of a contiguous input into addmm rows.
+
+    Runs below autograd (Note [Fused linear]), so the views are built directly: the input is
+    contiguous and addmm's result is, so both are pure metadata.
+    """
     sizes = input._sizes
-    flat = ops.view(input, (math.prod(sizes[:-1]), sizes[-1]))
-    result = ops.addmm(bias, flat, weight.t())
-    return ops.view(result, sizes[:-1] + (result._sizes[1],))
+    k = sizes[-1]
+    flat = make_tensor(input._storage, input._offset, (math.prod(sizes[:-1]), k), (k, 1), input.dtype)
+    w = weight
+    if w.dim() == 2:
+        wt = make_tensor(w._storage, w._offset, (w._sizes[1], w._sizes[0]), (w._strides[1], w._strides[0]), w.dtype)
+    else:
+        wt = w.t()  # addmm raises torch's error for it
+    result = ops.addmm(bias, flat, wt)
+    out_sizes = sizes[:-1] + (result._sizes[1],)
+    return make_tensor(result._storage, result._offset, out_sizes, contiguous_strides(out_sizes), result.dtype)
 
 
 # Note [Fused linear]
@@ -169,7 +180,7 @@ def linear(input, weight, bias=None):
         return ops.addmm(bias, input, weight.t())
     if bias is not None and (bias.dim() == 1 or ops.squeeze(bias).dim() == 1) and bias.is_contiguous():
         if input.is_contiguous():
-            return _not_a_view(_flatten_nd_linear(input, weight, bias))
+            return _flatten_nd_linear(input, weight, bias)
     output = _not_a_view(ops.matmul(input, weight.t()))
     if bias is not None:
         output.add_(bias)
