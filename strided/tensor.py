@@ -231,15 +231,18 @@ class Tensor(TensorConversions, TensorOperators):
 
     def is_contiguous(self, memory_format="contiguous_format") -> bool:
         """True when the strides are the dense strides of ``memory_format`` (size-1 dims ignored)."""
-        if memory_format in ("contiguous_format", None):
-            expected = 1
-            for size, stride in zip(reversed(self._sizes), reversed(self._strides)):
-                if size == 0:
-                    return True
-                if size != 1 and stride != expected:
-                    return False
-                expected *= size
-            return True
+        if memory_format == "contiguous_format" or memory_format is None:
+            key = (self._sizes, self._strides)  # Note [Contiguity memo]
+            try:
+                hit = _CONTIGUOUS.get(key)
+            except TypeError:  # list metadata: not hashable
+                return _row_major(self._sizes, self._strides)
+            if hit is None:
+                hit = _row_major(self._sizes, self._strides)
+                if len(_CONTIGUOUS) > 4096:
+                    _CONTIGUOUS.clear()
+                _CONTIGUOUS[key] = hit
+            return hit
         if memory_format == "channels_last":
             if len(self._sizes) != 4:
                 return False
@@ -361,6 +364,25 @@ def _wrap_dim(dim: int, ndim: int, op: str = "") -> int:
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim + n if dim < 0 else dim
+
+
+# Note [Contiguity memo]
+# ``is_contiguous()`` runs several times per op (kernels pick their paths with it), and a model sees
+# the same few hundred (sizes, strides) pairs every step: the answer is kept per pair. Bounded:
+# cleared past 4096 pairs.
+_CONTIGUOUS: dict = {}
+
+
+def _row_major(sizes: tuple, strides: tuple) -> bool:
+    """True when ``strides`` are the row-major strides of ``sizes`` (size-1 dims ignored)."""
+    expected = 1
+    for size, stride in zip(reversed(sizes), reversed(strides)):
+        if size == 0:
+            return True
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def make_tensor(storage, offset: int, sizes: tuple, strides: tuple, dtype, requires_grad: bool = False) -> Tensor:

@@ -91,6 +91,8 @@ def common_device(*tensors) -> device:
 
 def wrap_dim(dim: int, ndim: int) -> int:
     """Wrap a possibly negative ``dim`` for a tensor of ``ndim`` dims (0-d tensors accept 0 and -1)."""
+    if dim.__class__ is int and -ndim <= dim < ndim:  # the common case, first (exact int: not a bool)
+        return dim + ndim if dim < 0 else dim
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"dim must be an int, got {type(dim).__name__}")
     n = ndim if ndim > 0 else 1
