@@ -18,9 +18,11 @@ Note [Engine]
 
 Note [Backward streams]
 A node records the current CUDA stream of its inputs' device when the forward records it, and its
-backward runs on that stream (torch's rule). When a gradient crosses from one stream to another,
-the consumer's stream waits for the producer's; at the end the caller's current stream waits for
-every stream used. CPU graphs never import CUDA.
+backward runs on that stream (torch's rule); a CUDA leaf's AccumulateGrad records the stream current
+when the leaf is first used in the graph (torch's InputMetadata of the accumulator), so ``.grad`` is
+written there. When a gradient crosses from one stream to another, the consumer's stream waits for
+the producer's; at the end the caller's current stream waits for every stream used. CPU graphs never
+import CUDA.
 """
 
 from __future__ import annotations
@@ -311,11 +313,11 @@ def _wait_producers(buf: list, stream) -> None:
 
 
 # Note [Stream-less nodes]
-# With more than one stream in play, two things run outside any node's stream: AccumulateGrad
-# (it has no stream; it runs on the caller's current stream, as it adds into .grad there) and
-# the sum of two gradients meeting in one input buffer. The caller's stream first waits for the
-# streams that produced AccumulateGrad's gradient; a buffer sum runs on the producing node's
-# stream after it waited for the earlier gradient's producer, and counts as produced there.
+# With more than one stream in play, two things run outside a CUDA node's stream: a node that
+# has none (a leaf's AccumulateGrad made while the leaf was on the CPU and moved since, custom
+# nodes) runs on the caller's current stream after it waited for the streams that produced its
+# gradients; and the sum of two gradients meeting in one input buffer runs on the producing
+# node's stream after it waited for the earlier gradient's producer, and counts as produced there.
 def _wait_on_caller_stream(buf: list) -> None:
     g = next((x for x in buf if x is not None), None)
     if g is not None and g.device.type == "cuda":

@@ -200,6 +200,10 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(t)
+        if t.device.type == "cuda":  # Note [Backward streams]: the leaf's stream is the one current at its first use
+            from ..backends.cuda.streams import current_stream_at
+
+            node.stream = current_stream_at(t.device.index)
         meta.grad_accumulator = weakref.ref(node)
     return node
 

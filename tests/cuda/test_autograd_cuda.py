@@ -66,8 +66,8 @@ def _slow_chain_on(stream, x, n=6):
 
 
 def test_accumulation_into_existing_grad_waits_for_the_side_stream():
-    # Note [Stream-less nodes]: AccumulateGrad adds into .grad on the caller's stream, after the
-    # side stream that produced the gradient
+    # Note [Backward streams]: x is first used on the side stream, so its AccumulateGrad adds into
+    # .grad there, after the GEMMs that produced the gradient; the caller's stream then waits for it
     s = cuda.Stream()
     x = st.randn(2048, 2048, device="cuda", dtype=st.float64, requires_grad=True)
     x.grad = st.full((2048, 2048), 2.0, device="cuda", dtype=st.float64)
@@ -76,6 +76,20 @@ def test_accumulation_into_existing_grad_waits_for_the_side_stream():
         loss.backward()
     cuda.synchronize()
     assert (x.grad.numpy(force=True) == 5.0).all()
+
+
+def test_leaf_accumulates_on_the_stream_of_its_first_use():
+    s = cuda.Stream()
+    x = st.randn(64, 64, device="cuda", dtype=st.float64, requires_grad=True)
+    cuda.synchronize()
+    with cuda.stream(s):
+        y = (x * 3.0).sum()
+    acc = y.grad_fn.next_functions[0][0].next_functions[0][0]
+    assert acc.name == "AccumulateGrad" and acc.stream == s
+    y.backward()
+    assert cuda.current_stream() != s
+    cuda.current_stream().synchronize()  # the caller's stream waited for s: .grad is complete
+    assert (x.grad.numpy(force=True) == 3.0).all()
 
 
 def test_gradients_meeting_from_two_streams_are_summed_after_both():
