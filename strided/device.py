@@ -24,8 +24,12 @@ class device:  # noqa: N801 - torch spells it lower case
             return type_or_str
         key = (type_or_str, index)
         cached = cls._cache.get(key)
-        if cached is not None:
-            return cached
+        # True == 1.0 == 1 and they hash alike: only an exact str/int (and int index) may use the
+        # entry of device(1); a bool or float goes on to the type checks below, which raise
+        if cached is not None and (index is None or index.__class__ is int):
+            cls_ = type_or_str.__class__
+            if cls_ is str or cls_ is int:
+                return cached
         if isinstance(type_or_str, int) and not isinstance(type_or_str, bool):
             dev_type, dev_index = "cuda", type_or_str  # torch: an int means a CUDA ordinal
         elif isinstance(type_or_str, str):
@@ -40,7 +44,9 @@ class device:  # noqa: N801 - torch spells it lower case
         else:
             raise TypeError(f"device(): expected a str, int or device, got {type(type_or_str).__name__}")
         if dev_index is not None:
-            if not isinstance(dev_index, int) or isinstance(dev_index, bool) or dev_index < 0:
+            if not isinstance(dev_index, int) or isinstance(dev_index, bool):
+                raise TypeError(f"device(): argument 'index' (position 2) must be int, not {type(dev_index).__name__}")
+            if dev_index < 0:
                 raise RuntimeError(f"Device index must not be negative, got {dev_index!r}")
             if dev_type == "cpu" and dev_index != 0:
                 raise RuntimeError(f"CPU device index must be -1 or zero, got {dev_index}")

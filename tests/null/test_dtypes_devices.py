@@ -66,3 +66,14 @@ def test_devices():
         st.device("cuda:x")
     with pytest.raises(RuntimeError, match="must not be negative"):
         st.device("cuda", -1)
+    # True == 1 and hashes alike: a bool must not find device(1)'s interned entry
+    assert st.device(1) is d and st.device(0).index == 0
+    for bad in (True, False):
+        with pytest.raises(TypeError, match="expected a str, int or device, got bool"):
+            st.device(bad)
+        with pytest.raises(TypeError, match="argument 'index' \\(position 2\\) must be int, not bool"):
+            st.device("cuda", bad)
+    with pytest.raises(TypeError, match="must be int, not float"):
+        st.device("cuda", 1.0)
+    with pytest.raises(TypeError, match="got float"):
+        st.device(1.0)
