@@ -27,8 +27,22 @@ from .tensor_operators import TensorOperators
 __all__ = ["Tensor", "contiguous_strides", "channels_last_strides"]
 
 
+_ROW_MAJOR: dict = {}  # sizes tuple -> its row-major strides (bounded; Note [Contiguity memo])
+
+
 def contiguous_strides(sizes) -> tuple:
     """Row-major strides, in elements, for ``sizes`` (zero-size dims count as 1, as in torch)."""
+    if sizes.__class__ is tuple:
+        hit = _ROW_MAJOR.get(sizes)
+        if hit is None:
+            if len(_ROW_MAJOR) > 4096:
+                _ROW_MAJOR.clear()
+            hit = _ROW_MAJOR[sizes] = _row_major_strides(sizes)
+        return hit
+    return _row_major_strides(sizes)
+
+
+def _row_major_strides(sizes) -> tuple:
     strides, acc = [], 1
     for s in reversed(sizes):
         strides.append(acc)

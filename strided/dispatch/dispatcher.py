@@ -43,6 +43,14 @@ KERNEL_TABLES: dict[DispatchKey, dict[str, object]] = {k: {} for k in DispatchKe
 # With `device_check: NoCheck` (copy_), the kernel of the first of these device types runs.
 _CROSS_DEVICE_PREFERENCE = {"cuda": 0, "meta": 1, "cpu": 2}
 
+# Note [Explicit device keys]
+# A factory (an op with a Device argument and no Tensor argument: empty(n, device="cuda")) is
+# dispatched on that argument alone, and its backend key depends only on the value, so the key is
+# memoized per value: one dict lookup instead of parsing. Only exact str and device values are
+# memoized (a bool or float must not find the entry of an equal int, and must reach device()'s
+# error); an invalid string raises before its entry is made.
+_EXPLICIT_KEYS: dict = {}
+
 
 class NotImplementedForBackend(NotImplementedError):
     """No kernel for the arguments' backend (torch raises NotImplementedError too)."""
@@ -79,10 +87,10 @@ class OpOverload:
                 device_arg = (i, arg.name)
         self._tensor_args = tuple(tensor_args)
         self._device_arg = device_arg
-        # Note [Keyset fast path]: 1 or 2 when the Tensor arguments are exactly the first one or two
-        # positional arguments (no lists, no Device argument), else 0
+        # Note [Keyset fast path]: 1, 2 or 3 when the Tensor arguments are exactly the first one to
+        # three positional arguments (no lists, no Device argument), else 0
         positions = tuple(i for i, _, _ in tensor_args)
-        self._lead = (len(positions) if positions in ((0,), (0, 1)) and device_arg is None
+        self._lead = (len(positions) if positions in ((0,), (0, 1), (0, 1, 2)) and device_arg is None
                       and not any(is_list for _, _, is_list in tensor_args) else 0)
         # Note [Version counter]: (position, name) of the first written-to Tensor argument, or None
         self._mutated = next(((i, a.name) for i, a in enumerate(schema.arguments)
@@ -105,9 +113,17 @@ class OpOverload:
         if lead and len(args) >= lead and isinstance(a := args[0], _Tensor):
             grad = a.requires_grad
             same_device = True
-            if lead == 2 and isinstance(b := args[1], _Tensor):
-                same_device = b.device is a.device
-                grad = grad or b.requires_grad
+            if lead == 2:
+                if isinstance(b := args[1], _Tensor):
+                    same_device = b.device is a.device
+                    grad = grad or b.requires_grad
+            elif lead == 3:  # addmm, linear with a bias
+                if isinstance(b := args[1], _Tensor):
+                    same_device = b.device is a.device
+                    grad = grad or b.requires_grad
+                if isinstance(c := args[2], _Tensor):
+                    same_device = same_device and c.device is a.device
+                    grad = grad or c.requires_grad
             if same_device:
                 keyset = backend = a._key
                 if grad and grad_mode.enabled:
@@ -129,6 +145,20 @@ class OpOverload:
         return fn(*args, **kwargs)
 
     def _keyset(self, args, kwargs) -> int:
+        if not self._tensor_args and self._device_arg is not None:  # a factory: the device decides
+            i, name = self._device_arg
+            explicit = args[i] if i < len(args) else kwargs.get(name)
+            if explicit is None:
+                key = DispatchKey.CPU
+            elif (cls_ := explicit.__class__) is str or cls_ is device:
+                key = _EXPLICIT_KEYS.get(explicit)  # Note [Explicit device keys]
+                if key is None:
+                    key = _EXPLICIT_KEYS[explicit] = BACKEND_KEYS[device(explicit).type]
+            else:
+                key = BACKEND_KEYS[device(explicit).type]
+            if autocast_state.active and autocast_state.tls.mask >> (key & 0xF) & 1:
+                key |= AUTOCAST_BIT
+            return key
         dev = None
         grad = False
         nargs = len(args)

@@ -307,3 +307,20 @@ def test_view_memo_gives_the_same_geometry_as_the_first_call(device):
     assert x.view(2, 12).shape == (2, 12)
     with pytest.raises(TypeError):
         x.view(2.0, 12)  # 2.0 == 2: must not find the memo entry of (2, 12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_expand_memo_gives_the_same_geometry_and_errors_on_every_call(device):
+    x = _x((3, 1), device)
+    for _ in range(3):  # the first call computes, the later ones read the memo (Note [Expand memo])
+        e = x.expand(2, 3, 4)
+        assert e.shape == (2, 3, 4) and e.stride() == (0, 1, 0) and e._base is x
+        assert x.expand(-1, 5).shape == (3, 5)
+        assert x.t().expand(7, 3).stride() == (0, 1)
+        with pytest.raises(RuntimeError, match=r"The expanded size of the tensor \(4\) must match the existing "
+                                               r"size \(3\) at non-singleton dimension 0"):
+            x.expand(4, 4)
+        with pytest.raises(RuntimeError, match="isn't allowed in a leading, non-existing dimension 0"):
+            x.expand(-1, 3, 1)
+    with pytest.raises(TypeError):
+        x.expand(2.0, 3, 4)  # 2.0 == 2: must not find the memo entry of (2, 3, 4)

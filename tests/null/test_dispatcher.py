@@ -136,3 +136,33 @@ def test_every_yaml_kernel_name_resolves():
                 if key is DispatchKey.CUDA:
                     continue  # resolved where a GPU is present (tests/cuda)
                 assert op.kernel(key) is not None, f"{op} {key.name}"
+
+
+def test_factory_keys_come_from_the_device_argument_on_every_call():
+    # Note [Explicit device keys]: the key of a factory is memoized per device value
+    ns, op = _fresh_op("g(int n, *, Device? device=None) -> Tensor")
+    op.register(DispatchKey.CPU, lambda n, device=None: "cpu")
+    op.register(DispatchKey.Meta, lambda n, device=None: "meta")
+    st.device(1)  # interns cuda:1, which True == 1 must not find
+    for _ in range(3):
+        assert op(1) == "cpu" and op(1, device="cpu") == "cpu" and op(1, device=None) == "cpu"
+        assert op(1, device="meta") == "meta" and op(1, device=st.device("meta")) == "meta"
+        with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, meta device type"):
+            op(1, device="gpu")
+        with pytest.raises(TypeError, match="got bool"):
+            op(1, device=True)  # True == 1: must not find an entry made for an int device
+    with pytest.raises(TypeError, match="got bool"):
+        st.empty(2, device=False)
+
+
+def test_three_leading_tensors_take_the_fast_keyset_with_the_same_result():
+    # Note [Keyset fast path]: addmm's three Tensor arguments; a 0-dim CPU tensor among them, a
+    # meta tensor among CPU ones, and requires_grad on the third all give the general keyset's answer
+    a, b, c = st.ones(2, 2), st.ones(2, 2), st.ones(2, 2)
+    assert st.addmm(a, b, c).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    assert st.addmm(st.tensor(1.0), b, c).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        st.addmm(a, b, st.ones(2, 2, device="meta"))
+    w = st.ones(2, 2, requires_grad=True)
+    out = st.addmm(a, b, w)
+    assert out.requires_grad and out.grad_fn is not None

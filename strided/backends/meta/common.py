@@ -18,7 +18,7 @@ from .. import allocate
 __all__ = [
     "new_output", "new_output_like", "broadcast_shapes", "wrap_dim", "common_device", "check",
     "reduction_dims", "reduced_shape", "elementwise_strides", "result_dtype", "is_scalar",
-    "normalize_size", "check_size_nonnegative",
+    "normalize_size", "check_size_nonnegative", "exact_ints",
 ]
 
 
@@ -87,6 +87,12 @@ def common_device(*tensors) -> device:
                 f"{found} and {t.device}!"
             )
     return CPU if found is None else found
+
+
+# ``exact_ints(map(type, values))``: True when every value's class is exactly int (no bool, no
+# int-valued float): the test before a memo keyed by an int tuple is used (True == 1.0 == 1 and they
+# hash alike). A C-level set test, about half the time of ``all(v.__class__ is int for v in values)``.
+exact_ints = frozenset((int,)).issuperset
 
 
 def wrap_dim(dim: int, ndim: int) -> int:

@@ -10,7 +10,7 @@ from ...dispatch.library import kernel
 from ...storage import UntypedStorage
 from ...tensor import Tensor, channels_last_strides, contiguous_strides, make_tensor
 from .. import allocate
-from .common import check, is_scalar, new_output, normalize_size
+from .common import check, exact_ints, is_scalar, new_output, normalize_size
 
 __all__ = ["empty", "empty_strided", "resolve_options", "arange_length"]
 
@@ -57,7 +57,7 @@ def _current_cuda_index(device):
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     key = None
     # exact ints only: True == 1 and 2.0 == 2 would find the entry of a valid size (torch rejects them)
-    if layout is None and not pin_memory and size.__class__ is tuple and all(n.__class__ is int for n in size):
+    if layout is None and not pin_memory and size.__class__ is tuple and exact_ints(map(type, size)):
         key = (size, dtype, device, memory_format, dt._default_dtype, _current_cuda_index(device))
         spec = _EMPTY_MEMO.get(key)
         if spec is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import operator
 
-from ...backends.meta.common import wrap_dim
+from ...backends.meta.common import exact_ints, wrap_dim
 from ...backends.meta.factories import check_storage_bounds
 from ...dispatch.library import kernel
 from ...tensor import Tensor, make_tensor
@@ -143,7 +143,7 @@ def _view_geometry(self: Tensor, size, op: str) -> tuple:
     """``(sizes, strides)`` of ``self`` viewed as ``size`` (one -1 allowed); strides None when no view
     exists (Note [View memo])."""
     key = None
-    if size.__class__ is tuple and all(n.__class__ is int for n in size):
+    if size.__class__ is tuple and exact_ints(map(type, size)):
         key = (self._sizes, self._strides, size)
         hit = _VIEW_MEMO.get(key)
         if hit is not None:
@@ -246,8 +246,26 @@ def movedim(self, source, destination):
 
 
 # ---------------------------------------------------------------------- broadcasting views
+# Note [Expand memo]: as views (Note [View memo]), the geometry of a valid expand depends only on
+# (sizes, strides, requested sizes); ``sizes`` has been through int_list (exact ints, no bools). An
+# invalid request raises before anything is stored.
+_EXPAND_MEMO: dict = {}
+
+
 def expand_geometry(self: Tensor, sizes: tuple) -> tuple:
     """(sizes, strides) of ``self`` expanded to ``sizes`` (torch's inferExpandGeometry)."""
+    tsizes, tstrides = self._sizes, self._strides
+    key = (tsizes, tstrides, sizes)
+    hit = _EXPAND_MEMO.get(key)
+    if hit is not None:
+        return hit
+    if len(_EXPAND_MEMO) > 4096:
+        _EXPAND_MEMO.clear()
+    hit = _EXPAND_MEMO[key] = _infer_expand(self, sizes)
+    return hit
+
+
+def _infer_expand(self: Tensor, sizes: tuple) -> tuple:
     tsizes, tstrides = self._sizes, self._strides
     ndim, tdim = len(sizes), len(tsizes)
     if ndim < tdim:
