@@ -50,7 +50,12 @@ _state = {"max": MT_SIZES[0]}
 # CHUNK 16384..131072 x ILP 1/2/4 x BLOCK 256/512 spans 0.885..0.963 ms. 16-32 Ki elements per
 # block with ILP 2 and 512 threads is best (0.885-0.888 ms; 65536 gave 0.901): smaller chunks shrink
 # the last, partly filled wave of blocks. 0.888 ms moves 28 B x 124.4M = 3.48 GB at 3.92 TB/s, 94% of
-# the copy's bandwidth, so little is left to gain in the kernel.
+# the copy's bandwidth, so little is left to gain in the kernel. Smaller chunks were swept later
+# (2026-11-22, fifth session): 4096 x 256 threads x ILP 2 ties (0.882 ms), and below that each block's
+# prologue dominates (1024 x 256 x ILP 1: 1.252 ms). The pattern's ceiling, a bare float4 kernel over
+# one 124M-float array (4 reads, 3 writes, one vector a thread, 256 threads), ran 0.821 ms (4.24 TB/s).
+# Issuing the first loads before the step count's read and the pow()s gained 1% at 4096 x 256 x ILP 1
+# (0.872 ms) and cost 7-50% at 512 threads (register pressure under the 512-thread bound): not kept.
 
 
 @cache
