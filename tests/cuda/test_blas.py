@@ -108,12 +108,40 @@ def test_mm_layouts(dtype, ka, kb):
 
 
 def test_layouts_copy_only_when_needed():
-    blas = _blas()
+    _blas()
+    from strided.backends.cuda import gemm_operands
+
     x = _cuda(np.ones((8, 8)), st.float32)
     for t in (x, x.t(), x[:, 1:5], x[1:5]):
-        assert blas._layout(t, *t.shape) is not None
-    assert blas._layout(x[:, ::2], 8, 4) is None
-    assert blas._layout(x[:1, ::2], 1, 4) is not None  # one row, stride 2: a 1 x 4 column-major, ld 2
+        assert gemm_operands.layout(t, *t.shape) is not None
+    assert gemm_operands.layout(x[:, ::2], 8, 4) is None
+    assert gemm_operands.layout(x[:1, ::2], 1, 4) is not None  # one row, stride 2: a 1 x 4 column-major, ld 2
+
+
+def test_geometry_memo_repeats_give_the_first_calls_results():
+    # Note [GEMM geometry memo]: in-place layouts are memoized per (sizes, strides); a layout that
+    # needs a copy is not, and every repeat must still compute the right product
+    _blas()
+    from strided.backends.cuda import gemm_operands
+
+    rng = np.random.default_rng(3)
+    a64, b64 = rng.standard_normal((12, 16)), rng.standard_normal((16, 12))
+    a, b = _cuda(a64, st.float32), _cuda(b64, st.float32)
+    bat = _cuda(rng.standard_normal((3, 12, 16)), st.float32)
+    cases = [
+        (lambda: st.mm(a, b), a64 @ b64, True),
+        (lambda: st.mm(b.t(), a.t()), b64.T @ a64.T, True),
+        (lambda: st.mm(a[2:10], b[:, 1:9]), a64[2:10] @ b64[:, 1:9], True),
+        (lambda: st.mm(a[:, ::2], b[::2]), a64[:, ::2] @ b64[::2], False),  # stride-2 columns: a copy
+        (lambda: st.bmm(bat, b.expand(3, 16, 12)), bat.cpu().numpy().astype(np.float64) @ b64, True),
+    ]
+    for _ in range(3):
+        for fn, ref, _in_place in cases:
+            assert _rel(_out(fn()), ref) < 1e-3
+    memo = gemm_operands._GEOMETRY
+    key = (a[:, ::2]._sizes, a[:, ::2]._strides, b[::2]._sizes, b[::2]._strides, (12, 12))
+    assert key not in memo
+    assert (a._sizes, a._strides, b._sizes, b._strides, (12, 12)) in memo
 
 
 def test_addmm_bias_epilogue_and_beta_paths():

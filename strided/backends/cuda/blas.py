@@ -4,16 +4,8 @@
 (strided-batched) operands of one floating dtype; ``out`` is a fresh contiguous tensor.  The
 kernels in ``kernels/blas_ops.py`` (mm, addmm, bmm, baddbmm, _addmm_activation) call it.
 
-Note [Row-major GEMM on cuBLASLt]
-cuBLASLt is column-major.  A contiguous row-major ``out[M, N]`` is the column-major matrix
-``D = outᵀ`` (N × M, ld N), and ``outᵀ = bᵀ aᵀ``: cuBLAS's A comes from ``b`` and its B from
-``a`` (torch's ``prepare_matrix_for_cublas`` with ``transpose_result``).  A row-major operand
-X (r × c, strides s0, s1) supplies ``Xᵀ`` without a copy in two ways: rows contiguous
-(``s1 == 1``, ``s0 >= c``) — Xᵀ *is* a column-major matrix with ld s0, op N; or columns
-contiguous (``s0 == 1``, ``s1 >= r``) — X is column-major with ld s1, op T.  Size-1 dims
-ignore their stride.  Only an operand fitting neither (e.g. a stride-2 slice of the last dim,
-an expanded dim) is copied to contiguous.  3-D operands add a batch stride, 0 for a broadcast
-batch (``expand``), which cuBLASLt reads as "the same matrix for every batch".
+Operands are read in place where their strides allow (Note [Row-major GEMM on cuBLASLt] in
+``gemm_operands.py``).
 
 Note [GEMM plan cache]
 Descriptors, layouts and heuristic results are created once per problem key: (device, dtype,
@@ -45,12 +37,15 @@ from .. import determinism
 from . import driver, gemm_tuning
 from . import matmul as _flags
 from .allocator import allocate_storage
+from .gemm_operands import OP_N, OP_T, dims, geometry, operand, ptr
+from .gemm_operands import align as _align
 from .launch import get_kernel
 from .streams import current_stream_handle
 
 __all__ = ["gemm", "NoAlgorithm", "SUPPORTED_DTYPES", "workspace_size", "clear_workspaces", "version"]
 
 _N, _T = int(_cublas.Operation.N), int(_cublas.Operation.T)
+assert (_N, _T) == (OP_N, OP_T), "cuBLAS's operation codes moved"
 _DA, _LA, _PA = lt.MatmulDescAttribute, lt.MatrixLayoutAttribute, lt.MatmulPreferenceAttribute
 _E = lt.Epilogue
 _EPILOGUES = {(None, False): int(_E.DEFAULT), (None, True): int(_E.BIAS), ("relu", False): int(_E.RELU),
@@ -141,32 +136,6 @@ def _workspace(dev: int, stream: int, device) -> tuple:
 def clear_workspaces() -> None:
     """Return every cached workspace to the caching allocator (``torch._C._cuda_clearCublasWorkspaces``)."""
     _workspaces.clear()
-
-
-# ---------------------------------------------------------------------------- operand layouts
-def _layout(t, r: int, c: int):
-    """(op, rows, cols, ld) of a column-major P with op(P) = Xᵀ for X = t's last two dims (r × c), or None.
-
-    Note [Row-major GEMM on cuBLASLt].
-    """
-    s0, s1 = t._strides[-2], t._strides[-1]
-    if (c == 1 or s1 == 1) and (r == 1 or s0 >= c):
-        return _N, c, r, s0 if r > 1 else c
-    if (r == 1 or s0 == 1) and (c == 1 or s1 >= r):
-        return _T, r, c, s1 if c > 1 else r
-    return None
-
-
-def _operand(t, r: int, c: int):
-    lay = _layout(t, r, c)
-    if lay is None:
-        t = t.contiguous()
-        lay = _layout(t, r, c)
-    return t, lay
-
-
-def _align(ptr: int) -> int:
-    return min(ptr & -ptr, 256) if ptr else 256
 
 
 class _Plan:
@@ -276,20 +245,23 @@ def gemm(name: str, out, a, b, *, alpha=1.0, beta=0.0, c=None, bias=None, act=No
     dev = device.index
     stream = current_stream_handle(dev)
     sizes = out._sizes
-    batched = len(sizes) == 3
-    M, N = sizes[-2], sizes[-1]
-    K = a._sizes[-1]
-    batch = sizes[0] if batched else 1
-    b_t, (ta, _r, _c, lda) = _operand(b, K, N)
-    a_t, (tb, _r2, _c2, ldb) = _operand(a, M, K)
-    sa = b_t._strides[0] if batched and batch > 1 else 0
-    sb = a_t._strides[0] if batched and batch > 1 else 0
+    geo = geometry(a, b, sizes)  # Note [GEMM geometry memo]
+    if geo is not None:
+        M, N, K, batch, ta, lda, tb, ldb, sa, sb = geo
+        b_t, a_t = b, a
+    else:  # an operand cuBLASLt cannot read in place: a contiguous copy
+        M, N, K, batch = dims(a, sizes)
+        b_t, (ta, _r, _c, lda) = operand(b, K, N)
+        a_t, (tb, _r2, _c2, ldb) = operand(a, M, K)
+        sa = b_t._strides[0] if batch > 1 else 0
+        sb = a_t._strides[0] if batch > 1 else 0
     compute = _TYPES[dtype][1]
     if dtype is dt.float32 and _flag_state["precision"] != "highest":
         compute = _TF32
     epi = _EPILOGUES[(act, bias is not None)]
-    pa, pb, pd = b_t.data_ptr(), a_t.data_ptr(), out.data_ptr()
-    pc = pd if c is None else c.data_ptr()
+    isz = dtype.itemsize
+    pa, pb, pd = ptr(b_t, isz), ptr(a_t, isz), ptr(out, isz)
+    pc = pd if c is None else ptr(c, isz)
     key = (dev, dtype, compute, _reduction_mask(dtype), epi, ta, tb, N, M, K, batch, lda, ldb, sa, sb,
            _align(pa), _align(pb), _align(pc), _align(pd))
     h = _handle(dev, stream)
