@@ -24,25 +24,25 @@ from . import dtypes as _dt
 from .tensor_conversions import TensorConversions
 from .tensor_operators import TensorOperators
 
-__all__ = ["Tensor", "contiguous_strides", "channels_last_strides"]
+__all__ = ["Tensor", "contiguous_strides", "channels_last_strides", "is_row_major"]
 
 
-_ROW_MAJOR: dict = {}  # sizes tuple -> its row-major strides (bounded; Note [Contiguity memo])
+_STRIDES_MEMO: dict = {}  # sizes tuple -> its row-major strides (bounded; Note [Contiguity memo])
 
 
 def contiguous_strides(sizes) -> tuple:
     """Row-major strides, in elements, for ``sizes`` (zero-size dims count as 1, as in torch)."""
     if sizes.__class__ is tuple:
-        hit = _ROW_MAJOR.get(sizes)
+        hit = _STRIDES_MEMO.get(sizes)
         if hit is None:
-            if len(_ROW_MAJOR) > 4096:
-                _ROW_MAJOR.clear()
-            hit = _ROW_MAJOR[sizes] = _row_major_strides(sizes)
+            if len(_STRIDES_MEMO) > 4096:
+                _STRIDES_MEMO.clear()
+            hit = _STRIDES_MEMO[sizes] = _compute_contiguous_strides(sizes)
         return hit
-    return _row_major_strides(sizes)
+    return _compute_contiguous_strides(sizes)
 
 
-def _row_major_strides(sizes) -> tuple:
+def _compute_contiguous_strides(sizes) -> tuple:
     strides, acc = [], 1
     for s in reversed(sizes):
         strides.append(acc)
@@ -250,9 +250,9 @@ class Tensor(TensorConversions, TensorOperators):
             try:
                 hit = _CONTIGUOUS.get(key)
             except TypeError:  # list metadata: not hashable
-                return _row_major(self._sizes, self._strides)
+                return is_row_major(self._sizes, self._strides)
             if hit is None:
-                hit = _row_major(self._sizes, self._strides)
+                hit = is_row_major(self._sizes, self._strides)
                 if len(_CONTIGUOUS) > 4096:
                     _CONTIGUOUS.clear()
                 _CONTIGUOUS[key] = hit
@@ -387,7 +387,7 @@ def _wrap_dim(dim: int, ndim: int, op: str = "") -> int:
 _CONTIGUOUS: dict = {}
 
 
-def _row_major(sizes: tuple, strides: tuple) -> bool:
+def is_row_major(sizes, strides) -> bool:
     """True when ``strides`` are the row-major strides of ``sizes`` (size-1 dims ignored)."""
     expected = 1
     for size, stride in zip(reversed(sizes), reversed(strides)):

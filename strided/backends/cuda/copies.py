@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...tensor import Tensor
+from ...tensor import Tensor, contiguous_strides, is_row_major
 from ..cpu.common import as_numpy
 from . import driver, index_errors
 from .allocator import allocate_storage, record_stream
@@ -32,7 +32,7 @@ from .host_allocator import record_event
 from .kernels import copy_kernel
 from .streams import current_stream_handle
 
-__all__ = ["copy_", "broadcast_strides", "is_dense"]
+__all__ = ["copy_", "broadcast_strides"]
 
 
 def broadcast_strides(src: Tensor, sizes: tuple) -> tuple:
@@ -43,26 +43,6 @@ def broadcast_strides(src: Tensor, sizes: tuple) -> tuple:
     for d, (n, s) in enumerate(zip(src._sizes, src._strides)):
         out[off + d] = 0 if n == 1 and sizes[off + d] != 1 else s
     return tuple(out)
-
-
-def is_dense(sizes, strides) -> bool:
-    """C-contiguous (size-1 dims ignored)."""
-    expected = 1
-    for n, s in zip(reversed(sizes), reversed(strides)):
-        if n == 0:
-            return True
-        if n != 1 and s != expected:
-            return False
-        expected *= n
-    return True
-
-
-def _dense_strides(sizes):
-    out, acc = [], 1
-    for n in reversed(sizes):
-        out.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(out))
 
 
 def _device_temp(nbytes: int, dev):
@@ -107,11 +87,11 @@ def _d2d(dst: Tensor, src: Tensor, sstr: tuple) -> None:
     src_ptr = src.data_ptr()
     if _overlaps(dst, src):  # read everything before writing anything
         tmp = _device_temp(dst.numel() * src.dtype.itemsize, dst.device)
-        copy_kernel(j, src.dtype, src.dtype, tmp._data_ptr, src_ptr, sizes, _dense_strides(sizes), sstr,
+        copy_kernel(j, src.dtype, src.dtype, tmp._data_ptr, src_ptr, sizes, contiguous_strides(sizes), sstr,
                     stream)
-        src_ptr, sstr = tmp._data_ptr, _dense_strides(sizes)
+        src_ptr, sstr = tmp._data_ptr, contiguous_strides(sizes)
         src_keep = tmp  # noqa: F841 - alive until the kernel below is queued (stream-ordered reuse)
-    if (dst.dtype is src.dtype and is_dense(sizes, dst._strides) and is_dense(sizes, sstr)):
+    if (dst.dtype is src.dtype and is_row_major(sizes, dst._strides) and is_row_major(sizes, sstr)):
         driver.ensure_context(j)
         check(cu().cuMemcpyAsync(dst.data_ptr(), src_ptr, dst.numel() * dst.dtype.itemsize, stream))
         return
@@ -123,11 +103,11 @@ def _gather(src: Tensor, sstr: tuple, sizes: tuple, dtype, stream: int):
     n = 1
     for s in sizes:
         n *= s
-    if src.dtype is dtype and is_dense(sizes, sstr):
+    if src.dtype is dtype and is_row_major(sizes, sstr):
         return None, src.data_ptr()
     tmp = _device_temp(n * dtype.itemsize, src.device)
     copy_kernel(src.device.index, dtype, src.dtype, tmp._data_ptr, src.data_ptr(), sizes,
-                _dense_strides(sizes), sstr, stream)
+                contiguous_strides(sizes), sstr, stream)
     return tmp, tmp._data_ptr
 
 
@@ -140,7 +120,7 @@ def _cross_device(dst: Tensor, src: Tensor, sstr: tuple) -> None:
     s_src, s_dst = current_stream(i), current_stream(j)
     tmp, ptr = _gather(src, sstr, sizes, dst.dtype, s_src.handle)
     s_dst.wait_stream(s_src)
-    dense = is_dense(sizes, dst._strides)
+    dense = is_row_major(sizes, dst._strides)
     dtmp = None if dense else _device_temp(nbytes, dst.device)
     target = dst.data_ptr() if dense else dtmp._data_ptr
     from .driver import _contexts
@@ -154,7 +134,7 @@ def _cross_device(dst: Tensor, src: Tensor, sstr: tuple) -> None:
         record_stream(src._storage, s_dst)
     if not dense:
         copy_kernel(j, dst.dtype, dst.dtype, dst.data_ptr(), target, sizes, dst._strides,
-                    _dense_strides(sizes), s_dst.handle)
+                    contiguous_strides(sizes), s_dst.handle)
 
 
 def _h2d(dst: Tensor, src: Tensor, sstr: tuple, non_blocking: bool) -> None:
@@ -162,7 +142,7 @@ def _h2d(dst: Tensor, src: Tensor, sstr: tuple, non_blocking: bool) -> None:
     stream = current_stream_handle(j)
     sizes = dst._sizes
     pinned = src._storage.allocator == "pinned"
-    if is_dense(sizes, sstr) and src._sizes == sizes:
+    if is_row_major(sizes, sstr) and src._sizes == sizes:
         host_ptr, host_keep = src.data_ptr(), None
     else:
         pinned = False
@@ -170,7 +150,7 @@ def _h2d(dst: Tensor, src: Tensor, sstr: tuple, non_blocking: bool) -> None:
         host_ptr = host_keep.ctypes.data
     n = dst.numel()
     nbytes = n * src.dtype.itemsize
-    direct = dst.dtype is src.dtype and is_dense(sizes, dst._strides)
+    direct = dst.dtype is src.dtype and is_row_major(sizes, dst._strides)
     tmp = None if direct else _device_temp(nbytes, dst.device)
     target = dst.data_ptr() if direct else tmp._data_ptr
     driver.ensure_context(j)
@@ -179,7 +159,7 @@ def _h2d(dst: Tensor, src: Tensor, sstr: tuple, non_blocking: bool) -> None:
         record_event(src._storage, j, stream)
     if not direct:
         copy_kernel(j, dst.dtype, src.dtype, dst.data_ptr(), target, sizes, dst._strides,
-                    _dense_strides(sizes), stream)
+                    contiguous_strides(sizes), stream)
     if not (non_blocking and pinned):
         check(cu().cuStreamSynchronize(stream))
     del host_keep
@@ -193,7 +173,7 @@ def _d2h(dst: Tensor, src: Tensor, sstr: tuple, non_blocking: bool) -> None:
     nbytes = dst.numel() * dst.dtype.itemsize
     driver.ensure_context(i)
     pinned = dst._storage.allocator == "pinned"
-    if is_dense(sizes, dst._strides):
+    if is_row_major(sizes, dst._strides):
         check(cu().cuMemcpyDtoHAsync(dst.data_ptr(), ptr, nbytes, stream))
         if pinned and non_blocking:
             record_event(dst._storage, i, stream)

@@ -8,13 +8,12 @@ from .... import dtypes as dt
 from ....dispatch.library import kernel
 from ....random import default_generator_for
 from ....ops import bound as ops_bound
-from ....tensor import Tensor, contiguous_strides
+from ....tensor import Tensor, contiguous_strides, is_row_major
 from ...meta import factories as meta
 from ...meta.common import new_output
 from .. import driver, index_errors
 from ..allocator import allocate_storage
 from ..copies import copy_ as _copy_impl
-from ..copies import is_dense
 from ..driver import check, cu
 from ..graphs import capture_philox, captures_underway, stream_is_capturing
 from ..streams import current_stream_handle
@@ -139,7 +138,7 @@ def _random(self, mode, generator, a=0.0, b=0.0, lo=0, rng=1, prob=None):
         offset = gen.philox_offset
         gen.philox_offset = offset + 1
     n = self.numel()
-    dense = is_dense(self._sizes, self._strides)
+    dense = is_row_major(self._sizes, self._strides)
     target = self if dense else _empty_dense(self)
     prob_ptr = 0
     keep = None

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from .... import dtypes as dt
 from ....dispatch.library import kernel
-from ....tensor import Tensor, contiguous_strides
+from ....tensor import Tensor, contiguous_strides, is_row_major
 from ...meta import sorting as meta
 from ...meta.common import new_output
-from ..copies import is_dense
 from . import copy_kernel
 from .index_launch import run, stream
 
@@ -43,7 +42,7 @@ def _sorted_rows(self: Tensor, d: int, descending: bool):
     sizes, strides = _moved(self, d) if self._sizes else ((1,), (1,))
     n = sizes[-1]
     rows = self.numel() // n
-    if is_dense(sizes, strides):
+    if is_row_major(sizes, strides):
         src = self
     else:
         src = new_output(sizes, self.dtype, self.device)
