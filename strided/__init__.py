@@ -48,3 +48,18 @@ for _name in _bound.FUNCTIONS:
 del _name
 
 __version__ = "0.1.0"
+
+# Note [Lazy submodules]
+# ``st.cuda.memory_allocated()`` works right after ``import strided``, as ``torch.cuda`` does after
+# ``import torch``. These submodules are imported on first attribute access instead of here: they
+# cost import time (strided.cuda ~35 ms) and most CPU-only programs never touch them. Importing
+# strided.cuda does not initialize CUDA either way (Note [Lazy driver] in backends/cuda/driver.py).
+_LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing"})
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")  # the import binds it as an attribute
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -258,13 +258,17 @@ class OpOverload:
         # 6. no kernel
         if fn is None:
             if backend is DispatchKey.CUDA and _load_table(DispatchKey.CUDA) is None:
-                hint = f" (the CUDA backend is not available: {_LOAD_ERRORS.get(DispatchKey.CUDA)})"
-            else:
-                hint = ""
+                # no kernel because the whole backend could not load: say that, not which backends
+                # the op has (the list would name CUDA and confuse)
+                raise NotImplementedForBackend(
+                    f"Could not run '{self.name}' with arguments from the 'CUDA' backend: the CUDA backend "
+                    f"is not available ({_LOAD_ERRORS.get(DispatchKey.CUDA)}). Use device='cpu', or run on a "
+                    "machine with an NVIDIA GPU and driver, with strided installed with its 'cuda' extra."
+                )
             raise NotImplementedForBackend(
                 f"Could not run '{self.name}' with arguments from the '{backend.name}' backend. This "
                 "could be because the operator doesn't exist for this backend, or was omitted during "
-                f"the selective/custom build process{hint}. '{self.name}' is only available for these "
+                f"the selective/custom build process. '{self.name}' is only available for these "
                 f"backends: [{', '.join(self.available_keys())}]."
             )
         if writes:
@@ -358,11 +362,18 @@ class OpOverloadPacket:
         if op.overload_name in self.overloads:
             raise RuntimeError(f"{op.location}: duplicate overload {op.name}.{op.overload_name}")
         self.overloads[op.overload_name] = op
+        if not hasattr(OpOverloadPacket, op.overload_name):  # Note [Overload attributes]
+            self.__dict__[op.overload_name] = op
         self._ordered.append(op)
         op.packet = self
         self._match_cache.clear()
         self.__doc__ = "\n".join(f"{self.namespace}::{o.schema}" for o in self._ordered)
 
+    # Note [Overload attributes]
+    # ``ops.sum.dim_IntList`` is read on hot paths (optimizers, derivative formulas). Reaching
+    # ``__getattr__`` costs a failed slot lookup first (0.4 µs), so each overload is also put in the
+    # instance dict, where attribute lookup finds it directly — unless its name is a class
+    # attribute (``add``, ``name``): those are still reached through ``overloads``.
     def __getattr__(self, name):
         try:
             return self.overloads[name]

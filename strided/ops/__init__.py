@@ -13,4 +13,5 @@ def __getattr__(name: str):
     from .registry import load, namespace
 
     load()
-    return namespace(name)
+    ns = globals()[name] = namespace(name)  # later reads are plain module attributes
+    return ns

@@ -38,8 +38,12 @@ def test_cuda_without_backend_is_the_dispatcher_message_not_a_traceback():
             pytest.skip("a GPU is present: this checks the no-CUDA message")
     except ImportError:
         pass
-    with pytest.raises(NotImplementedError, match="Could not run 'aten::empty' with arguments from the 'CUDA' backend"):
+    want = "Could not run 'aten::empty' with arguments from the 'CUDA' backend"
+    with pytest.raises(NotImplementedError, match=want) as e:
         st.ones(2, device="cuda")
+    msg = str(e.value)
+    assert "the CUDA backend is not available (" in msg and "device='cpu'" in msg
+    assert "only available for these backends" not in msg  # that list would name CUDA itself
 
 
 def test_resolution_order_backend_then_composites():

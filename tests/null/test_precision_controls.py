@@ -34,6 +34,19 @@ def test_import_strided_imports_no_cuda_or_nvmath():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_cuda_utils_testing_load_on_first_use():
+    # Note [Lazy submodules]: st.cuda works after a plain `import strided`, without importing
+    # strided.cuda (or the driver) at import time
+    code = ("import sys, strided as st; "
+            "assert 'strided.cuda' not in sys.modules and 'strided.testing' not in sys.modules; "
+            "assert st.cuda.memory_allocated is sys.modules['strided.cuda'].memory_allocated; "
+            "assert st.utils.__name__ == 'strided.utils' and st.testing.__name__ == 'strided.testing'; "
+            "bad = [m for m in sys.modules if m.startswith(('nvmath', 'cuda.'))]; assert not bad, bad; "
+            "import pytest; pytest.raises(AttributeError, lambda: st.no_such_module)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_matmul_flags_defaults_as_torch():
     m = strided.backends.cuda.matmul
     assert m is matmul_flags

@@ -42,9 +42,11 @@ _CUDA_CURRENT_DEVICE = None  # strided.backends.cuda.current_device once the bac
 def _current_cuda_index(device):
     """The current CUDA device when ``device`` is an index-less "cuda", else None (memo key part)."""
     global _CUDA_CURRENT_DEVICE
-    if device is None or device.__class__ is not str and getattr(device, "index", 0) is not None:
-        return None
-    if device != "cuda" and getattr(device, "type", None) != "cuda":
+    cls = device.__class__
+    if cls is _device:
+        if device.index is not None or device.type != "cuda":
+            return None
+    elif cls is not str or device != "cuda":
         return None
     if _CUDA_CURRENT_DEVICE is None:
         from ..cuda_loader import _backend
