@@ -1,4 +1,4 @@
-"""``strided memory ...``: replay traces, plot them, summarize snapshots."""
+"""``strided memory ...``: replay traces, plot them, show what was live at the peak, summarize snapshots."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the ``memory`` group."""
     p = sub.add_parser(
         "memory",
-        help="caching allocator tools: replay traces, plot them, summarize snapshots",
+        help="caching allocator tools: replay traces, plot them, find what was live at the peak, "
+        "summarize snapshots",
         description="Tools for the caching allocator (strided.memory).",
     )
     p.set_defaults(group_parser=p)
@@ -62,6 +63,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     pl.add_argument("-o", "--output", metavar="PNG", help="write a PNG (needs matplotlib)")
     pl.add_argument("--html", metavar="HTML", help="write a self-contained HTML page")
     pl.set_defaults(func=_cmd_plot)
+
+    pk = cmds.add_parser("peak", help="what was live at the peak of allocated memory, by source line")
+    pk.add_argument("trace", help="snapshot with device_traces (PyTorch or strided; .pickle or .gz)")
+    pk.add_argument("--config", default="", metavar="CONF",
+                    help="allocator settings to replay under (default: PyTorch's defaults)")
+    pk.add_argument("--device", type=int, help="which device's trace (default: the longest)")
+    pk.add_argument("--top", type=int, default=15, help="groups to list (default 15)")
+    pk.add_argument("--json", action="store_true", help="print the live allocations' groups as JSON")
+    pk.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    pk.set_defaults(func=_cmd_peak)
 
     st = cmds.add_parser("stats", help="summarize a snapshot file")
     st.add_argument("snapshot", help="snapshot pickle (.pickle or .gz)")
@@ -177,6 +188,35 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         with open(args.html, "w") as f:
             f.write(html_timelines(results, title))
         print(f"wrote {args.html}")
+    return 0
+
+
+def _cmd_peak(args: argparse.Namespace) -> int:
+    from ..utils.progress import Progress
+    from .config import AllocatorConfigError
+    from .peak import format_peak, peak_breakdown
+    from .replay import decode_trace
+    from .snapshot import load_snapshot
+
+    if args.top < 1:
+        raise SystemExit(f"strided memory peak: --top must be at least 1, got {args.top}")
+    snap = load_snapshot(args.trace)
+    conf = "" if args.config == "default" else args.config
+    n = len(decode_trace(snap, args.device).ops)
+    with Progress(total=2 * n, desc="replaying to the peak", force=args.progress) as bar:
+        try:
+            report = peak_breakdown(snap, conf, device=args.device, progress=bar.set)
+        except AllocatorConfigError as e:
+            raise SystemExit(f"strided memory: bad --config {conf!r}: {e}") from None
+    if args.json:
+        groups = [{"group": g.key, "count": g.count, "bytes": g.bytes, "requested_sizes": sorted(set(g.sizes))}
+                  for g in report.groups()[: args.top]]
+        print(json.dumps({"trace": args.trace, "device": report.device, "config": report.config,
+                          "peak_allocated": report.peak_allocated, "entry": report.entry,
+                          "live_allocations": len(report.live), "grouped_by": "source line"
+                          if report.has_frames else "size", "groups": groups}, indent=2))
+        return 0
+    print(format_peak(report, os.path.basename(args.trace), args.top))
     return 0
 
 

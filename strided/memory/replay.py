@@ -45,6 +45,7 @@ class TraceEvents:
     segments: list[tuple[int, int]]  # recorded (addr, size) of segment_alloc, in order
     num_entries: int  # all trace entries, including the ones replay does not act on
     device: int = 0
+    entry_index: list[int] = field(default_factory=list, repr=False)  # trace index of each op
 
 
 @dataclass
@@ -67,8 +68,10 @@ class ReplayResult:
     ops: int
     seconds: float
     exact_addresses: bool
+    peak_allocated_op: int = -1  # index in TraceEvents.ops of the alloc that reached peak_allocated
     allocated_timeline: list[int] = field(default_factory=list, repr=False)
     reserved_timeline: list[int] = field(default_factory=list, repr=False)
+    live_blocks: dict[int, int] | None = field(default=None, repr=False)  # see replay(live_at=)
 
     @property
     def fragmentation(self) -> float:
@@ -77,7 +80,7 @@ class ReplayResult:
 
     def as_dict(self) -> dict:
         """Numbers only (no timelines), for ``--json``."""
-        d = {k: v for k, v in self.__dict__.items() if not k.endswith("_timeline")}
+        d = {k: v for k, v in self.__dict__.items() if not k.endswith("_timeline") and k != "live_blocks"}
         d["fragmentation"] = self.fragmentation
         return d
 
@@ -101,23 +104,27 @@ def decode_trace(snapshot: dict, device: int | None = None) -> TraceEvents:
         raise ValueError(f"replay: no trace for device {device}; the snapshot has {len(traces)}")
     trace = traces[device] or []
     ops: list[tuple[int, int, int, int]] = []
+    index: list[int] = []
     segments: list[tuple[int, int]] = []
     n = len(trace)
     for k, e in enumerate(trace):
         action = e["action"]
         if action == "alloc":
             ops.append((_ALLOC, e["addr"], e["size"], e.get("stream", 0)))
+            index.append(k)
         elif action == "free_requested":
             nxt = trace[k + 1] if k + 1 < n else None
             immediate = nxt is not None and nxt["action"] == "free_completed" and nxt["addr"] == e["addr"]
             ops.append((_FREE if immediate else _FREE_DEFERRED, e["addr"], e["size"], e.get("stream", 0)))
+            index.append(k)
         elif action == "free_completed":
             prev = trace[k - 1] if k else None
             if not (prev is not None and prev["action"] == "free_requested" and prev["addr"] == e["addr"]):
                 ops.append((_FREE_DONE, e["addr"], e["size"], e.get("stream", 0)))
+                index.append(k)
         elif action == "segment_alloc":
             segments.append((e["addr"], e["size"]))
-    return TraceEvents(ops, segments, n, device)
+    return TraceEvents(ops, segments, n, device, index)
 
 
 def replay(
@@ -129,6 +136,7 @@ def replay(
     capacity: int = DEFAULT_CAPACITY,
     timeline: bool = True,
     progress: Callable[[int], None] | None = None,
+    live_at: int | None = None,
 ) -> ReplayResult:
     """Replay a trace through a fresh allocator on a simulated device.
 
@@ -148,6 +156,9 @@ def replay(
         Keep allocated/reserved after every operation.
     progress : callable, optional
         Called with the number of operations done, every 4096 operations.
+    live_at : int, optional
+        After operation ``live_at`` (an index into ``events.ops``), keep the live allocations as
+        ``result.live_blocks``: recorded address -> block size (what ``strided memory peak`` reads).
 
     Returns
     -------
@@ -174,6 +185,9 @@ def replay(
     a_app = a_tl.append
     r_app = r_tl.append
     ooms = mismatches = skipped = 0
+    peak = 0
+    peak_op = -1
+    live = None
     next_pseudo = _PSEUDO_STREAM_BASE
     start = time.perf_counter()
     for k, (op, addr, size, stream) in enumerate(events.ops):
@@ -188,6 +202,9 @@ def replay(
             if block.ptr != addr:
                 mismatches += 1
             blocks[addr] = block
+            if cur[ALLOCATED_BYTES] > peak:
+                peak = cur[ALLOCATED_BYTES]
+                peak_op = k
         elif op == _FREE:
             block = blocks.pop(addr, None)
             if block is None:
@@ -214,6 +231,8 @@ def replay(
             r_app(cur[RESERVED_BYTES])
         if progress is not None and not k & 4095:
             progress(k)
+        if k == live_at:
+            live = {a: b.size for a, b in blocks.items()}
     seconds = time.perf_counter() - start
     if progress is not None:
         progress(len(events.ops))
@@ -235,6 +254,8 @@ def replay(
         ops=len(events.ops),
         seconds=seconds,
         exact_addresses=recorded_addresses and mismatches == 0 and ooms == 0,
+        peak_allocated_op=peak_op,
         allocated_timeline=a_tl,
         reserved_timeline=r_tl,
+        live_blocks=live,
     )

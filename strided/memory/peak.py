@@ -1,0 +1,184 @@
+"""What was live at the peak: the allocations that made a trace's ``peak allocated``, by source line.
+
+Note [Peak breakdown]
+~~~~~~~~~~~~~~~~~~~~~
+An out-of-memory hunt starts from the question "what held the memory at the worst moment?".
+The moment is the allocation after which ``allocated_bytes`` was highest. It depends on the
+allocator only through block sizes (rounding and unsplit remainders), so the trace is replayed
+once under the chosen settings to find it and once more to stop there and read every live block's
+size: the live blocks then add up exactly to the replay's ``peak allocated`` (PyTorch's
+``max_memory_allocated`` for an exact replay). Each live allocation is attributed to a source line
+taken from the stack the trace recorded with it (``_record_memory_history(stacks="python")``): the
+innermost frame outside torch and strided, i.e. the user's line that asked for the tensor. A trace
+recorded without stacks is grouped by allocation size instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .replay import _ALLOC, _FREE, _FREE_DEFERRED, DEFAULT_CAPACITY, decode_trace, replay
+
+__all__ = ["LiveAllocation", "PeakReport", "peak_breakdown", "site_of", "format_peak"]
+
+# frames from these paths are the framework's, not the line that asked for the memory
+_LIBRARY_MARKERS = ("/torch/", "\\torch\\", "/strided/", "\\strided\\", "<frozen ", "<built-in>")
+
+
+@dataclass
+class LiveAllocation:
+    """One allocation live at the peak."""
+
+    addr: int
+    requested: int  # bytes the program asked for (the trace's size)
+    block_size: int  # bytes the allocator's block holds (counted by allocated_bytes)
+    stream: int
+    frames: list[dict] = field(default_factory=list, repr=False)
+
+
+@dataclass
+class PeakGroup:
+    """Live allocations sharing a source line (or a size, for traces without stacks)."""
+
+    key: str
+    count: int
+    bytes: int
+    sizes: list[int]
+
+
+@dataclass
+class PeakReport:
+    """The live set at a trace's peak of allocated memory."""
+
+    device: int
+    config: str
+    peak_allocated: int
+    entry: int  # index in the device trace of the alloc that reached the peak
+    entries: int
+    seconds_in: float | None  # time from the trace's first entry to the peak (None: no timestamps)
+    live: list[LiveAllocation]
+    has_frames: bool
+
+    def groups(self) -> list[PeakGroup]:
+        """Live allocations grouped by source line (by size without stacks), largest first."""
+        by: dict[str, PeakGroup] = {}
+        for a in self.live:
+            key = site_of(a.frames) if self.has_frames else _size_key(a.requested)
+            g = by.get(key)
+            if g is None:
+                g = by[key] = PeakGroup(key, 0, 0, [])
+            g.count += 1
+            g.bytes += a.block_size
+            g.sizes.append(a.requested)
+        return sorted(by.values(), key=lambda g: (-g.bytes, g.key))
+
+
+def site_of(frames: list[dict]) -> str:
+    """``file:line in function`` of the innermost frame outside torch/strided (else the innermost)."""
+    if not frames:
+        return "(no stack)"
+    pick = frames[0]
+    for f in frames:
+        name = str(f.get("filename", ""))
+        if not any(m in name for m in _LIBRARY_MARKERS) and name not in ("", "??"):
+            pick = f
+            break
+    return f"{pick.get('filename', '?')}:{pick.get('line', '?')} in {pick.get('name', '?')}"
+
+
+def _size_key(n: int) -> str:
+    from .errors import format_size
+
+    return f"size {format_size(n)}"
+
+
+def peak_breakdown(
+    snapshot: dict,
+    config: str = "",
+    *,
+    device: int | None = None,
+    capacity: int = DEFAULT_CAPACITY,
+    progress: Callable[[int], None] | None = None,
+) -> PeakReport:
+    """The allocations live when a trace's allocated memory peaked (Note [Peak breakdown]).
+
+    Parameters
+    ----------
+    snapshot : dict
+        A snapshot with ``device_traces`` (PyTorch's or strided's).
+    config : str
+        Allocator settings to replay under (``""`` = PyTorch's defaults).
+    device : int, optional
+        Which device's trace; by default the one with the most entries.
+    capacity : int
+        Simulated device memory in bytes.
+    progress : callable, optional
+        Called with operations done (of ``2 * len(ops)``: two replays).
+    """
+    events = decode_trace(snapshot, device)
+    n = len(events.ops)
+    first = replay(events, config, capacity=capacity, timeline=False,
+                   progress=progress)
+    k = first.peak_allocated_op
+    trace = snapshot["device_traces"][events.device]
+    if k < 0:
+        return PeakReport(events.device, first.config, 0, -1, events.num_entries, None, [], False)
+    second = replay(events, config, capacity=capacity, timeline=False, live_at=k,
+                    progress=None if progress is None else (lambda i: progress(n + i)))
+    sizes = second.live_blocks or {}
+    # the alloc entry of each live address: the last alloc of it up to the peak, not freed since
+    origin: dict[int, int] = {}
+    for (op, addr, _size, _stream), e in zip(events.ops[: k + 1], events.entry_index):
+        if op == _ALLOC:
+            origin[addr] = e
+        elif op in (_FREE, _FREE_DEFERRED):
+            origin.pop(addr, None)
+    live = []
+    for addr, block_size in sizes.items():
+        e = trace[origin[addr]]
+        live.append(LiveAllocation(addr, e["size"], block_size, e.get("stream", 0), e.get("frames") or []))
+    entry = events.entry_index[k]
+    t0, tp = trace[0].get("time_us"), trace[entry].get("time_us")
+    seconds_in = (tp - t0) / 1e6 if isinstance(t0, (int, float)) and isinstance(tp, (int, float)) else None
+    return PeakReport(
+        device=events.device,
+        config=first.config,
+        peak_allocated=first.peak_allocated,
+        entry=entry,
+        entries=events.num_entries,
+        seconds_in=seconds_in,
+        live=live,
+        has_frames=any(a.frames for a in live),
+    )
+
+
+def format_peak(report: PeakReport, name: str = "trace", top: int = 15) -> str:
+    """The table printed by ``strided memory peak``."""
+    from .errors import format_size
+
+    when = f", {report.seconds_in:.3f} s in" if report.seconds_in is not None else ""
+    out = [
+        f"{name}: device {report.device}, settings {report.config or 'default'!r}",
+        f"peak allocated {format_size(report.peak_allocated)} ({report.peak_allocated:,} bytes) at trace entry "
+        f"{report.entry} of {report.entries}{when}: {len(report.live)} live allocations",
+    ]
+    if not report.live:
+        return "\n".join(out)
+    if not report.has_frames:
+        out.append("(no stacks in this trace: grouped by size; record with "
+                   "_record_memory_history(stacks='python') to see source lines)")
+    groups = report.groups()
+    head = f"{'bytes':>12} {'share':>6} {'count':>6}  {'sizes':<22} {'source line' if report.has_frames else 'group'}"
+    out += [head, "-" * len(head)]
+    for g in groups[:top]:
+        lo, hi = min(g.sizes), max(g.sizes)
+        sizes = format_size(lo) if lo == hi else f"{format_size(lo)}..{format_size(hi)}"
+        share = g.bytes / report.peak_allocated
+        out.append(f"{format_size(g.bytes):>12} {share:>6.1%} {g.count:>6}  {sizes:<22} {g.key}")
+    rest = groups[top:]
+    if rest:
+        b = sum(g.bytes for g in rest)
+        out.append(f"{format_size(b):>12} {b / report.peak_allocated:>6.1%} {sum(g.count for g in rest):>6}  "
+                   f"{'':<22} ({len(rest)} more groups)")
+    return "\n".join(out)
