@@ -69,18 +69,22 @@ def _bandwidth(label, n, dtype_name, op, n_in, torch):
     return label, s_bw, t_bw, s_bw / t_bw, ok
 
 
-def _eager_us(fn, sync, number=3000, repeats=7):
-    for _ in range(200):
-        fn()
-    sync()
-    runs = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(number):
+def _eager_us(pairs, number=3000, repeats=9):
+    """Median µs per call of each ``(fn, sync)``, launch after launch, repeats interleaved: the
+    host's speed drifts, so both libraries are timed in alternating repeats of the same stretch."""
+    for fn, sync in pairs:
+        for _ in range(200):
             fn()
         sync()
-        runs.append((time.perf_counter() - t0) / number * 1e6)
-    return statistics.median(runs)
+    runs = [[] for _ in pairs]
+    for _ in range(repeats):
+        for (fn, sync), out in zip(pairs, runs):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            sync()
+            out.append((time.perf_counter() - t0) / number * 1e6)
+    return [statistics.median(out) for out in runs]
 
 
 def main() -> int:
@@ -98,13 +102,12 @@ def main() -> int:
 
     ta, tb = torch.rand(1000, device="cuda"), torch.rand(1000, device="cuda")
     sa, sb = st.rand(1000).cuda(), st.rand(1000).cuda()
+    ssync, tsync = scuda.synchronize, torch.cuda.synchronize
     eager = [
-        ("a + b, 1k fp32", _eager_us(lambda: sa + sb, scuda.synchronize), _eager_us(lambda: ta + tb,
-                                                                                   torch.cuda.synchronize)),
-        ("a.add_(b), 1k fp32", _eager_us(lambda: sa.add_(sb), scuda.synchronize),
-         _eager_us(lambda: ta.add_(tb), torch.cuda.synchronize)),
-        ("empty(1000) (allocation only)", _eager_us(lambda: st.empty(1000, device="cuda"), scuda.synchronize),
-         _eager_us(lambda: torch.empty(1000, device="cuda"), torch.cuda.synchronize)),
+        ("a + b, 1k fp32", *_eager_us([(lambda: sa + sb, ssync), (lambda: ta + tb, tsync)])),
+        ("a.add_(b), 1k fp32", *_eager_us([(lambda: sa.add_(sb), ssync), (lambda: ta.add_(tb), tsync)])),
+        ("empty(1000) (allocation only)", *_eager_us([(lambda: st.empty(1000, device="cuda"), ssync),
+                                                      (lambda: torch.empty(1000, device="cuda"), tsync)])),
     ]
 
     gpu = scuda.get_device_name(0)
