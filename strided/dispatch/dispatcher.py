@@ -342,6 +342,27 @@ def clear_all_caches() -> None:
                 op._cache.clear()
 
 
+# Note [Overload match cache]
+# Matching a call against a packet's schemas (``matching.matches``) costs several µs, and it
+# depends only on each argument's type — for a list or tuple argument, on its elements' types
+# (``sum(x, [0, 1])`` is ``sum.dim_IntList``, ``cat([a, b])`` takes ``Tensor[]``). The cache key
+# is the argument types, keyword names and keyword value types, with the element types of list
+# and tuple arguments; a call with nested sequences is matched every time. Bounded: cleared past
+# 256 signatures (a varying list length makes new keys).
+def _sequence_key(args, kwargs):
+    out = []
+    for v in (*args, *kwargs.values()):
+        c = v.__class__
+        if c is list or c is tuple:
+            inner = tuple(map(type, v))
+            if list in inner or tuple in inner:
+                return None
+            out.append((c, inner))
+        else:
+            out.append(c)
+    return tuple(out), tuple(kwargs)
+
+
 class OpOverloadPacket:
     """All overloads of one operator name; calling it picks the overload from the arguments."""
 
@@ -387,13 +408,23 @@ class OpOverloadPacket:
         ordered = self._ordered
         if len(ordered) == 1:
             return ordered[0](*args, **kwargs)
-        types = tuple(map(type, args))
-        cache_key = (types, tuple(kwargs)) if kwargs else types
-        op = self._match_cache.get(cache_key)
+        # Note [Overload match cache]: an overload is chosen by the arguments' types only (and by
+        # the element types of list arguments), so the choice is cached per type signature
+        key = tuple(map(type, args))
+        if kwargs:
+            key = (key, tuple(kwargs), tuple(map(type, kwargs.values())))
+            seq = list in key[0] or tuple in key[0] or list in key[2] or tuple in key[2]
+        else:
+            seq = list in key or tuple in key
+        if seq:
+            key = _sequence_key(args, kwargs)
+        op = self._match_cache.get(key) if key is not None else None
         if op is None:
             op = self._match(args, kwargs)
-            if list not in types and tuple not in types:
-                self._match_cache[cache_key] = op
+            if key is not None:
+                if len(self._match_cache) > 256:
+                    self._match_cache.clear()
+                self._match_cache[key] = op
         return op(*args, **kwargs)
 
     def _match(self, args, kwargs) -> OpOverload:

@@ -170,3 +170,29 @@ def test_three_leading_tensors_take_the_fast_keyset_with_the_same_result():
     w = st.ones(2, 2, requires_grad=True)
     out = st.addmm(a, b, w)
     assert out.requires_grad and out.grad_fn is not None
+
+
+def test_overload_choice_follows_keyword_and_element_types():
+    # Note [Overload match cache]: the cached choice is keyed on keyword value types and on the
+    # element types of list arguments, so alternating calls pick their own overloads every time
+    ns = f"test{next(_ids)}"
+    lib = st.library.Library(ns, "DEF")
+    t_op = lib.define("g.Tensor(Tensor self, Tensor other) -> Tensor")
+    s_op = lib.define("g.Scalar(Tensor self, Scalar other) -> Tensor")
+    i_op = lib.define("h.ints(Tensor self, int[] dims) -> Tensor")
+    l_op = lib.define("h.tensors(Tensor self, Tensor[] others) -> Tensor")
+    for op, mark in ((t_op, 1.0), (s_op, 2.0), (i_op, 3.0), (l_op, 4.0)):
+        op.register(DispatchKey.CPU, lambda self, *rest, m=mark, **kw: st.full((1,), m))
+    g, h = getattr(st.ops, ns).g, getattr(st.ops, ns).h
+    x = st.ones(2)
+    for _ in range(2):
+        assert g(x, other=x).item() == 1.0
+        assert g(x, other=3.0).item() == 2.0
+        assert g(x, 3).item() == 2.0
+        assert h(x, [0, 1]).item() == 3.0
+        assert h(x, [x, x]).item() == 4.0
+        assert h(x, (0,)).item() == 3.0
+        assert h(x, dims=[0]).item() == 3.0
+        assert h(x, others=[x]).item() == 4.0
+    with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+        h(x, [[0]])
