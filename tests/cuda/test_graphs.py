@@ -273,3 +273,49 @@ def test_out_of_range_index_in_a_replay_stops_the_kernel():
 
     r = subprocess.run([sys.executable, "-c", _BAD_INDEX_REPLAY], capture_output=True, text=True, timeout=300)
     assert "RAISED CUDA_ERROR" in r.stdout, (r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("garbage", ["graph", "raw_memory"])
+def test_garbage_finalized_inside_a_capture_does_not_invalidate_it(garbage):
+    # Note [Finalizers during capture]: a CUDAGraph or raw (uncached) memory left in a reference
+    # cycle is finalized when the collector runs, here inside another capture; its driver calls
+    # (graph destroy, cuCtxSynchronize + cuMemFree) wait until the capture has ended
+    import gc
+
+    from strided.backends.cuda import allocator
+
+    def make_garbage():
+        if garbage == "graph":
+            src = _rand(16)
+            old = cuda.CUDAGraph()
+            with cuda.graph(old):
+                out = src + 1
+            held = (old, out)
+        else:
+            allocator.NO_CACHING = True
+            try:
+                held = st.empty(1000, device="cuda")
+            finally:
+                allocator.NO_CACHING = False
+        cycle = [held]
+        cycle.append(cycle)
+
+    x = _rand(64, 256, seed=3)
+    gc.collect()
+    gc.disable()
+    try:
+        make_garbage()
+        g = cuda.CUDAGraph()
+        with cuda.graph(g):
+            y = x * 2
+            gc.collect()  # the garbage's finalizers run here, inside the capture
+            z = y + 1
+    finally:
+        gc.enable()
+    x.copy_(_rand(64, 256, seed=4))
+    g.replay()
+    cuda.synchronize()
+    np.testing.assert_allclose(_np(z), _np(x) * 2 + 1, rtol=1e-6)
+    from strided.backends.cuda import graphs
+
+    assert not graphs._deferred  # ran when the capture ended

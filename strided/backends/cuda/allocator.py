@@ -230,8 +230,8 @@ class _RawAllocation:
 
     def __del__(self):
         if self.ptr:
-            try:
-                self.free_fn(self.ptr, self.nbytes, self.index, self.stream)
+            try:  # Note [Finalizers during capture]: cuMemFree would invalidate a capture underway
+                _graphs.run_or_defer(self.free_fn, self.ptr, self.nbytes, self.index, self.stream)
             except Exception:  # noqa: BLE001
                 pass
             self.ptr = 0

@@ -24,6 +24,12 @@ segments are allocated with the thread's capture mode relaxed (``cuMemAlloc`` is
 unsafe call that invalidates a global-mode capture), and cached blocks are never released to
 the driver while a capture is underway.
 
+Note [Finalizers during capture]
+The garbage collector can run finalizers inside a capture. One that makes a call a global-mode
+capture forbids (a graph's reset, raw memory's ``cuCtxSynchronize`` + ``cuMemFree``) would
+invalidate the capture of unrelated work, so such finalizers go through :func:`run_or_defer`:
+queued while any capture is underway, run when the last one ends.
+
 Note [Random ops under capture]
 An eager Philox kernel takes its (seed, offset) as launch arguments and the generator's offset
 advances by one per draw; captured like that, every replay would repeat the same numbers. As
@@ -64,6 +70,27 @@ _capturing: dict[int, CUDAGraph] = {}  # capturing stream handle -> its graph
 def captures_underway() -> int:
     """How many stream captures strided has begun and not ended (in any thread)."""
     return _underway.n
+
+
+_deferred: list = []  # (fn, args) of finalizers queued during a capture (Note [Finalizers during capture])
+
+
+def run_or_defer(fn, *args) -> None:
+    """``fn(*args)`` now, or after the last capture ends if one is underway (Note [Finalizers during capture])."""
+    if _underway.n:
+        _deferred.append((fn, args))
+    else:
+        fn(*args)
+
+
+def _run_deferred() -> None:
+    while _deferred and not _underway.n:
+        fn, args = _deferred.pop(0)
+        try:
+            fn(*args)
+        except Exception as e:  # noqa: BLE001 - a finalizer's failure must not fail the capture's end
+            warnings.warn(f"a finalizer deferred past a CUDA graph capture failed: {type(e).__name__}: {e}",
+                          RuntimeWarning, stacklevel=2)
 
 
 def _mode(name: str):
@@ -244,6 +271,8 @@ class CUDAGraph:
         _underway.n -= 1
         self._alloc.end_allocate_to_pool(self._pool)
         err, g = cu().cuStreamEndCapture(self._stream)
+        if _deferred and not _underway.n:
+            _run_deferred()  # Note [Finalizers during capture]
         if err != 0:
             self._release_pool()
             code = int(err)
@@ -340,7 +369,7 @@ class CUDAGraph:
 
     def __del__(self):
         try:
-            self.reset()
+            run_or_defer(self.reset)  # Note [Finalizers during capture]
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
