@@ -191,6 +191,25 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _live_groups(live: list[dict], format_size, top: int = 5) -> list[str]:
+    """The snapshot's allocated blocks grouped by source line (by size without stacks), largest first."""
+    from .peak import site_of
+
+    if not live:
+        return []
+    by_line = any(b.get("frames") for b in live)
+    groups: dict[str, list[int]] = {}
+    for b in live:
+        key = site_of(b.get("frames") or []) if by_line else f"size {format_size(b.get('requested_size', b['size']))}"
+        g = groups.setdefault(key, [0, 0])
+        g[0] += 1
+        g[1] += b["size"]
+    ranked = sorted(groups.items(), key=lambda kv: (-kv[1][1], kv[0]))
+    out = [f"  live by {'source line' if by_line else 'size'} (largest {min(top, len(ranked))} of {len(ranked)})"]
+    out += [f"    {format_size(n):>12} in {c:>5}  {key}" for key, (c, n) in ranked[:top]]
+    return out
+
+
 def _cmd_peak(args: argparse.Namespace) -> int:
     from ..utils.progress import Progress
     from .config import AllocatorConfigError
@@ -254,6 +273,7 @@ def summarize_snapshot(snap: dict, name: str = "snapshot") -> str:
         f"  cached free      {format_size(sum(free))} in {len(free)} blocks, "
         f"largest {format_size(max(free, default=0))}",
     ]
+    lines += _live_groups([b for b in blocks if b["state"] == "active_allocated"], format_size)
     traces = snap.get("device_traces") or []
     for dev, trace in enumerate(traces):
         if trace:

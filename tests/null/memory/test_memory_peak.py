@@ -94,3 +94,21 @@ def test_peak_command(data_dir, capsys):
         main(["memory", "peak", trace, "--top", "0"])
     with pytest.raises(SystemExit, match="bad --config"):
         main(["memory", "peak", trace, "--config", "no_such_key:1"])
+
+
+def test_stats_lists_live_blocks_by_source_line_or_size(make, data_dir):
+    from strided.memory.cli import summarize_snapshot
+
+    alloc, _ = make()
+    alloc.record_history(enabled="all", context="all", stacks="python")
+    held = [_big(alloc), _big(alloc), _small(alloc)]
+    text = summarize_snapshot(alloc.snapshot(), "mine")
+    assert "live by source line (largest 2 of 2)" in text
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if "live by source line" in line)
+    assert "80.00 MiB in     2" in lines[at + 1] and lines[at + 1].endswith("in _big")
+    assert "3.00 MiB in     1" in lines[at + 2] and lines[at + 2].endswith("in _small")
+    for b in held:
+        alloc.free(b)
+    text = summarize_snapshot(load_snapshot(data_dir / "trace_gpt2_train.pkl.gz"), "gpt2")
+    assert "live by size (largest 2 of 2)" in text and "64.00 MiB in     2  size 32.00 MiB" in text
