@@ -23,7 +23,9 @@ from .replay import _ALLOC, _FREE, _FREE_DEFERRED, DEFAULT_CAPACITY, decode_trac
 __all__ = ["LiveAllocation", "PeakReport", "peak_breakdown", "site_of", "format_peak"]
 
 # frames from these paths are the framework's, not the line that asked for the memory
-_LIBRARY_MARKERS = ("/torch/", "\\torch\\", "/strided/", "\\strided\\", "<frozen ", "<built-in>")
+# ("derivatives.yaml:<line>" names strided's compiled derivative formulas)
+_LIBRARY_MARKERS = ("/torch/", "\\torch\\", "/strided/", "\\strided\\", "<frozen ", "<built-in>",
+                    "derivatives.yaml:")
 
 
 @dataclass
@@ -59,6 +61,8 @@ class PeakReport:
     seconds_in: float | None  # time from the trace's first entry to the peak (None: no timestamps)
     live: list[LiveAllocation]
     has_frames: bool
+    skipped_frees: int = 0  # frees of addresses the trace never allocated (made before recording began)
+    untraced_bytes: int = 0  # allocated at the snapshot with no alloc in the trace (made before recording)
 
     def groups(self) -> list[PeakGroup]:
         """Live allocations grouped by source line (by size without stacks), largest first."""
@@ -150,7 +154,16 @@ def peak_breakdown(
         seconds_in=seconds_in,
         live=live,
         has_frames=any(a.frames for a in live),
+        skipped_frees=first.skipped_frees,
+        untraced_bytes=_untraced_bytes(snapshot, events),
     )
+
+
+def _untraced_bytes(snapshot: dict, events) -> int:
+    """Bytes of the snapshot's allocated blocks on the trace's device that no traced alloc made."""
+    traced = {addr for op, addr, _size, _stream in events.ops if op == _ALLOC}
+    return sum(b["size"] for seg in snapshot.get("segments") or [] if seg.get("device", events.device) == events.device
+               for b in seg.get("blocks", []) if b.get("state") == "active_allocated" and b["address"] not in traced)
 
 
 def format_peak(report: PeakReport, name: str = "trace", top: int = 15) -> str:
@@ -163,6 +176,10 @@ def format_peak(report: PeakReport, name: str = "trace", top: int = 15) -> str:
         f"peak allocated {format_size(report.peak_allocated)} ({report.peak_allocated:,} bytes) at trace entry "
         f"{report.entry} of {report.entries}{when}: {len(report.live)} live allocations",
     ]
+    if report.skipped_frees or report.untraced_bytes:
+        out.append(f"(memory allocated before recording began is not in this breakdown: "
+                   f"{format_size(report.untraced_bytes)} of it still allocated at the snapshot, "
+                   f"{report.skipped_frees} frees of it during the trace)")
     if not report.live:
         return "\n".join(out)
     if not report.has_frames:

@@ -71,6 +71,22 @@ def test_site_skips_framework_frames():
     only_lib = frames[:1]
     assert site_of(only_lib) == "/x/site-packages/torch/nn/functional.py:1 in linear"
     assert site_of([]) == "(no stack)"
+    formula = {"filename": "derivatives.yaml:342:4", "line": 3, "name": "backward"}  # a compiled derivative
+    assert site_of([formula, frames[1]]) == "/home/me/model.py:42 in forward"
+
+
+def test_memory_from_before_recording_is_named_as_left_out(make):
+    alloc, _ = make()
+    before = [alloc.malloc(5 * MiB), alloc.malloc(7 * MiB)]
+    alloc.record_history(enabled="all", context="all", stacks="python")
+    held = _big(alloc)
+    alloc.free(before.pop())  # a free the trace has no alloc for
+    report = peak_breakdown(alloc.snapshot())
+    assert report.peak_allocated == 40 * MiB and report.untraced_bytes == 5 * MiB and report.skipped_frees == 1
+    assert "before recording began is not in this breakdown: 5.00 MiB of it still allocated at the snapshot, " \
+           "1 frees of it" in format_peak(report)
+    alloc.free(held)
+    alloc.free(before.pop())
 
 
 def test_trace_without_allocations_has_no_peak(make):
