@@ -15,6 +15,7 @@ recorded without stacks is grouped by allocation size instead.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -22,10 +23,13 @@ from .replay import _ALLOC, _FREE, _FREE_DEFERRED, DEFAULT_CAPACITY, decode_trac
 
 __all__ = ["LiveAllocation", "PeakReport", "peak_breakdown", "site_of", "format_peak"]
 
-# frames from these paths are the framework's, not the line that asked for the memory
-# ("derivatives.yaml:<line>" names strided's compiled derivative formulas)
-_LIBRARY_MARKERS = ("/torch/", "\\torch\\", "/strided/", "\\strided\\", "<frozen ", "<built-in>",
-                    "derivatives.yaml:")
+# frames from these paths are the framework's, not the line that asked for the memory: this strided
+# package, an installed strided or torch, Python internals ("derivatives.yaml:<line>" names strided's
+# compiled derivative formulas). A checkout merely *named* strided does not count (its scripts are
+# the user's).
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_LIBRARY_MARKERS = (_PACKAGE_DIR, "/torch/", "\\torch\\", "/site-packages/strided/", "\\site-packages\\strided\\",
+                    "<frozen ", "<built-in>", "derivatives.yaml:")
 
 
 @dataclass

@@ -72,6 +72,11 @@ def test_site_skips_framework_frames():
     assert site_of(only_lib) == "/x/site-packages/torch/nn/functional.py:1 in linear"
     assert site_of([]) == "(no stack)"
     formula = {"filename": "derivatives.yaml:342:4", "line": 3, "name": "backward"}  # a compiled derivative
+    import strided
+
+    ours = {"filename": strided.memory.peak.__file__, "line": 1, "name": "x"}
+    checkout = {"filename": "/home/me/strided/train.py", "line": 7, "name": "main"}  # a user's dir named strided
+    assert site_of([ours, checkout]) == "/home/me/strided/train.py:7 in main"
     assert site_of([formula, frames[1]]) == "/home/me/model.py:42 in forward"
 
 
