@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from ..backends.cuda.graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing
+from ..backends.cuda.capture import is_current_stream_capturing
+from ..backends.cuda.graphs import CUDAGraph, graph, graph_pool_handle
 
 __all__ = ["CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing"]

@@ -209,7 +209,7 @@ class Optimizer:
         forever. The fused step reads the step count from device memory and increments it there,
         so fused (or ``capturable=True``, which strided accepts only with fused) is safe.
         """
-        from ..backends.cuda.graphs import captures_underway, is_current_stream_capturing
+        from ..backends.cuda.capture import captures_underway, is_current_stream_capturing
 
         if captures_underway() and is_current_stream_capturing():
             if not all(g.get("capturable") or g.get("fused") for g in self.param_groups):

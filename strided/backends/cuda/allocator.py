@@ -26,8 +26,8 @@ from ...memory.caching import CachingAllocator
 from ...memory.errors import OutOfMemoryError
 from ...storage import UntypedStorage
 from .. import register_allocator
+from . import capture as _capture
 from . import driver
-from . import graphs as _graphs
 from .driver import check, cu
 from .streams import current_stream_handle
 
@@ -66,8 +66,8 @@ class CudaProvider:
 
     # -- plain memory
     def malloc(self, nbytes: int) -> int | None:
-        if _graphs.captures_underway():
-            with _graphs.relaxed_capture_mode():  # Note [Graph capture and the allocator]
+        if _capture.captures_underway():
+            with _capture.relaxed_capture_mode():  # Note [Graph capture and the allocator]
                 err, ptr = self._ctx().cuMemAlloc(nbytes)
         else:
             err, ptr = self._ctx().cuMemAlloc(nbytes)
@@ -133,7 +133,7 @@ class CudaProvider:
         return self._prop, self._access
 
     def map_page(self, va: int, nbytes: int) -> bool:
-        with _graphs.relaxed_capture_mode():  # Note [Graph capture and the allocator]
+        with _capture.relaxed_capture_mode():  # Note [Graph capture and the allocator]
             return self._map_page(va, nbytes)
 
     def _map_page(self, va: int, nbytes: int) -> bool:
@@ -231,7 +231,7 @@ class _RawAllocation:
     def __del__(self):
         if self.ptr:
             try:  # Note [Finalizers during capture]: cuMemFree would invalidate a capture underway
-                _graphs.run_or_defer(self.free_fn, self.ptr, self.nbytes, self.index, self.stream)
+                _capture.run_or_defer(self.free_fn, self.ptr, self.nbytes, self.index, self.stream)
             except Exception:  # noqa: BLE001
                 pass
             self.ptr = 0

@@ -24,12 +24,6 @@ segments are allocated with the thread's capture mode relaxed (``cuMemAlloc`` is
 unsafe call that invalidates a global-mode capture), and cached blocks are never released to
 the driver while a capture is underway.
 
-Note [Finalizers during capture]
-The garbage collector can run finalizers inside a capture. One that makes a call a global-mode
-capture forbids (a graph's reset, raw memory's ``cuCtxSynchronize`` + ``cuMemFree``) would
-invalidate the capture of unrelated work, so such finalizers go through :func:`run_or_defer`:
-queued while any capture is underway, run when the last one ends.
-
 Note [Random ops under capture]
 An eager Philox kernel takes its (seed, offset) as launch arguments and the generator's offset
 advances by one per draw; captured like that, every replay would repeat the same numbers. As
@@ -46,102 +40,14 @@ from __future__ import annotations
 import warnings
 
 from ...memory.pools import new_pool_id
+from . import capture as _capture
 from . import driver
+from .capture import CAPTURE_ACTIVE, capture_mode, capture_status, run_deferred, run_or_defer, underway
 from .driver import CudaError, check, cu
 
-__all__ = ["CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing", "captures_underway",
-           "relaxed_capture_mode", "capture_philox", "stream_is_capturing"]
+__all__ = ["CUDAGraph", "graph", "graph_pool_handle", "capture_philox"]
 
-_MODES = ("global", "thread_local", "relaxed")
-_ACTIVE = 1  # CU_STREAM_CAPTURE_STATUS_ACTIVE
-
-
-class _Count:
-    __slots__ = ("n",)
-
-    def __init__(self):
-        self.n = 0
-
-
-_underway = _Count()  # captures underway in this process (hot paths test this one int)
 _capturing: dict[int, CUDAGraph] = {}  # capturing stream handle -> its graph
-
-
-def captures_underway() -> int:
-    """How many stream captures strided has begun and not ended (in any thread)."""
-    return _underway.n
-
-
-_deferred: list = []  # (fn, args) of finalizers queued during a capture (Note [Finalizers during capture])
-
-
-def run_or_defer(fn, *args) -> None:
-    """``fn(*args)`` now, or after the last capture ends if one is underway (Note [Finalizers during capture])."""
-    if _underway.n:
-        _deferred.append((fn, args))
-    else:
-        fn(*args)
-
-
-def _run_deferred() -> None:
-    while _deferred and not _underway.n:
-        fn, args = _deferred.pop(0)
-        try:
-            fn(*args)
-        except Exception as e:  # noqa: BLE001 - a finalizer's failure must not fail the capture's end
-            warnings.warn(f"a finalizer deferred past a CUDA graph capture failed: {type(e).__name__}: {e}",
-                          RuntimeWarning, stacklevel=2)
-
-
-def _mode(name: str):
-    if name not in _MODES:
-        raise ValueError(f"capture_error_mode must be one of {list(_MODES)}, got {name!r}")
-    return getattr(cu().CUstreamCaptureMode, "CU_STREAM_CAPTURE_MODE_" + name.upper())
-
-
-def _capture_status(stream: int) -> tuple[int, int]:
-    """(status, capture id) of ``stream``."""
-    r = cu().cuStreamGetCaptureInfo(stream)
-    check(r[:1])
-    return int(r[1]), int(r[2])
-
-
-class relaxed_capture_mode:  # noqa: N801 - a context manager, like torch's
-    """Relax this thread's capture mode while inside (c10 wraps cudaMalloc in it during capture)."""
-
-    __slots__ = ("prev",)
-
-    def __enter__(self):
-        self.prev = None
-        if _underway.n:
-            relaxed = cu().CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED
-            self.prev = check(cu().cuThreadExchangeStreamCaptureMode(relaxed))
-        return self
-
-    def __exit__(self, *exc):
-        if self.prev is not None:
-            check(cu().cuThreadExchangeStreamCaptureMode(self.prev))
-        return False
-
-
-def is_current_stream_capturing() -> bool:
-    """True when the current stream of the current device is being captured."""
-    if not driver.is_initialized():
-        return False
-    from .device import current_device
-    from .streams import current_stream_handle
-
-    i = current_device()
-    driver.ensure_context(i)
-    s = current_stream_handle(i)
-    if s == 0:
-        return False  # the legacy default stream cannot be captured
-    return int(check(cu().cuStreamIsCapturing(s))) == _ACTIVE
-
-
-def stream_is_capturing(stream: int) -> bool:
-    """True when ``stream`` (a raw handle on the current context's device) is being captured."""
-    return bool(stream) and int(check(cu().cuStreamIsCapturing(stream))) == _ACTIVE
 
 
 def capture_philox(gen, stream: int, device) -> tuple[int, int]:
@@ -149,7 +55,7 @@ def capture_philox(gen, stream: int, device) -> tuple[int, int]:
     offset from the base): Note [Random ops under capture]."""
     g = _capturing.get(stream)
     if g is None:  # a stream joined to a capture: find the graph by capture id
-        _, cid = _capture_status(stream)
+        _, cid = capture_status(stream)
         g = next((x for x in _capturing.values() if x._capture_id == cid), None)
         if g is None:
             raise RuntimeError("random op on a stream captured by something other than a strided CUDAGraph")
@@ -200,7 +106,7 @@ class CUDAGraph:
         if self._exec is not None or self._graph is not None or self._capturing:
             raise RuntimeError("This CUDAGraph instance already owns a captured graph. To capture a new graph, "
                                "create a new instance.")
-        mode = _mode(capture_error_mode)
+        mode = capture_mode(capture_error_mode)
         dev = current_device()
         driver.ensure_context(dev)
         stream = current_stream_handle(dev)
@@ -222,16 +128,16 @@ class CUDAGraph:
                 return True
             if s == 0 or "id" not in ids:
                 return False
-            status, cid = _capture_status(s)
-            return status == _ACTIVE and cid == ids["id"]
+            status, cid = capture_status(s)
+            return status == CAPTURE_ACTIVE and cid == ids["id"]
 
         alloc.begin_allocate_to_pool(pool_id, in_this_capture)
-        _underway.n += 1
+        underway.n += 1
         try:
             check(cu().cuStreamBeginCapture(stream, mode))
-            ids["id"] = _capture_status(stream)[1]
+            ids["id"] = capture_status(stream)[1]
         except BaseException:
-            _underway.n -= 1
+            underway.n -= 1
             alloc.end_allocate_to_pool(pool_id)
             alloc.release_pool(pool_id)
             raise
@@ -268,11 +174,11 @@ class CUDAGraph:
         """End the stream capture and the pool routing; the CUgraph, or None if it was invalidated."""
         self._capturing = False
         _capturing.pop(self._stream, None)
-        _underway.n -= 1
+        underway.n -= 1
         self._alloc.end_allocate_to_pool(self._pool)
         err, g = cu().cuStreamEndCapture(self._stream)
-        if _deferred and not _underway.n:
-            _run_deferred()  # Note [Finalizers during capture]
+        if _capture._deferred and not underway.n:
+            run_deferred()  # Note [Finalizers during capture]
         if err != 0:
             self._release_pool()
             code = int(err)
@@ -398,7 +304,7 @@ class graph:  # noqa: N801 - torch.cuda.graph
         from .device import current_device, synchronize
         from .streams import Stream, stream
 
-        _mode(self.capture_error_mode)
+        capture_mode(self.capture_error_mode)
         dev = current_device()
         synchronize()
         get_allocator(dev).empty_cache()

@@ -42,9 +42,9 @@ from ....tensor import Tensor
 from ...cpu.common import as_numpy
 from ...meta.common import new_output
 from .. import driver, index_errors
+from ..capture import captures_underway, stream_is_capturing
 from ..copies import copy_ as copy_impl
 from ..driver import check, cu
-from ..graphs import captures_underway, stream_is_capturing
 from ..launch import get_kernel
 from ..streams import current_stream_handle
 from . import MAX_DIMS, copy_kernel, fill_kernel, launch_config, source

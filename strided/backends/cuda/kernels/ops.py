@@ -13,9 +13,10 @@ from ...meta import factories as meta
 from ...meta.common import new_output
 from .. import driver, index_errors
 from ..allocator import allocate_storage
+from ..capture import captures_underway, stream_is_capturing
 from ..copies import copy_ as _copy_impl
 from ..driver import check, cu
-from ..graphs import capture_philox, captures_underway, stream_is_capturing
+from ..graphs import capture_philox
 from ..streams import current_stream_handle
 from . import arange_kernel, copy_kernel, fill_kernel, random_kernel
 
