@@ -9,8 +9,8 @@ once under the chosen settings to find it and once more to stop there and read e
 size: the live blocks then add up exactly to the replay's ``peak allocated`` (PyTorch's
 ``max_memory_allocated`` for an exact replay). Each live allocation is attributed to a source line
 taken from the stack the trace recorded with it (``_record_memory_history(stacks="python")``): the
-innermost frame outside torch and strided, i.e. the user's line that asked for the tensor. A trace
-recorded without stacks is grouped by allocation size instead.
+innermost Python frame outside torch and strided (C++ frames skipped), i.e. the user's line that
+asked for the tensor. A trace recorded without stacks is grouped by allocation size instead.
 """
 
 from __future__ import annotations
@@ -82,14 +82,19 @@ class PeakReport:
         return sorted(by.values(), key=lambda g: (-g.bytes, g.key))
 
 
+# native frames (PyTorch's stacks="all" records C++ frames, innermost first) are never the user's line
+_NATIVE_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".cu", ".cuh", ".so")
+
+
 def site_of(frames: list[dict]) -> str:
-    """``file:line in function`` of the innermost frame outside torch/strided (else the innermost)."""
+    """``file:line in function`` of the innermost Python frame outside torch/strided (else the innermost)."""
     if not frames:
         return "(no stack)"
     pick = frames[0]
     for f in frames:
         name = str(f.get("filename", ""))
-        if not any(m in name for m in _LIBRARY_MARKERS) and name not in ("", "??"):
+        if (name not in ("", "??") and not name.endswith(_NATIVE_SUFFIXES) and ".so." not in name
+                and not any(m in name for m in _LIBRARY_MARKERS)):
             pick = f
             break
     return f"{pick.get('filename', '?')}:{pick.get('line', '?')} in {pick.get('name', '?')}"

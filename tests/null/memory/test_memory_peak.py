@@ -77,6 +77,10 @@ def test_site_skips_framework_frames():
     ours = {"filename": strided.memory.peak.__file__, "line": 1, "name": "x"}
     checkout = {"filename": "/home/me/strided/train.py", "line": 7, "name": "main"}  # a user's dir named strided
     assert site_of([ours, checkout]) == "/home/me/strided/train.py:7 in main"
+    native = [{"filename": "/usr/include/c++/11/bits/unique_ptr.h", "line": 1, "name": "f"},  # stacks="all"
+              {"filename": "??", "line": 0, "name": "g"},
+              {"filename": "/usr/lib/libc.so.6", "line": 0, "name": "h"}]
+    assert site_of(native + frames) == "/home/me/model.py:42 in forward"
     assert site_of([formula, frames[1]]) == "/home/me/model.py:42 in forward"
 
 
