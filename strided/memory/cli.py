@@ -70,6 +70,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="allocator settings to replay under (default: PyTorch's defaults)")
     pk.add_argument("--device", type=int, help="which device's trace (default: the longest)")
     pk.add_argument("--top", type=int, default=15, help="groups to list (default 15)")
+    pk.add_argument("--capacity-gb", type=float, default=141.0, help="simulated device memory (GiB)")
     pk.add_argument("--json", action="store_true", help="print the live allocations' groups as JSON")
     pk.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     pk.set_defaults(func=_cmd_peak)
@@ -191,22 +192,18 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _live_groups(live: list[dict], format_size, top: int = 5) -> list[str]:
-    """The snapshot's allocated blocks grouped by source line (by size without stacks), largest first."""
-    from .peak import site_of
+def _live_groups(blocks: list[dict], format_size, top: int = 5) -> list[str]:
+    """A snapshot's allocated blocks grouped as ``strided memory peak`` groups them, largest first."""
+    from .peak import LiveAllocation, group_live
 
-    if not live:
+    if not blocks:
         return []
-    by_line = any(b.get("frames") for b in live)
-    groups: dict[str, list[int]] = {}
-    for b in live:
-        key = site_of(b.get("frames") or []) if by_line else f"size {format_size(b.get('requested_size', b['size']))}"
-        g = groups.setdefault(key, [0, 0])
-        g[0] += 1
-        g[1] += b["size"]
-    ranked = sorted(groups.items(), key=lambda kv: (-kv[1][1], kv[0]))
-    out = [f"  live by {'source line' if by_line else 'size'} (largest {min(top, len(ranked))} of {len(ranked)})"]
-    out += [f"    {format_size(n):>12} in {c:>5}  {key}" for key, (c, n) in ranked[:top]]
+    live = [LiveAllocation(b["address"], b.get("requested_size", b["size"]), b["size"], 0, b.get("frames") or [])
+            for b in blocks]
+    groups = group_live(live)
+    by = "source line" if any(a.frames for a in live) else "size"
+    out = [f"  live by {by} (largest {min(top, len(groups))} of {len(groups)})"]
+    out += [f"    {format_size(g.bytes):>12} in {g.count:>5}  {g.key}" for g in groups[:top]]
     return out
 
 
@@ -221,10 +218,14 @@ def _cmd_peak(args: argparse.Namespace) -> int:
         raise SystemExit(f"strided memory peak: --top must be at least 1, got {args.top}")
     snap = load_snapshot(args.trace)
     conf = "" if args.config == "default" else args.config
-    n = len(decode_trace(snap, args.device).ops)
-    with Progress(total=2 * n, desc="replaying to the peak", force=args.progress) as bar:
+    try:
+        events = decode_trace(snap, args.device, op="peak")
+    except ValueError as e:
+        raise SystemExit(f"strided memory {e}") from None
+    with Progress(total=len(events.ops), desc="replaying to the peak", force=args.progress) as bar:
         try:
-            report = peak_breakdown(snap, conf, device=args.device, progress=bar.set)
+            report = peak_breakdown(snap, conf, events=events, capacity=int(args.capacity_gb * (1 << 30)),
+                                    progress=bar.set)
         except AllocatorConfigError as e:
             raise SystemExit(f"strided memory: bad --config {conf!r}: {e}") from None
     if args.json:

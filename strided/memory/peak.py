@@ -5,9 +5,9 @@ Note [Peak breakdown]
 An out-of-memory hunt starts from the question "what held the memory at the worst moment?".
 The moment is the allocation after which ``allocated_bytes`` was highest. It depends on the
 allocator only through block sizes (rounding and unsplit remainders), so the trace is replayed
-once under the chosen settings to find it and once more to stop there and read every live block's
-size: the live blocks then add up exactly to the replay's ``peak allocated`` (PyTorch's
-``max_memory_allocated`` for an exact replay). Each live allocation is attributed to a source line
+once under the chosen settings, keeping the block size each allocation got; walking the trace up
+to the peak then gives the live blocks, which add up exactly to the replay's ``peak allocated``
+(PyTorch's ``max_memory_allocated`` for an exact replay). Each live allocation is attributed to a source line
 taken from the stack the trace recorded with it (``_record_memory_history(stacks="python")``): the
 innermost Python frame outside torch and strided (C++ frames skipped), i.e. the user's line that
 asked for the tensor. A trace recorded without stacks is grouped by allocation size instead.
@@ -19,9 +19,10 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .replay import _ALLOC, _FREE, _FREE_DEFERRED, DEFAULT_CAPACITY, decode_trace, replay
+from .errors import format_size
+from .replay import _ALLOC, _FREE, _FREE_DEFERRED, DEFAULT_CAPACITY, TraceEvents, decode_trace, replay
 
-__all__ = ["LiveAllocation", "PeakReport", "peak_breakdown", "site_of", "format_peak"]
+__all__ = ["LiveAllocation", "PeakReport", "peak_breakdown", "group_live", "site_of", "format_peak"]
 
 # frames from these paths are the framework's, not the line that asked for the memory: this strided
 # package, an installed strided or torch, Python internals ("derivatives.yaml:<line>" names strided's
@@ -67,19 +68,26 @@ class PeakReport:
     has_frames: bool
     skipped_frees: int = 0  # frees of addresses the trace never allocated (made before recording began)
     untraced_bytes: int = 0  # allocated at the snapshot with no alloc in the trace (made before recording)
+    ooms: int = 0  # allocations that did not fit the simulated capacity
 
     def groups(self) -> list[PeakGroup]:
         """Live allocations grouped by source line (by size without stacks), largest first."""
-        by: dict[str, PeakGroup] = {}
-        for a in self.live:
-            key = site_of(a.frames) if self.has_frames else _size_key(a.requested)
-            g = by.get(key)
-            if g is None:
-                g = by[key] = PeakGroup(key, 0, 0, [])
-            g.count += 1
-            g.bytes += a.block_size
-            g.sizes.append(a.requested)
-        return sorted(by.values(), key=lambda g: (-g.bytes, g.key))
+        return group_live(self.live)
+
+
+def group_live(live: list[LiveAllocation]) -> list[PeakGroup]:
+    """``live`` grouped by source line when any has a stack, else by requested size; largest first."""
+    by_line = any(a.frames for a in live)
+    by: dict[str, PeakGroup] = {}
+    for a in live:
+        key = site_of(a.frames) if by_line else f"size {format_size(a.requested)}"
+        g = by.get(key)
+        if g is None:
+            g = by[key] = PeakGroup(key, 0, 0, [])
+        g.count += 1
+        g.bytes += a.block_size
+        g.sizes.append(a.requested)
+    return sorted(by.values(), key=lambda g: (-g.bytes, g.key))
 
 
 # native frames (PyTorch's stacks="all" records C++ frames, innermost first) are never the user's line
@@ -100,12 +108,6 @@ def site_of(frames: list[dict]) -> str:
     return f"{pick.get('filename', '?')}:{pick.get('line', '?')} in {pick.get('name', '?')}"
 
 
-def _size_key(n: int) -> str:
-    from .errors import format_size
-
-    return f"size {format_size(n)}"
-
-
 def peak_breakdown(
     snapshot: dict,
     config: str = "",
@@ -113,6 +115,7 @@ def peak_breakdown(
     device: int | None = None,
     capacity: int = DEFAULT_CAPACITY,
     progress: Callable[[int], None] | None = None,
+    events: TraceEvents | None = None,
 ) -> PeakReport:
     """The allocations live when a trace's allocated memory peaked (Note [Peak breakdown]).
 
@@ -127,44 +130,46 @@ def peak_breakdown(
     capacity : int
         Simulated device memory in bytes.
     progress : callable, optional
-        Called with operations done (of ``2 * len(ops)``: two replays).
+        Called with the number of trace operations replayed.
+    events : TraceEvents, optional
+        ``snapshot``'s trace already decoded (``decode_trace``); ``device`` is then ignored.
     """
-    events = decode_trace(snapshot, device)
-    n = len(events.ops)
-    first = replay(events, config, capacity=capacity, timeline=False,
-                   progress=progress)
-    k = first.peak_allocated_op
+    if events is None:
+        events = decode_trace(snapshot, device, op="peak")
+    result = replay(events, config, capacity=capacity, timeline=False, progress=progress, block_sizes=True)
+    k = result.peak_allocated_op
     trace = snapshot["device_traces"][events.device]
     if k < 0:
-        return PeakReport(events.device, first.config, 0, -1, events.num_entries, None, [], False)
-    second = replay(events, config, capacity=capacity, timeline=False, live_at=k,
-                    progress=None if progress is None else (lambda i: progress(n + i)))
-    sizes = second.live_blocks or {}
-    # the alloc entry of each live address: the last alloc of it up to the peak, not freed since
-    origin: dict[int, int] = {}
-    for (op, addr, _size, _stream), e in zip(events.ops[: k + 1], events.entry_index):
+        return PeakReport(events.device, result.config, 0, -1, events.num_entries, None, [], False,
+                          ooms=result.ooms)
+    # live at the peak: allocated up to it (with a block) and not freed since, as replay's own map
+    sizes = result.block_sizes
+    live_at: dict[int, tuple[int, int]] = {}  # address -> (trace entry, block size)
+    for i, ((op, addr, _size, _stream), e) in enumerate(zip(events.ops[: k + 1], events.entry_index)):
         if op == _ALLOC:
-            origin[addr] = e
+            if sizes[i]:
+                live_at[addr] = (e, sizes[i])
         elif op in (_FREE, _FREE_DEFERRED):
-            origin.pop(addr, None)
+            live_at.pop(addr, None)
     live = []
-    for addr, block_size in sizes.items():
-        e = trace[origin[addr]]
-        live.append(LiveAllocation(addr, e["size"], block_size, e.get("stream", 0), e.get("frames") or []))
+    for addr, (e, block_size) in live_at.items():
+        entry = trace[e]
+        live.append(LiveAllocation(addr, entry["size"], block_size, entry.get("stream", 0), entry.get("frames") or []))
     entry = events.entry_index[k]
     t0, tp = trace[0].get("time_us"), trace[entry].get("time_us")
     seconds_in = (tp - t0) / 1e6 if isinstance(t0, (int, float)) and isinstance(tp, (int, float)) else None
     return PeakReport(
         device=events.device,
-        config=first.config,
-        peak_allocated=first.peak_allocated,
+        config=result.config,
+        peak_allocated=result.peak_allocated,
         entry=entry,
         entries=events.num_entries,
         seconds_in=seconds_in,
         live=live,
         has_frames=any(a.frames for a in live),
-        skipped_frees=first.skipped_frees,
+        skipped_frees=result.skipped_frees,
         untraced_bytes=_untraced_bytes(snapshot, events),
+        ooms=result.ooms,
     )
 
 
@@ -176,9 +181,9 @@ def _untraced_bytes(snapshot: dict, events) -> int:
 
 
 def format_peak(report: PeakReport, name: str = "trace", top: int = 15) -> str:
-    """The table printed by ``strided memory peak``."""
-    from .errors import format_size
-
+    """The table printed by ``strided memory peak``; ``top`` (>= 1) groups are listed."""
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValueError(f"format_peak: top must be an int of at least 1, got {top!r}")
     when = f", {report.seconds_in:.3f} s in" if report.seconds_in is not None else ""
     out = [
         f"{name}: device {report.device}, settings {report.config or 'default'!r}",
@@ -189,6 +194,9 @@ def format_peak(report: PeakReport, name: str = "trace", top: int = 15) -> str:
         out.append(f"(memory allocated before recording began is not in this breakdown: "
                    f"{format_size(report.untraced_bytes)} of it still allocated at the snapshot, "
                    f"{report.skipped_frees} frees of it during the trace)")
+    if report.ooms:
+        out.append(f"({report.ooms} allocations did not fit the simulated device and are not counted; "
+                   "raise --capacity-gb)")
     if not report.live:
         return "\n".join(out)
     if not report.has_frames:

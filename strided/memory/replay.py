@@ -71,7 +71,7 @@ class ReplayResult:
     peak_allocated_op: int = -1  # index in TraceEvents.ops of the alloc that reached peak_allocated
     allocated_timeline: list[int] = field(default_factory=list, repr=False)
     reserved_timeline: list[int] = field(default_factory=list, repr=False)
-    live_blocks: dict[int, int] | None = field(default=None, repr=False)  # see replay(live_at=)
+    block_sizes: list[int] | None = field(default=None, repr=False)  # see replay(block_sizes=)
 
     @property
     def fragmentation(self) -> float:
@@ -80,12 +80,12 @@ class ReplayResult:
 
     def as_dict(self) -> dict:
         """Numbers only (no timelines), for ``--json``."""
-        d = {k: v for k, v in self.__dict__.items() if not k.endswith("_timeline") and k != "live_blocks"}
+        d = {k: v for k, v in self.__dict__.items() if not k.endswith("_timeline") and k != "block_sizes"}
         d["fragmentation"] = self.fragmentation
         return d
 
 
-def decode_trace(snapshot: dict, device: int | None = None) -> TraceEvents:
+def decode_trace(snapshot: dict, device: int | None = None, op: str = "replay") -> TraceEvents:
     """Pick a device's trace from a snapshot dict and decode it for :func:`replay`.
 
     Parameters
@@ -94,14 +94,16 @@ def decode_trace(snapshot: dict, device: int | None = None) -> TraceEvents:
         A snapshot (``device_traces`` required).
     device : int, optional
         Which device's trace; by default the one with the most entries.
+    op : str
+        The command named in errors (``replay``, ``peak``).
     """
     traces = snapshot.get("device_traces") if isinstance(snapshot, dict) else None
     if not isinstance(traces, list) or not traces:
-        raise ValueError("replay: the snapshot has no device_traces (record with _record_memory_history)")
+        raise ValueError(f"{op}: the snapshot has no device_traces (record with _record_memory_history)")
     if device is None:
         device = max(range(len(traces)), key=lambda d: len(traces[d] or []))
     if not 0 <= device < len(traces):
-        raise ValueError(f"replay: no trace for device {device}; the snapshot has {len(traces)}")
+        raise ValueError(f"{op}: no trace for device {device}; the snapshot has {len(traces)}")
     trace = traces[device] or []
     ops: list[tuple[int, int, int, int]] = []
     index: list[int] = []
@@ -136,7 +138,7 @@ def replay(
     capacity: int = DEFAULT_CAPACITY,
     timeline: bool = True,
     progress: Callable[[int], None] | None = None,
-    live_at: int | None = None,
+    block_sizes: bool = False,
 ) -> ReplayResult:
     """Replay a trace through a fresh allocator on a simulated device.
 
@@ -156,9 +158,9 @@ def replay(
         Keep allocated/reserved after every operation.
     progress : callable, optional
         Called with the number of operations done, every 4096 operations.
-    live_at : int, optional
-        After operation ``live_at`` (an index into ``events.ops``), keep the live allocations as
-        ``result.live_blocks``: recorded address -> block size (what ``strided memory peak`` reads).
+    block_sizes : bool
+        Keep the size of the block each ``alloc`` got, per operation (0 for the others and for
+        failed allocations), as ``result.block_sizes`` (what ``strided memory peak`` reads).
 
     Returns
     -------
@@ -187,7 +189,7 @@ def replay(
     ooms = mismatches = skipped = 0
     peak = 0
     peak_op = -1
-    live = None
+    sizes = [0] * len(events.ops) if block_sizes else None
     next_pseudo = _PSEUDO_STREAM_BASE
     start = time.perf_counter()
     for k, (op, addr, size, stream) in enumerate(events.ops):
@@ -202,6 +204,8 @@ def replay(
             if block.ptr != addr:
                 mismatches += 1
             blocks[addr] = block
+            if sizes is not None:
+                sizes[k] = block.size
             if cur[ALLOCATED_BYTES] > peak:
                 peak = cur[ALLOCATED_BYTES]
                 peak_op = k
@@ -231,8 +235,6 @@ def replay(
             r_app(cur[RESERVED_BYTES])
         if progress is not None and not k & 4095:
             progress(k)
-        if k == live_at:
-            live = {a: b.size for a, b in blocks.items()}
     seconds = time.perf_counter() - start
     if progress is not None:
         progress(len(events.ops))
@@ -257,5 +259,5 @@ def replay(
         peak_allocated_op=peak_op,
         allocated_timeline=a_tl,
         reserved_timeline=r_tl,
-        live_blocks=live,
+        block_sizes=sizes,
     )

@@ -137,3 +137,17 @@ def test_stats_lists_live_blocks_by_source_line_or_size(make, data_dir):
         alloc.free(b)
     text = summarize_snapshot(load_snapshot(data_dir / "trace_gpt2_train.pkl.gz"), "gpt2")
     assert "live by size (largest 2 of 2)" in text and "64.00 MiB in     2  size 32.00 MiB" in text
+
+
+def test_bad_input_is_named(data_dir):
+    snap = load_snapshot(data_dir / "trace_resnet_train.pkl.gz")
+    with pytest.raises(ValueError, match="peak: the snapshot has no device_traces"):
+        peak_breakdown({})
+    with pytest.raises(ValueError, match="peak: no trace for device 3; the snapshot has 1"):
+        peak_breakdown(snap, device=3)
+    with pytest.raises(ValueError, match="format_peak: top must be an int of at least 1, got 0"):
+        format_peak(peak_breakdown(snap), top=0)
+    tiny = peak_breakdown(snap, capacity=64 * MiB)  # most allocations do not fit: said, not hidden
+    assert tiny.ooms > 0 and f"({tiny.ooms} allocations did not fit the simulated device" in format_peak(tiny)
+    with pytest.raises(SystemExit, match="strided memory peak: no trace for device 2"):
+        main(["memory", "peak", str(data_dir / "trace_resnet_train.pkl.gz"), "--device", "2"])
