@@ -15,8 +15,9 @@ Backends register *named* kernels (``@kernel("CPU")`` over ``def add(...)``); th
 
 from __future__ import annotations
 
-from .dispatcher import KERNEL_TABLES, OpOverload, OpOverloadPacket
+from .dispatcher import KERNEL_TABLES, OpOverload
 from .keys import DispatchKey, parse_key
+from .packet import OpOverloadPacket
 
 __all__ = ["kernel", "Library", "impl", "define", "get_op"]
 

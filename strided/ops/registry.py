@@ -20,8 +20,9 @@ import warnings
 
 import yaml
 
-from ..dispatch.dispatcher import OpOverload, OpOverloadPacket
+from ..dispatch.dispatcher import OpOverload
 from ..dispatch.keys import DispatchKey, parse_key
+from ..dispatch.packet import OpOverloadPacket
 from . import bound
 from .schema import Annotation, Argument, FunctionSchema, Return, SchemaError, Type, parse_schema
 

@@ -1,0 +1,117 @@
+"""``OpOverloadPacket``: all overloads of one operator name, and the choice among them per call.
+
+``strided.ops.aten.sum`` is a packet; calling it matches the arguments against each overload's
+schema (``matching.py``, torch's PythonArgParser) and calls the first that fits
+(``sum.dim_IntList``), which dispatches (``dispatcher.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .dispatcher import OpOverload
+
+__all__ = ["OpOverloadPacket"]
+
+
+# Note [Overload match cache]
+# Matching a call against a packet's schemas (``matching.matches``) costs several µs, and it
+# depends only on each argument's type — for a list or tuple argument, on its elements' types
+# (``sum(x, [0, 1])`` is ``sum.dim_IntList``, ``cat([a, b])`` takes ``Tensor[]``). The cache key
+# is the argument types, keyword names and keyword value types, with the element types of list
+# and tuple arguments; a call with nested sequences is matched every time. Bounded: cleared past
+# 256 signatures (a varying list length makes new keys).
+def _sequence_key(args, kwargs):
+    out = []
+    for v in (*args, *kwargs.values()):
+        c = v.__class__
+        if c is list or c is tuple:
+            inner = tuple(map(type, v))
+            if list in inner or tuple in inner:
+                return None
+            out.append((c, inner))
+        else:
+            out.append(c)
+    return tuple(out), tuple(kwargs)
+
+
+class OpOverloadPacket:
+    """All overloads of one operator name; calling it picks the overload from the arguments."""
+
+    __slots__ = ("name", "namespace", "overloads", "_ordered", "_match_cache", "__name__", "__qualname__",
+                 "__dict__")
+
+    def __init__(self, name: str, namespace: str = "aten"):
+        self.name = name
+        self.namespace = namespace
+        self.overloads: dict[str, OpOverload] = {}
+        self._ordered: list[OpOverload] = []
+        self._match_cache: dict = {}
+        self.__name__ = name
+        self.__qualname__ = name
+        self.__doc__ = None
+
+    def add(self, op: OpOverload) -> None:
+        if op.overload_name in self.overloads:
+            raise RuntimeError(f"{op.location}: duplicate overload {op.name}.{op.overload_name}")
+        self.overloads[op.overload_name] = op
+        if not hasattr(OpOverloadPacket, op.overload_name):  # Note [Overload attributes]
+            self.__dict__[op.overload_name] = op
+        self._ordered.append(op)
+        op.packet = self
+        self._match_cache.clear()
+        self.__doc__ = "\n".join(f"{self.namespace}::{o.schema}" for o in self._ordered)
+
+    # Note [Overload attributes]
+    # ``ops.sum.dim_IntList`` is read on hot paths (optimizers, derivative formulas). Reaching
+    # ``__getattr__`` costs a failed slot lookup first (0.4 µs), so each overload is also put in the
+    # instance dict, where attribute lookup finds it directly — unless its name is a class
+    # attribute (``add``, ``name``): those are still reached through ``overloads``.
+    def __getattr__(self, name):
+        try:
+            return self.overloads[name]
+        except KeyError:
+            raise AttributeError(f"'{self.namespace}::{self.name}' has no overload '{name}'") from None
+
+    def __repr__(self) -> str:
+        return f"<OpOverloadPacket {self.namespace}::{self.name}>"
+
+    def __call__(self, *args, **kwargs):
+        ordered = self._ordered
+        if len(ordered) == 1:
+            return ordered[0](*args, **kwargs)
+        # Note [Overload match cache]: an overload is chosen by the arguments' types only (and by
+        # the element types of list arguments), so the choice is cached per type signature
+        key = tuple(map(type, args))
+        if kwargs:
+            key = (key, tuple(kwargs), tuple(map(type, kwargs.values())))
+            seq = list in key[0] or tuple in key[0] or list in key[2] or tuple in key[2]
+        else:
+            seq = list in key or tuple in key
+        if seq:
+            key = _sequence_key(args, kwargs)
+        op = self._match_cache.get(key) if key is not None else None
+        if op is None:
+            op = self._match(args, kwargs)
+            if key is not None:
+                if len(self._match_cache) > 256:
+                    self._match_cache.clear()
+                self._match_cache[key] = op
+        return op(*args, **kwargs)
+
+    def _match(self, args, kwargs) -> OpOverload:
+        from .matching import matches
+
+        for op in self._ordered:
+            if matches(op.schema, args, kwargs):
+                return op
+        from .matching import describe_call
+
+        expected = "\n".join(
+            f" * ({', '.join(str(a) for a in op.schema.arguments)})" for op in self._ordered
+        )
+        raise TypeError(
+            f"{self.name}() received an invalid combination of arguments - got {describe_call(args, kwargs)}, "
+            f"but expected one of:\n{expected}"
+        )
