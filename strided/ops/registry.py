@@ -47,7 +47,7 @@ class Namespace:
         packet = self._packets.get(op.schema.name)
         if packet is None:
             packet = self._packets[op.schema.name] = OpOverloadPacket(op.schema.name, self._name)
-            if not hasattr(Namespace, op.schema.name):  # Note [Overload attributes] in dispatcher.py
+            if not hasattr(Namespace, op.schema.name):  # Note [Overload attributes] in dispatch/packet.py
                 self.__dict__[op.schema.name] = packet
         packet.add(op)
         return packet
