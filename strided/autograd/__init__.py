@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import grad_mode
 from .backward_api import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -21,7 +22,8 @@ from .gradcheck import gradcheck
 from .graph import Node
 from .registration import register_all as _register_all
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
+           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "Node", "grad_mode"]
 
 _register_all()

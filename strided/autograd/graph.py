@@ -415,17 +415,17 @@ class ViewOfRebased(Node):
         return (result,)
 
 
-def rebase_history(t: Tensor, node: Node) -> None:
-    """Make ``node`` the history of ``t`` after an in-place op (Note [In-place autograd])."""
+def rebase_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
+    """Make output ``output_nr`` of ``node`` the history of ``t`` after an in-place op (Note [In-place autograd])."""
     base = t._base
     if base is None:
-        set_history(t, node, 0)
+        set_history(t, node, output_nr)
         return
     if base.requires_grad:
         base_edge, base_meta = gradient_edge(base), (base._sizes, base.dtype, base.device)
     else:
         base_edge, base_meta = None, None
-    copy = CopySlices(base, t, (base_edge, (node, 0)), (base_meta, (t._sizes, t.dtype, t.device)))
+    copy = CopySlices(base, t, (base_edge, (node, output_nr)), (base_meta, (t._sizes, t.dtype, t.device)))
     copy.stream = node.stream
     set_history(base, copy, 0)
     set_history(t, ViewOfRebased(base, t, (copy, 0)), 0)

@@ -21,7 +21,13 @@ from ..memory.errors import OutOfMemoryError  # noqa: F401
 from . import graphs  # noqa: F401
 from . import memory  # noqa: F401
 from . import tunable  # noqa: F401
-from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing  # noqa: F401
+from .graphs import (  # noqa: F401
+    CUDAGraph,
+    graph,
+    graph_pool_handle,
+    is_current_stream_capturing,
+    make_graphed_callables,
+)
 from .memory import (  # noqa: F401
     MemPool,
     caching_allocator_alloc,

@@ -30,3 +30,20 @@ def test_uncaptured_graph_errors_name_the_missing_capture():
     with pytest.raises(RuntimeError, match="keep_graph=True"):
         g.debug_dump("/dev/null")
     g.reset()  # nothing to free: no error
+
+
+def test_make_graphed_callables_checks_arguments_before_touching_cuda():
+    import strided as st
+    from strided import nn
+
+    lin = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="sample_args for each callable must contain only Tensors"):
+        cuda.make_graphed_callables(lin, ("x",))
+    with pytest.raises(ValueError, match="every sample arg must be a CUDA tensor"):
+        cuda.make_graphed_callables(lin, (st.randn(2, 2),))
+    with pytest.raises(ValueError, match="got 2 callables but 1 tuples of sample_args"):
+        cuda.make_graphed_callables((lin, lin), ((st.randn(2, 2),),))
+    with pytest.raises(ValueError, match="num_warmup_iters must be a non-negative int"):
+        cuda.make_graphed_callables(lin, (st.randn(2, 2),), num_warmup_iters=-1)
+    with pytest.raises(TypeError, match="int object is not callable"):
+        cuda.make_graphed_callables(3, (st.randn(2, 2),))
