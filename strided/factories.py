@@ -190,13 +190,24 @@ def _infer_array(data, dtype):
     except ValueError as e:
         raise ValueError(f"tensor(): expected a rectangular (non-ragged) nested sequence: {e}") from None
     if arr.dtype == object:
+        if all(type(v) is int for v in arr.reshape(-1)):  # Python ints beyond 64 bits
+            raise ValueError("Overflow when unpacking long long")
         raise TypeError(f"tensor(): could not infer dtype of {type(data).__name__} with elements of "
                         f"mixed or unsupported types")
     if dtype is not None:
-        return arr, dt.to_dtype(dtype)
+        d = dt.to_dtype(dtype)
+        if arr.dtype.kind in "iu" and arr.size and not d.is_floating_point and d is not dt.bool:
+            info = np.iinfo(d.numpy_dtype)  # Python ints that do not fit: torch's error, not a wrap
+            lo = info.min if info.min < 0 else -int(info.max)  # c10's overflows(): unsigned takes -max..max
+            if arr.min() < lo or arr.max() > info.max:
+                bad = arr.max() if arr.max() > info.max else arr.min()
+                raise RuntimeError(f"value cannot be converted to type {d.name} without overflow (got {bad})")
+        return arr, d
     if arr.dtype.kind == "b":
         return arr, dt.bool
     if arr.dtype.kind in "iu":
+        if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise ValueError("Overflow when unpacking long long")
         return arr, dt.int64
     if arr.dtype.kind == "f":
         return arr, dt.get_default_dtype()

@@ -138,26 +138,55 @@ class TensorConversions:
         self.requires_grad = requires_grad
         return self
 
-    def new_empty(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
+        """An uninitialized tensor of ``size`` (ints or one sequence), this tensor's dtype and device."""
         from .factories import empty
 
-        return empty(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return empty(_varargs(size), dtype=dtype or self.dtype, device=device or self.device,
+                     requires_grad=requires_grad)
 
-    def new_zeros(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
+        """Zeros of ``size`` (ints or one sequence), this tensor's dtype and device."""
         from .factories import zeros
 
-        return zeros(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return zeros(_varargs(size), dtype=dtype or self.dtype, device=device or self.device,
+                     requires_grad=requires_grad)
 
-    def new_ones(self, size, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
+        """Ones of ``size`` (ints or one sequence), this tensor's dtype and device."""
         from .factories import ones
 
-        return ones(size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return ones(_varargs(size), dtype=dtype or self.dtype, device=device or self.device,
+                     requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
         from .factories import full
 
         return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
                     requires_grad=requires_grad)
+
+    def where(self, condition, y) -> Tensor:
+        """``strided.where(condition, self, y)`` (torch's ``Tensor.where`` argument order)."""
+        return _ops.where(condition, self, y)
+
+    def __deepcopy__(self, memo) -> Tensor:
+        """A copy of a leaf tensor (data, requires_grad, a copy of .grad); torch refuses non-leaves."""
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        out = memo.get(id(self))
+        if out is None:
+            from .autograd import no_grad
+
+            with no_grad():
+                out = self.clone()
+            out.requires_grad = self.requires_grad
+            if self.grad is not None:
+                out.grad = self.grad.__deepcopy__(memo)
+            memo[id(self)] = out
+        return out
 
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False) -> Tensor:
         from .factories import tensor

@@ -238,6 +238,22 @@ def _nan_samples(dtype, rng):
 
 maximum = OpInfo("maximum", _nan_samples, ref=np.maximum, dtypes=ALL_DTYPES)
 minimum = OpInfo("minimum", _nan_samples, ref=np.minimum, dtypes=ALL_DTYPES)
+max_other = OpInfo("max.other", _nan_samples, ref=np.maximum, dtypes=ALL_DTYPES)  # torch.max(a, b)
+min_other = OpInfo("min.other", _nan_samples, ref=np.minimum, dtypes=ALL_DTYPES)
+square = OpInfo("square", lambda d, rng: unary_samples(d, rng, low=-3, high=3), ref=np.square, dtypes=NO_BOOL)
+
+
+def _type_as_samples(dtype, rng):
+    for other in (dt.float64, dt.int32):
+        for s in unary_samples(dtype, rng, low=-3, high=3):
+            yield SampleInput((s.args[0], tensor_of([1], other)), {}, f"{s.name} as {other.name}")
+
+
+def _type_as_ref(a, b):
+    return a.astype(b.dtype) if b.dtype.kind != "f" else a
+
+
+type_as = OpInfo("type_as", _type_as_samples, ref=_type_as_ref, dtypes=ALL_DTYPES)
 
 # ---------------------------------------------------------------------------- comparisons, logical
 
@@ -291,6 +307,7 @@ logical_not = OpInfo("logical_not",
 BINARY_OPS = [
     add, add_scalar, sub, sub_scalar, mul, mul_scalar, div, div_scalar, div_mode, div_scalar_mode,
     floor_divide, floor_divide_scalar, remainder, remainder_scalar, pow_tt, pow_ts, pow_st, maximum, minimum,
+    max_other, min_other, square, type_as,
     *COMPARISON_OPS, *LOGICAL_OPS, logical_not,
 ]
 VARIANT_OPS = [

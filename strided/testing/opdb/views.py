@@ -226,6 +226,17 @@ def _expand_as_samples(d, rng):
     yield SampleInput((_a((), d, rng), _a((0, 2), d, rng)), name="0-dim to zero-size")
 
 
+def _view_as_samples(d, rng):
+    yield SampleInput((_a((2, 6), d, rng), _a((3, 4), d, rng)), name="view_as")
+    yield SampleInput((_a((12,), d, rng), _a((2, 2, 3), d, rng)), name="to 3-D")
+    yield SampleInput((_a((0, 3), d, rng), _a((3, 0), d, rng)), name="zero-size")
+
+
+def _reshape_as_samples(d, rng):
+    yield from _view_as_samples(d, rng)
+    yield SampleInput((_a((3, 4), d, rng, nc=True), _a((12,), d, rng)), name="noncontiguous (a copy)")
+
+
 def _broadcast_to_samples(d, rng):
     yield SampleInput((_a((3, 1), d, rng), (2, 3, 4)), name="broadcast_to")
     yield SampleInput((_a((4,), d, rng, nc=True), (2, 4)), name="noncontiguous")
@@ -365,6 +376,21 @@ OPS = (
             _movedim_errors,
         ),
         _info("expand", _expand_samples, _expand_ref, _expand_errors),
+        _info(
+            "view_as",
+            _view_as_samples,
+            lambda a, b: np.reshape(a, b.shape),
+            lambda rng: iter([err((_f((2, 3)).t(), _f((6,))), RuntimeError, "view size is not compatible"),
+                              err((_f((2, 3)), _f((4,))), RuntimeError, "shape '[4]' is invalid for input of size 6")]),
+        ),
+        OpInfo(
+            "reshape_as",
+            _reshape_as_samples,
+            ref=lambda a, b: np.reshape(a, b.shape),
+            dtypes=ALL_DTYPES,
+            errors=lambda rng: iter([err((_f((2, 3)), _f((4,))), RuntimeError,
+                                         "shape '[4]' is invalid for input of size 6")]),
+        ),
         _info(
             "expand_as",
             _expand_as_samples,
