@@ -15,6 +15,7 @@ reported beside torch's graphed and eager steps. ``--append`` adds a dated table
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import platform
 import statistics
@@ -105,6 +106,14 @@ def _timed(lib, device, fn, n):
     return start.elapsed_time(end) / n
 
 
+# Note [Keeping losses]
+# Each library keeps its losses detached, as a training loop that logs them should. Appending the
+# loss itself keeps every step's whole autograd graph alive; in strided those nodes are Python
+# objects, so the collector's full (generation 2) passes come every ~25 steps and scan them with
+# everything else in the process: measured on an H200 host with torch imported (192k tracked
+# objects), one such pass took 130-137 ms: 5 ms a step on average, 27 ms a step in the 5-step window
+# it falls in. (The run that still kept the graphs reported 61.3 ms a step; a separate process keeping
+# detached losses, 39.3 ms.) torch's nodes are C++ objects the collector never sees.
 def _side(lib, model, idx, targets, device, n, reps):
     opt = lib.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     losses = []
@@ -114,7 +123,7 @@ def _side(lib, model, idx, targets, device, n, reps):
         loss = model(idx, targets)
         loss.backward()
         opt.step()
-        losses.append(loss)
+        losses.append(loss.detach())  # Note [Keeping losses]
 
     step()
     step()
@@ -125,10 +134,40 @@ def _side(lib, model, idx, targets, device, n, reps):
         step()
         lib.cuda.synchronize()
         peak = lib.cuda.max_memory_allocated()
+    full = _FullCollections()
     ms = statistics.median(_timed(lib, device, step, n) for _ in range(reps))
+    full.stop()
+    gc.collect()
+    gc.freeze()  # Note [Collector cost]: the same steps with the process's objects out of the collector's scans
+    frozen = statistics.median(_timed(lib, device, step, n) for _ in range(reps))
+    gc.unfreeze()
     first = [float(x.item()) for x in losses[:3]]
     phases = _phases(lib, device, model, opt, idx, targets)
+    phases["full collections in the timed steps"] = full.count
+    phases["frozen"] = frozen
     return ms, peak, first, phases
+
+
+# Note [Collector cost]
+# Python's cyclic collector runs a full (generation 2) pass once enough objects have survived two
+# younger passes; a pass scans every tracked object in the process (about 190k with torch imported:
+# 130 ms on an H200 host). A strided step's activations, saved tensors and graph nodes are Python
+# objects that live from forward to backward, so each step promotes thousands of them and a full
+# pass comes every 10-25 steps; torch's are C++ objects. The table reports how many full passes
+# fell in the timed steps, and the step time again after ``gc.freeze()`` (objects made before the
+# steps are left out of the scans, which then cost little): the gap between the two rows is the
+# collector's, not strided's dispatch.
+class _FullCollections:
+    def __init__(self):
+        self.count = 0
+        gc.callbacks.append(self._cb)
+
+    def _cb(self, phase, info):
+        if phase == "start" and info["generation"] == 2:
+            self.count += 1
+
+    def stop(self):
+        gc.callbacks.remove(self._cb)
 
 
 def _phases(lib, device, model, opt, idx, targets):
@@ -221,6 +260,11 @@ def main() -> int:
              f"{(s_peak / t_peak if t_peak else float('nan')):.3f}x |",
              f"| loss, steps 1-3 | {', '.join(f'{x:.4f}' for x in s_loss)} | "
              f"{', '.join(f'{x:.4f}' for x in t_loss)} | |"]
+    s_frozen, t_frozen = s_ph.pop("frozen"), t_ph.pop("frozen")
+    s_full, t_full = s_ph.pop("full collections in the timed steps"), t_ph.pop("full collections in the timed steps")
+    lines += [f"| ms per step after gc.freeze() (Note [Collector cost]) | {s_frozen:.2f} | {t_frozen:.2f} | "
+              f"{s_frozen / t_frozen:.2f}x |",
+              f"| full gc passes during the timed steps | {s_full} | {t_full} | |"]
     lines += [f"| {k} ms (synchronized, one step) | {s_ph[k]:.2f} | {t_ph[k]:.2f} | {s_ph[k] / t_ph[k]:.2f}x |"
               for k in s_ph]
     if graphed is not None:
