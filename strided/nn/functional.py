@@ -18,7 +18,8 @@ from ..ops import bound as ops
 from ..tensor import Tensor
 
 __all__ = [
-    "linear", "relu", "gelu", "silu", "softmax", "log_softmax", "dropout", "layer_norm", "embedding",
+    "linear", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot",
+    "softmax", "log_softmax", "dropout", "layer_norm", "embedding",
     "cross_entropy", "mse_loss", "scaled_dot_product_attention",
 ]
 
@@ -63,6 +64,26 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     out = ops.silu(input)
     return input.copy_(out) if inplace else out
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """``1 / (1 + exp(-input))`` (torch's ``F.sigmoid``)."""
+    return ops.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    """Hyperbolic tangent (torch's ``F.tanh``)."""
+    return ops.tanh(input)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
+    return ops.softplus(input, beta, threshold)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding of class indices (``num_classes=-1``: max index + 1)."""
+    return ops.one_hot(tensor, num_classes)
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:

@@ -73,3 +73,34 @@ def test_tensor_refuses_python_integers_that_do_not_fit():
     assert st.tensor([-1], dtype=st.uint8).item() == 255  # torch's c10 rule: unsigned takes -max..max
     assert st.tensor([2 ** 63 - 1]).item() == 2 ** 63 - 1
     assert st.tensor([-(2 ** 63)]).item() == -(2 ** 63)
+
+
+def test_isclose_allclose_equal_follow_torch():
+    a = st.tensor([1.0, float("nan"), float("inf"), -float("inf"), 1e-9, 2.0])
+    b = st.tensor([1.0 + 1e-6, float("nan"), float("inf"), float("inf"), 0.0, 2.1])
+    assert st.isclose(a, b).tolist() == [True, False, True, False, True, False]
+    assert st.isclose(a, b, equal_nan=True).tolist() == [True, True, True, False, True, False]
+    assert st.isclose(st.tensor([1, 5]), st.tensor([1, 6]), atol=1).tolist() == [True, True]
+    assert st.allclose(st.ones(3), st.ones(3) + 1e-7) and not st.allclose(st.ones(3), st.zeros(3))
+    assert st.equal(st.ones(2), st.ones(2)) and not st.equal(st.ones(2), st.ones(3))
+    assert not st.equal(st.tensor([float("nan")]), st.tensor([float("nan")]))
+    with pytest.raises(RuntimeError, match="isclose\\(\\): float32 did not match float64"):
+        st.isclose(st.ones(2), st.ones(2, dtype=st.float64))
+
+
+def test_finfo_iinfo_and_functional_aliases():
+    f = st.finfo(st.bfloat16)
+    assert (f.bits, f.eps, f.max, f.resolution) == (16, 0.0078125, 3.3895313892515355e38, 0.01)
+    assert st.finfo().dtype == "float32" and st.finfo(st.float16).eps == 2.0 ** -10
+    assert (st.iinfo(st.int8).min, st.iinfo(st.int8).max, st.iinfo(st.int64).bits) == (-128, 127, 64)
+    with pytest.raises(TypeError, match="requires a floating point input type"):
+        st.finfo(st.int32)
+    with pytest.raises(TypeError, match="requires an integer input type"):
+        st.iinfo(st.float32)
+    F = st.nn.functional
+    x = st.tensor([-1.0, 0.0, 25.0])
+    np.testing.assert_allclose(F.sigmoid(x).numpy(), 1 / (1 + np.exp([1.0, 0.0, -25.0])), rtol=1e-6)
+    np.testing.assert_allclose(F.tanh(x).numpy(), np.tanh([-1.0, 0.0, 25.0]), rtol=1e-6)
+    np.testing.assert_allclose(F.softplus(x, beta=2).numpy(), [np.log1p(np.exp(-2.0)) / 2, np.log(2) / 2, 25.0],
+                               rtol=1e-6)
+    assert F.one_hot(st.tensor([0, 2])).tolist() == [[1, 0, 0], [0, 0, 1]]
