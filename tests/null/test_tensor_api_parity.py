@@ -104,3 +104,16 @@ def test_finfo_iinfo_and_functional_aliases():
     np.testing.assert_allclose(F.softplus(x, beta=2).numpy(), [np.log1p(np.exp(-2.0)) / 2, np.log(2) / 2, 25.0],
                                rtol=1e-6)
     assert F.one_hot(st.tensor([0, 2])).tolist() == [[1, 0, 0], [0, 0, 1]]
+
+
+def test_multinomial_refuses_bad_weights_in_torchs_words():
+    for bad in ([1.0, -1.0], [1.0, float("nan")], [1.0, float("inf")]):
+        with pytest.raises(RuntimeError, match="probability tensor contains either `inf`, `nan` or element < 0"):
+            st.multinomial(st.tensor(bad), 1)
+    with pytest.raises(RuntimeError, match=r"invalid multinomial distribution \(sum of probabilities <= 0\)"):
+        st.multinomial(st.zeros(2, 3), 1)
+    g = st.Generator().manual_seed(3)
+    a = st.multinomial(st.tensor([0.2, 0.8]), 8, True, generator=g)
+    g.manual_seed(3)
+    assert st.multinomial(st.tensor([0.2, 0.8]), 8, True, generator=g).tolist() == a.tolist()
+    assert st.multinomial(st.ones(3, device="meta"), 2).shape == (2,)

@@ -4,4 +4,4 @@ CompositeExplicitAutograd kernels (views, factories, conversions) and CompositeI
 decompositions (linear -> addmm, stack -> unsqueeze + cat, ...).
 """
 
-from . import aliases, conversions, decompositions, factories, foreach, joining, views, views_split  # noqa: F401
+from . import aliases, conversions, decompositions, factories, foreach, joining, sampling, views, views_split  # noqa: F401

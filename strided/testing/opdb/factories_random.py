@@ -92,6 +92,38 @@ def _bernoulli_samples(d, rng):
     yield SampleInput((make_arg((0, 2), d, rng=rng),), {}, "zero-size")
 
 
+def _multinomial_samples(d, rng):
+    from ...factories import tensor
+
+    w = tensor([1.0, 0.0, 3.0, 4.0], dtype=d)
+    yield SampleInput((w, 20000, True), {}, "with replacement: frequencies")
+    yield SampleInput((w, 3), {}, "without replacement: the 3 positive weights")
+    rows = make_arg((3, 5), d, rng=rng, low=0.5, high=2)
+    yield SampleInput((rows, 4), {}, "2-D rows, without replacement")
+    yield SampleInput((make_arg((2, 5), d, rng=rng, low=0.5, high=2, noncontiguous=True), 6, True), {},
+                      "noncontiguous, with replacement")
+    yield SampleInput((make_arg((0, 5), d, rng=rng), 2), {}, "zero rows")
+
+
+def _multinomial_check(result, sample):
+    w = sample.args[0].numpy(force=True).astype(np.float64)
+    n, replacement = sample.args[1], (sample.args[2] if len(sample.args) > 2 else False)
+    v = result.numpy(force=True)
+    assert result.dtype is dt.int64 and v.shape == w.shape[:-1] + (n,), "int64 draws, one row per weight row"
+    rows_w, rows_v = w.reshape(-1, w.shape[-1]), v.reshape(-1, n)
+    for rw, rv in zip(rows_w, rows_v):
+        assert np.all((rv >= 0) & (rv < rw.size)), "draws are category indices"
+        if replacement:
+            assert np.all(rw[rv] > 0), "zero-weight categories are never drawn"
+            if n >= 10000:
+                freq = np.bincount(rv, minlength=rw.size) / n
+                assert np.allclose(freq, rw / rw.sum(), atol=0.02), f"frequencies {freq} vs {rw / rw.sum()}"
+        else:
+            assert len(set(rv.tolist())) == n, "no category twice without replacement"
+            if n <= np.count_nonzero(rw):
+                assert np.all(rw[rv] > 0), "positive weights come before zero ones"
+
+
 def _bernoulli_check(result, sample):
     p = sample.args[0].numpy(force=True).astype(np.float64)
     v = result.numpy(force=True).astype(np.float64)
@@ -207,6 +239,18 @@ OPS = [
         ),
     ),
     OpInfo("bernoulli", _bernoulli_samples, dtypes=FLOATING, check=_bernoulli_check),
+    OpInfo(
+        "multinomial",
+        _multinomial_samples,
+        dtypes=FLOATING,
+        check=_multinomial_check,
+        errors=lambda rng: iter([
+            err((bound.ones((2, 2, 2)), 1), RuntimeError, "prob_dist must be 1 or 2 dim"),
+            err((bound.ones((3,)), 4), RuntimeError, "cannot sample n_sample > prob_dist.size"),
+            err((bound.ones((3,)), 0), RuntimeError, "cannot sample n_sample <= 0 samples"),
+            err((bound.ones((3,), dtype=dt.int64), 1), RuntimeError, "multinomial only supports floating-point"),
+        ]),
+    ),
     OpInfo(
         "bernoulli_.float",
         _inplace_samples(lambda d: (0.3,)),

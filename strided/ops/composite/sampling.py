@@ -1,0 +1,64 @@
+"""``multinomial``: draws category indices from rows of non-negative weights, composed of operators.
+
+Note [multinomial]
+With replacement, each draw is the first category whose running sum (``cumsum``) exceeds a uniform
+draw scaled to the row's total. Without replacement, the draws are the ``num_samples`` largest
+``p / E`` with ``E ~ Exponential(1)`` (the exponential form of the Gumbel top-k trick, which samples
+without replacement proportionally to the weights). Both run on every backend with the caller's
+Generator. The weights are validated first, with torch's errors; on CUDA that check reads one
+value back (a synchronization, where torch's kernel would device-assert instead).
+"""
+
+from __future__ import annotations
+
+from ... import dtypes as dt
+from ...dispatch.library import kernel
+from .. import bound as ops
+
+__all__ = []
+
+
+def _check(self, num_samples: int, replacement: bool) -> None:
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {self.dtype.name}")
+    if self.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    k = self._sizes[-1]
+    if not replacement and num_samples > k:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if k > 1 << 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+
+
+@kernel("CompositeImplicitAutograd")
+def multinomial(self, num_samples, replacement=False, *, generator=None):
+    _check(self, num_samples, replacement)
+    p = self if self.dim() == 2 else ops.unsqueeze(self, 0)
+    if p.numel() == 0 or self.device.type == "meta":  # meta: shapes only, no values to check or draw
+        out = ops.empty((p._sizes[0], num_samples), dtype=dt.int64, device=self.device)
+        return out if self.dim() == 2 else ops.squeeze(out, 0)
+    if self.dtype.itemsize < 4:
+        p = ops._to_copy(p, dtype=dt.float32)
+    bad = ops.logical_or(ops.logical_not(ops.isfinite(p)), ops.lt(p, 0))
+    sums = ops.sum(p, [1])
+    # one read-back for both checks: any bad weight, and the smallest row total
+    flags = ops.stack([ops.any(bad).to(p.dtype), ops.amin(sums, [0])]).tolist()
+    if flags[0]:
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if flags[1] <= 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    rows = p._sizes[0]
+    u = ops.rand((rows, num_samples), generator=generator, dtype=p.dtype, device=p.device)
+    if replacement or num_samples == 1:
+        cdf = ops.cumsum(p, 1)
+        scaled = ops.mul(u, ops.unsqueeze(ops.select(cdf, 1, -1), 1))
+        below = ops.le(ops.unsqueeze(cdf, 1), ops.unsqueeze(scaled, 2))  # (rows, samples, categories)
+        out = ops.sum(below, [2])
+        out = ops.clamp(out, None, p._sizes[1] - 1)  # a zero-weight tail never absorbs rounding
+    else:
+        e = ops.rand(p._sizes, generator=generator, dtype=p.dtype, device=p.device)
+        keys = ops.div(p, ops.neg(ops.log(ops.add(ops.neg(e), 1.0))))  # Exponential(1) from 1 - U in (0, 1]
+        out = ops.topk(keys, num_samples, 1).indices
+    return out if self.dim() == 2 else ops.squeeze(out, 0)
