@@ -31,6 +31,7 @@ from . import return_types  # noqa: E402
 from .interop import from_dlpack  # noqa: E402
 from .comparison import allclose, equal, isclose  # noqa: E402
 from .type_info import finfo, iinfo  # noqa: E402
+from .serialization import load, save  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402
 from . import autograd  # noqa: E402
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402

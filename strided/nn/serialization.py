@@ -22,7 +22,7 @@ from .. import dtypes as _dt
 from ..factories import from_numpy
 from ..tensor import Tensor
 
-__all__ = ["save", "load", "SAFETENSORS_DTYPES"]
+__all__ = ["save", "load", "read_metadata", "SAFETENSORS_DTYPES"]
 
 SAFETENSORS_DTYPES = {
     _dt.bool: "BOOL", _dt.uint8: "U8", _dt.int8: "I8", _dt.int16: "I16", _dt.int32: "I32", _dt.int64: "I64",
@@ -114,3 +114,20 @@ def load(path: str | os.PathLike, device="cpu") -> OrderedDict:
     if expected != len(body):
         raise ValueError(f"{path}: {len(body) - expected} bytes after the last tensor's data")
     return out
+
+
+def read_metadata(path: str | os.PathLike) -> dict:
+    """The header's ``__metadata__`` map of a safetensors file (empty when it has none)."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) < 8:
+            raise ValueError(f"{path}: not a safetensors file (shorter than its 8-byte header length)")
+        (n,) = struct.unpack("<Q", head)
+        if n > _MAX_HEADER:
+            raise ValueError(f"{path}: invalid safetensors header length {n}")
+        blob = f.read(n)
+    try:
+        header = json.loads(blob.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: the safetensors header is not valid JSON: {e}") from None
+    return dict(header.get("__metadata__", {}))

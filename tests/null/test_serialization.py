@@ -100,3 +100,37 @@ def test_interchange_with_safetensors_package(tmp_path):
     back = nn.load(other)
     np.testing.assert_array_equal(back["w"].numpy(), np.arange(6, dtype=np.float32).reshape(2, 3))
     assert back["i"].dtype is st.int64
+
+
+def test_checkpoint_of_nested_containers_round_trips(tmp_path):
+    m = st.nn.Linear(3, 2)
+    opt = st.optim.AdamW(m.parameters(), lr=1e-3)
+    m(st.randn(4, 3)).sum().backward()
+    opt.step()
+    ckpt = {"model": m.state_dict(), "optimizer": opt.state_dict(), "iter_num": 5, "best_val_loss": float("inf"),
+            "config": {"n_layer": 2, "bias": True, "dataset": "shakespeare", "lr": 1e-3, "none": None, 3: "int key"},
+            "tied": (m.weight, m.weight), "history": [1.5, float("nan")]}
+    path = tmp_path / "ckpt.st"
+    st.save(ckpt, path)
+    back = st.load(path, map_location="cpu")
+    assert back["iter_num"] == 5 and back["best_val_loss"] == float("inf") and back["config"] == ckpt["config"]
+    assert back["history"][0] == 1.5 and back["history"][1] != back["history"][1]
+    a, b = back["tied"]
+    assert isinstance(back["tied"], tuple) and a is b and a.requires_grad  # one tensor, written once
+    m2 = st.nn.Linear(3, 2)
+    m2.load_state_dict(back["model"])
+    assert st.equal(m2.weight.detach(), m.weight.detach())
+    opt2 = st.optim.AdamW(m2.parameters(), lr=1e-3)
+    opt2.load_state_dict(back["optimizer"])
+    assert opt2.state_dict()["param_groups"][0]["betas"] == opt.state_dict()["param_groups"][0]["betas"]
+    st.nn.save(m.state_dict(), tmp_path / "flat.st")  # a flat safetensors file loads as its dict
+    assert sorted(st.load(tmp_path / "flat.st")) == ["bias", "weight"]
+
+
+def test_checkpoint_refuses_objects_and_names_where_they_are(tmp_path):
+    with pytest.raises(TypeError, match=r"cannot save a set at the top level\[1\]\['a'\]"):
+        st.save([st.randn(2), {"a": {1.5}}], tmp_path / "bad.st")
+    with pytest.raises(TypeError, match="keys must be str, int, float, bool or None"):
+        st.save({(1, 2): 3}, tmp_path / "bad.st")
+    with pytest.raises(TypeError, match="map_location must be a device or a str"):
+        st.load(tmp_path / "bad.st", map_location=lambda s, loc: s)

@@ -1,0 +1,104 @@
+"""``strided.save`` / ``strided.load``: checkpoints of nested Python containers, without pickle.
+
+Note [Checkpoint files]
+torch.save pickles any object; strided writes only data. A checkpoint such as nanoGPT's
+``{"model": state_dict, "optimizer": opt.state_dict(), "iter_num": 5, "config": {...}}`` is stored
+as one safetensors file (Note [safetensors layout] in ``nn/serialization.py``): every tensor under
+a generated name, and the container tree -- dicts (str, int, float or bool keys), lists, tuples,
+str, int, float, bool, None, and references to the tensors with their device and requires_grad --
+as JSON in the header's metadata. A tensor that appears twice (tied weights) is written once and
+loads as one tensor. Anything else raises, naming the value's type and where it is, so a
+checkpoint never carries code. Files written by ``strided.nn.save`` (flat state dicts) load too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+from .device import device as _device
+from .nn import serialization as _st
+from .tensor import Tensor
+
+__all__ = ["save", "load"]
+
+_KEY = "strided.tree"
+
+
+def _encode(obj, where: str, tensors: dict, names: dict):
+    if isinstance(obj, Tensor):
+        name = names.get(id(obj))
+        if name is None:
+            name = names[id(obj)] = f"t{len(tensors)}"
+            tensors[name] = obj
+        return {"tensor": name, "device": str(obj.device), "requires_grad": bool(obj.requires_grad)}
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return {"value": obj}
+    if isinstance(obj, float):
+        return {"value": obj} if math.isfinite(obj) else {"float": repr(obj)}
+    if isinstance(obj, dict):
+        items = []
+        for k, v in obj.items():
+            if not isinstance(k, (str, int, float, bool)) and k is not None:
+                raise TypeError(f"strided.save: dict key {k!r} at {where} is a {type(k).__name__}; keys must be "
+                                "str, int, float, bool or None")
+            items.append([_encode(k, where, tensors, names), _encode(v, f"{where}[{k!r}]", tensors, names)])
+        return {"dict": items}
+    if isinstance(obj, (list, tuple)):
+        kind = "list" if isinstance(obj, list) else "tuple"
+        return {kind: [_encode(v, f"{where}[{i}]", tensors, names) for i, v in enumerate(obj)]}
+    raise TypeError(f"strided.save: cannot save a {type(obj).__name__} at {where}: checkpoints hold tensors, "
+                    "dicts, lists, tuples, str, int, float, bool and None (no pickle: no code or objects)")
+
+
+def save(obj, f: str | os.PathLike) -> None:
+    """Write ``obj`` (a tensor or nested dicts / lists / tuples of tensors and plain values) to ``f``."""
+    tensors: dict = {}
+    tree = _encode(obj, "the top level", tensors, {})
+    _st.save(tensors, f, metadata={_KEY: json.dumps(tree, separators=(",", ":"))})
+
+
+def _decode(node, tensors: dict, map_location, cache: dict):
+    if "tensor" in node:
+        name = node["tensor"]
+        t = cache.get(name)
+        if t is None:
+            dev = map_location if map_location is not None else _device(node["device"])
+            t = tensors[name] if dev.type == "cpu" else tensors[name].to(dev)
+            if node.get("requires_grad"):
+                t.requires_grad_(True)
+            cache[name] = t
+        return t
+    if "value" in node:
+        return node["value"]
+    if "float" in node:
+        return float(node["float"])
+    if "dict" in node:
+        return {_decode(k, tensors, map_location, cache): _decode(v, tensors, map_location, cache)
+                for k, v in node["dict"]}
+    if "list" in node:
+        return [_decode(v, tensors, map_location, cache) for v in node["list"]]
+    if "tuple" in node:
+        return tuple(_decode(v, tensors, map_location, cache) for v in node["tuple"])
+    raise ValueError(f"strided.load: unknown node {sorted(node)} in the checkpoint's tree")
+
+
+def load(f: str | os.PathLike, map_location=None, weights_only: bool = True):
+    """Read what :func:`save` wrote; tensors go to ``map_location`` (a device or str) or back to the
+    device they were saved from. ``weights_only`` is accepted for torch compatibility: strided files
+    never hold code, so every load is weights-only."""
+    if map_location is not None and not isinstance(map_location, (str, _device)):
+        raise TypeError(f"strided.load: map_location must be a device or a str, got {type(map_location).__name__}")
+    loc = _device(map_location) if map_location is not None else None
+    tensors = _st.load(f)
+    meta = _st.read_metadata(f)
+    if _KEY not in meta:  # a flat state dict written by strided.nn.save
+        if loc is None or loc.type == "cpu":
+            return tensors
+        return type(tensors)((k, v.to(loc)) for k, v in tensors.items())
+    try:
+        tree = json.loads(meta[_KEY])
+    except json.JSONDecodeError as e:
+        raise ValueError(f"strided.load: {f}: the checkpoint's tree is not valid JSON: {e}") from None
+    return _decode(tree, tensors, loc, {})
