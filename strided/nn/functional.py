@@ -16,10 +16,11 @@ from .. import dtypes as _dt
 from ..dispatch.dispatcher import autocast_state
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .padding import pad
 
 __all__ = [
     "linear", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot",
-    "softmax", "log_softmax", "dropout", "layer_norm", "embedding",
+    "softmax", "pad", "normalize", "log_softmax", "dropout", "layer_norm", "embedding",
     "cross_entropy", "mse_loss", "scaled_dot_product_attention",
 ]
 
@@ -84,6 +85,11 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding of class indices (``num_classes=-1``: max index + 1)."""
     return ops.one_hot(tensor, num_classes)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``)."""
+    return input / ops.clamp(input.norm(p, dim, keepdim=True), eps).expand_as(input)
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:

@@ -117,3 +117,26 @@ def test_multinomial_refuses_bad_weights_in_torchs_words():
     g.manual_seed(3)
     assert st.multinomial(st.tensor([0.2, 0.8]), 8, True, generator=g).tolist() == a.tolist()
     assert st.multinomial(st.ones(3, device="meta"), 2).shape == (2,)
+
+
+def test_functional_pad_and_normalize():
+    F = st.nn.functional
+    x = st.arange(6.0).reshape(1, 2, 3)
+    assert F.pad(x, (1, -1, 1, 0), value=9.0)[0].tolist() == [[9, 9, 9], [9, 0, 1], [9, 3, 4]]
+    assert F.pad(x, (2, 1), mode="reflect")[0].tolist() == [[2, 1, 0, 1, 2, 1], [5, 4, 3, 4, 5, 4]]
+    assert F.pad(x, (2, 1), mode="replicate")[0].tolist() == [[0, 0, 0, 1, 2, 2], [3, 3, 3, 4, 5, 5]]
+    assert F.pad(x, (2, 1), mode="circular")[0].tolist() == [[1, 2, 0, 1, 2, 0], [4, 5, 3, 4, 5, 3]]
+    assert F.pad(x, (0, 0, 0, 0, 1, 1)).shape == (3, 2, 3)
+    w = st.randn(2, 3, dtype=st.float64, requires_grad=True)
+    assert st.autograd.gradcheck(lambda t: F.pad(t, (1, 2), mode="reflect"), (w,))
+    assert st.autograd.gradcheck(lambda t: F.pad(t, (1, -1, 2, 0), value=1.5), (w,))
+    with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):
+        F.pad(x, (1,))
+    with pytest.raises(RuntimeError, match=r"padding \(3, 3\) at dimension 2 of input \[1, 2, 3\]"):
+        F.pad(x, (3, 3), mode="reflect")
+    with pytest.raises(NotImplementedError, match="Unrecognised padding mode bogus"):
+        F.pad(x, (1, 1), mode="bogus")
+    with pytest.raises(RuntimeError, match="doesn't take in value argument"):
+        F.pad(x, (1, 1), mode="reflect", value=2.0)
+    np.testing.assert_allclose(F.normalize(st.tensor([[3.0, 4.0], [0.0, 0.0]])).numpy(), [[0.6, 0.8], [0.0, 0.0]])
+    assert st.autograd.gradcheck(F.normalize, (w,))

@@ -1,0 +1,82 @@
+"""``F.pad`` (torch.nn.functional.pad) composed of operators: constant, reflect, replicate, circular.
+
+``pad`` lists (left, right) amounts for the last dim, then for the one before, and so on; negative
+amounts crop. Constant padding concatenates filled blocks (``cat``); the other modes gather the
+source positions of every output position along each padded dim (``index_select``). Both are
+differentiable through the ops they call and run on every backend.
+"""
+
+from __future__ import annotations
+
+from ..factories import tensor as _tensor
+from ..ops import bound as ops
+from ..tensor import Tensor
+
+__all__ = ["pad"]
+
+_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad (or crop, with negative amounts) the last ``len(pad) // 2`` dims of ``input``."""
+    amounts = tuple(int(p) for p in pad)
+    if len(amounts) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    nd, k = input.dim(), len(amounts) // 2
+    if k > nd:
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(amounts)} and input of dimension {nd}")
+    if mode not in _MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
+            raise NotImplementedError(f"Padding size {len(amounts)} is not supported for {nd}D input tensor. "
+                                      "Supported combinations for non-constant padding: 2D or 3D input with padding "
+                                      "size 2, 3D or 4D with 4, 4D or 5D with 6")
+    out = input
+    for j in range(k):
+        dim = nd - 1 - j
+        lo, hi = amounts[2 * j], amounts[2 * j + 1]
+        if lo or hi:
+            out = _constant(out, dim, lo, hi, value or 0) if mode == "constant" else _gather(out, dim, lo, hi, mode)
+    return out
+
+
+def _constant(x: Tensor, dim: int, lo: int, hi: int, value) -> Tensor:
+    n = x._sizes[dim]
+    start, stop = max(-lo, 0), n - max(-hi, 0)
+    if stop < start:
+        raise RuntimeError(f"The input size {n}, plus negative padding {min(lo, 0)} and {min(hi, 0)} resulted in a "
+                           f"negative output size, which is invalid. Check dimension {dim} of your input.")
+    parts = []
+    for amount in (lo, None, hi):
+        if amount is None:
+            parts.append(ops.narrow(x, dim, start, stop - start))
+        elif amount > 0:
+            shape = list(x._sizes)
+            shape[dim] = amount
+            parts.append(ops.full(shape, value, dtype=x.dtype, device=x.device))
+    return parts[0] if len(parts) == 1 else ops.cat(parts, dim)
+
+
+def _gather(x: Tensor, dim: int, lo: int, hi: int, mode: str) -> Tensor:
+    n = x._sizes[dim]
+    if mode == "reflect" and (lo >= n or hi >= n):
+        raise RuntimeError("Argument #4: Padding size should be less than the corresponding input dimension, but got: "
+                           f"padding ({lo}, {hi}) at dimension {dim} of input {list(x._sizes)}")
+    if mode == "circular" and (lo > n or hi > n):
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+    idx = []
+    for i in range(-lo, n + hi):
+        if mode == "replicate":
+            r = min(max(i, 0), n - 1)
+        elif mode == "circular":
+            r = i % n
+        else:
+            r = abs(i)
+            if r >= n:
+                r = 2 * (n - 1) - r
+        idx.append(r)
+    return ops.index_select(x, dim, _tensor(idx, device=x.device))
