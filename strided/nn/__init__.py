@@ -7,6 +7,7 @@ from .module import Module
 from .modules import (
     GELU,
     CausalSelfAttention,
+    CrossEntropyLoss,
     Dropout,
     Embedding,
     Identity,
@@ -14,6 +15,7 @@ from .modules import (
     Linear,
     ModuleDict,
     ModuleList,
+    MSELoss,
     ReLU,
     Sequential,
     SiLU,
@@ -26,5 +28,5 @@ from .serialization import load, save
 __all__ = [
     "Module", "Parameter", "functional", "init", "utils", "save", "load", "GELU", "CausalSelfAttention", "Dropout",
     "Embedding", "Identity", "LayerNorm", "Linear", "ModuleDict", "ModuleList", "ReLU", "Sequential", "SiLU",
-    "Softmax", "Tanh",
+    "Softmax", "Tanh", "CrossEntropyLoss", "MSELoss",
 ]

@@ -140,3 +140,19 @@ def test_functional_pad_and_normalize():
         F.pad(x, (1, 1), mode="reflect", value=2.0)
     np.testing.assert_allclose(F.normalize(st.tensor([[3.0, 4.0], [0.0, 0.0]])).numpy(), [[0.6, 0.8], [0.0, 0.0]])
     assert st.autograd.gradcheck(F.normalize, (w,))
+
+
+def test_loss_modules_match_the_functional_losses():
+    rng = np.random.default_rng(0)
+    x = st.tensor(rng.standard_normal((4, 5)).astype(np.float32))
+    t = st.tensor([0, 4, -100, 2])
+    w = st.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+    F = st.nn.functional
+    for kw in ({}, {"reduction": "sum"}, {"label_smoothing": 0.1}, {"reduction": "none"}):
+        got = st.nn.CrossEntropyLoss(weight=w, **kw)(x, t)
+        np.testing.assert_allclose(got.numpy(), F.cross_entropy(x, t, weight=w, **kw).numpy(), rtol=1e-6)
+    assert "weight" in dict(st.nn.CrossEntropyLoss(weight=w).named_buffers())  # follows .to(device)
+    y = st.zeros(4, 5)
+    np.testing.assert_allclose(st.nn.MSELoss(reduction="sum")(x, y).item(), float((x * x).sum()), rtol=1e-6)
+    with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
+        st.nn.MSELoss(reduction="avg")

@@ -7,10 +7,11 @@ from .attention import CausalSelfAttention
 from .container import ModuleDict, ModuleList, Sequential
 from .dropout import Dropout
 from .linear import Identity, Linear
+from .loss import CrossEntropyLoss, MSELoss
 from .normalization import LayerNorm
 from .sparse import Embedding
 
 __all__ = [
     "GELU", "ReLU", "SiLU", "Softmax", "Tanh", "CausalSelfAttention", "ModuleDict", "ModuleList", "Sequential",
-    "Dropout", "Identity", "Linear", "LayerNorm", "Embedding",
+    "Dropout", "Identity", "Linear", "LayerNorm", "Embedding", "CrossEntropyLoss", "MSELoss",
 ]
