@@ -70,8 +70,8 @@ def _dependencies(roots) -> dict:
     return deps
 
 
-def _validate(grad, meta):
-    """Reduce/cast a gradient to its input's (sizes, dtype) (Note [Engine] step 4)."""
+def _validate(grad, meta, node, index: int):
+    """Reduce/cast gradient ``index`` of ``node`` to its input's (sizes, dtype) (Note [Engine] step 4)."""
     sizes, dtype, _ = meta
     if grad._sizes != sizes:
         from .functions import sum_to
@@ -79,7 +79,8 @@ def _validate(grad, meta):
         try:
             grad = sum_to(grad, sizes)
         except RuntimeError:
-            raise RuntimeError(f"Function returned an invalid gradient - got {list(grad._sizes)} but "
+            raise RuntimeError(f"Function {node.name} returned an invalid gradient at index {index} - got "
+                               f"{list(grad._sizes)} but "
                                f"expected shape compatible with {list(sizes)}") from None
     if grad.dtype is not dtype:
         grad = grad.to(dtype)
@@ -167,13 +168,13 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
                 node.release()
             del buf
             mark = stream is not None and stream is not single
-            for edge, meta, g in zip(node.next_edges, node.input_meta, results):
+            for k, (edge, meta, g) in enumerate(zip(node.next_edges, node.input_meta, results)):
                 if edge is None:
                     continue
                 nxt, nr = edge
                 if g is not None:
                     if g._sizes != meta[0] or g.dtype is not meta[1]:
-                        g = _validate(g, meta)
+                        g = _validate(g, meta, node, k)
                     if mark:
                         _mark_producer(g, stream)
                     nbuf = buffers.get(nxt)

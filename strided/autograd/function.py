@@ -32,7 +32,7 @@ what it does is not recorded), then wraps the outputs as torch's ``_wrap_outputs
 Tensors given to ``save_for_backward`` are saved with their version (Note [Saved tensors]); an
 output is saved as output (no reference cycle). In backward, ``None`` gradients of tensor outputs
 are materialized as zeros unless ``ctx.set_materialize_grads(False)``; the returned gradients are
-checked in torch's words (count, non-tensor inputs, shapes).
+checked in torch's words (count, non-tensor inputs; shapes by the engine, as for every node).
 """
 
 from __future__ import annotations
@@ -130,19 +130,7 @@ class BackwardCFunction(FunctionCtx, Node):
             if g is not None and not isinstance(g, Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
             out.append(g)
-        for k, (g, meta) in enumerate(zip(out, self.input_meta)):
-            if g is None or meta is None:
-                out[k] = None  # an input that does not require grad gets nothing
-            elif g._sizes != meta[0]:
-                from .functions import sum_to
-
-                try:
-                    out[k] = sum_to(g, meta[0])
-                except RuntimeError:
-                    raise RuntimeError(f"Function {self.name} returned an invalid gradient at index {k} - got "
-                                       f"{list(g._sizes)} but expected shape compatible with "
-                                       f"{list(meta[0])}") from None
-        return out
+        return out  # shapes are checked (and broadcasts summed) by the engine, as for every node
 
 
 def _user_backward(cls):

@@ -89,6 +89,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"normalize(): argument 'input' must be Tensor, not {type(input).__name__}")
     return input / ops.clamp(input.norm(p, dim, keepdim=True), eps).expand_as(input)
 
 

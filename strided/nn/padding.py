@@ -19,7 +19,15 @@ _MODES = ("constant", "reflect", "replicate", "circular")
 
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad (or crop, with negative amounts) the last ``len(pad) // 2`` dims of ``input``."""
-    amounts = tuple(int(p) for p in pad)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(pad, (tuple, list)):
+        raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__}")
+    for p in pad:
+        if type(p) is not int:
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__} "
+                            f"with a {type(p).__name__}")
+    amounts = tuple(pad)
     if len(amounts) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     nd, k = input.dim(), len(amounts) // 2

@@ -86,10 +86,7 @@ def load(path: str | os.PathLike, device="cpu") -> OrderedDict:
     (n,) = struct.unpack("<Q", data[:8])
     if n > _MAX_HEADER or 8 + n > len(data):
         raise ValueError(f"{path}: invalid safetensors header length {n} for a file of {len(data)} bytes")
-    try:
-        header = json.loads(data[8:8 + n].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: the safetensors header is not valid JSON: {e}") from None
+    header = _parse_header(data[8:8 + n], path)
     header.pop("__metadata__", None)
     body = memoryview(data)[8 + n:]
     entries = sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0])
@@ -126,8 +123,11 @@ def read_metadata(path: str | os.PathLike) -> dict:
         if n > _MAX_HEADER:
             raise ValueError(f"{path}: invalid safetensors header length {n}")
         blob = f.read(n)
+    return dict(_parse_header(blob, path).get("__metadata__", {}))
+
+
+def _parse_header(blob: bytes, path) -> dict:
     try:
-        header = json.loads(blob.decode("utf-8"))
+        return json.loads(blob.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: the safetensors header is not valid JSON: {e}") from None
-    return dict(header.get("__metadata__", {}))

@@ -110,6 +110,8 @@ def test_multinomial_refuses_bad_weights_in_torchs_words():
     for bad in ([1.0, -1.0], [1.0, float("nan")], [1.0, float("inf")]):
         with pytest.raises(RuntimeError, match="probability tensor contains either `inf`, `nan` or element < 0"):
             st.multinomial(st.tensor(bad), 1)
+    with pytest.raises(TypeError, match="multinomial\\(\\): argument 'num_samples' must be int, not float"):
+        st.multinomial(st.ones(3), 1.5)
     with pytest.raises(RuntimeError, match=r"invalid multinomial distribution \(sum of probabilities <= 0\)"):
         st.multinomial(st.zeros(2, 3), 1)
     g = st.Generator().manual_seed(3)
@@ -134,6 +136,12 @@ def test_functional_pad_and_normalize():
         F.pad(x, (1,))
     with pytest.raises(RuntimeError, match=r"padding \(3, 3\) at dimension 2 of input \[1, 2, 3\]"):
         F.pad(x, (3, 3), mode="reflect")
+    with pytest.raises(TypeError, match="argument 'pad' \\(position 2\\) must be tuple of ints, not int"):
+        F.pad(x, 3)
+    with pytest.raises(TypeError, match="must be tuple of ints, not tuple with a float"):
+        F.pad(x, (1.5, 1))
+    with pytest.raises(TypeError, match="normalize\\(\\): argument 'input' must be Tensor, not list"):
+        F.normalize([1.0])
     with pytest.raises(NotImplementedError, match="Unrecognised padding mode bogus"):
         F.pad(x, (1, 1), mode="bogus")
     with pytest.raises(RuntimeError, match="doesn't take in value argument"):

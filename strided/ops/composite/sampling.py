@@ -2,7 +2,8 @@
 
 Note [multinomial]
 With replacement, each draw is the first category whose running sum (``cumsum``) exceeds a uniform
-draw scaled to the row's total. Without replacement, the draws are the ``num_samples`` largest
+draw scaled to the row's total (found by counting the sums at or below it, a few draws at a time so
+the comparison table stays under ``_CHUNK`` elements). Without replacement, the draws are the ``num_samples`` largest
 ``p / E`` with ``E ~ Exponential(1)`` (the exponential form of the Gumbel top-k trick, which samples
 without replacement proportionally to the weights). Both run on every backend with the caller's
 Generator. The weights are validated first, with torch's errors; on CUDA that check reads one
@@ -17,8 +18,12 @@ from .. import bound as ops
 
 __all__ = []
 
+_CHUNK = 1 << 24  # comparisons per step of the with-replacement draw (its temporary: 16 MiB of bools)
+
 
 def _check(self, num_samples: int, replacement: bool) -> None:
+    if type(num_samples) is not int:
+        raise TypeError(f"multinomial(): argument 'num_samples' must be int, not {type(num_samples).__name__}")
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {self.dtype.name}")
     if self.dim() not in (1, 2):
@@ -54,8 +59,13 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     if replacement or num_samples == 1:
         cdf = ops.cumsum(p, 1)
         scaled = ops.mul(u, ops.unsqueeze(ops.select(cdf, 1, -1), 1))
-        below = ops.le(ops.unsqueeze(cdf, 1), ops.unsqueeze(scaled, 2))  # (rows, samples, categories)
-        out = ops.sum(below, [2])
+        # (rows, samples, categories) comparisons, in chunks of samples of at most _CHUNK elements
+        step = max(1, _CHUNK // (rows * p._sizes[1]))
+        parts = []
+        for s in range(0, num_samples, step):
+            chunk = ops.narrow(scaled, 1, s, min(step, num_samples - s))
+            parts.append(ops.sum(ops.le(ops.unsqueeze(cdf, 1), ops.unsqueeze(chunk, 2)), [2]))
+        out = parts[0] if len(parts) == 1 else ops.cat(parts, 1)
         out = ops.clamp(out, None, p._sizes[1] - 1)  # a zero-weight tail never absorbs rounding
     else:
         e = ops.rand(p._sizes, generator=generator, dtype=p.dtype, device=p.device)
