@@ -119,6 +119,15 @@ class TensorConversions:
     def expand(self, *sizes) -> Tensor:
         return _ops.expand(self, _varargs(sizes))
 
+    def repeat(self, *repeats) -> Tensor:
+        return _ops.repeat(self, _varargs(repeats))
+
+    def tile(self, *dims) -> Tensor:
+        return _ops.tile(self, _varargs(dims))
+
+    def flip(self, *dims) -> Tensor:
+        return _ops.flip(self, _varargs(dims))
+
     def split(self, split_size, dim: int = 0) -> list:
         """``split(int)`` cuts equal pieces; ``split([sizes])`` calls split_with_sizes, as torch."""
         if isinstance(split_size, (list, tuple)):

@@ -40,7 +40,8 @@ POLICIES: dict[str, dict[str, list[str]]] = {
     },
     "cuda": {
         "lower_precision_fp": _MATMUL,
-        "fp32": ["pow", "exp", "log", "log1p", "expm1", "rsqrt", "reciprocal", "softplus", "norm",
+        "fp32": ["pow", "exp", "log", "log1p", "expm1", "rsqrt", "reciprocal", "softplus", "norm", "acos", "asin",
+                 "cosh", "erfinv", "log10", "log2", "sinh", "tan",
                  "logsumexp", "layer_norm", "cross_entropy_loss"],
         "fp32_set_opt_dtype": ["softmax", "log_softmax", "sum", "prod", "cumsum"],
         "promote": ["addcmul", "addcdiv", "scatter_add", "index_put"],

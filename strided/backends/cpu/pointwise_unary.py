@@ -1,108 +1,19 @@
-"""CPU kernels for pointwise unary ops, and a vectorized ``erf``/``erfc`` for gelu.
-
-Note [Vectorized erf]
-NumPy has no erf and scipy is not a dependency. ``erf`` and ``erfc`` evaluate two Chebyshev
-interpolants of ``math.erf``/``math.erfc``, built once on first use at Chebyshev points (no
-hand-copied coefficients), by Horner's rule in place, block by block so the passes stay in cache:
-``erf(x) / x`` as a polynomial in ``x**2`` for ``|x| < 2.5``, and ``erfc(x) * exp(x**2) * x`` as a
-polynomial in ``(2.5 / x)**2`` for ``2.5 <= |x| <= 26`` (``erfc`` underflows soon after). erf has an
-absolute error below 1e-13; erfc keeps a relative error below 1e-11 in its tail, so gelu stays
-accurate where ``1 + erf(x)`` would cancel (tests/backend/test_pointwise_extra.py checks both
-against ``math``). Arrays of fewer than 256 elements call ``math.erf`` per element: faster there.
-"""
+"""CPU kernels for pointwise unary ops (erf, erfc and erfinv come from ``special_functions``)."""
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
-from numpy.polynomial import chebyshev
 
 from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ..meta import pointwise_unary as meta
 from .common import as_numpy, operand
 from .pointwise import apply_ufunc, quiet, scalar_operand, store_result
+from .special_functions import erf, erfc, erfinv
 
-__all__ = ["erf", "erfc"]
-
-_SPLIT, _END = 2.5, 26.0
-_S0 = (_SPLIT / _END) ** 2
-_SMALL = 256
-_BLOCK = 32768
-_math_erf = np.frompyfunc(math.erf, 1, 1)
-_math_erfc = np.frompyfunc(math.erfc, 1, 1)
-
-
-@functools.cache
-def _polys():
-    """Power-series coefficients (in t on [-1, 1]) of the two interpolants of Note [Vectorized erf]."""
-
-    def inner(t):  # erf(x) / x, with x**2 = (t + 1) / 2 * SPLIT**2
-        x = np.sqrt((t + 1) / 2) * _SPLIT
-        x = np.where(x == 0, 1e-300, x)
-        return _math_erf(x).astype(np.float64) / x
-
-    def outer(t):  # erfc(x) * exp(x**2) * x, with (SPLIT / x)**2 = S0 + (t + 1) / 2 * (1 - S0)
-        x = _SPLIT / np.sqrt(_S0 + (t + 1) / 2 * (1 - _S0))
-        return _math_erfc(x).astype(np.float64) * np.exp(x * x) * x
-
-    return (tuple(chebyshev.cheb2poly(chebyshev.chebinterpolate(inner, 18))),
-            tuple(chebyshev.cheb2poly(chebyshev.chebinterpolate(outer, 14))))
-
-
-def _horner(coefficients, t: np.ndarray) -> np.ndarray:
-    r = np.full_like(t, coefficients[-1])
-    for c in coefficients[-2::-1]:
-        r *= t
-        r += c
-    return r
-
-
-def _block(x: np.ndarray, complement: bool) -> np.ndarray:
-    inner, outer = _polys()
-    t = x * x
-    t *= 2 / _SPLIT**2
-    t -= 1
-    np.minimum(t, 1, out=t)  # |x| >= SPLIT is recomputed below
-    r = _horner(inner, t)
-    r *= x
-    if complement:
-        np.subtract(1, r, out=r)
-    big = np.abs(x) >= _SPLIT
-    if big.any():
-        xb = x[big]
-        ab = np.abs(xb)
-        tb = (_SPLIT / ab) ** 2
-        tb -= _S0
-        tb *= 2 / (1 - _S0)
-        tb -= 1
-        np.maximum(tb, -1, out=tb)  # |x| > END: erfc has underflowed anyway
-        tail = np.exp(-ab * ab) / ab * _horner(outer, tb)  # erfc(|x|)
-        r[big] = np.where(xb > 0, tail, 2 - tail) if complement else np.copysign(1 - tail, xb)
-    return r
-
-
-def _evaluate(x, complement: bool) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if x.size < _SMALL:
-        return np.asarray((_math_erfc if complement else _math_erf)(x), dtype=np.float64)
-    flat = x.reshape(-1)
-    out = np.empty_like(flat)
-    for i in range(0, flat.size, _BLOCK):
-        out[i:i + _BLOCK] = _block(flat[i:i + _BLOCK], complement)
-    return out.reshape(x.shape)
-
-
-def erf(x) -> np.ndarray:
-    """The error function of a float64 array, vectorized (Note [Vectorized erf])."""
-    return _evaluate(x, False)
-
-
-def erfc(x) -> np.ndarray:
-    """The complementary error function ``1 - erf(x)``, accurate in its tail (Note [Vectorized erf])."""
-    return _evaluate(x, True)
+__all__ = []
 
 
 # ---------------------------------------------------------------------------- keep the dtype
@@ -163,7 +74,9 @@ def _sigmoid(x):
 _FLOAT_FNS = {
     "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sqrt": np.sqrt,
     "rsqrt": _rsqrt, "reciprocal": np.reciprocal, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
-    "sigmoid": _sigmoid,
+    "sigmoid": _sigmoid, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+    "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "log2": np.log2,
+    "log10": np.log10, "exp2": np.exp2, "erf": erf, "erfc": erfc, "erfinv": erfinv,
 }
 
 

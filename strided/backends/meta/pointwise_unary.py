@@ -25,7 +25,8 @@ def float_unary_dtype(d: dt.dtype) -> dt.dtype:
 
 
 FLOAT_UNARY = ("exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tanh",
-               "sigmoid")
+               "sigmoid", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
+               "erfinv", "log2", "log10", "exp2")
 
 
 def float_unary(self):

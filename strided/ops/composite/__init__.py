@@ -4,4 +4,15 @@ CompositeExplicitAutograd kernels (views, factories, conversions) and CompositeI
 decompositions (linear -> addmm, stack -> unsqueeze + cat, ...).
 """
 
-from . import aliases, conversions, decompositions, factories, foreach, joining, sampling, views, views_split  # noqa: F401
+from . import (  # noqa: F401
+    aliases,
+    conversions,
+    decompositions,
+    factories,
+    foreach,
+    joining,
+    rearranging,
+    sampling,
+    views,
+    views_split,
+)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ...random import default_generator_for
@@ -124,3 +126,32 @@ def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pi
     t = _like(self, dtype, layout, device, pin_memory, memory_format)
     _random_dtype(t.dtype, "normal_kernel")
     return t.normal_(0, 1, generator=_generator(generator, t.device))
+
+
+# Note [randperm]
+# A permutation is the argsort of n random 62-bit keys (``random_`` then ``sort``): one fill and one
+# sort on every backend, reproducible per Generator. Key ties (probability about n^2 / 2^63) are
+# broken by index, so the result is always a permutation. torch uses a Fisher-Yates shuffle on the
+# CPU and the same key sort on CUDA; the values differ from torch's for the same seed, as every
+# strided random stream does.
+_RANDPERM_CPP = {dt.int8: "int8_t", dt.uint8: "uint8_t", dt.int16: "int16_t", dt.int32: "int", dt.int64: "int64_t"}
+
+
+@kernel("CompositeExplicitAutograd")
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    from ...backends.meta.pointwise import scalar_type_name
+
+    d = dt.int64 if dtype is None else dt.to_dtype(dtype)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    if d is dt.bool:
+        raise NotImplementedError(f"\"randperm\" not implemented for '{scalar_type_name(d)}'")
+    if d is dt.float16 and n > 2049:
+        raise RuntimeError("n cannot be greater than 2049 for Half type.")
+    if d in _RANDPERM_CPP and n - 1 > int(np.iinfo(d.numpy_dtype).max):
+        raise RuntimeError(f"value cannot be converted to type {_RANDPERM_CPP[d]} without overflow")
+    keys = ops.empty((n,), dtype=dt.int64, layout=layout, device=device)
+    keys.random_(0, 1 << 62, generator=_generator(generator, keys.device))
+    perm = ops.sort(keys)[1]
+    out = perm if d is dt.int64 else perm.to(d)
+    return out.pin_memory() if pin_memory else out

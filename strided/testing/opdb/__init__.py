@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-GROUPS = ("factories", "views", "pointwise", "reductions", "normalization", "linalg", "linalg_fused", "indexing", "foreach")
+GROUPS = ("factories", "views", "pointwise", "reductions", "normalization", "linalg", "linalg_fused", "indexing",
+          "foreach", "rearranging")
 
 
 def op_db() -> list:

@@ -177,7 +177,23 @@ def _generator_error(op, message):
     return errors
 
 
+def _randperm_samples(d, rng):
+    for n in (1000 if d is not dt.int8 else 128, 7, 1, 0):
+        yield SampleInput((probe(), n), {"dtype": d}, f"n = {n}")
+
+
+def _randperm_check(result, sample):
+    n = sample.args[1]
+    v = result.numpy(force=True).astype(np.int64)
+    assert result.dtype is sample.kwargs["dtype"] and v.shape == (n,)
+    assert np.array_equal(np.sort(v), np.arange(n)), "randperm must return a permutation of 0..n-1"
+    if n >= 1000:
+        assert not np.array_equal(v, np.arange(n)), "1000 elements left in order"
+    _random_check(_RANDPERM)(result, sample)
+
+
 _RANDINT = on_probe_device("randint.low")
+_RANDPERM = on_probe_device("randperm")
 _RAND, _RANDN = on_probe_device("rand"), on_probe_device("randn")
 
 OPS = [
@@ -212,6 +228,20 @@ OPS = [
                 )
             ]
         ),
+    ),
+    OpInfo(
+        "randperm",
+        _randperm_samples,
+        op=_RANDPERM,
+        dtypes=tuple(d for d in NO_BOOL if d not in (dt.uint8, dt.bfloat16)),  # bf16: integers > 256 round
+        check=_randperm_check,
+        errors=lambda rng: iter([
+            err((probe(), -1), RuntimeError, "Trying to create tensor with negative dimension -1: [-1]"),
+            err((probe(), 3000), RuntimeError, "n cannot be greater than 2049 for Half type.", {"dtype": dt.float16}),
+            err((probe(), 129), RuntimeError, "value cannot be converted to type int8_t without overflow",
+                {"dtype": dt.int8}),
+            err((probe(), 3), NotImplementedError, "\"randperm\" not implemented for 'Bool'", {"dtype": dt.bool}),
+        ]),
     ),
     OpInfo(
         "uniform_",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 
 import numpy as np
 
@@ -21,6 +22,24 @@ from .pointwise_samples import (
 
 _SPECIAL = (np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -1.5, 2.5)
 _erf = np.frompyfunc(math.erf, 1, 1)
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _erfinv_scalar(y: float) -> float:
+    """erfinv from the standard library's normal quantile (Wichura's AS241)."""
+    if not -1 <= y <= 1:
+        return math.nan
+    if abs(y) == 1:
+        return math.copysign(math.inf, y)
+    return statistics.NormalDist().inv_cdf((y + 1) / 2) / math.sqrt(2)
+
+
+_erfinv_ref = np.frompyfunc(_erfinv_scalar, 1, 1)
+
+
+def _as_f64(fn):
+    """A float64 array from a ``np.frompyfunc`` (object) result."""
+    return lambda a: np.asarray(fn(a), dtype=np.float64)
 
 
 def _f64(fn):
@@ -31,7 +50,8 @@ def _f64(fn):
 def _samples(low=None, high=None, special=_SPECIAL, kwargs=None):
     def samples(dtype, rng):
         lo = low if (low is None or dtype.is_floating_point) else math.ceil(low)
-        yield from unary_samples(dtype, rng, low=lo, high=high, kwargs=kwargs, special=special)
+        hi = high if (high is None or dtype.is_floating_point) else math.floor(high) + 1  # exclusive for ints
+        yield from unary_samples(dtype, rng, low=lo, high=hi, kwargs=kwargs, special=special)
 
     return samples
 
@@ -127,6 +147,12 @@ _FLOAT_UNARY = {
     "expm1": (np.expm1, {}), "sqrt": (np.sqrt, {"low": 0}), "rsqrt": (lambda x: 1 / np.sqrt(x), {"low": 0.1}),
     "reciprocal": (lambda x: 1 / x, {"low": 0.1}), "sin": (np.sin, {}), "cos": (np.cos, {}),
     "tanh": (np.tanh, {}), "sigmoid": (_sigmoid, {}),
+    "tan": (np.tan, {"low": -1.2, "high": 1.2}), "asin": (np.arcsin, {"low": -0.95, "high": 0.95}),
+    "acos": (np.arccos, {"low": -0.95, "high": 0.95}), "atan": (np.arctan, {}), "sinh": (np.sinh, {}),
+    "cosh": (np.cosh, {}), "asinh": (np.arcsinh, {}), "acosh": (np.arccosh, {"low": 1.1}),
+    "atanh": (np.arctanh, {"low": -0.95, "high": 0.95}), "erf": (_as_f64(_erf), {}), "erfc": (_as_f64(_erfc), {}),
+    "erfinv": (_as_f64(_erfinv_ref), {"low": -0.95, "high": 0.95}), "log2": (np.log2, {"low": 0.1}),
+    "log10": (np.log10, {"low": 0.1}), "exp2": (np.exp2, {}),
 }
 FLOAT_UNARY_OPS = {
     name: OpInfo(name, _samples(**ranges), ref=_f64(fn), dtypes=ALL_DTYPES, tolerances=FLOAT_RESULT_TOL)
@@ -162,5 +188,6 @@ OPS: list = [
     inplace_variant(neg, "neg_", "neg_"), inplace_variant(abs_, "abs_", "abs_"),
     inplace_variant(relu, "relu_", "relu_"),
     *(inplace_variant(FLOAT_UNARY_OPS[name], f"{name}_", f"{name}_", dtypes=FLOATING)
-      for name in ("exp", "log", "sqrt", "tanh", "sigmoid")),
+      for name in ("exp", "log", "sqrt", "tanh", "sigmoid", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+                   "acosh", "atanh", "erf", "erfc", "erfinv", "log2", "log10", "exp2")),
 ]

@@ -261,6 +261,8 @@ _FLOAT_EXPRS = {
     "exp": "ew_exp(x0)", "log": "ew_log(x0)", "log1p": "ew_log1p(x0)", "expm1": "ew_expm1(x0)",
     "sqrt": "ew_sqrt(x0)", "rsqrt": "C0(1) / ew_sqrt(x0)", "reciprocal": "C0(1) / x0", "sin": "ew_sin(x0)",
     "cos": "ew_cos(x0)", "tanh": "ew_tanh(x0)", "sigmoid": "ew_sigmoid(x0)",
+    **{name: f"ew_{name}(x0)" for name in ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+                                           "erf", "erfc", "erfinv", "log2", "log10", "exp2")},
 }
 
 
