@@ -122,20 +122,45 @@ class TensorOperators:
         return _ops.abs(self)
 
     def __invert__(self):
-        if self.dtype is _dt.bool:
-            return _ops.logical_not(self)
-        raise TypeError(f"bitwise_not: not implemented for dtype {self.dtype} (only bool tensors)")
+        return _ops.bitwise_not(self)
 
     def __and__(self, other):
-        return _logical(self, other, _ops.logical_and, "&")
+        return _ops.bitwise_and(self, other)
 
     def __or__(self, other):
-        return _logical(self, other, _ops.logical_or, "|")
+        return _ops.bitwise_or(self, other)
 
     def __xor__(self, other):
-        return _logical(self, other, _ops.logical_xor, "^")
+        return _ops.bitwise_xor(self, other)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def __iand__(self, other):
+        return self.bitwise_and_(other)
+
+    def __ior__(self, other):
+        return self.bitwise_or_(other)
+
+    def __ixor__(self, other):
+        return self.bitwise_xor_(other)
+
+    def __lshift__(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    def __rlshift__(self, other):
+        return _ops.bitwise_left_shift(_ops.full((), other, device=self.device), self)
+
+    def __rrshift__(self, other):
+        return _ops.bitwise_right_shift(_ops.full((), other, device=self.device), self)
+
+    def __ilshift__(self, other):
+        return self.bitwise_left_shift_(other)
+
+    def __irshift__(self, other):
+        return self.bitwise_right_shift_(other)
 
     def __eq__(self, other):  # noqa: D105 - elementwise, as torch
         if isinstance(other, TensorOperators):
@@ -179,9 +204,3 @@ def _reflected_operand(self, other):
     from .factories import tensor
 
     return tensor(other, dtype=_dt.result_type(self, other))
-
-
-def _logical(a, b, op, symbol):
-    if a.dtype is _dt.bool and (not isinstance(b, TensorOperators) or b.dtype is _dt.bool):
-        return op(a, b)
-    raise TypeError(f"'{symbol}' is implemented for bool tensors only (got {a.dtype})")

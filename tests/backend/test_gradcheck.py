@@ -23,12 +23,19 @@ from strided.testing.opdb import op_db
 # Overloads with no derivative, as in torch: integer/bool results, factories, random fills, metadata.
 NON_DIFFERENTIABLE = {
     "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange.start_step", "linspace",
-    "eye.m", "rand", "randn", "randint.low", "randperm", "argsort", "argsort.stable", "empty_like", "zeros_like", "ones_like", "full_like",
+    "eye.m", "rand", "randn", "randint.low", "randperm", "argsort", "argsort.stable", "empty_like", "zeros_like",
+    "ones_like", "full_like",
     "rand_like", "randn_like", "resize_", "set_.source_Storage_storage_offset", "_local_scalar_dense",
     "detach", "eq.Tensor", "eq.Scalar", "ne.Tensor", "ne.Scalar", "lt.Tensor", "lt.Scalar", "le.Tensor",
     "le.Scalar", "gt.Tensor", "gt.Scalar", "ge.Tensor", "ge.Scalar", "logical_and", "logical_or",
     "logical_xor", "logical_not", "where.Scalar", "isnan", "isinf", "isfinite", "argmax", "argmin", "all",
     "all.dim", "any", "any.dim", "one_hot",
+    "bitwise_and.Tensor", "bitwise_and.Scalar", "bitwise_or.Tensor", "bitwise_or.Scalar", "bitwise_xor.Tensor",
+    "bitwise_xor.Scalar", "bitwise_not", "bitwise_left_shift.Tensor", "bitwise_left_shift.Tensor_Scalar",
+    "bitwise_right_shift.Tensor", "bitwise_right_shift.Tensor_Scalar",
+    "bitwise_and_.Tensor", "bitwise_and_.Scalar", "bitwise_or_.Tensor", "bitwise_or_.Scalar", "bitwise_xor_.Tensor",
+    "bitwise_xor_.Scalar", "bitwise_not_", "bitwise_left_shift_.Tensor", "bitwise_left_shift_.Tensor_Scalar",
+    "bitwise_right_shift_.Tensor", "bitwise_right_shift_.Tensor_Scalar",
     # optimizer kernels: they update parameters under no_grad
     "_fused_adam_", "_fused_adamw_", "_fused_sgd_",
     # a backward kernel: create_graph=True differentiates layer_norm's decomposed formula instead

@@ -1,6 +1,7 @@
 """The CPU backend: NumPy kernels over host storage (see common.py for the array views)."""
 
 from . import (  # noqa: F401
+    bitwise,
     factories,
     indexing,
     linalg,

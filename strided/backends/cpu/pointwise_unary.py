@@ -9,9 +9,9 @@ import numpy as np
 from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ..meta import pointwise_unary as meta
+from . import special_functions as special
 from .common import as_numpy, operand
 from .pointwise import apply_ufunc, quiet, scalar_operand, store_result
-from .special_functions import erf, erfc, erfinv
 
 __all__ = []
 
@@ -76,7 +76,7 @@ _FLOAT_FNS = {
     "rsqrt": _rsqrt, "reciprocal": np.reciprocal, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
     "sigmoid": _sigmoid, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "log2": np.log2,
-    "log10": np.log10, "exp2": np.exp2, "erf": erf, "erfc": erfc, "erfinv": erfinv,
+    "log10": np.log10, "exp2": np.exp2, "erf": special.erf, "erfc": special.erfc, "erfinv": special.erfinv,
 }
 
 
@@ -107,7 +107,7 @@ def _gelu(x, approximate):
         inner = _SQRT_2_OVER_PI * (x + 0.044715 * (x * x * x))
         return 0.5 * x * (1 + np.tanh(inner))
     x64 = x.astype(np.float64, copy=False)
-    return 0.5 * x64 * erfc(x64 * -math.sqrt(0.5))  # Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation
+    return 0.5 * x64 * special.erfc(x64 * -math.sqrt(0.5))  # Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation
 
 
 @kernel("CPU")
@@ -124,7 +124,7 @@ def _gelu_backward(g, x, approximate):
         t = np.tanh(k * (x + c * x2 * x))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x2))
     x64 = x.astype(np.float64, copy=False)
-    cdf = 0.5 * erfc(x64 * -math.sqrt(0.5))
+    cdf = 0.5 * special.erfc(x64 * -math.sqrt(0.5))
     pdf = np.exp(-0.5 * x64 * x64) / math.sqrt(2 * math.pi)
     return g * (cdf + x64 * pdf)
 

@@ -4,4 +4,4 @@ Each module registers its functions with ``@kernel("Meta")``; CPU and CUDA kerne
 same functions to allocate their outputs.
 """
 
-from . import factories, indexing, linalg, normalization, optim, pointwise, pointwise_unary, reductions  # noqa: F401
+from . import bitwise, factories, indexing, linalg, normalization, optim, pointwise, pointwise_unary, reductions  # noqa: F401

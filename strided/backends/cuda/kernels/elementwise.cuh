@@ -48,6 +48,18 @@ __device__ __forceinline__ bool ew_isfinite(double x) { return isfinite(x); }
 
 template <class T> __device__ __forceinline__ bool ew_isnan(T x) { return x != x; }
 
+// Shifts with torch's rule for counts outside [0, width): << gives 0, >> the sign fill
+// (Note [Shift counts] in strided/backends/cpu/bitwise.py). Narrow types compute in their opmath
+// type; the store truncates, which gives the same bits.
+template <class T> __device__ __forceinline__ T ew_lshift(T a, T b) {
+  if (b < 0 || b >= (T)(sizeof(T) * 8)) return T(0);
+  return (T)((unsigned long long)a << b);
+}
+template <class T> __device__ __forceinline__ T ew_rshift(T a, T b) {
+  if (b < 0 || b >= (T)(sizeof(T) * 8)) return a < 0 ? T(-1) : T(0);
+  return a >> b;
+}
+
 // maximum / minimum: NaN propagates (torch and NumPy); integers compare plainly.
 template <class T> __device__ __forceinline__ T ew_max(T a, T b) {
   return ew_isnan(a) ? a : (ew_isnan(b) ? b : (a > b ? a : b));

@@ -1,6 +1,6 @@
-"""The elementwise instantiations the pointwise CUDA kernels use, found without a GPU.
+"""The elementwise instantiations the pointwise and bitwise CUDA kernels use, found without a GPU.
 
-Each kernel of ``pointwise_ops`` runs on small CPU tensors of every dtype (tensor, Python-scalar and
+Each kernel of ``pointwise_ops`` and ``bitwise_ops`` runs on small CPU tensors of every dtype (tensor, Python-scalar and
 0-dim CPU operands) with a recording ``run``: the Meta functions accept or reject the combination as
 on a GPU, and what reaches ``run`` is exactly what a GPU launch would instantiate. Used by the NVRTC
 null test and to precompile the kernels in parallel (``elementwise.precompile``, scripts/gpu.sh).
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .... import dtypes as dt
 from ...meta import pointwise_unary as meta_u
+from . import bitwise_ops as bw
 from . import pointwise_ops as pw
 
 __all__ = ["instantiations"]
@@ -50,6 +51,10 @@ def _sample_calls(d: dt.dtype):
                 (pw.gelu_backward, (t(), t()), {"approximate": "tanh"}))
     for name in _UNARY:
         yield g[name], (t(),), {}
+    for name in bw.NAMES:
+        for other in (t(), 2, True, f.tensor(3)):
+            yield getattr(bw, name), (t(), other), {}
+    yield bw.bitwise_not, (t(),), {}
 
 
 def instantiations(dtypes=dt.all_dtypes) -> list:
@@ -65,7 +70,7 @@ def instantiations(dtypes=dt.all_dtypes) -> list:
         found.setdefault((expr, out.dtype, slots), None)
         return out
 
-    saved, pw.run = pw.run, record
+    saved, pw.run, bw.run = pw.run, record, record
     try:
         for d in dtypes:
             for fn, args, kwargs in _sample_calls(d):
@@ -74,5 +79,5 @@ def instantiations(dtypes=dt.all_dtypes) -> list:
                 except (RuntimeError, NotImplementedError, TypeError, ValueError):
                     pass  # the op rejects this dtype combination (its Meta function says so)
     finally:
-        pw.run = saved
+        pw.run = bw.run = saved
     return list(found)
