@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     aliases,
     conversions,
     decompositions,
+    einsum,
     factories,
     foreach,
     joining,

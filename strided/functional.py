@@ -1,0 +1,52 @@
+"""Python-level forms of ops whose torch signatures take variadic tensors (``torch.functional``'s role).
+
+``strided.einsum("ij,jk->ik", a, b)`` and the sublist form ``strided.einsum(a, [0, 1], b, [1, 2], [0, 2])``
+both call the ``einsum(str equation, Tensor[] tensors)`` operator of native_functions.yaml.
+"""
+
+from __future__ import annotations
+
+import string
+
+from .ops import bound as _ops
+from .tensor import Tensor
+
+__all__ = ["einsum"]
+
+_LETTERS = string.ascii_uppercase + string.ascii_lowercase  # torch's sublist labels 0..51
+
+
+def einsum(*args) -> Tensor:
+    """Sum of products of the operands along the labels of an Einstein-summation equation.
+
+    ``einsum(equation, *operands)`` (operands may also be one list), or the sublist form
+    ``einsum(op1, sublist1, op2, sublist2, ..., [sublist_out])`` with labels 0..51 and ``...``.
+    """
+    if not args:
+        raise TypeError("einsum(): must specify the equation string and at least one operand, or at least one "
+                        "operand and its subscripts list")
+    if isinstance(args[0], str):
+        equation, operands = args[0], args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = operands[0]
+        return _ops.einsum(equation, list(operands))
+    operands = list(args[0::2])
+    sublists = list(args[1::2])
+    out = None
+    if len(args) % 2 == 1:
+        out = operands.pop()
+    terms = ",".join(_sublist(s) for s in sublists)
+    equation = terms if out is None else f"{terms}->{_sublist(out)}"
+    return _ops.einsum(equation, operands)
+
+
+def _sublist(labels) -> str:
+    parts = []
+    for v in labels:
+        if v is Ellipsis:
+            parts.append("...")
+        elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(_LETTERS):
+            parts.append(_LETTERS[v])
+        else:
+            raise ValueError(f"einsum(): expected subscript to be within the range [0, 52), but got {v!r}")
+    return "".join(parts)
