@@ -1,4 +1,4 @@
-"""Python-level forms of ops whose torch signatures take variadic tensors (``torch.functional``'s role).
+"""Python-level forms of ops whose torch signatures are not one schema (``torch.functional``'s role).
 
 ``strided.einsum("ij,jk->ik", a, b)`` and the sublist form ``strided.einsum(a, [0, 1], b, [1, 2], [0, 2])``
 both call the ``einsum(str equation, Tensor[] tensors)`` operator of native_functions.yaml.
@@ -11,7 +11,7 @@ import string
 from .ops import bound as _ops
 from .tensor import Tensor
 
-__all__ = ["einsum"]
+__all__ = ["einsum", "nonzero", "argwhere", "where"]
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase  # torch's sublist labels 0..51
 
@@ -50,3 +50,30 @@ def _sublist(labels) -> str:
         else:
             raise ValueError(f"einsum(): expected subscript to be within the range [0, 52), but got {v!r}")
     return "".join(parts)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False):
+    """Coordinates of the nonzero elements: an (n, dim) int64 tensor, or with ``as_tuple`` one 1-D
+    tensor per dimension (a 0-dim input counts as 1-D, as torch). Synchronizes with a CUDA device."""
+    coords = _ops.nonzero(input)
+    if not as_tuple:
+        return coords
+    if input.dim() == 0:
+        return (_ops.view(coords, (-1,)) if coords.shape[0] == 0 else _ops.zeros((1,), dtype=coords.dtype,
+                                                                                    device=coords.device),)
+    return tuple(_ops.select(coords, 1, d) for d in range(input.dim()))
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """``nonzero(input)``: the (n, dim) coordinates of the nonzero elements."""
+    return _ops.nonzero(input)
+
+
+def where(condition: Tensor, input=None, other=None):
+    """``where(condition, input, other)`` picks elementwise; ``where(condition)`` is
+    ``nonzero(condition, as_tuple=True)``."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where(): expected both input and other, or neither")
+    return _ops.where(condition, input, other)

@@ -128,6 +128,14 @@ class TensorConversions:
     def flip(self, *dims) -> Tensor:
         return _ops.flip(self, _varargs(dims))
 
+    def nonzero(self, *, as_tuple: bool = False):
+        from .functional import nonzero
+
+        return nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self) -> Tensor:
+        return _ops.nonzero(self)
+
     def split(self, split_size, dim: int = 0) -> list:
         """``split(int)`` cuts equal pieces; ``split([sizes])`` calls split_with_sizes, as torch."""
         if isinstance(split_size, (list, tuple)):

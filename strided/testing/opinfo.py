@@ -75,6 +75,8 @@ class OpInfo:
     check:     ``check(result, sample) -> None`` extra assertions (raise AssertionError).
     errors:    ``errors(rng) -> iterable of ErrorInput``.
     ref_dtype: the expected result dtype given the sample (default: the strided CPU result's).
+    data_dependent: the result's shape depends on the values (nonzero, masked_select): on meta
+               the op must raise NotImplementedError instead.
     """
 
     name: str
@@ -87,6 +89,7 @@ class OpInfo:
     errors: Callable | None = None
     tolerances: dict | None = None
     exact_dtype: bool = True
+    data_dependent: bool = False
 
     def get_op(self):
         if self.op is not None:

@@ -23,8 +23,8 @@ from strided.testing.opdb import op_db
 # Overloads with no derivative, as in torch: integer/bool results, factories, random fills, metadata.
 NON_DIFFERENTIABLE = {
     "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange.start_step", "linspace",
-    "eye.m", "rand", "randn", "randint.low", "randperm", "argsort", "argsort.stable", "empty_like", "zeros_like",
-    "ones_like", "full_like",
+    "eye.m", "rand", "randn", "randint.low", "randperm", "argsort", "argsort.stable", "nonzero", "empty_like",
+    "zeros_like", "ones_like", "full_like",
     "rand_like", "randn_like", "resize_", "set_.source_Storage_storage_offset", "_local_scalar_dense",
     "detach", "eq.Tensor", "eq.Scalar", "ne.Tensor", "ne.Scalar", "lt.Tensor", "lt.Scalar", "le.Tensor",
     "le.Scalar", "gt.Tensor", "gt.Scalar", "ge.Tensor", "ge.Scalar", "logical_and", "logical_or",

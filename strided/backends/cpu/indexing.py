@@ -180,3 +180,11 @@ def triu(self, diagonal=0):
 # The rest of this group's CPU kernels live in sibling modules; importing them here registers them
 # with the backend (``backends/cpu/__init__`` imports this module).
 from . import advanced_indexing, joining, sorting  # noqa: E402, F401
+
+
+@kernel("CPU")
+def nonzero(self):
+    """The (count, self.dim()) int64 coordinates of the nonzero elements, in row-major order."""
+    from ...factories import from_numpy
+
+    return from_numpy(np.ascontiguousarray(np.argwhere(as_numpy(self)), dtype=np.int64))

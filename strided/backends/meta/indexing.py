@@ -188,3 +188,10 @@ def triu(self, diagonal=0):
 # The rest of this group's Meta functions live in sibling modules; importing them here registers
 # them with the backend (``backends/meta/__init__`` imports this module).
 from . import advanced_indexing, joining, sorting  # noqa: E402, F401
+
+
+@kernel("Meta")
+def nonzero(self):
+    raise NotImplementedError(
+        "aten::nonzero: the number of nonzero elements is data, which meta tensors (no data) cannot compute"
+    )

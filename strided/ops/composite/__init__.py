@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     joining,
     rearranging,
     sampling,
+    selection,
     views,
     views_split,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 GROUPS = ("factories", "views", "pointwise", "reductions", "normalization", "linalg", "linalg_fused", "indexing",
-          "linalg_einsum", "foreach", "rearranging", "bitwise")
+          "linalg_einsum", "foreach", "rearranging", "bitwise", "selection")
 
 
 def op_db() -> list:

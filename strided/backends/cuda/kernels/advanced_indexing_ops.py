@@ -190,3 +190,9 @@ def index_put_(self, indices, values, accumulate=False):
 
 
 library.impl("aten::index_put_", "CUDA")(index_put_)
+
+
+@kernel("CUDA")
+def nonzero(self):
+    """As on the CPU; the count is data, so this synchronizes with the device (torch's does too)."""
+    return _upload(np.argwhere(to_host(self)), self.device)

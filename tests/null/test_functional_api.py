@@ -1,4 +1,4 @@
-"""strided.einsum's Python forms: variadic operands, one list, and torch's sublist format."""
+"""strided.functional: einsum's Python forms (variadic operands, one list, sublists), nonzero(as_tuple), where(cond)."""
 
 from __future__ import annotations
 
@@ -44,3 +44,15 @@ def test_gradient_flows_through_the_product():
     b = st.randn(3, 4, requires_grad=True)
     st.einsum("ij,jk->", a, b).backward()
     np.testing.assert_allclose(a.grad.numpy(), np.broadcast_to(b.detach().numpy().sum(1), (2, 3)), rtol=1e-5)
+
+
+def test_nonzero_as_tuple_and_where_with_one_argument():
+    x = st.tensor([[0.0, 1.5], [2.0, 0.0]])
+    rows, cols = st.nonzero(x, as_tuple=True)
+    assert rows.tolist() == [0, 1] and cols.tolist() == [1, 0]
+    assert [t.tolist() for t in st.where(x)] == [[0, 1], [1, 0]]
+    assert x.nonzero().tolist() == [[0, 1], [1, 0]] and st.argwhere(x).tolist() == [[0, 1], [1, 0]]
+    assert [t.tolist() for t in st.tensor(3.0).nonzero(as_tuple=True)] == [[0]]  # 0-dim counts as 1-D
+    assert [t.tolist() for t in st.tensor(0.0).nonzero(as_tuple=True)] == [[]]
+    with pytest.raises(TypeError, match="expected both input and other, or neither"):
+        st.where(x > 0, x)

@@ -1,0 +1,39 @@
+"""CompositeImplicitAutograd ops that select or count elements: masked_select, nan_to_num,
+count_nonzero. Autograd goes through the indexing, ``where`` and comparisons they use."""
+
+from __future__ import annotations
+
+from ... import dtypes as dt
+from ...backends.meta.common import broadcast_shapes
+from ...dispatch.library import kernel
+from ...type_info import finfo
+from .. import bound as ops
+
+__all__ = []
+
+
+@kernel("CompositeImplicitAutograd")
+def masked_select(self, mask):
+    """The elements of ``self`` where the (broadcast) bool ``mask`` is True, as a 1-D tensor."""
+    if mask.dtype is not dt.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(self._sizes, mask._sizes)
+    return ops.index(ops.expand(self, shape), [ops.expand(mask, shape)])
+
+
+@kernel("CompositeImplicitAutograd")
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    """NaN -> ``nan`` (0), +inf -> ``posinf`` (the dtype's max), -inf -> ``neginf`` (its lowest)."""
+    if not self.dtype.is_floating_point:
+        return ops.clone(self)
+    info = finfo(self.dtype)
+    out = ops.where(ops.isnan(self), 0.0 if nan is None else nan, self)
+    out = ops.where(ops.eq(self, float("inf")), info.max if posinf is None else posinf, out)
+    return ops.where(ops.eq(self, float("-inf")), info.min if neginf is None else neginf, out)
+
+
+@kernel("CompositeImplicitAutograd")
+def count_nonzero(self, dim=None):
+    """The number of nonzero elements (over ``dim``, one int or a list), as int64."""
+    dims = [] if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    return ops.sum(ops.ne(self, 0), dims) if dims else ops.sum(ops.ne(self, 0))
