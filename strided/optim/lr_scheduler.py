@@ -1,4 +1,6 @@
-"""Learning-rate schedulers (torch.optim.lr_scheduler): LRScheduler, StepLR, CosineAnnealingLR, LambdaLR.
+"""Learning-rate schedulers (torch.optim.lr_scheduler): LRScheduler, StepLR, CosineAnnealingLR, LambdaLR;
+more in ``lr_schedulers_more.py`` (MultiStepLR, ExponentialLR, LinearLR, ConstantLR, PolynomialLR,
+SequentialLR, OneCycleLR).
 
 Each scheduler has torch's recursive ``get_lr`` (used by ``step()``, so schedulers chain) and the
 closed form ``_get_closed_form_lr``; ``state_dict`` holds everything but the optimizer (and, for
@@ -36,7 +38,11 @@ class LRScheduler:
 
     def _initial_step(self) -> None:
         self._step_count = 0
-        self.step()
+        self._is_initial = True  # torch's _initial_mode: the constructor's step
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self) -> list[float]:
         raise NotImplementedError
@@ -48,6 +54,9 @@ class LRScheduler:
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (or jump to ``epoch`` with the closed form, deprecated in torch)."""
         self._step_count += 1
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
@@ -60,7 +69,7 @@ class LRScheduler:
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def state_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_is_initial")}
 
     def load_state_dict(self, state_dict: dict) -> None:
         self.__dict__.update(state_dict)
@@ -126,7 +135,7 @@ class LambdaLR(LRScheduler):
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
     def state_dict(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas", "_is_initial")}
         state["lr_lambdas"] = [None] * len(self.lr_lambdas)
         for i, fn in enumerate(self.lr_lambdas):
             if not isinstance(fn, type(lambda: 0)):
@@ -140,3 +149,16 @@ class LambdaLR(LRScheduler):
         for i, fn in enumerate(lambdas):
             if fn is not None:
                 self.lr_lambdas[i].__dict__.update(fn)
+
+
+from .lr_schedulers_more import (  # noqa: E402 - they subclass LRScheduler above
+    ConstantLR,
+    ExponentialLR,
+    LinearLR,
+    MultiStepLR,
+    OneCycleLR,
+    PolynomialLR,
+    SequentialLR,
+)
+
+__all__ += ["MultiStepLR", "ExponentialLR", "LinearLR", "ConstantLR", "PolynomialLR", "SequentialLR", "OneCycleLR"]

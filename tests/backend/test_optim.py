@@ -148,9 +148,75 @@ def test_schedulers_match_torch():
         lambda lib, o: lib.optim.lr_scheduler.StepLR(o, step_size=3, gamma=0.5),
         lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingLR(o, T_max=7, eta_min=0.01),
         lambda lib, o: lib.optim.lr_scheduler.LambdaLR(o, lambda e: 0.9 ** e),
+        lambda lib, o: lib.optim.lr_scheduler.MultiStepLR(o, milestones=[3, 7, 7, 12], gamma=0.5),
+        lambda lib, o: lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.8),
+        lambda lib, o: lib.optim.lr_scheduler.LinearLR(o, start_factor=0.1, end_factor=0.9, total_iters=6),
+        lambda lib, o: lib.optim.lr_scheduler.ConstantLR(o, factor=0.25, total_iters=4),
+        lambda lib, o: lib.optim.lr_scheduler.PolynomialLR(o, total_iters=10, power=2.0),
+        lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+            o, [lib.optim.lr_scheduler.LinearLR(o, start_factor=0.01, total_iters=5),
+                lib.optim.lr_scheduler.CosineAnnealingLR(o, T_max=15, eta_min=0.001)], milestones=[5]),
+        lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+            o, [lib.optim.lr_scheduler.ConstantLR(o, factor=0.5, total_iters=3),
+                lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.9),
+                lib.optim.lr_scheduler.StepLR(o, step_size=2)], milestones=[4, 10]),
+        lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, max_lr=0.5, total_steps=26),
+        lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, max_lr=0.5, total_steps=30, anneal_strategy="linear",
+                                                         three_phase=True, pct_start=0.25),
     ]
     for make in makers:
         np.testing.assert_allclose(run(st, make), run(torch, make), rtol=1e-12)
+
+
+def test_one_cycle_cycles_momentum_and_beta1_as_torch():
+    torch = _torch()
+
+    def run(lib, opt_name):
+        p = [lib.zeros(2)]
+        opt = (lib.optim.SGD(p, lr=0.1, momentum=0.9) if opt_name == "sgd" else lib.optim.AdamW(p, lr=0.1))
+        sched = lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=[1.0], epochs=2, steps_per_epoch=6)
+        seen = []
+        for _ in range(12):
+            opt.step()
+            sched.step() if len(seen) < 11 else None
+            g = opt.param_groups[0]
+            seen.append((g["lr"], g["momentum"] if opt_name == "sgd" else g["betas"][0]))
+        return seen
+
+    for name in ("sgd", "adamw"):
+        np.testing.assert_allclose(run(st, name), run(torch, name), rtol=1e-12)
+
+
+def test_new_scheduler_errors_match_torch():
+    opt = _sgd()
+    sched = optim.lr_scheduler
+    with pytest.raises(ValueError, match="Starting multiplicative factor expected to be greater than 0"):
+        sched.LinearLR(opt, start_factor=0)
+    with pytest.raises(ValueError, match="Constant multiplicative factor expected to be between 0 and 1."):
+        sched.ConstantLR(opt, factor=2)
+    with pytest.raises(ValueError, match="You must define either total_steps OR"):
+        sched.OneCycleLR(opt, max_lr=1.0)
+    with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
+        sched.OneCycleLR(_NoMomentum(), max_lr=1.0, total_steps=3)
+    with pytest.raises(ValueError, match="expects number of schedulers provided to be one more"):
+        sched.SequentialLR(opt, [sched.StepLR(opt, 2)], milestones=[3])
+    one = sched.OneCycleLR(_sgd_momentum(), max_lr=1.0, total_steps=2)
+    one.step()
+    with pytest.raises(ValueError, match="Tried to step 3 times. The specified number of total steps is 2"):
+        one.step()
+        one.step()
+
+
+def _sgd_momentum():
+    return optim.SGD([st.zeros(3)], lr=1.0, momentum=0.9)
+
+
+class _NoMomentum(optim.Optimizer):
+    def __init__(self):
+        super().__init__([st.zeros(1)], {"lr": 0.1})
+
+    def step(self, closure=None):
+        return None
 
 
 # ------------------------------------------------------------------------------------------ schedulers
