@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     normalization,
     optim,
     pointwise,
+    pointwise_binary_math,
     pointwise_unary,
     reductions,
     threads,

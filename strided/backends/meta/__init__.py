@@ -4,4 +4,15 @@ Each module registers its functions with ``@kernel("Meta")``; CPU and CUDA kerne
 same functions to allocate their outputs.
 """
 
-from . import bitwise, factories, indexing, linalg, normalization, optim, pointwise, pointwise_unary, reductions  # noqa: F401
+from . import (  # noqa: F401
+    bitwise,
+    factories,
+    indexing,
+    linalg,
+    normalization,
+    optim,
+    pointwise,
+    pointwise_binary_math,
+    pointwise_unary,
+    reductions,
+)

@@ -1,7 +1,7 @@
 """One-line CompositeImplicitAutograd ops: torch's other spellings of existing operators.
 
-``max(a, b)`` is ``maximum``, ``square`` is ``mul(self, self)`` (torch: ``pow(self, 2)``, the same
-values), ``view_as`` / ``reshape_as`` take the other tensor's shape, ``type_as`` its dtype. Autograd
+``max(a, b)`` is ``maximum``, ``true_divide`` is ``div``, ``square`` is ``pow(self, 2)`` (as torch),
+``view_as`` / ``reshape_as`` take the other tensor's shape, ``type_as`` its dtype. Autograd
 differentiates them through the op they call.
 """
 
@@ -41,3 +41,8 @@ def reshape_as(self, other):
 @kernel("CompositeImplicitAutograd")
 def type_as(self, other):
     return ops._to_copy(self, dtype=other.dtype) if self.dtype is not other.dtype else self
+
+
+@kernel("CompositeImplicitAutograd")
+def true_divide(self, other):
+    return ops.div(self, other)

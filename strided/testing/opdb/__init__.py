@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 
 GROUPS = ("factories", "views", "pointwise", "reductions", "normalization", "linalg", "linalg_fused", "indexing",
-          "linalg_einsum", "foreach", "rearranging", "bitwise", "selection")
+          "linalg_einsum", "foreach", "rearranging", "bitwise", "selection",
+          "pointwise_binary_math")
 
 
 def op_db() -> list:

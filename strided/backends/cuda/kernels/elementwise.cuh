@@ -48,6 +48,36 @@ __device__ __forceinline__ bool ew_isfinite(double x) { return isfinite(x); }
 
 template <class T> __device__ __forceinline__ bool ew_isnan(T x) { return x != x; }
 
+// Binary math functions (strided/backends/cuda/kernels/binary_math_ops.py).
+#define EW_F2(name, ffn, dfn)                                                                  \
+  __device__ __forceinline__ float name(float a, float b) { return ffn(a, b); }                \
+  __device__ __forceinline__ double name(double a, double b) { return dfn(a, b); }
+EW_F2(ew_atan2, atan2f, atan2)
+EW_F2(ew_hypot, hypotf, hypot)
+EW_F2(ew_copysign, copysignf, copysign)
+#undef EW_F2
+template <class T> __device__ __forceinline__ T ew_logaddexp(T a, T b) {
+  T m = a > b ? a : b;
+  if (isinf(m) && a == b) return a;  // both +inf or both -inf: no inf - inf
+  return m + log1p(exp(-fabs(a - b)));
+}
+template <class T> __device__ __forceinline__ T ew_logaddexp2(T a, T b) {
+  T m = a > b ? a : b;
+  if (isinf(m) && a == b) return a;
+  return m + log1p(exp2(-fabs(a - b))) / T(0.6931471805599453);
+}
+template <class T> __device__ __forceinline__ T ew_xlogy(T x, T y) {
+  if (y != y) return y;  // NaN
+  return x == T(0) ? T(0) : x * log(y);
+}
+// fmax / fmin: a NaN loses to a number (NumPy's fmax; torch's), integers compare plainly.
+template <class T> __device__ __forceinline__ T ew_fmax(T a, T b) {
+  return a != a ? b : (b != b ? a : (a > b ? a : b));
+}
+template <class T> __device__ __forceinline__ T ew_fmin(T a, T b) {
+  return a != a ? b : (b != b ? a : (a < b ? a : b));
+}
+
 // Shifts with torch's rule for counts outside [0, width): << gives 0, >> the sign fill
 // (Note [Shift counts] in strided/backends/cpu/bitwise.py). Narrow types compute in their opmath
 // type; the store truncates, which gives the same bits.

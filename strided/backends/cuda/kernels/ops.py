@@ -214,6 +214,7 @@ from . import joining_ops  # noqa: E402, F401
 from . import sort_ops  # noqa: E402, F401
 from . import blas_ops  # noqa: E402, F401
 from . import bitwise_ops  # noqa: E402, F401
+from . import binary_math_ops  # noqa: E402, F401
 
 # Pointwise binary/ternary/unary ops on the elementwise engine, and the direct in-place kernels.
 from . import pointwise_ops  # noqa: E402

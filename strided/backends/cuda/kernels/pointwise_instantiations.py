@@ -1,15 +1,18 @@
-"""The elementwise instantiations the pointwise and bitwise CUDA kernels use, found without a GPU.
+"""The elementwise instantiations the pointwise, bitwise and binary-math CUDA kernels use, found
+without a GPU.
 
-Each kernel of ``pointwise_ops`` and ``bitwise_ops`` runs on small CPU tensors of every dtype (tensor, Python-scalar and
-0-dim CPU operands) with a recording ``run``: the Meta functions accept or reject the combination as
-on a GPU, and what reaches ``run`` is exactly what a GPU launch would instantiate. Used by the NVRTC
-null test and to precompile the kernels in parallel (``elementwise.precompile``, scripts/gpu.sh).
+Each kernel of ``pointwise_ops``, ``bitwise_ops`` and ``binary_math_ops`` runs on small CPU tensors
+of every dtype (tensor, Python-scalar and 0-dim CPU operands) with a recording ``run``: the Meta
+functions accept or reject the combination as on a GPU, and what reaches ``run`` is exactly what a
+GPU launch would instantiate. Used by the NVRTC null test and to precompile the kernels in parallel
+(``elementwise.precompile``, scripts/gpu.sh).
 """
 
 from __future__ import annotations
 
 from .... import dtypes as dt
 from ...meta import pointwise_unary as meta_u
+from . import binary_math_ops as bm
 from . import bitwise_ops as bw
 from . import pointwise_ops as pw
 
@@ -55,6 +58,9 @@ def _sample_calls(d: dt.dtype):
         for other in (t(), 2, True, f.tensor(3)):
             yield getattr(bw, name), (t(), other), {}
     yield bw.bitwise_not, (t(),), {}
+    for name in bm.NAMES:
+        for other in (t(), 2, 2.5, True, f.tensor(3.0)):
+            yield getattr(bm, name), (t(), other), {}
 
 
 def instantiations(dtypes=dt.all_dtypes) -> list:
@@ -70,7 +76,7 @@ def instantiations(dtypes=dt.all_dtypes) -> list:
         found.setdefault((expr, out.dtype, slots), None)
         return out
 
-    saved, pw.run, bw.run = pw.run, record, record
+    saved, pw.run, bw.run, bm.run = pw.run, record, record, record
     try:
         for d in dtypes:
             for fn, args, kwargs in _sample_calls(d):
@@ -79,5 +85,5 @@ def instantiations(dtypes=dt.all_dtypes) -> list:
                 except (RuntimeError, NotImplementedError, TypeError, ValueError):
                     pass  # the op rejects this dtype combination (its Meta function says so)
     finally:
-        pw.run = bw.run = saved
+        pw.run = bw.run = bm.run = saved
     return list(found)

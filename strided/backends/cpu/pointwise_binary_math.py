@@ -1,0 +1,57 @@
+"""CPU kernels for the binary math functions (Meta functions in ``meta/pointwise_binary_math.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...dispatch.library import kernel
+from ..meta import pointwise_binary_math as meta
+from .common import operand
+from .pointwise import _zero_division_check, apply_ufunc, arg, quiet, store_result
+
+__all__ = []
+
+
+def _ufunc_kernel(name: str, ufunc):
+    meta_fn = getattr(meta, name)
+
+    def binary(self, other):
+        out = meta_fn(self, other)
+        d = out.dtype
+        return quiet(apply_ufunc, ufunc, out, operand(self, d), arg(other, d))
+
+    binary.__name__ = binary.__qualname__ = name
+    return kernel("CPU", name=name)(binary)
+
+
+atan2 = _ufunc_kernel("atan2", np.arctan2)
+copysign = _ufunc_kernel("copysign", np.copysign)
+hypot = _ufunc_kernel("hypot", np.hypot)
+logaddexp = _ufunc_kernel("logaddexp", np.logaddexp)
+logaddexp2 = _ufunc_kernel("logaddexp2", np.logaddexp2)
+fmax = _ufunc_kernel("fmax", np.fmax)
+fmin = _ufunc_kernel("fmin", np.fmin)
+
+
+@kernel("CPU")
+def fmod(self, other):
+    out = meta.fmod(self, other)
+    d = out.dtype
+    b = arg(other, d)
+    if not d.is_floating_point:
+        _zero_division_check(b)
+    return quiet(apply_ufunc, np.fmod, out, operand(self, d), b)
+
+
+@kernel("CPU")
+def xlogy(self, other):
+    """``self * log(other)``, 0 where ``self`` is 0 (unless ``other`` is NaN), as torch."""
+    out = meta.xlogy(self, other)
+    d = out.dtype
+    x, y = np.asarray(operand(self, d)), np.asarray(arg(other, d))
+
+    def compute():
+        r = x * np.log(y)
+        return np.where((x == 0) & ~np.isnan(y), 0, r)
+
+    return store_result(out, quiet(compute))

@@ -1,0 +1,56 @@
+"""Meta functions for binary math functions: atan2, copysign, xlogy (integers promote to the default
+float), hypot, logaddexp, logaddexp2 (floating only, as torch), fmod (remainder's dtypes), fmax,
+fmin (any dtype)."""
+
+from __future__ import annotations
+
+from ... import dtypes as dt
+from ...dispatch.library import kernel
+from .common import result_dtype
+from .pointwise import not_implemented, pointwise_output
+
+__all__ = ["FLOAT_PROMOTING", "FLOAT_ONLY"]
+
+FLOAT_PROMOTING = ("atan2", "copysign", "xlogy")
+FLOAT_ONLY = ("hypot", "logaddexp", "logaddexp2")
+
+
+def _float_promoting(self, other):
+    d = result_dtype(self, other)
+    return pointwise_output(d if d.is_floating_point else dt.get_default_dtype(), self, other)
+
+
+def _float_only(name):
+    def meta(self, other):
+        d = result_dtype(self, other)
+        if not d.is_floating_point:
+            raise not_implemented(f"{name}_cpu", d)
+        return pointwise_output(d, self, other)
+
+    meta.__name__ = meta.__qualname__ = name
+    return meta
+
+
+for _name in FLOAT_PROMOTING:
+    kernel("Meta", name=_name)(_float_promoting)
+for _name in FLOAT_ONLY:
+    globals()[_name] = kernel("Meta", name=_name)(_float_only(_name))
+atan2 = copysign = xlogy = _float_promoting
+
+
+@kernel("Meta")
+def fmod(self, other):
+    d = result_dtype(self, other)
+    if d is dt.bool:
+        raise not_implemented("fmod_cpu", d)
+    return pointwise_output(d, self, other)
+
+
+@kernel("Meta")
+def fmax(self, other):
+    return pointwise_output(result_dtype(self, other), self, other)
+
+
+@kernel("Meta")
+def fmin(self, other):
+    return pointwise_output(result_dtype(self, other), self, other)
