@@ -141,6 +141,12 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return _PROMOTE[a._index][b._index]
 
 
+def mantissa_digits(d: dtype) -> int:
+    """Bits of significand of a floating dtype (with the implicit one): the largest run of integers it
+    holds exactly is [0, 2**digits] (``random_()``'s range, as torch's ``std::numeric_limits::digits``)."""
+    return {float16: 11, bfloat16: 8, float32: 24, float64: 53}[d]
+
+
 def can_cast(from_: dtype, to: dtype) -> bool:
     """torch.can_cast: no casting to a lower category (float -> int, int -> bool)."""
     return from_.category <= to.category

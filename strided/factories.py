@@ -203,6 +203,12 @@ def _infer_array(data, dtype):
                 bad = arr.max() if arr.max() > info.max else arr.min()
                 raise RuntimeError(f"value cannot be converted to type {d.name} without overflow (got {bad})")
         return arr, d
+    if arr.dtype.kind in "biuf":  # Note [NumPy scalars in tensor()]
+        types = {type(data)} if isinstance(data, np.generic) else (
+            _leaf_types(data) if isinstance(data, (list, tuple)) else ())
+        d = _scalar_types_dtype(types)
+        if d is not None:
+            return arr, d
     if arr.dtype.kind == "b":
         return arr, dt.bool
     if arr.dtype.kind in "iu":
@@ -214,6 +220,45 @@ def _infer_array(data, dtype):
     if arr.dtype.kind in ("U", "S"):
         raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str' or 'bytes'}'")
     return arr, dt.from_numpy_dtype(arr.dtype)
+
+
+# Note [NumPy scalars in tensor()]
+# torch infers each leaf's dtype (a Python bool, int or float: bool, int64, the default float; a NumPy
+# scalar: its own dtype) and promotes them together: tensor(np.float64(1)) is float64 and
+# tensor([np.int32(1), np.int32(2)]) int32, where NumPy's array would give the default float and
+# int64. The leaves' types are collected with ``map(type, ...)`` level by level (C loops).
+def _leaf_types(data) -> set:
+    """The types of the non-sequence leaves of nested lists / tuples (``map(type, ...)`` runs in C)."""
+    types, level = set(), [data]
+    while level:
+        nested = []
+        for seq in level:
+            ts = set(map(type, seq))
+            if list in ts or tuple in ts:
+                for x in seq:
+                    (nested.append(x) if isinstance(x, (list, tuple)) else types.add(type(x)))
+            else:
+                types |= ts
+        level = nested
+    return types
+
+
+def _scalar_types_dtype(types) -> dt.dtype | None:
+    """The promoted dtype of leaf types holding a NumPy scalar type, else None."""
+    if not any(issubclass(t, np.generic) for t in types):
+        return None
+    out = None
+    for leaf_type in types:
+        if issubclass(leaf_type, np.generic):
+            d = dt.from_numpy_dtype(np.dtype(leaf_type))
+        elif leaf_type is bool:
+            d = dt.bool
+        elif leaf_type is int:
+            d = dt.int64
+        else:
+            d = dt.get_default_dtype()
+        out = d if out is None else dt.promote_types(out, d)
+    return out
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:

@@ -59,6 +59,10 @@ def _fits(value, typ) -> bool:
     return True  # Generator, Storage, Layout: checked by the kernel
 
 
+# Note [Optional without default]
+# ``int? to`` with no default (random_.from's) may be None but must be passed, as in torch's
+# Python argument parser: only a default makes an argument omissible. So ``x.random_(5)`` binds
+# ``random_.to`` instead of ``random_.from`` with ``to`` missing.
 def matches(schema, args, kwargs) -> bool:
     """True if ``args``/``kwargs`` bind to ``schema``'s arguments with compatible types."""
     arguments = schema.arguments
@@ -77,7 +81,7 @@ def matches(schema, args, kwargs) -> bool:
             return False
     for i, arg in enumerate(arguments):
         given = (not arg.kwarg_only and i < len(args)) or arg.name in kwargs
-        if not given and not arg.has_default and not arg.type.optional:
+        if not given and not arg.has_default:  # Note [Optional without default]
             return False
     return True
 

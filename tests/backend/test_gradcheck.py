@@ -42,7 +42,8 @@ NON_DIFFERENTIABLE = {
     "_layer_norm_backward", "gelu_backward", "_softmax_backward_data", "_log_softmax_backward_data",
 }
 # Random ops: gradients are defined (zero, or through the sampled mask) but not finite-differenceable.
-RANDOM = {"bernoulli", "bernoulli_.float", "uniform_", "normal_", "random_.from", "dropout", "multinomial"}
+RANDOM = {"bernoulli", "bernoulli_.float", "uniform_", "normal_", "random_.from", "random_.to", "random_", "dropout",
+          "multinomial"}
 # Samples whose gradient differs from the derivative by definition, as in torch: embedding's
 # padding_idx row gets no gradient although the forward reads it.
 BY_DEFINITION = {("embedding", "0-dim, padding_idx")}

@@ -63,7 +63,7 @@ def random_(self, from_, to, *, generator=None):
     if to is None:
         to = 2 ** (8 * self.dtype.itemsize - (1 if self.dtype.is_signed else 0)) if self.dtype.category else 2
         if self.dtype.is_floating_point:
-            to = 2 ** {2: 11, 4: 24, 8: 53}[self.dtype.itemsize] + 1
+            to = 2 ** dt.mantissa_digits(self.dtype) + 1
     return store(self, _gen(generator).integers(from_, to, size=self._sizes))
 
 

@@ -70,6 +70,18 @@ def randint(low, high, size, *, generator=None, dtype=None, layout=None, device=
     return t.random_(low, high, generator=_generator(generator, t.device))
 
 
+@kernel("CompositeImplicitAutograd")
+def random_to(self, to, *, generator=None):
+    """``random_(to)``: integers in ``[0, to)``."""
+    return self.random_(0, to, generator=generator)
+
+
+@kernel("CompositeImplicitAutograd")
+def random_full(self, *, generator=None):
+    """``random_()``: integers over the dtype's range (for floats, those its mantissa holds exactly)."""
+    return self.random_(0, None, generator=generator)
+
+
 @kernel("CompositeExplicitAutograd")
 def zero_(self):
     return self.fill_(0)

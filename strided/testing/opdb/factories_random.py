@@ -83,6 +83,27 @@ def _random_from_check(result, sample):
     )(result, sample)
 
 
+def _random_to_check(result, sample):
+    hi = sample.args[1]
+    _random_check(bound.random_, 0, hi, (hi - 1) / 2, ((hi**2 - 1) / 12) ** 0.5, True, inplace=True)(result, sample)
+
+
+def _random_full_check(result, sample):
+    """``random_()``: integers in [0, 2**mantissa_bits] for floats, the non-negative range for integers."""
+    d = result.dtype
+    if d is dt.bool:
+        hi = 2
+    elif d.is_floating_point:
+        hi = 2 ** {dt.float16: 11, dt.bfloat16: 8, dt.float32: 24, dt.float64: 53}[d] + 1
+    else:
+        hi = 2 ** (8 * d.itemsize - (1 if d.is_signed else 0))
+    v = result.numpy(force=True).astype(np.float64)
+    if v.size:
+        assert v.min() >= 0 and v.max() < hi, f"random_() on {d.name} outside [0, {hi}): {v.min()}..{v.max()}"
+        assert np.array_equal(v, np.round(v)), "random_() draws integers"
+    _random_check(bound.random_, inplace=True)(result, sample)
+
+
 def _bernoulli_samples(d, rng):
     yield SampleInput((bound.full((_N,), 0.3, dtype=d),), {}, "p = 0.3")
     p = make_arg((3, 4), d, rng=rng, low=0, high=1)
@@ -268,6 +289,13 @@ OPS = [
             (3, 3), "random_ expects 'from' to be less than 'to', but got from=3 >= to=3"
         ),
     ),
+    OpInfo(
+        "random_.to",
+        _inplace_samples(lambda d: (2,) if d is dt.bool else (7,)),
+        dtypes=ALL_DTYPES,
+        check=_random_to_check,
+    ),
+    OpInfo("random_", _inplace_samples(lambda d: ()), dtypes=ALL_DTYPES, check=_random_full_check),
     OpInfo("bernoulli", _bernoulli_samples, dtypes=FLOATING, check=_bernoulli_check),
     OpInfo(
         "multinomial",

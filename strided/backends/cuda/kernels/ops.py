@@ -187,7 +187,7 @@ def random_(self, from_, to, *, generator=None):
     meta.random_(self, from_, to)
     if to is None:
         if self.dtype.is_floating_point:
-            to = 2 ** {2: 11, 4: 24, 8: 53}[self.dtype.itemsize] + 1
+            to = 2 ** dt.mantissa_digits(self.dtype) + 1
         elif self.dtype is dt.bool:
             to = 2
         else:
