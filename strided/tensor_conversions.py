@@ -136,6 +136,21 @@ class TensorConversions:
     def argwhere(self) -> Tensor:
         return _ops.nonzero(self)
 
+    def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+        from .comparison import isclose
+
+        return isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        from .comparison import allclose
+
+        return allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other) -> bool:
+        from .comparison import equal
+
+        return equal(self, other)
+
     def split(self, split_size, dim: int = 0) -> list:
         """``split(int)`` cuts equal pieces; ``split([sizes])`` calls split_with_sizes, as torch."""
         if isinstance(split_size, (list, tuple)):

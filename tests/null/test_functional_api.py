@@ -56,3 +56,11 @@ def test_nonzero_as_tuple_and_where_with_one_argument():
     assert [t.tolist() for t in st.tensor(0.0).nonzero(as_tuple=True)] == [[]]
     with pytest.raises(TypeError, match="expected both input and other, or neither"):
         st.where(x > 0, x)
+
+
+def test_comparison_methods():
+    a = st.tensor([1.0, 2.0, float("nan")])
+    assert a.isclose(a + 1e-9, equal_nan=True).tolist() == [True, True, True]
+    assert a.isclose(a).tolist() == [True, True, False]
+    assert not a.allclose(a) and a.allclose(a, equal_nan=True)
+    assert a[:2].equal(st.tensor([1.0, 2.0])) and not a[:2].equal(st.tensor([1.0, 3.0]))
