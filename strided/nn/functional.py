@@ -1,8 +1,10 @@
 """``strided.nn.functional``: the stateless forms of the layers and losses (torch.nn.functional).
 
-Each function validates its Python-level arguments (reduction names, padding_idx, probabilities)
-as torch does and calls one operator from the schema file, so Autocast, Autograd and every backend
-apply unchanged.
+The functions here validate their Python-level arguments (reduction names, padding_idx,
+probabilities) as torch does and call one operator from the schema file, so Autocast, Autograd and
+every backend apply unchanged. Those composed of several operators live beside this module and are
+re-exported: ``activations`` (leaky_relu, elu, hardtanh, glu, rms_norm, ...), ``losses`` (nll_loss,
+binary cross entropy, l1/smooth_l1/huber, kl_div, cosine_similarity, ...) and ``padding`` (pad).
 """
 
 from __future__ import annotations
@@ -16,36 +18,101 @@ from .. import dtypes as _dt
 from ..dispatch.dispatcher import autocast_state
 from ..ops import bound as ops
 from ..tensor import Tensor
+from ._reduction import get_enum as _reduction_enum
+from ._reduction import legacy_get_string as _legacy_reduction
+from .activations import (
+    _softmax_dim,
+    celu,
+    celu_,
+    elu,
+    elu_,
+    glu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    logsigmoid,
+    mish,
+    relu6,
+    rms_norm,
+    selu,
+    selu_,
+    softmin,
+    softsign,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
+from .losses import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cosine_similarity,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    margin_ranking_loss,
+    nll_loss,
+    pairwise_distance,
+    smooth_l1_loss,
+)
 from .padding import pad
 
 __all__ = [
-    "linear", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot",
-    "softmax", "pad", "normalize", "log_softmax", "dropout", "layer_norm", "embedding",
-    "cross_entropy", "mse_loss", "scaled_dot_product_attention",
+    "linear",
+    "relu",
+    "gelu",
+    "silu",
+    "sigmoid",
+    "tanh",
+    "softplus",
+    "one_hot",
+    "softmax",
+    "pad",
+    "normalize",
+    "log_softmax",
+    "dropout",
+    "layer_norm",
+    "embedding",
+    "cross_entropy",
+    "mse_loss",
+    "scaled_dot_product_attention",
+    # activations
+    "leaky_relu",
+    "leaky_relu_",
+    "elu",
+    "elu_",
+    "selu",
+    "selu_",
+    "celu",
+    "celu_",
+    "logsigmoid",
+    "hardtanh",
+    "hardtanh_",
+    "relu6",
+    "hardsigmoid",
+    "hardswish",
+    "mish",
+    "softsign",
+    "tanhshrink",
+    "glu",
+    "softmin",
+    "threshold",
+    "threshold_",
+    "rms_norm",
+    # losses
+    "nll_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "kl_div",
+    "cosine_similarity",
+    "pairwise_distance",
+    "margin_ranking_loss",
 ]
-
-_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
-
-
-def _reduction_enum(reduction: str) -> int:
-    try:
-        return _REDUCTIONS[reduction]
-    except (KeyError, TypeError):
-        raise ValueError(f"{reduction} is not a valid value for reduction") from None
-
-
-def _legacy_reduction(size_average, reduce, reduction: str) -> str:
-    """torch's ``_Reduction.legacy_get_string``: the deprecated size_average/reduce flags."""
-    if size_average is None and reduce is None:
-        return reduction
-    warnings.warn("size_average and reduce args will be deprecated, please use reduction='{}' instead.".format(
-        ("mean" if size_average in (None, True) else "sum") if reduce in (None, True) else "none"),
-        stacklevel=3)
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if size_average and reduce:
-        return "mean"
-    return "sum" if reduce else "none"
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -94,12 +161,6 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
     return input / ops.clamp(input.norm(p, dim, keepdim=True), eps).expand_as(input)
 
 
-def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
-                  "dim=X as an argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``exp(x) / exp(x).sum(dim)``; ``dtype`` casts the input first (avoids overflow in half types)."""
     if dim is None:
@@ -113,8 +174,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     return ops.log_softmax(input, dim, dtype)
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
-            generator=None) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, generator=None) -> Tensor:
     """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (only when training)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -124,16 +184,24 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return input.copy_(out) if inplace else out
 
 
-def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
-               eps: float = 1e-5) -> Tensor:
+def layer_norm(
+    input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5
+) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dims, then scale and shift."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     return ops.layer_norm(input, list(normalized_shape), weight, bias, eps)
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
-              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
     """Rows of ``weight`` selected by the integer tensor ``input``.
 
     With ``max_norm``, the referenced rows whose ``norm_type``-norm exceeds it are first rescaled
@@ -169,17 +237,23 @@ def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type
         weight.index_put_((idx,), selected * scale)
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
-                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
     """Cross entropy between logits ``input`` (N, C, ...) or (C,) and class indices or probabilities.
 
     ``reduction``: "mean" (weighted mean over non-ignored targets), "sum" or "none";
     ``ignore_index`` targets contribute nothing; ``label_smoothing`` mixes in the uniform distribution.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return ops.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index,
-                                  label_smoothing)
+    return ops.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing)
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
@@ -187,9 +261,12 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_enum(reduction)
     if tuple(target.shape) != tuple(input.shape):
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
-                      "Please ensure they have the same size.", stacklevel=2)
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            stacklevel=2,
+        )
     if autocast_state.active:
         from ..amp.autocast_mode import is_autocast_enabled
 
@@ -202,15 +279,21 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     return sq.mean() if code == 1 else sq.sum()
 
 
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
-                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
-                                 generator=None) -> Tensor:
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    generator=None,
+) -> Tensor:
     """``softmax(q @ k^T * scale + mask) @ v`` over (..., L, E) queries and (..., S, E) keys (torch's
     math reference). ``is_causal`` masks keys after each query; a bool ``attn_mask`` keeps True
     positions, a float one is added to the scores."""
     if is_causal and attn_mask is not None:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-                           "is_causal=True")
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     L, S = query.size(-2), key.size(-2)
     scale = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
     scores = ops.matmul(query, key.transpose(-2, -1)) * scale

@@ -2,16 +2,105 @@
 
 from __future__ import annotations
 
-from .activation import GELU, ReLU, SiLU, Softmax, Tanh
+from .activation import (
+    CELU,
+    ELU,
+    GELU,
+    GLU,
+    SELU,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Softsign,
+    Tanh,
+    Tanhshrink,
+    Threshold,
+)
 from .attention import CausalSelfAttention
 from .container import ModuleDict, ModuleList, Sequential
+from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
+from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss
-from .normalization import LayerNorm
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
+from .normalization import LayerNorm, RMSNorm
+from .parameter_containers import ParameterDict, ParameterList
 from .sparse import Embedding
 
 __all__ = [
-    "GELU", "ReLU", "SiLU", "Softmax", "Tanh", "CausalSelfAttention", "ModuleDict", "ModuleList", "Sequential",
-    "Dropout", "Identity", "Linear", "LayerNorm", "Embedding", "CrossEntropyLoss", "MSELoss",
+    # activations
+    "GELU",
+    "ReLU",
+    "SiLU",
+    "Softmax",
+    "Tanh",
+    "Sigmoid",
+    "Softplus",
+    "LeakyReLU",
+    "ELU",
+    "SELU",
+    "CELU",
+    "LogSigmoid",
+    "Hardtanh",
+    "ReLU6",
+    "Hardsigmoid",
+    "Hardswish",
+    "Mish",
+    "Softsign",
+    "Tanhshrink",
+    "GLU",
+    "Softmin",
+    "LogSoftmax",
+    "Threshold",
+    # containers
+    "ModuleDict",
+    "ModuleList",
+    "Sequential",
+    "ParameterList",
+    "ParameterDict",
+    # layers
+    "CausalSelfAttention",
+    "Dropout",
+    "Identity",
+    "Linear",
+    "LayerNorm",
+    "RMSNorm",
+    "Embedding",
+    "Flatten",
+    "Unflatten",
+    "CosineSimilarity",
+    "PairwiseDistance",
+    # losses
+    "CrossEntropyLoss",
+    "MSELoss",
+    "NLLLoss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "L1Loss",
+    "SmoothL1Loss",
+    "HuberLoss",
+    "KLDivLoss",
+    "MarginRankingLoss",
 ]

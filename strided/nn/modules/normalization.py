@@ -1,4 +1,4 @@
-"""``LayerNorm``."""
+"""``LayerNorm`` and ``RMSNorm``."""
 
 from __future__ import annotations
 
@@ -11,14 +11,21 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["LayerNorm"]
+__all__ = ["LayerNorm", "RMSNorm"]
 
 
 class LayerNorm(Module):
     """Normalize over the trailing ``normalized_shape`` dims, then ``* weight + bias`` (ones, zeros)."""
 
-    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
-                 device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
@@ -44,6 +51,38 @@ class LayerNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class RMSNorm(Module):
+    """Divide by the root mean square over the trailing ``normalized_shape`` dims, then ``* weight`` (ones).
+
+    ``eps=None`` uses the machine epsilon of the computation dtype (float32 for half inputs), as torch.
+    """
+
+    def __init__(
+        self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None, dtype=None
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(factories.empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

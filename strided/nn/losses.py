@@ -1,0 +1,328 @@
+"""Losses and distances of ``strided.nn.functional``, composed of existing operators.
+
+Each follows torch.nn.functional's signature and defaults (legacy ``size_average``/``reduce``
+included), its checks and messages, and is differentiable through the operators it calls.
+
+Note [Composed losses]
+* ``nll_loss`` gathers ``-input[target] * weight[target]`` along the class dim; ignored targets
+  give 0 (``where``, so a ``-inf`` log-probability there cannot make a ``nan``) and the weighted
+  mean divides by the sum of the weights of the non-ignored targets. Class indices out of range
+  are reported as strided's ``cross_entropy`` does: on the CPU an ``IndexError`` (the check is a
+  host read, free there); elsewhere no device sync, the loss is ``nan`` where a target is bad.
+* ``binary_cross_entropy`` is the one custom ``autograd.Function`` here: torch's gradient,
+  ``(x - t) / max(x (1 - x), 1e-12)``, is not the derivative of its clamped logs; composing the
+  forward would give ``0 * inf = nan`` where x is exactly 0 or 1 (a saturated sigmoid), torch a
+  finite value. Its backward is written with operators, so it runs on every backend.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .. import dtypes as _dt
+from ..autograd.function import Function
+from ..autograd.grad_mode import no_grad
+from ..backends.meta.common import broadcast_shapes
+from ..backends.meta.normalization import _nll_loss_nd
+from ..backends.meta.reductions import type_name
+from ..ops import bound as ops
+from ..tensor import Tensor
+from ._reduction import apply_reduction, get_enum, legacy_get_string
+from .activations import logsigmoid
+
+__all__ = [
+    "nll_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "kl_div",
+    "cosine_similarity",
+    "pairwise_distance",
+    "margin_ranking_loss",
+]
+
+
+def _warn_target_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+            "same size.",
+            stacklevel=3,
+        )
+
+
+def _weighted_reduction(loss: Tensor, weight: Tensor, reduction: str, mean) -> Tensor:
+    """The reductions of torch's Python-level ``weight=`` of l1_loss / huber_loss."""
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return mean(loss)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log likelihood of class indices ``target`` under log-probabilities ``input``.
+
+    ``input`` is (N, C), (N, C, d1, ...) or (C,); ``weight`` (C,) rescales each class; targets equal to
+    ``ignore_index`` contribute nothing; "mean" divides by the summed weights of the other targets.
+    """
+    code = get_enum(legacy_get_string(size_average, reduce, reduction))
+    _nll_loss_nd(input, target, weight)
+    if not input.dtype.is_floating_point:
+        kernel = "nll_loss_out_frame" if input.dim() <= 2 else "nll_loss2d_forward_out_frame"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
+    class_dim = 0 if input.dim() == 1 else 1
+    n_classes = input.size(class_dim)
+    t = target if target.dtype is _dt.int64 else target.to(_dt.int64)
+    if input.dim() == 1:
+        t = t.reshape(())
+    ignored = ops.eq(t, ignore_index)
+    bad = ops.logical_and(ops.logical_not(ignored), ops.logical_or(ops.lt(t, 0), ops.ge(t, n_classes)))
+    on_host = input.device.type == "cpu"
+    if on_host and t.numel() and bad.any().item():
+        raise IndexError(f"Target {t[bad].reshape(-1)[0].item()} is out of bounds.")
+    safe = ops.where(ops.logical_or(ignored, bad), 0, t)
+    if n_classes:
+        picked = input.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)
+    else:
+        picked = ops.zeros(t.shape, dtype=input.dtype, device=input.device)
+    if weight is None:
+        wt = ops.logical_not(ignored).to(input.dtype)
+        loss = ops.where(ignored, 0.0, -picked)
+    else:
+        w = weight.index_select(0, safe.reshape(-1)).reshape(t.shape) if n_classes else ops.zeros_like(picked)
+        wt = ops.where(ignored, 0.0, w)
+        loss = ops.where(ignored, 0.0, -(picked * w))
+    if not on_host:
+        loss = ops.where(bad, float("nan"), loss)
+    if code == 1:
+        return loss.sum() / wt.sum()
+    return apply_reduction(loss, code)
+
+
+# torch's EPSILON of binary_cross_entropy_backward is the float literal 1e-12f, also for double inputs.
+_BCE_EPSILON = 9.999999960041972e-13
+
+
+class _BinaryCrossEntropy(Function):
+    """Elementwise ``-(t log x + (1 - t) log(1 - x))`` (logs clamped at -100) with torch's gradients
+    (Note [Composed losses])."""
+
+    @staticmethod
+    def forward(ctx, input, target):
+        ctx.save_for_backward(input, target)
+        log_x = ops.clamp_min(ops.log(input), -100)
+        log_1mx = ops.clamp_min(ops.log1p(-input), -100)
+        return (target - 1) * log_1mx - target * log_x
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad * (input - target) / ops.clamp_min((1 - input) * input, _BCE_EPSILON)
+        if ctx.needs_input_grad[1]:
+            grad_target = -grad * ops.log(input / (1 - input))
+        return grad_input, grad_target
+
+
+def _broadcast_to_target(target: Tensor, weight: Tensor) -> tuple:
+    """torch.broadcast_shapes(target.size(), weight.size()) with its message."""
+    shapes = (target.shape, weight.shape)
+    common = [1] * max(len(s) for s in shapes)
+    for arg, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == common[i] or shape[i] == 1:
+                continue
+            if common[i] == 1:
+                common[i] = shape[i]
+                continue
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching argument "
+                f"at index {arg} had {shape}; but expected shape should be broadcastable to {common}"
+            )
+    return tuple(common)
+
+
+def binary_cross_entropy(
+    input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
+    """Binary cross entropy between probabilities ``input`` and ``target`` (same shape); ``weight``
+    broadcasts to the target and rescales each element."""
+    code = get_enum(legacy_get_string(size_average, reduce, reduction))
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+            "is deprecated. Please ensure they have the same size."
+        )
+    if weight is not None:
+        weight = weight.expand(_broadcast_to_target(target, weight))
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{type_name(input.dtype)}'")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {type_name(target.dtype)} but expected {type_name(input.dtype)}")
+    if input.device.type == "cpu" and input.numel():
+        inside = ops.logical_and(ops.ge(input, 0), ops.le(input, 1))
+        if not inside.all().item():
+            raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = _BinaryCrossEntropy.apply(input, target)
+    if weight is not None:
+        loss = loss * (weight if weight.dtype is input.dtype else weight.to(input.dtype))
+    return apply_reduction(loss, code)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """``binary_cross_entropy(sigmoid(input), target)`` computed stably from the logits;
+    ``pos_weight`` (broadcast over the classes, the last dim) rescales the positive term."""
+    code = get_enum(legacy_get_string(size_average, reduce, reduction))
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    log_sigmoid = logsigmoid(input)
+    if pos_weight is not None:
+        log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
+    loss = (1 - target) * input - log_sigmoid
+    if weight is not None:
+        loss = loss * weight
+    return apply_reduction(loss, code)
+
+
+def l1_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", weight: Tensor | None = None
+) -> Tensor:
+    """Mean (or sum, or elementwise) absolute error; with ``weight`` the mean is ``sum(w |d|) / sum(w)``."""
+    _warn_target_size(input, target)
+    reduction = legacy_get_string(size_average, reduce, reduction)
+    if weight is None:
+        return apply_reduction((input - target).abs(), get_enum(reduction))
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = (input - target).abs() * weight
+    return _weighted_reduction(loss, weight, reduction, lambda x: x.sum() / weight.sum())
+
+
+def smooth_l1_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0
+) -> Tensor:
+    """``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``beta=0``: l1_loss)."""
+    _warn_target_size(input, target)
+    code = get_enum(legacy_get_string(size_average, reduce, reduction))
+    if beta == 0.0:
+        return apply_reduction((input - target).abs(), code)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    z = (input - target).abs()
+    if not z.dtype.is_floating_point:
+        raise NotImplementedError(f"\"smooth_l1_{input.device.type}\" not implemented for '{type_name(z.dtype)}'")
+    return apply_reduction(ops.where(ops.lt(z, beta), 0.5 * z * z / beta, z - 0.5 * beta), code)
+
+
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None
+) -> Tensor:
+    """``0.5 d**2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; ``weight`` (input's shape)
+    rescales each element."""
+    _warn_target_size(input, target)
+    if weight is None:
+        code = get_enum(reduction)
+    elif weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    z = (input - target).abs()
+    if not z.dtype.is_floating_point:
+        raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for '{type_name(z.dtype)}'")
+    loss = ops.where(ops.lt(z, delta), 0.5 * z * z, delta * (z - 0.5 * delta))
+    if weight is None:
+        return apply_reduction(loss, code)
+    return _weighted_reduction(loss * weight, weight, reduction, lambda x: x.mean())
+
+
+def kl_div(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False
+) -> Tensor:
+    """Kullback-Leibler divergence ``target * (log target - input)`` of log-probabilities ``input``
+    (``log_target``: ``target`` holds log-probabilities too); "batchmean" divides the sum by the batch size."""
+    if size_average is not None or reduce is not None:
+        code = get_enum(legacy_get_string(size_average, reduce, reduction))
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support size."
+                "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                stacklevel=2,
+            )
+        code = 2 if reduction == "batchmean" else get_enum(reduction)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        out = ops.exp(target) * (target - input)
+    else:
+        out = ops.xlogy(target, target) - target * input
+    reduced = apply_reduction(out, code)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size(0)
+    return reduced
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``<x1, x2> / (max(|x1|, eps) max(|x2|, eps))`` along ``dim`` (torch's normalize-first form)."""
+    common = _dt.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {type_name(common)}")
+    x1 = x1 if x1.dtype.is_floating_point else x1.to(common)
+    x2 = x2 if x2.dtype.is_floating_point else x2.to(common)
+    shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    x1, x2 = x1.expand(shape), x2.expand(shape)
+    # torch clamps clones of the norms in place with grad off: the gradient flows as if unclamped.
+    n1 = x1.norm(2, dim, keepdim=True).clone()
+    n2 = x2.norm(2, dim, keepdim=True).clone()
+    with no_grad():
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """``p``-norm of ``x1 - x2 + eps`` over the last dim."""
+    return ops.norm(x1 - x2 + eps, p, [max(x1.dim(), x2.dim()) - 1], keepdim)
+
+
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``, with ``target`` in {1, -1}."""
+    code = get_enum(legacy_get_string(size_average, reduce, reduction))
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
+        )
+    return apply_reduction(ops.clamp_min(-target * (input1 - input2) + margin, 0), code)
