@@ -47,11 +47,15 @@ def _compare_with_torch(torch, fn, arrays, device, dtype, grad=(0,), rtol=None, 
         atol = 1e-12 if dtype == "float64" else 1e-6
     np.testing.assert_allclose(_host(s_out), t_out.detach().double().numpy(), rtol=rtol, atol=atol)
     for i in grad:
+        desired = t_in[i].grad.double().numpy()
+        # an element of a float32 gradient that sums terms of the largest element's size cancels to a
+        # few ulps of that size, not of itself (a different summation order on CUDA shows it)
+        scale = float(np.abs(desired).max()) if desired.size and dtype == "float32" else 0.0
         np.testing.assert_allclose(
             _host(s_in[i].grad),
-            t_in[i].grad.double().numpy(),
+            desired,
             rtol=rtol,
-            atol=atol,
+            atol=max(atol, 1e-6 * scale),
             err_msg=f"gradient of argument {i}",
         )
 
