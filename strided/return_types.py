@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-__all__ = ["max", "min", "sort", "topk", "structseq"]
+__all__ = ["max", "min", "sort", "topk", "aminmax", "structseq"]
 
 
 def structseq(name: str, fields: tuple[str, ...]) -> type:
@@ -44,3 +44,4 @@ max = structseq("max", ("values", "indices"))  # noqa: A001 - torch's name
 min = structseq("min", ("values", "indices"))  # noqa: A001
 sort = structseq("sort", ("values", "indices"))
 topk = structseq("topk", ("values", "indices"))
+aminmax = structseq("aminmax", ("min", "max"))

@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     foreach,
     joining,
     rearranging,
+    reduction_stats,
     sampling,
     selection,
     views,

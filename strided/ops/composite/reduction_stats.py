@@ -1,0 +1,67 @@
+"""CompositeImplicitAutograd reductions composed of others: nansum, nanmean (NaN treated as absent),
+std_mean / var_mean (one call, two results), aminmax. Autograd goes through the ops they call."""
+
+from __future__ import annotations
+
+from ... import return_types
+from ...dispatch.library import kernel
+from .. import bound as ops
+
+__all__ = []
+
+
+def _dims(dim):
+    return [] if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+
+
+@kernel("CompositeImplicitAutograd")
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """``sum`` with NaN counted as zero (integers and bool have no NaN)."""
+    x = ops.where(ops.isnan(self), 0, self) if self.dtype.is_floating_point else self
+    return ops.sum(x, _dims(dim), keepdim, dtype=dtype)
+
+
+@kernel("CompositeImplicitAutograd")
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the non-NaN elements (NaN where there are none)."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{_type_name(self.dtype)}")
+    count = ops.sum(ops.logical_not(ops.isnan(self)), _dims(dim), keepdim)
+    return ops.div(nansum(self, dim, keepdim, dtype=dtype), count)
+
+
+@kernel("CompositeImplicitAutograd")
+def std_mean(self, dim=None, *, correction=None, keepdim=False):
+    return ops.std(self, dim, correction=correction, keepdim=keepdim), ops.mean(self, _dims(dim), keepdim)
+
+
+@kernel("CompositeImplicitAutograd")
+def var_mean(self, dim=None, *, correction=None, keepdim=False):
+    return ops.var(self, dim, correction=correction, keepdim=keepdim), ops.mean(self, _dims(dim), keepdim)
+
+
+@kernel("CompositeImplicitAutograd")
+def std_mean_unbiased(self, dim, unbiased=True, keepdim=False):
+    return std_mean(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+@kernel("CompositeImplicitAutograd")
+def var_mean_unbiased(self, dim, unbiased=True, keepdim=False):
+    return var_mean(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+@kernel("CompositeImplicitAutograd")
+def aminmax(self, *, dim=None, keepdim=False):
+    """``(amin, amax)`` over ``dim`` (all elements when None) as ``return_types.aminmax(min, max)``."""
+    if self.numel() == 0 and (dim is None or self.shape[dim] == 0):
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    dims = _dims(dim)
+    return return_types.aminmax((ops.amin(self, dims, keepdim), ops.amax(self, dims, keepdim)))
+
+
+def _type_name(d) -> str:
+    from ...backends.meta.pointwise import scalar_type_name
+
+    return scalar_type_name(d)
