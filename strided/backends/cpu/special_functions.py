@@ -13,8 +13,9 @@ against ``math``). Arrays of fewer than 256 elements call ``math.erf`` per eleme
 Note [Vectorized erfinv]
 ``erfinv`` starts from the rational approximation torch's CPU kernel uses (``calc_erfinv`` in
 ATen/native/Math.h: one rational function for ``|y| <= 0.7``, one in ``sqrt(-log((1 - |y|) / 2))``
-beyond) and takes two Newton steps on ``erf(x) - y`` with the ``erf`` above, then, for ``|y| > 0.7``, two
-on ``erfc(|x|) - (1 - |y|)``, where ``erf(x) - y`` would cancel: float64 accuracy up to ``|y| = 1``. ``erfinv(+-1)`` is ``+-inf``, and ``|y| > 1`` or NaN gives NaN.
+beyond) and takes two Newton steps on ``erf(x) - y`` with the ``erf`` above, then, for
+``|y| > 0.7``, two on ``erfc(|x|) - (1 - |y|)``, where ``erf(x) - y`` would cancel: float64
+accuracy up to ``|y| = 1``. ``erfinv(+-1)`` is ``+-inf``, and ``|y| > 1`` or NaN gives NaN.
 """
 
 from __future__ import annotations
