@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-__all__ = ["max", "min", "sort", "topk", "aminmax", "structseq"]
+__all__ = ["max", "min", "sort", "topk", "aminmax", "median", "structseq"]
 
 
 def structseq(name: str, fields: tuple[str, ...]) -> type:
@@ -45,3 +45,4 @@ min = structseq("min", ("values", "indices"))  # noqa: A001
 sort = structseq("sort", ("values", "indices"))
 topk = structseq("topk", ("values", "indices"))
 aminmax = structseq("aminmax", ("min", "max"))
+median = structseq("median", ("values", "indices"))

@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     factories,
     foreach,
     joining,
+    order_statistics,
     rearranging,
     reduction_stats,
     sampling,

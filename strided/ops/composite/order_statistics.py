@@ -1,0 +1,123 @@
+"""CompositeImplicitAutograd order statistics over ``sort``: median (the lower median, as torch) and
+quantile with torch's five interpolations.
+
+Note [NaN in order statistics]
+``sort`` puts NaN last and keeps equal values in index order, so a row with NaN has them at the
+end, the first of them in original order first. torch's median and quantile propagate NaN: a row
+holding one gives NaN, and median's index is that first NaN's. Checking ``q``'s values when it is a
+tensor reads them on the host (a synchronization on CUDA; meta tensors have no values to check).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ... import dtypes as dt
+from ... import return_types
+from ...backends.meta.common import wrap_dim
+from ...dispatch.library import kernel
+from .. import bound as ops
+
+__all__ = []
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _nan_aware_pick(self, d: int, k: int, keepdim: bool):
+    """Values and indices at sorted position ``k`` of dim ``d``, or at the first NaN of rows with NaN."""
+    values, indices = ops.sort(self, d)
+    pos = ops.full([1] * self.dim(), k, dtype=dt.int64, device=self.device)
+    if self.dtype.is_floating_point:
+        nans = ops.sum(ops.isnan(self), [d], True)
+        pos = ops.where(ops.gt(nans, 0), self._sizes[d] - nans, pos)
+    shape = list(self._sizes)
+    shape[d] = 1
+    pos = ops.expand(pos, shape)
+    v, i = ops.gather(values, d, pos), ops.gather(indices, d, pos)
+    return (v, i) if keepdim else (ops.squeeze(v, [d]), ops.squeeze(i, [d]))
+
+
+@kernel("CompositeImplicitAutograd")
+def median(self):
+    """The lower median of all elements (NaN if there is one; NaN for an empty float tensor)."""
+    if self.numel() == 0:
+        return ops.full((), float("nan"), dtype=self.dtype, device=self.device)
+    flat = ops.reshape(self, (-1,))
+    return _nan_aware_pick(flat, 0, (flat._sizes[0] - 1) // 2, False)[0]
+
+
+@kernel("CompositeImplicitAutograd")
+def median_dim(self, dim, keepdim=False):
+    """``(values, indices)`` of the lower median along ``dim`` (Note [NaN in order statistics])."""
+    d = wrap_dim(dim, max(self.dim(), 1))
+    x = self if self.dim() else ops.reshape(self, (1,))
+    n = x._sizes[d]
+    if n == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    v, i = _nan_aware_pick(x, d, (n - 1) // 2, keepdim or self.dim() == 0)
+    if self.dim() == 0:
+        v, i = ops.reshape(v, ()), ops.reshape(i, ())
+    return return_types.median((v, i))
+
+
+def _check(self, interpolation):
+    if self.dtype not in (dt.float32, dt.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if self.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+
+
+def _pick(sorted_, d, lo, hi, frac, interpolation):
+    """Interpolate between sorted positions ``lo`` and ``hi`` (index tensors along dim ``d``)."""
+    v_lo = ops.index_select(sorted_, d, lo)
+    if interpolation == "lower":
+        return v_lo
+    v_hi = ops.index_select(sorted_, d, hi)
+    if interpolation == "higher":
+        return v_hi
+    if interpolation == "midpoint":
+        return ops.div(ops.add(v_lo, v_hi), 2)
+    return ops.lerp(v_lo, v_hi, frac)
+
+
+@kernel("CompositeImplicitAutograd")
+def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The ``q``-quantiles along ``dim`` (all elements when None); a 1-D ``q`` adds a leading dim."""
+    _check(self, interpolation)
+    scalar_q = not hasattr(q, "dim")
+    if scalar_q:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+        qs = ops.full((1,), float(q), dtype=self.dtype, device=self.device)
+    else:
+        if q.dim() > 1:
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        if q.dtype is not self.dtype:
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        if q.numel() and q.device.type != "meta" and not (0 <= float(ops.amin(q, [])) <= float(ops.amax(q, [])) <= 1):
+            raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        qs = ops.reshape(q, (-1,))
+    x = ops.reshape(self, (-1,)) if dim is None else self
+    d = 0 if dim is None else wrap_dim(dim, max(self.dim(), 1))
+    if x.dim() == 0:
+        x = ops.reshape(x, (1,))
+    n = x._sizes[d]
+    pos = ops.mul(qs, n - 1)
+    if interpolation == "nearest":
+        lo = hi = ops.round(pos).to(dt.int64)  # half to even, as torch's round
+    else:
+        lo, hi = ops.floor(pos).to(dt.int64), ops.ceil(pos).to(dt.int64)
+    sorted_ = ops.sort(x, d)[0]
+    frac = ops.reshape(ops.sub(pos, ops.floor(pos)), [-1 if i == d else 1 for i in range(x.dim())])
+    out = _pick(sorted_, d, lo, hi, frac, interpolation)  # the quantiles along dim d
+    has_nan = ops.gt(ops.sum(ops.isnan(x), [d], True), 0)
+    out = ops.where(has_nan, math.nan, out)
+    out = ops.movedim(out, d, 0)  # (k, ...) with the reduced dim gone from its place
+    if dim is None:
+        out = ops.reshape(out, (out._sizes[0],) + ((1,) * self.dim() if keepdim else ()))
+    elif keepdim:
+        out = ops.unsqueeze(out, d + 1)
+    return ops.reshape(out, out._sizes[1:]) if scalar_q else out
