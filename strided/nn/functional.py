@@ -4,7 +4,8 @@ The functions here validate their Python-level arguments (reduction names, paddi
 probabilities) as torch does and call one operator from the schema file, so Autocast, Autograd and
 every backend apply unchanged. Those composed of several operators live beside this module and are
 re-exported: ``activations`` (leaky_relu, elu, hardtanh, glu, rms_norm, ...), ``losses`` (nll_loss,
-binary cross entropy, l1/smooth_l1/huber, kl_div, cosine_similarity, ...) and ``padding`` (pad).
+binary cross entropy, l1/smooth_l1/huber, kl_div, cosine_similarity, ...), ``convolution``
+(conv1d/2d, max/avg/adaptive pooling), ``batch_norm`` and ``padding`` (pad).
 """
 
 from __future__ import annotations
@@ -44,6 +45,17 @@ from .activations import (
     tanhshrink,
     threshold,
     threshold_,
+)
+from .batch_norm import batch_norm
+from .convolution import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    max_pool1d,
+    max_pool2d,
 )
 from .losses import (
     binary_cross_entropy,
@@ -112,6 +124,16 @@ __all__ = [
     "cosine_similarity",
     "pairwise_distance",
     "margin_ranking_loss",
+    # convolution, pooling, batch norm
+    "conv1d",
+    "conv2d",
+    "max_pool1d",
+    "max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "batch_norm",
 ]
 
 

@@ -28,7 +28,9 @@ from .activation import (
     Threshold,
 )
 from .attention import CausalSelfAttention
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
@@ -47,6 +49,7 @@ from .loss import (
 )
 from .normalization import LayerNorm, RMSNorm
 from .parameter_containers import ParameterDict, ParameterList
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
 
 __all__ = [
@@ -92,6 +95,16 @@ __all__ = [
     "Unflatten",
     "CosineSimilarity",
     "PairwiseDistance",
+    "Conv1d",
+    "Conv2d",
+    "MaxPool1d",
+    "MaxPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
     # losses
     "CrossEntropyLoss",
     "MSELoss",

@@ -1,0 +1,57 @@
+"""``F.batch_norm`` composed of existing operators (mean, var, rsqrt): per-channel (dim 1)
+normalization with batch statistics in training, running statistics in evaluation.
+
+Note [Batch-norm statistics]
+As torch: training normalizes with the biased batch variance and updates the running variance
+with the unbiased one (``n / (n - 1)``), both under ``no_grad`` as in-place updates of the
+buffers; evaluation uses the running statistics, which then take no gradient.
+"""
+
+from __future__ import annotations
+
+from ..autograd.grad_mode import no_grad
+from ..ops import bound as ops
+from ..tensor import Tensor
+
+__all__ = ["batch_norm"]
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize ``input`` (N, C, ...) per channel, then scale by ``weight`` and shift by ``bias``."""
+    if input.dim() < 2:
+        raise ValueError(f"Expected 2D or higher input, got {input.dim()}D input")
+    c = input.shape[1]
+    dims = [0] + list(range(2, input.dim()))
+    shape = [1, c] + [1] * (input.dim() - 2)
+    if training:
+        count = input.numel() // c if c else 0
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        mean = ops.mean(input, dims, True)
+        var = ops.var(input, dims, correction=0, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            with no_grad():  # Note [Batch-norm statistics]
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(ops.reshape(mean.detach(), (c,)), alpha=momentum)
+                if running_var is not None:
+                    unbiased = ops.mul(ops.reshape(var.detach(), (c,)), count / (count - 1))
+                    running_var.mul_(1 - momentum).add_(unbiased, alpha=momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        mean, var = ops.reshape(running_mean, shape), ops.reshape(running_var, shape)
+    out = ops.mul(ops.sub(input, mean), ops.rsqrt(ops.add(var, eps)))
+    if weight is not None:
+        out = ops.mul(out, ops.reshape(weight, shape))
+    if bias is not None:
+        out = ops.add(out, ops.reshape(bias, shape))
+    return out

@@ -1,0 +1,117 @@
+"""Pooling layers: ``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d`` (torch's reprs)."""
+
+from __future__ import annotations
+
+from ...tensor import Tensor
+from .. import convolution as C
+from ..module import Module
+
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+
+
+class _MaxPoolNd(Module):
+    def __init__(
+        self, kernel_size, stride=None, padding=0, dilation=1, return_indices: bool = False, ceil_mode: bool = False
+    ) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
+
+
+class MaxPool2d(_MaxPoolNd):
+    """Window maxima over (N, C, H, W) or (C, H, W) inputs."""
+
+    def forward(self, input: Tensor):
+        return C.max_pool2d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+        )
+
+
+class MaxPool1d(_MaxPoolNd):
+    """Window maxima over (N, C, L) or (C, L) inputs."""
+
+    def forward(self, input: Tensor):
+        return C.max_pool1d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+        )
+
+
+class AvgPool2d(Module):
+    """Window means over (N, C, H, W) or (C, H, W) inputs."""
+
+    def __init__(
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return C.avg_pool2d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
+
+
+class AvgPool1d(Module):
+    """Window means over (N, C, L) or (C, L) inputs."""
+
+    def __init__(
+        self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True
+    ) -> None:
+        super().__init__()
+        self.kernel_size = (kernel_size,) if isinstance(kernel_size, int) else tuple(kernel_size)
+        self.stride = self.kernel_size if stride is None else ((stride,) if isinstance(stride, int) else tuple(stride))
+        self.padding = (padding,) if isinstance(padding, int) else tuple(padding)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return C.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+
+
+class AdaptiveAvgPool2d(Module):
+    """Means over ``output_size`` bins of the (H, W) plane (``(1, 1)``: global average pooling)."""
+
+    def __init__(self, output_size) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return C.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Means over ``output_size`` bins of the length."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return C.adaptive_avg_pool1d(input, self.output_size)
