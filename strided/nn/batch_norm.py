@@ -2,13 +2,15 @@
 normalization with batch statistics in training, running statistics in evaluation.
 
 Note [Batch-norm statistics]
-As torch: training normalizes with the biased batch variance and updates the running variance
-with the unbiased one (``n / (n - 1)``), both under ``no_grad`` as in-place updates of the
-buffers; evaluation uses the running statistics, which then take no gradient.
+As torch: half-precision inputs are normalized in float32 and the result cast back; training
+normalizes with the biased batch variance and updates the running variance with the unbiased one
+(``n / (n - 1)``), both under ``no_grad`` as in-place updates of the buffers; evaluation uses the
+running statistics, which then take no gradient.
 """
 
 from __future__ import annotations
 
+from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..ops import bound as ops
 from ..tensor import Tensor
@@ -29,6 +31,9 @@ def batch_norm(
     """Normalize ``input`` (N, C, ...) per channel, then scale by ``weight`` and shift by ``bias``."""
     if input.dim() < 2:
         raise ValueError(f"Expected 2D or higher input, got {input.dim()}D input")
+    if input.dtype in (_dt.float16, _dt.bfloat16):  # statistics in float32, as torch's kernels keep them
+        out = batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum, eps)
+        return out.to(input.dtype)
     c = input.shape[1]
     dims = [0] + list(range(2, input.dim()))
     shape = [1, c] + [1] * (input.dim() - 2)

@@ -235,3 +235,18 @@ def test_batchnorm_module_tracks_running_statistics_as_torch(device, momentum):
         rtol=1e-10,
         atol=1e-10,
     )
+
+
+@pytest.mark.parametrize("device", [d for d in DEVICES if d != "meta"])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_half_inputs_keep_float32_statistics_as_torch(device, training):
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal((8, 4, 5, 5)) * 3 + 100  # a large mean: bfloat16 statistics would lose it
+    rm, rv = st.zeros(4, device=device), st.ones(4, device=device)
+    t_rm, t_rv = torch.zeros(4), torch.ones(4)
+    out = F.batch_norm(st.tensor(x, dtype=st.bfloat16, device=device), rm, rv, training=training)
+    ref = torch.nn.functional.batch_norm(torch.tensor(x, dtype=torch.bfloat16), t_rm, t_rv, training=training)
+    assert out.dtype is st.bfloat16 and rm.dtype is st.float32
+    np.testing.assert_allclose(out.float().cpu().numpy(), ref.float().numpy(), atol=2e-2)
+    np.testing.assert_allclose(rm.cpu().numpy(), t_rm.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(rv.cpu().numpy(), t_rv.numpy(), rtol=1e-5)
