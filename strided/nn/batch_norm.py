@@ -1,5 +1,6 @@
-"""``F.batch_norm`` composed of existing operators (mean, var, rsqrt): per-channel (dim 1)
-normalization with batch statistics in training, running statistics in evaluation.
+"""``F.batch_norm`` and ``F.group_norm`` composed of existing operators (mean, var, rsqrt):
+per-channel (dim 1) normalization with batch statistics in training, running statistics in
+evaluation; per-sample normalization of channel groups.
 
 Note [Batch-norm statistics]
 As torch: half-precision inputs are normalized in float32 and the result cast back; training
@@ -15,7 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops import bound as ops
 from ..tensor import Tensor
 
-__all__ = ["batch_norm"]
+__all__ = ["batch_norm", "group_norm"]
 
 
 def batch_norm(
@@ -55,6 +56,30 @@ def batch_norm(
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
         mean, var = ops.reshape(running_mean, shape), ops.reshape(running_var, shape)
     out = ops.mul(ops.sub(input, mean), ops.rsqrt(ops.add(var, eps)))
+    if weight is not None:
+        out = ops.mul(out, ops.reshape(weight, shape))
+    if bias is not None:
+        out = ops.add(out, ops.reshape(bias, shape))
+    return out
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize each of ``num_groups`` channel groups of every sample (biased variance over the group's
+    channels and positions), then scale and shift per channel; half inputs use float32 statistics."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    if input.dtype in (_dt.float16, _dt.bfloat16):
+        return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
+    x = ops.reshape(input, (n, num_groups, -1))
+    mean = ops.mean(x, [2], True)
+    var = ops.var(x, [2], correction=0, keepdim=True)
+    out = ops.reshape(ops.mul(ops.sub(x, mean), ops.rsqrt(ops.add(var, eps))), tuple(input.shape))
+    shape = [1, c] + [1] * (input.dim() - 2)
     if weight is not None:
         out = ops.mul(out, ops.reshape(weight, shape))
     if bias is not None:

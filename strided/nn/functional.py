@@ -46,7 +46,7 @@ from .activations import (
     threshold,
     threshold_,
 )
-from .batch_norm import batch_norm
+from .batch_norm import batch_norm, group_norm
 from .convolution import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -134,6 +134,7 @@ __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
     "batch_norm",
+    "group_norm",
 ]
 
 

@@ -254,3 +254,33 @@ def test_batch_norm_half_inputs_keep_float32_statistics_as_torch(device, trainin
     np.testing.assert_allclose(out.float().cpu().numpy(), ref.float().numpy(), atol=2e-2)
     np.testing.assert_allclose(rm.cpu().numpy(), t_rm.numpy(), rtol=1e-6)
     np.testing.assert_allclose(rv.cpu().numpy(), t_rv.numpy(), rtol=1e-5)
+
+
+# ------------------------------------------------------------------------------------ group norm
+@pytest.mark.parametrize("device", DEVICES)
+def test_group_norm_matches_torch(nn_oracle, device):
+    x = RNG.standard_normal((2, 6, 4, 3))
+    nn_oracle(
+        lambda F, x, w, b: F.group_norm(x, 3, w, b),
+        [x, RNG.standard_normal(6), RNG.standard_normal(6)],
+        device,
+        "float32",
+        grad=(0, 1, 2),
+    )
+    nn_oracle(lambda F, x: F.group_norm(x, 6, eps=1e-3), [RNG.standard_normal((3, 6, 5))], device, "float32")
+
+
+def test_group_norm_gradcheck_errors_and_module():
+    x = st.tensor(RNG.standard_normal((2, 4, 3)), dtype=st.float64, requires_grad=True)
+    assert gradcheck(lambda x: F.group_norm(x, 2), (x,))
+    with pytest.raises(RuntimeError, match=r"but got input of shape \[2, 6, 4\] and num_groups=4"):
+        F.group_norm(st.ones(2, 6, 4), 4)
+    with pytest.raises(ValueError, match=r"num_channels \(6\) must be divisible by num_groups \(4\)"):
+        nn.GroupNorm(4, 6)
+    m = nn.GroupNorm(2, 6)
+    assert repr(m) == "GroupNorm(2, 6, eps=1e-05, affine=True, bias=True)" and list(m.state_dict()) == [
+        "weight",
+        "bias",
+    ]
+    out = m(st.randn(3, 6, 5)).detach()
+    np.testing.assert_allclose(out.reshape(3, 2, -1).mean(-1).numpy(), 0, atol=1e-5)

@@ -47,7 +47,7 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
-from .normalization import LayerNorm, RMSNorm
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter_containers import ParameterDict, ParameterList
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
@@ -90,6 +90,7 @@ __all__ = [
     "Linear",
     "LayerNorm",
     "RMSNorm",
+    "GroupNorm",
     "Embedding",
     "Flatten",
     "Unflatten",
