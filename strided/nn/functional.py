@@ -57,6 +57,7 @@ from .convolution import (
     max_pool1d,
     max_pool2d,
 )
+from .interpolation import interpolate
 from .losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -135,6 +136,7 @@ __all__ = [
     "adaptive_avg_pool2d",
     "batch_norm",
     "group_norm",
+    "interpolate",
 ]
 
 

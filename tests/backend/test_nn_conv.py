@@ -284,3 +284,56 @@ def test_group_norm_gradcheck_errors_and_module():
     ]
     out = m(st.randn(3, 6, 5)).detach()
     np.testing.assert_allclose(out.reshape(3, 2, -1).mean(-1).numpy(), 0, atol=1e-5)
+
+
+# ------------------------------------------------------------------------------------ interpolate
+INTERP4 = [
+    {"scale_factor": 2},
+    {"size": (5, 3)},
+    {"scale_factor": 1.5},
+    {"size": (7, 9), "mode": "nearest-exact"},
+    {"size": (5, 3), "mode": "bilinear"},
+    {"size": (5, 3), "mode": "bilinear", "align_corners": True},
+    {"scale_factor": 1.7, "mode": "bilinear"},
+    {"scale_factor": (2, 0.5), "mode": "bilinear"},
+    {"scale_factor": 1.7, "mode": "bilinear", "recompute_scale_factor": True},
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kw", INTERP4, ids=str)
+def test_interpolate_matches_torch(nn_oracle, device, kw):
+    nn_oracle(lambda F, x: F.interpolate(x, **kw), [RNG.standard_normal((2, 3, 4, 6))], device, "float32")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_interpolate_1d_and_3d_match_torch(nn_oracle, device):
+    nn_oracle(lambda F, x: F.interpolate(x, size=7, mode="linear"), [RNG.standard_normal((2, 3, 9))], device, "float32")
+    nn_oracle(
+        lambda F, x: F.interpolate(x, scale_factor=0.6, mode="linear", align_corners=True),
+        [RNG.standard_normal((2, 3, 9))],
+        device,
+        "float32",
+    )
+    nn_oracle(
+        lambda F, x: F.interpolate(x, size=(3, 4, 5), mode="trilinear"),
+        [RNG.standard_normal((1, 2, 2, 3, 4))],
+        device,
+        "float32",
+    )
+
+
+def test_interpolate_errors_and_gradcheck():
+    x = st.randn(1, 1, 3, 4)
+    with pytest.raises(ValueError, match="either size or scale_factor should be defined"):
+        F.interpolate(x)
+    with pytest.raises(ValueError, match="only one of size or scale_factor should be defined"):
+        F.interpolate(x, size=3, scale_factor=2)
+    with pytest.raises(NotImplementedError, match="Got 3D input, but bilinear mode needs 4D input"):
+        F.interpolate(st.ones(1, 2, 3), size=4, mode="bilinear")
+    with pytest.raises(ValueError, match="align_corners option can only be set with the interpolating modes"):
+        F.interpolate(x, size=3, align_corners=True)
+    with pytest.raises(NotImplementedError, match="antialias=True is not supported"):
+        F.interpolate(x, size=(2, 2), mode="bilinear", antialias=True)
+    y = st.tensor(RNG.standard_normal((1, 2, 3, 4)), dtype=st.float64, requires_grad=True)
+    assert gradcheck(lambda y: F.interpolate(y, scale_factor=1.5, mode="bilinear"), (y,))

@@ -1,0 +1,89 @@
+"""``F.interpolate`` composed of existing operators: nearest, nearest-exact, linear, bilinear and
+trilinear resampling of (N, C, d1, ..., dK) inputs.
+
+Note [Separable resampling]
+Every supported mode resamples one spatial dim at a time with torch's source-coordinate rule (the
+scale is ``in / out``, or ``1 / scale_factor`` when a factor is given and not recomputed; for
+linear modes without ``align_corners`` the source is ``(dst + 0.5) * scale - 0.5`` clamped at 0,
+with it ``dst * (in - 1) / (out - 1)``): nearest modes are one ``index_select``, linear modes two
+and a ``lerp``. Autograd differentiates those ops.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import dtypes as _dt
+from ..ops import bound as ops
+from ..tensor import Tensor
+
+__all__ = ["interpolate"]
+
+_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}
+_ALL = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resample the spatial dims of ``input`` to ``size`` or by ``scale_factor`` (Note [Separable resampling])."""
+    k = input.dim() - 2
+    if mode not in _ALL or mode in ("bicubic", "area"):
+        supported = "nearest | linear | bilinear | trilinear | nearest-exact"
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+                                  f"the modes: {supported} (got {mode})")
+    if antialias:
+        raise NotImplementedError("interpolate(): antialias=True is not supported by strided")
+    if mode in _LINEAR:
+        if input.dim() != _LINEAR[mode]:
+            raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode]}D input")
+        align_corners = bool(align_corners)
+    elif align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if k < 1:
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D)")
+    in_sizes = list(input.shape[2:])
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined" if size is not None
+                         else "either size or scale_factor should be defined")
+    if size is not None:
+        out_sizes = [size] * k if isinstance(size, int) else list(size)
+        if len(out_sizes) != k:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {in_sizes} and output size of {size}. Please provide input tensor "
+                             "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+        scales = [None] * k
+    else:
+        factors = [float(scale_factor)] * k if isinstance(scale_factor, (int, float)) else list(scale_factor)
+        if len(factors) != k:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {in_sizes} and scale_factor of shape {scale_factor}.")
+        out_sizes = [math.floor(n * f) for n, f in zip(in_sizes, factors)]
+        scales = [None if recompute_scale_factor else f for f in factors]
+    out = input
+    for i, (n_in, n_out, f) in enumerate(zip(in_sizes, out_sizes, scales)):
+        if n_in != n_out or f is not None:
+            out = _resample(out, 2 + i, n_in, n_out, f, mode, align_corners)
+    return out
+
+
+def _resample(x: Tensor, d: int, n_in: int, n_out: int, factor, mode: str, align_corners: bool) -> Tensor:
+    dev = x.device
+    pos = ops.arange(0, n_out, dtype=_dt.float64, device=dev)
+    if mode in ("nearest", "nearest-exact"):
+        scale = n_in / n_out if factor is None else 1.0 / factor
+        src = ops.floor(ops.mul(ops.add(pos, 0.5), scale) if mode == "nearest-exact" else ops.mul(pos, scale))
+        idx = ops.clamp(src, 0, n_in - 1).to(_dt.int64)
+        return ops.index_select(x, d, idx)
+    if align_corners:
+        src = ops.mul(pos, (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        scale = n_in / n_out if factor is None else 1.0 / factor
+        src = ops.clamp(ops.sub(ops.mul(ops.add(pos, 0.5), scale), 0.5), 0, None)
+    lo = ops.clamp(ops.floor(src), 0, n_in - 1)
+    hi = ops.clamp(ops.add(lo, 1), 0, n_in - 1)
+    shape = [n_out if j == d else 1 for j in range(x.dim())]
+    weight = ops.reshape(ops.sub(src, lo), shape).to(x.dtype if x.dtype.is_floating_point else _dt.float32)
+    a = ops.index_select(x, d, lo.to(_dt.int64))
+    b = ops.index_select(x, d, hi.to(_dt.int64))
+    return ops.lerp(a, b, weight)
