@@ -32,6 +32,10 @@ def einsum(*args) -> Tensor:
         return _ops.einsum(equation, list(operands))
     operands = list(args[0::2])
     sublists = list(args[1::2])
+    for i, s in enumerate(sublists):
+        if not isinstance(s, (list, tuple)):
+            raise TypeError(f"einsum(): the sublist format expects a list of subscripts after operand {i}, "
+                            f"got {type(s).__name__}")
     out = None
     if len(args) % 2 == 1:
         out = operands.pop()
@@ -55,6 +59,7 @@ def _sublist(labels) -> str:
 def nonzero(input: Tensor, *, as_tuple: bool = False):
     """Coordinates of the nonzero elements: an (n, dim) int64 tensor, or with ``as_tuple`` one 1-D
     tensor per dimension (a 0-dim input counts as 1-D, as torch). Synchronizes with a CUDA device."""
+    _check_tensor("nonzero", input)
     coords = _ops.nonzero(input)
     if not as_tuple:
         return coords
@@ -66,14 +71,21 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
 
 def argwhere(input: Tensor) -> Tensor:
     """``nonzero(input)``: the (n, dim) coordinates of the nonzero elements."""
+    _check_tensor("argwhere", input)
     return _ops.nonzero(input)
 
 
 def where(condition: Tensor, input=None, other=None):
     """``where(condition, input, other)`` picks elementwise; ``where(condition)`` is
     ``nonzero(condition, as_tuple=True)``."""
+    _check_tensor("where", condition, "condition")
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     if input is None or other is None:
         raise TypeError("where(): expected both input and other, or neither")
     return _ops.where(condition, input, other)
+
+
+def _check_tensor(op: str, value, name: str = "input") -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position 1) must be Tensor, not {type(value).__name__}")

@@ -30,6 +30,8 @@ def batch_norm(
     eps: float = 1e-5,
 ) -> Tensor:
     """Normalize ``input`` (N, C, ...) per channel, then scale by ``weight`` and shift by ``bias``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"batch_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dim() < 2:
         raise ValueError(f"Expected 2D or higher input, got {input.dim()}D input")
     if input.dtype in (_dt.float16, _dt.bfloat16):  # statistics in float32, as torch's kernels keep them
@@ -63,16 +65,23 @@ def batch_norm(
     return out
 
 
-def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
-               eps: float = 1e-5) -> Tensor:
+def group_norm(
+    input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5
+) -> Tensor:
     """Normalize each of ``num_groups`` channel groups of every sample (biased variance over the group's
     channels and positions), then scale and shift per channel; half inputs use float32 statistics."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"group_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    if not isinstance(num_groups, int) or isinstance(num_groups, bool) or num_groups <= 0:
+        raise ValueError(f"group_norm(): num_groups must be a positive integer, got {num_groups!r}")
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
-                           f"shape {list(input.shape)} and num_groups={num_groups}")
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input of "
+            f"shape {list(input.shape)} and num_groups={num_groups}"
+        )
     if input.dtype in (_dt.float16, _dt.bfloat16):
         return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
     x = ops.reshape(input, (n, num_groups, -1))

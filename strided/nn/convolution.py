@@ -35,14 +35,26 @@ __all__ = [
 
 
 def _pair(v, name: str, op: str) -> tuple[int, int]:
-    if isinstance(v, int):
+    if _is_int(v):
         return v, v
-    v = tuple(v)
+    none_ok = name == "output_size"  # adaptive pooling's None keeps that input size
+    if not isinstance(v, (list, tuple)) or not all(_is_int(e) or (none_ok and e is None) for e in v):
+        raise TypeError(f"{op}(): argument '{name}' must be int or tuple of ints, not {v!r}")
     if len(v) == 1:
         return v[0], v[0]
     if len(v) != 2:
         raise RuntimeError(f"{op}: expected {name} to be a single integer value or a list of 2 values")
-    return int(v[0]), int(v[1])
+    return v[0], v[1]
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_tensors(op: str, **args) -> None:
+    for name, value in args.items():
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(value).__name__}")
 
 
 def _padded(x: Tensor, ph: tuple[int, int], pw: tuple[int, int], value: float) -> Tensor:
@@ -82,6 +94,7 @@ def conv2d(
 ) -> Tensor:
     """2-d convolution of (N, C_in, H, W) or (C_in, H, W) ``input`` with (C_out, C_in/groups, KH, KW)
     ``weight``; ``padding`` may also be "valid" or "same" (Note [Convolution as a GEMM])."""
+    _check_tensors("conv2d", input=input, weight=weight, bias=bias)
     batched = input.dim() == 4
     if input.dim() not in (3, 4):
         raise RuntimeError(
@@ -107,6 +120,10 @@ def conv2d(
     s, d = _pair(stride, "stride", "conv2d"), _pair(dilation, "dilation", "conv2d")
     if min(s) <= 0:
         raise RuntimeError("non-positive stride is not supported")
+    if min(d) <= 0:
+        raise RuntimeError("dilation should be greater than zero")
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"conv2d: weight {list(weight.shape)} has a kernel dimension of size 0")
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
             raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
@@ -120,6 +137,8 @@ def conv2d(
         ph, pw = pads
     else:
         p = _pair(padding, "padding", "conv2d")
+        if min(p) < 0:
+            raise RuntimeError("negative padding is not supported")
         ph, pw = (p[0], p[0]), (p[1], p[1])
     oh = _out_size(h, kh, s[0], ph[0] + ph[1], d[0])
     ow = _out_size(w, kw, s[1], pw[0] + pw[1], d[1])
@@ -142,6 +161,7 @@ def conv1d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1, groups: int = 1
 ) -> Tensor:
     """1-d convolution of (N, C_in, L) or (C_in, L) ``input`` with (C_out, C_in/groups, K) ``weight``."""
+    _check_tensors("conv1d", input=input, weight=weight, bias=bias)
     if input.dim() not in (2, 3):
         raise RuntimeError(
             f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: {list(input.shape)}"
@@ -154,12 +174,23 @@ def conv1d(
 
 
 def _pool_setup(input: Tensor, kernel_size, stride, padding, dilation, op: str):
+    _check_tensors(op, input=input)
     if input.dim() not in (3, 4):
         raise RuntimeError(f"{op}: Expected 3D or 4D (batch mode) tensor for input, but got: {list(input.shape)}")
     k = _pair(kernel_size, "kernel_size", op)
     no_stride = stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0)
     s = k if no_stride else _pair(stride, "stride", op)
     p, d = _pair(padding, "padding", op), _pair(dilation, "dilation", op)
+    if min(s) == 0:
+        raise RuntimeError("stride should not be zero")
+    if min(k) <= 0 or min(s) < 0:
+        raise RuntimeError(
+            f"{op}: kernel_size and stride must be greater than zero, but got kernel_size={k}, stride={s}"
+        )
+    if min(d) <= 0:
+        raise RuntimeError(f"{op}: dilation must be greater than zero, but got dilation={d}")
+    if min(p) < 0:
+        raise RuntimeError(f"{op}: pad must be non-negative, but got pad={p}")
     for i in (0, 1):
         if p[i] > k[i] // 2:
             raise RuntimeError(
@@ -315,11 +346,14 @@ def _one(v):
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Means over the (H, W) bins torch's adaptive pooling uses: bin i spans
     ``[floor(i * H / OH), ceil((i + 1) * H / OH))``."""
+    _check_tensors("adaptive_avg_pool2d", input=input)
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     h, w = input.shape[-2], input.shape[-1]
     oh, ow = _pair(output_size, "output_size", "adaptive_avg_pool2d")
     oh, ow = h if oh is None else oh, w if ow is None else ow
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"adaptive_avg_pool2d(): output_size must be positive, but got ({oh}, {ow})")
     if h % oh == 0 and w % ow == 0:  # equal bins: one average pool
         return avg_pool2d(input, (h // oh, w // ow))
     rows = []

@@ -23,14 +23,25 @@ _LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}
 _ALL = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
 
 
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
-                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+def interpolate(
+    input: Tensor,
+    size=None,
+    scale_factor=None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+    antialias: bool = False,
+) -> Tensor:
     """Resample the spatial dims of ``input`` to ``size`` or by ``scale_factor`` (Note [Separable resampling])."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
     k = input.dim() - 2
     if mode not in _ALL or mode in ("bicubic", "area"):
         supported = "nearest | linear | bilinear | trilinear | nearest-exact"
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
-                                  f"the modes: {supported} (got {mode})")
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+            f"the modes: {supported} (got {mode})"
+        )
     if antialias:
         raise NotImplementedError("interpolate(): antialias=True is not supported by strided")
     if mode in _LINEAR:
@@ -38,28 +49,47 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode]}D input")
         align_corners = bool(align_corners)
     elif align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear"
+        )
     if k < 1:
         raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D)")
     in_sizes = list(input.shape[2:])
     if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined" if size is not None
-                         else "either size or scale_factor should be defined")
+        raise ValueError(
+            "only one of size or scale_factor should be defined"
+            if size is not None
+            else "either size or scale_factor should be defined"
+        )
     if size is not None:
+        if not isinstance(size, (int, list, tuple)) or isinstance(size, bool):
+            raise TypeError(f"interpolate(): size must be int or tuple of ints, not {size!r}")
         out_sizes = [size] * k if isinstance(size, int) else list(size)
         if len(out_sizes) != k:
-            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {in_sizes} and output size of {size}. Please provide input tensor "
-                             "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+            raise ValueError(
+                f"Input and output must have the same number of spatial dimensions, but got input with "
+                f"spatial dimensions of {in_sizes} and output size of {size}. Please provide input tensor "
+                "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
+            )
         scales = [None] * k
     else:
         factors = [float(scale_factor)] * k if isinstance(scale_factor, (int, float)) else list(scale_factor)
         if len(factors) != k:
-            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
-                             f"with spatial dimensions of {in_sizes} and scale_factor of shape {scale_factor}.")
+            raise ValueError(
+                f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                f"with spatial dimensions of {in_sizes} and scale_factor of shape {scale_factor}."
+            )
         out_sizes = [math.floor(n * f) for n, f in zip(in_sizes, factors)]
         scales = [None if recompute_scale_factor else f for f in factors]
+    if any(not isinstance(n, int) or isinstance(n, bool) for n in out_sizes):
+        raise TypeError(f"interpolate(): size must be int or tuple of ints, not {size!r}")
+    if any(n <= 0 for n in out_sizes) or any(f is not None and f <= 0 for f in scales):
+        letters = {1: "W", 2: "HW", 3: "DHW"}[k]
+        got_in = ", ".join(f"{c}: {n}" for c, n in zip(letters, in_sizes))
+        got_out = ", ".join(f"{c}: {n}" for c, n in zip(letters, out_sizes))
+        raise RuntimeError(
+            f"Input and output sizes should be greater than 0, but got input ({got_in}) output ({got_out})"
+        )
     out = input
     for i, (n_in, n_out, f) in enumerate(zip(in_sizes, out_sizes, scales)):
         if n_in != n_out or f is not None:

@@ -5,6 +5,7 @@ and shapes without it, torch's reprs, state-dict keys, running statistics and er
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -337,3 +338,29 @@ def test_interpolate_errors_and_gradcheck():
         F.interpolate(x, size=(2, 2), mode="bilinear", antialias=True)
     y = st.tensor(RNG.standard_normal((1, 2, 3, 4)), dtype=st.float64, requires_grad=True)
     assert gradcheck(lambda y: F.interpolate(y, scale_factor=1.5, mode="bilinear"), (y,))
+
+
+BAD_INPUTS = [
+    (lambda: F.conv2d(X, [1]), TypeError, "conv2d(): argument 'weight' must be Tensor, not list"),
+    (lambda: F.conv2d(X, st.randn(2, 3, 2, 2), padding=-1), RuntimeError, "negative padding is not supported"),
+    (lambda: F.conv2d(X, st.randn(2, 3, 0, 2)), RuntimeError, "has a kernel dimension of size 0"),
+    (lambda: F.conv2d(X, st.randn(2, 3, 2, 2), dilation=0), RuntimeError, "dilation should be greater than zero"),
+    (lambda: F.max_pool2d(X, 0), RuntimeError, "stride should not be zero"),
+    (lambda: F.max_pool2d(X, 2, padding=-1), RuntimeError, "max_pool2d: pad must be non-negative"),
+    (lambda: F.avg_pool2d(X, "a"), TypeError, "avg_pool2d(): argument 'kernel_size' must be int or tuple of ints"),
+    (lambda: F.adaptive_avg_pool2d(X, 0), RuntimeError, "output_size must be positive"),
+    (lambda: F.interpolate(X, size=(-1, 2)), RuntimeError, "output (H: -1, W: 2)"),
+    (lambda: F.interpolate(X, scale_factor=0), RuntimeError, "Input and output sizes should be greater than 0"),
+    (lambda: F.interpolate(X, size=2.5), TypeError, "interpolate(): size must be int or tuple of ints"),
+    (lambda: F.interpolate([1], size=2), TypeError, "interpolate(): argument 'input' must be Tensor"),
+    (lambda: F.group_norm(X, 0), ValueError, "group_norm(): num_groups must be a positive integer, got 0"),
+    (lambda: F.batch_norm([1], None, None), TypeError, "batch_norm(): argument 'input' must be Tensor"),
+]
+X = st.randn(2, 3, 4, 5)
+
+
+@pytest.mark.parametrize("call,exc,message", BAD_INPUTS, ids=[m[:40] for _, _, m in BAD_INPUTS])
+def test_bad_inputs_are_refused_with_the_op_and_value(call, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        call()
+    assert F.adaptive_avg_pool2d(X, (None, 2)).shape == (2, 3, 4, 2)  # None keeps that input size

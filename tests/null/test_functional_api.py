@@ -64,3 +64,42 @@ def test_comparison_methods():
     assert a.isclose(a).tolist() == [True, True, False]
     assert not a.allclose(a) and a.allclose(a, equal_nan=True)
     assert a[:2].equal(st.tensor([1.0, 2.0])) and not a[:2].equal(st.tensor([1.0, 3.0]))
+
+
+BAD_INPUTS = [
+    (
+        lambda: st.einsum(st.ones(2), st.ones(2)),
+        TypeError,
+        "sublist format expects a list of subscripts after operand 0",
+    ),
+    (lambda: st.einsum("ij", [[1, 2]]), TypeError, "einsum\\(\\): operand 0 must be a Tensor, not list"),
+    (lambda: st.randperm(2.5), TypeError, "randperm\\(\\): argument 'n' \\(position 1\\) must be int, not float"),
+    (
+        lambda: st.nonzero([1, 2]),
+        TypeError,
+        "nonzero\\(\\): argument 'input' \\(position 1\\) must be Tensor, not list",
+    ),
+    (lambda: st.where([1, 2]), TypeError, "where\\(\\): argument 'condition' \\(position 1\\) must be Tensor"),
+    (
+        lambda: st.atan2(st.ones(2), "a"),
+        TypeError,
+        "atan2\\(\\): argument 'other' \\(position 2\\) must be Tensor, not str",
+    ),
+    (
+        lambda: st.fmax(st.ones(2), 2),
+        TypeError,
+        "fmax\\(\\): argument 'other' \\(position 2\\) must be Tensor, not int",
+    ),
+    (lambda: st.nan_to_num(st.ones(2), nan="a"), TypeError, "nan_to_num\\(\\): argument 'nan' must be float, not str"),
+    (
+        lambda: st.nansum(st.ones(2), "a"),
+        TypeError,
+        "nansum\\(\\): argument 'dim' must be int or tuple of ints, not 'a'",
+    ),
+]
+
+
+@pytest.mark.parametrize("call,exc,message", BAD_INPUTS, ids=range(len(BAD_INPUTS)))
+def test_bad_inputs_name_the_op_and_value(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ... import dtypes as dt
 from ...dispatch.library import kernel
+from ...tensor import Tensor
 from .common import result_dtype
 from .pointwise import not_implemented, pointwise_output
 
@@ -15,13 +16,24 @@ FLOAT_PROMOTING = ("atan2", "copysign", "xlogy")
 FLOAT_ONLY = ("hypot", "logaddexp", "logaddexp2")
 
 
-def _float_promoting(self, other):
-    d = result_dtype(self, other)
-    return pointwise_output(d if d.is_floating_point else dt.get_default_dtype(), self, other)
+def _check_other(name: str, other) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+
+
+def _float_promoting(name):
+    def meta(self, other):
+        _check_other(name, other)
+        d = result_dtype(self, other)
+        return pointwise_output(d if d.is_floating_point else dt.get_default_dtype(), self, other)
+
+    meta.__name__ = meta.__qualname__ = name
+    return meta
 
 
 def _float_only(name):
     def meta(self, other):
+        _check_other(name, other)
         d = result_dtype(self, other)
         if not d.is_floating_point:
             raise not_implemented(f"{name}_cpu", d)
@@ -32,10 +44,9 @@ def _float_only(name):
 
 
 for _name in FLOAT_PROMOTING:
-    kernel("Meta", name=_name)(_float_promoting)
+    globals()[_name] = kernel("Meta", name=_name)(_float_promoting(_name))
 for _name in FLOAT_ONLY:
     globals()[_name] = kernel("Meta", name=_name)(_float_only(_name))
-atan2 = copysign = xlogy = _float_promoting
 
 
 @kernel("Meta")
@@ -48,9 +59,11 @@ def fmod(self, other):
 
 @kernel("Meta")
 def fmax(self, other):
+    _check_other("fmax", other)
     return pointwise_output(result_dtype(self, other), self, other)
 
 
 @kernel("Meta")
 def fmin(self, other):
+    _check_other("fmin", other)
     return pointwise_output(result_dtype(self, other), self, other)

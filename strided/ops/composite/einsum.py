@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from ...dispatch.library import kernel
+from ...tensor import Tensor
 from .. import bound as ops
 
 __all__ = []
@@ -166,6 +167,9 @@ def einsum(equation, tensors, *, path=None):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("einsum(): must provide at least one operand")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(t).__name__}")
     inputs, out = _parse(equation, tensors)
     ops_labels = []
     for i, (t, labels) in enumerate(zip(tensors, inputs)):

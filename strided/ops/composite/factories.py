@@ -153,6 +153,8 @@ _RANDPERM_CPP = {dt.int8: "int8_t", dt.uint8: "uint8_t", dt.int16: "int16_t", dt
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     from ...backends.meta.pointwise import scalar_type_name
 
+    if n.__class__ is not int:
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     d = dt.int64 if dtype is None else dt.to_dtype(dtype)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")

@@ -10,8 +10,13 @@ from .. import bound as ops
 __all__ = []
 
 
-def _dims(dim):
-    return [] if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+def _dims(dim, op: str = "nansum"):
+    if dim is None:
+        return []
+    dims = [dim] if isinstance(dim, int) else list(dim) if isinstance(dim, (list, tuple)) else None
+    if dims is None or any(d.__class__ is not int for d in dims):
+        raise TypeError(f"{op}(): argument 'dim' must be int or tuple of ints, not {dim!r}")
+    return dims
 
 
 @kernel("CompositeImplicitAutograd")
@@ -27,7 +32,7 @@ def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_type_name(self.dtype)}")
-    count = ops.sum(ops.logical_not(ops.isnan(self)), _dims(dim), keepdim)
+    count = ops.sum(ops.logical_not(ops.isnan(self)), _dims(dim, "nanmean"), keepdim)
     return ops.div(nansum(self, dim, keepdim, dtype=dtype), count)
 
 

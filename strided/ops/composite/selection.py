@@ -24,6 +24,9 @@ def masked_select(self, mask):
 @kernel("CompositeImplicitAutograd")
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """NaN -> ``nan`` (0), +inf -> ``posinf`` (the dtype's max), -inf -> ``neginf`` (its lowest)."""
+    for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise TypeError(f"nan_to_num(): argument '{name}' must be float, not {type(v).__name__}")
     if not self.dtype.is_floating_point:
         return ops.clone(self)
     info = finfo(self.dtype)
