@@ -19,124 +19,25 @@ from .. import dtypes as _dt
 from ..dispatch.dispatcher import autocast_state
 from ..ops import bound as ops
 from ..tensor import Tensor
+from . import activations as _activations
+from . import batch_norm as _batch_norm
+from . import convolution as _convolution
+from . import interpolation as _interpolation
+from . import losses as _losses
 from ._reduction import get_enum as _reduction_enum
 from ._reduction import legacy_get_string as _legacy_reduction
-from .activations import (
-    _softmax_dim,
-    celu,
-    celu_,
-    elu,
-    elu_,
-    glu,
-    hardsigmoid,
-    hardswish,
-    hardtanh,
-    hardtanh_,
-    leaky_relu,
-    leaky_relu_,
-    logsigmoid,
-    mish,
-    relu6,
-    rms_norm,
-    selu,
-    selu_,
-    softmin,
-    softsign,
-    tanhshrink,
-    threshold,
-    threshold_,
-)
-from .batch_norm import batch_norm, group_norm
-from .convolution import (
-    adaptive_avg_pool1d,
-    adaptive_avg_pool2d,
-    avg_pool1d,
-    avg_pool2d,
-    conv1d,
-    conv2d,
-    max_pool1d,
-    max_pool2d,
-)
-from .interpolation import interpolate
-from .losses import (
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cosine_similarity,
-    huber_loss,
-    kl_div,
-    l1_loss,
-    margin_ranking_loss,
-    nll_loss,
-    pairwise_distance,
-    smooth_l1_loss,
-)
+from .activations import *  # noqa: F403 - the composed forms, listed in each module's __all__
+from .activations import _softmax_dim
+from .batch_norm import *  # noqa: F403
+from .convolution import *  # noqa: F403
+from .interpolation import *  # noqa: F403
+from .losses import *  # noqa: F403
 from .padding import pad
 
 __all__ = [
-    "linear",
-    "relu",
-    "gelu",
-    "silu",
-    "sigmoid",
-    "tanh",
-    "softplus",
-    "one_hot",
-    "softmax",
-    "pad",
-    "normalize",
-    "log_softmax",
-    "dropout",
-    "layer_norm",
-    "embedding",
-    "cross_entropy",
-    "mse_loss",
-    "scaled_dot_product_attention",
-    # activations
-    "leaky_relu",
-    "leaky_relu_",
-    "elu",
-    "elu_",
-    "selu",
-    "selu_",
-    "celu",
-    "celu_",
-    "logsigmoid",
-    "hardtanh",
-    "hardtanh_",
-    "relu6",
-    "hardsigmoid",
-    "hardswish",
-    "mish",
-    "softsign",
-    "tanhshrink",
-    "glu",
-    "softmin",
-    "threshold",
-    "threshold_",
-    "rms_norm",
-    # losses
-    "nll_loss",
-    "binary_cross_entropy",
-    "binary_cross_entropy_with_logits",
-    "l1_loss",
-    "smooth_l1_loss",
-    "huber_loss",
-    "kl_div",
-    "cosine_similarity",
-    "pairwise_distance",
-    "margin_ranking_loss",
-    # convolution, pooling, batch norm
-    "conv1d",
-    "conv2d",
-    "max_pool1d",
-    "max_pool2d",
-    "avg_pool1d",
-    "avg_pool2d",
-    "adaptive_avg_pool1d",
-    "adaptive_avg_pool2d",
-    "batch_norm",
-    "group_norm",
-    "interpolate",
+    "linear", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot", "softmax", "pad", "normalize",
+    "log_softmax", "dropout", "layer_norm", "embedding", "cross_entropy", "mse_loss", "scaled_dot_product_attention",
+    *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_batch_norm.__all__, *_interpolation.__all__,
 ]
 
 

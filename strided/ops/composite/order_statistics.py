@@ -106,13 +106,13 @@ def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
         x = ops.reshape(x, (1,))
     n = x._sizes[d]
     pos = ops.mul(qs, n - 1)
-    if interpolation == "nearest":
-        lo = hi = ops.round(pos).to(dt.int64)  # half to even, as torch's round
-    else:
-        lo, hi = ops.floor(pos).to(dt.int64), ops.ceil(pos).to(dt.int64)
     sorted_ = ops.sort(x, d)[0]
-    frac = ops.reshape(ops.sub(pos, ops.floor(pos)), [-1 if i == d else 1 for i in range(x.dim())])
-    out = _pick(sorted_, d, lo, hi, frac, interpolation)  # the quantiles along dim d
+    if interpolation == "nearest":  # the quantiles along dim d
+        out = ops.index_select(sorted_, d, ops.round(pos).to(dt.int64))  # half to even, as torch's round
+    else:
+        below = ops.floor(pos)
+        frac = ops.reshape(ops.sub(pos, below), [-1 if i == d else 1 for i in range(x.dim())])
+        out = _pick(sorted_, d, below.to(dt.int64), ops.ceil(pos).to(dt.int64), frac, interpolation)
     has_nan = ops.gt(ops.sum(ops.isnan(x), [d], True), 0)
     out = ops.where(has_nan, math.nan, out)
     out = ops.movedim(out, d, 0)  # (k, ...) with the reduced dim gone from its place
