@@ -62,7 +62,7 @@ class OpOverload:
     __slots__ = (
         "schema", "namespace", "name", "overload_name", "location", "_dispatch_names", "_kernels",
         "_cache", "_tensor_args", "_device_arg", "__name__", "__qualname__", "packet", "device_check",
-        "_mutated", "_mutated_lists", "_lead",
+        "_mutated", "_mutated_lists", "_lead", "_factory_device",
     )
 
     def __init__(self, schema, namespace: str = "aten", location: str = "", dispatch_names=None,
@@ -92,6 +92,10 @@ class OpOverload:
         positions = tuple(i for i, _, _ in tensor_args)
         self._lead = (len(positions) if positions in ((0,), (0, 1), (0, 1, 2)) and device_arg is None
                       and not any(is_list for _, _, is_list in tensor_args) else 0)
+        # Note [Factory fast path]: a factory (no Tensor arguments) whose ``device=`` is keyword-only
+        # reads its key from the keyword alone; this is that keyword's name, else None
+        self._factory_device = (device_arg[1] if device_arg is not None and not tensor_args
+                                and schema.arguments[device_arg[0]].kwarg_only else None)
         # Note [Version counter]: (position, name) of the first written-to Tensor argument, or None
         self._mutated = next(((i, a.name) for i, a in enumerate(schema.arguments)
                               if a.annotation is not None and a.annotation.is_write
@@ -130,6 +134,12 @@ class OpOverload:
                     keyset |= AUTOGRAD_BIT
                 if autocast_state.active and autocast_state.tls.mask >> backend & 1:
                     keyset |= AUTOCAST_BIT
+        elif (name := self._factory_device) is not None and not autocast_state.active:
+            explicit = kwargs.get(name)
+            if explicit is None:
+                keyset = DispatchKey.CPU
+            elif explicit.__class__ is str or explicit.__class__ is device:
+                keyset = _EXPLICIT_KEYS.get(explicit)  # Note [Explicit device keys]; a miss: _keyset
         if keyset is None:
             keyset = self._keyset(args, kwargs)
         fn = self._cache.get(keyset)

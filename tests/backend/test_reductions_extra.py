@@ -238,6 +238,27 @@ def test_linear_matches_matmul_plus_bias_on_every_path():
         st.linear(st.randn((2, 3)), st.randn((3,)), st.randn(()))  # torch's addmm path
 
 
+@pytest.mark.parametrize("device", [d for d in DEVICES if d != "meta"])
+def test_batched_matmul_layouts_match_numpy(device):
+    """The batched lowering builds views directly when batch dims collapse (Note [Views below
+    autograd]) and reshapes otherwise: batch dims that collapse and that do not (a permuted
+    slice), a size-1 batch dim with an odd stride, a broadcast (stride-0) batch, a zero-size batch."""
+    base = st.randn((2, 5, 9, 4), device=device)
+    cases = [
+        (base[:, :, :3, :].transpose(2, 3), st.randn((2, 5, 3, 6), device=device)),
+        (base.permute(1, 0, 2, 3)[:, :, 1:4, :], st.randn((5, 2, 4, 2), device=device)),
+        (st.randn((3, 4, 2, 8), device=device)[:, :1, :, :4], st.randn((3, 1, 4, 5), device=device)),
+        (st.randn((1, 2, 3), device=device).expand(4, 2, 3), st.randn((4, 3, 2), device=device)),
+        (st.randn((4, 2, 3), device=device), st.randn((1, 3, 5), device=device).expand(4, 3, 5)),
+        (st.randn((0, 2, 3), device=device), st.randn((0, 3, 4), device=device)),
+    ]
+    for a, b in cases:
+        r = st.matmul(a, b)
+        expected = np.matmul(a.numpy(force=True), b.numpy(force=True))
+        assert r.shape == expected.shape and r.is_contiguous()
+        np.testing.assert_allclose(r.numpy(force=True), expected, rtol=1e-4, atol=1e-4)
+
+
 def test_addmm_beta_zero_ignores_nan_and_integer_scalars_truncate():
     nan = st.full((2, 2), math.nan)
     m = st.ones((2, 3))

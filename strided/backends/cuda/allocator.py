@@ -211,8 +211,12 @@ class DeviceAllocation:
         b = self.block
         if b is not None:
             self.block = None
-            try:
-                self.alloc.free_from_finalizer(b)  # Note [Finalizer frees]
+            alloc = self.alloc
+            try:  # CachingAllocator.free_from_finalizer, inlined: one call less per tensor
+                if alloc._lock._is_owned():  # Note [Finalizer frees]
+                    alloc._late.append(b)
+                else:
+                    alloc.free(b)
             except Exception:  # noqa: BLE001 - interpreter shutdown
                 pass
 

@@ -110,8 +110,10 @@ def _matmul(self, other):
         out_shape = list(t1._sizes[:-1])
         folded = t1.reshape((math.prod(out_shape), t1._sizes[-1]))
         if t2.dim() == 2:
-            out_shape.append(t2._sizes[1])
-            output = ops.view(ops.mm(folded, t2), out_shape)
+            out_shape = (*out_shape, t2._sizes[1])
+            product = ops.mm(folded, t2)  # contiguous: the view is metadata (Note [Views below autograd])
+            output = make_tensor(product._storage, product._offset, out_shape, contiguous_strides(out_shape),
+                                 product.dtype)
             return output.mT.contiguous() if transpose else output
         return ops.view(_mv(folded, t2), out_shape)
     s1, s2 = self._sizes, other._sizes
@@ -126,22 +128,57 @@ def _matmul(self, other):
             return _matmul(ops.squeeze(self, [0]), other)
         if batch2[0] == 1 and other.requires_grad:
             return _matmul(self, ops.squeeze(other, [0]))
-    batch = broadcast_shapes(batch1, batch2)
+    batch = batch1 if batch1 == batch2 else broadcast_shapes(batch1, batch2)
     b = math.prod(batch)
-    left = ops.reshape(self.expand(batch + (n, m1)), (b, n, m1))
+    if d1 > 2:
+        left = _batched_matrices(self, batch, (b, n, m1))
+    else:
+        left = ops.reshape(self.expand(batch + (n, m1)), (b, n, m1))
     if d2 == 1:
         right = ops.unsqueeze(ops.reshape(other.expand(batch + (m2,)), (b, m2)), 2)
+    elif d2 > 2:
+        right = _batched_matrices(other, batch, (b, m2, p))
     else:
         right = ops.reshape(other.expand(batch + (m2, p)), (b, m2, p))
     out_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
     product = ops.bmm(left, right)
     if d2 == 1:
         product = ops.squeeze(product, [-1])
-    return ops.view(product, out_shape)
+        return ops.view(product, out_shape)
+    # bmm's result is contiguous: the (batch..., n, p) view is metadata (Note [Views below autograd])
+    return make_tensor(product._storage, product._offset, out_shape, contiguous_strides(out_shape), product.dtype)
+
+
+# Note [Views below autograd]
+# matmul and linear run below autograd (Note [Fused linear]), so the views of their lowering are
+# internal: nothing records them, and in-place ops never see them. Built with make_tensor, a view
+# costs one object; through the dispatcher (expand, reshape, view) it costs a few microseconds of
+# keyset, kernel and geometry work each, and a batched matmul made five of them. The dispatcher is
+# still used wherever the view might need a copy (reshape of batch dims that do not collapse) or a
+# broadcast, so values and copies are exactly torch's.
+def _batched_matrices(t, batch, shape3):
+    """``t.expand(batch + matrix dims).reshape(shape3)`` for a >= 3-d ``t`` of matmul's lowering:
+    a view built directly when ``t``'s batch dims are ``batch`` and collapse into one stride."""
+    sizes, strides = t._sizes, t._strides
+    nb = len(sizes) - 2
+    if sizes[:nb] == batch and shape3[0] > 1:
+        stride = None  # of the innermost batch dim of size > 1; each outer one must step over it
+        for i in range(nb - 1, -1, -1):
+            if sizes[i] != 1:
+                if stride is None:
+                    stride, span = strides[i], strides[i] * sizes[i]
+                elif strides[i] == span:
+                    span *= sizes[i]
+                else:
+                    break
+        else:
+            return make_tensor(t._storage, t._offset, shape3, (stride, strides[-2], strides[-1]), t.dtype)
+    return ops.reshape(t.expand(batch + sizes[-2:]), shape3)
 
 
 def _flatten_nd_linear(input, weight, bias):
-    """torch's ``_flatten_nd_linear``: fold the leading dims of a contiguous input into addmm rows.
+    """torch's ``_flatten_nd_linear``: fold the leading dims of a contiguous input into addmm rows
+    (into ``mm`` rows without a bias, which is where torch's ``matmul`` fold path ends).
 
     Runs below autograd (Note [Fused linear]), so the views are built directly: the input is
     contiguous and addmm's result is, so both are pure metadata.
@@ -154,7 +191,7 @@ def _flatten_nd_linear(input, weight, bias):
         wt = make_tensor(w._storage, w._offset, (w._sizes[1], w._sizes[0]), (w._strides[1], w._strides[0]), w.dtype)
     else:
         wt = w.t()  # addmm raises torch's error for it
-    result = ops.addmm(bias, flat, wt)
+    result = ops.mm(flat, wt) if bias is None else ops.addmm(bias, flat, wt)
     out_sizes = sizes[:-1] + (result._sizes[1],)
     return make_tensor(result._storage, result._offset, out_sizes, contiguous_strides(out_sizes), result.dtype)
 
@@ -178,6 +215,8 @@ def linear(input, weight, bias=None):
                            f"{d_in}D and {d_w}D")
     if d_in == 2 and bias is not None:
         return ops.addmm(bias, input, weight.t())
+    if bias is None and d_w == 2 and input.is_contiguous():  # torch's matmul fold path (Note [Views below autograd])
+        return _flatten_nd_linear(input, weight, None)
     if bias is not None and (bias.dim() == 1 or ops.squeeze(bias).dim() == 1) and bias.is_contiguous():
         if input.is_contiguous():
             return _flatten_nd_linear(input, weight, bias)
