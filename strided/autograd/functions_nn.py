@@ -13,6 +13,7 @@ import math
 from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
 from ..ops.composite.views import int_list
+from .functions_views import flat_view, matrix_transpose
 
 __all__ = [
     "silu_backward",
@@ -76,11 +77,11 @@ def matmul_backward(grad, self, other, grad_input_mask):
         g = ops.unsqueeze(g, -1)
     gs = go = None
     if need_self:
-        gs = ops.matmul(g, o.mT)
+        gs = ops.matmul(g, matrix_transpose(o))
         if d1 == 1:
             gs = ops.squeeze(gs, [-2])
     if need_other:
-        go = ops.matmul(s.mT, g)
+        go = ops.matmul(matrix_transpose(s), g)
         if d2 == 1:
             go = ops.squeeze(go, [-1])
     return gs, go
@@ -104,15 +105,16 @@ def linear_backward(grad, input, weight, bias, grad_input_mask):
         gw = ops.unsqueeze(grad, 1) * ops.unsqueeze(input, 0) if need_weight else None
         return gi, gw, grad if need_bias else None
     n, k = weight._sizes
-    g2 = grad if grad.dim() == 2 else ops.reshape(grad, (-1, n))
+    rows = math.prod(input._sizes[:-1])
+    g2 = grad if grad.dim() == 2 else flat_view(grad, (rows, n))
     gi = gw = gb = None
     if need_input:
         gi = ops.mm(g2, weight)
         if input.dim() != 2:
-            gi = ops.reshape(gi, input._sizes)
+            gi = flat_view(gi, input._sizes)
     if need_weight:
-        x2 = input if input.dim() == 2 else ops.reshape(input, (-1, k))
-        gw = ops.mm(g2.t(), x2)
+        x2 = input if input.dim() == 2 else flat_view(input, (rows, k))
+        gw = ops.mm(matrix_transpose(g2), x2)
     if need_bias:
         # a 1-d bias is summed here; any other broadcast bias is summed back by the engine
         gb = _sum(g2, [0]) if bias.dim() == 1 else grad

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from ..backends.meta.common import wrap_dim
+from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
 from ..ops.composite.views import int_list
+from ..tensor import contiguous_strides, make_tensor
 
 __all__ = [
     "sizes",
     "reshape_backward",
+    "transpose_backward",
+    "flat_view",
+    "matrix_transpose",
     "cat_backward",
     "select_backward",
     "slice_backward",
@@ -27,11 +32,47 @@ def _zeros(like, shape):
     return ops.zeros(tuple(shape), dtype=like.dtype, device=like.device)
 
 
+# Note [Untracked views in backward]
+# While backward records no graph (no create_graph), the views a formula takes of its gradients and
+# saved tensors are only read by the ops that follow: no autograd node, view base or version check
+# needs them. Built with make_tensor they cost one object instead of a dispatch (keyset, autograd
+# kernel, geometry, view tracking) each. They always cover their whole storage, as the views they
+# replace do, so AccumulateGrad's stealing rules see the same sharing (Note [Accumulation]). Under
+# create_graph the formulas call the differentiable ops.
+def flat_view(t, shape):
+    """``t.reshape(shape)`` (``shape`` fully given) inside a backward formula: a contiguous ``t``
+    is viewed without dispatch while no graph is recorded (Note [Untracked views in backward])."""
+    if not grad_mode.enabled and t.is_contiguous():
+        shape = tuple(shape)
+        return make_tensor(t._storage, t._offset, shape, contiguous_strides(shape), t.dtype)
+    return ops.reshape.default(t, shape)
+
+
+def matrix_transpose(t):
+    """``t.mT`` inside a backward formula (Note [Untracked views in backward])."""
+    if not grad_mode.enabled and t.dim() >= 2:
+        sz, sd = t._sizes, t._strides
+        return make_tensor(t._storage, t._offset, sz[:-2] + (sz[-1], sz[-2]), sd[:-2] + (sd[-1], sd[-2]), t.dtype)
+    return t.mT
+
+
+def transpose_backward(grad, dim0, dim1):
+    """``grad.transpose(dim0, dim1)`` (Note [Untracked views in backward])."""
+    if grad_mode.enabled:
+        return grad.transpose(dim0, dim1)
+    n = grad.dim()
+    a, b = wrap_dim(dim0, n), wrap_dim(dim1, n)
+    sz, sd = list(grad._sizes), list(grad._strides)
+    sz[a], sz[b] = sz[b], sz[a]
+    sd[a], sd[b] = sd[b], sd[a]
+    return make_tensor(grad._storage, grad._offset, tuple(sz), tuple(sd), grad.dtype)
+
+
 def reshape_backward(grad, shape):
     """``grad.reshape(shape)`` (the gradient of view/reshape/squeeze/unsqueeze): a contiguous
-    ``grad`` is viewed directly, one dispatch instead of reshape's two."""
+    ``grad`` is viewed directly (Note [Untracked views in backward])."""
     if grad.is_contiguous():
-        return ops.view.default(grad, shape)
+        return flat_view(grad, shape) if not grad_mode.enabled else ops.view.default(grad, shape)
     return ops.reshape.default(grad, shape)
 
 
