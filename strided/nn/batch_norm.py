@@ -1,6 +1,7 @@
-"""``F.batch_norm`` and ``F.group_norm`` composed of existing operators (mean, var, rsqrt):
-per-channel (dim 1) normalization with batch statistics in training, running statistics in
-evaluation; per-sample normalization of channel groups.
+"""``F.batch_norm``, ``F.instance_norm`` and ``F.group_norm`` composed of existing operators (mean,
+var, rsqrt): per-channel (dim 1) normalization with batch statistics in training, running
+statistics in evaluation; per-sample, per-channel normalization (batch norm of the input seen as one
+sample of N * C channels, as torch lowers it); per-sample normalization of channel groups.
 
 Note [Batch-norm statistics]
 As torch: half-precision inputs are normalized in float32 and the result cast back; training
@@ -16,7 +17,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops import bound as ops
 from ..tensor import Tensor
 
-__all__ = ["batch_norm", "group_norm"]
+__all__ = ["batch_norm", "instance_norm", "group_norm"]
 
 
 def batch_norm(
@@ -63,6 +64,50 @@ def batch_norm(
     if bias is not None:
         out = ops.add(out, ops.reshape(bias, shape))
     return out
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize each channel of each sample of ``input`` (N, C, ...) over its positions.
+
+    torch's lowering (ATen ``instance_norm``): the input viewed as (1, N * C, ...) goes through
+    ``batch_norm`` with the per-channel tensors repeated N times; the running statistics become the
+    mean over the N copies batch_norm updated.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"instance_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.dim() < 2:
+        raise ValueError(f"instance_norm(): expected an input with at least 2 dims (N, C, ...), got {input.dim()}D")
+    if use_input_stats:
+        positions = 1
+        for n in input.shape[2:]:
+            positions *= n
+        if positions == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = input.shape[0], input.shape[1]
+
+    def repeated(t):
+        return None if t is None else ops.repeat(t, [b])
+
+    mean_, var_ = repeated(running_mean), repeated(running_var)
+    flat = ops.reshape(ops.contiguous(input), (1, b * c) + tuple(input.shape[2:]))
+    out = batch_norm(flat, mean_, var_, repeated(weight), repeated(bias), use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(ops.mean(ops.reshape(mean_, (b, c)), [0]))
+        if running_var is not None:
+            running_var.copy_(ops.mean(ops.reshape(var_, (b, c)), [0]))
+    return ops.reshape(out, tuple(input.shape))
 
 
 def group_norm(

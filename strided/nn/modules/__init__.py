@@ -11,6 +11,7 @@ from . import (
     distance,
     dropout,
     flatten,
+    instancenorm,
     linear,
     loss,
     normalization,
@@ -26,6 +27,7 @@ from .conv import *  # noqa: F403
 from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
+from .instancenorm import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .normalization import *  # noqa: F403
@@ -33,6 +35,6 @@ from .parameter_containers import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .sparse import *  # noqa: F403
 
-_MODULES = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, linear, loss, normalization,
-            parameter_containers, pooling, sparse)
+_MODULES = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, instancenorm, linear, loss,
+            normalization, parameter_containers, pooling, sparse)
 __all__ = [name for module in _MODULES for name in module.__all__]
