@@ -23,7 +23,7 @@ import weakref
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor, make_tensor
 
-__all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "set_history",
+__all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "set_history", "refresh_view",
            "obeys_layout_contract", "clone_obey_contract", "set_grad", "retain_grad", "register_hook",
            "collect_edge", "rebase_history", "check_inplace"]
 
@@ -224,6 +224,26 @@ def gradient_edge(t: Tensor) -> tuple:
                 set_history(t, ViewOfRebased(base, t, gradient_edge(base)), 0)
         return (meta.grad_fn, meta.output_nr)
     return (grad_accumulator(t), 0)
+
+
+# Note [Late-requiring views]
+# A view made (with grad mode on) of a tensor that did not require grad has no history of its own.
+# When its base later starts requiring grad (an in-place op with a grad-requiring operand on the
+# base or on another of its views, or requires_grad_()), the view's values depend on that history,
+# and torch reports the view as requiring grad. The dispatcher notices such a view when an op
+# reads it (its base requires grad, it never had autograd metadata) and gives it a fresh history, a
+# view of the base's (Note [Stale views]), before the keyset is computed: so both out-of-place ops
+# and in-place ops on it (``rows[0:3].add_(a)`` after ``rows[1:4].add_(b)``) send gradients through
+# the base's history instead of dropping them. Views made under no_grad of a base that requires
+# grad get an empty AutogradMeta when made, which marks them as never differentiable.
+def refresh_view(t: Tensor) -> bool:
+    """Give a late-requiring view ``t`` its history (Note [Late-requiring views]); False when ``t``
+    is not one (it has autograd metadata: a history, or the no_grad mark)."""
+    if t._autograd is not None:
+        return False
+    base = t._base
+    set_history(t, ViewOfRebased(base, t, gradient_edge(base)), 0)
+    return True
 
 
 def collect_edge(t, edges: list, metas: list) -> None:

@@ -52,6 +52,18 @@ _CROSS_DEVICE_PREFERENCE = {"cuda": 0, "meta": 1, "cpu": 2}
 _EXPLICIT_KEYS: dict = {}
 
 
+_refresh_view = None
+
+
+def _late(t) -> bool:
+    """True when ``t`` was a late-requiring view and now has its history (Note [Late-requiring views]
+    in autograd/graph.py)."""
+    global _refresh_view
+    if _refresh_view is None:
+        from ..autograd.graph import refresh_view as _refresh_view
+    return _refresh_view(t)
+
+
 class NotImplementedForBackend(NotImplementedError):
     """No kernel for the arguments' backend (torch raises NotImplementedError too)."""
 
@@ -115,19 +127,23 @@ class OpOverload:
         keyset = None
         lead = self._lead
         if lead and len(args) >= lead and isinstance(a := args[0], _Tensor):
-            grad = a.requires_grad
+            # a view whose base requires grad may be a late-requiring view (Note [Late-requiring views])
+            grad = a.requires_grad or ((x := a._base) is not None and x.requires_grad and _late(a))
             same_device = True
             if lead == 2:
                 if isinstance(b := args[1], _Tensor):
                     same_device = b.device is a.device
-                    grad = grad or b.requires_grad
+                    grad = (b.requires_grad or ((x := b._base) is not None and x.requires_grad and _late(b))
+                            or grad)
             elif lead == 3:  # addmm, linear with a bias
                 if isinstance(b := args[1], _Tensor):
                     same_device = b.device is a.device
-                    grad = grad or b.requires_grad
+                    grad = (b.requires_grad or ((x := b._base) is not None and x.requires_grad and _late(b))
+                            or grad)
                 if isinstance(c := args[2], _Tensor):
                     same_device = same_device and c.device is a.device
-                    grad = grad or c.requires_grad
+                    grad = (c.requires_grad or ((x := c._base) is not None and x.requires_grad and _late(c))
+                            or grad)
             if same_device:
                 keyset = backend = a._key
                 if grad and grad_mode.enabled:
@@ -195,7 +211,7 @@ class OpOverload:
                             "Expected all tensors to be on the same device, but found at least two "
                             f"devices, {dev} and {d}!"
                         )
-                if t.requires_grad:
+                if t.requires_grad or ((x := t._base) is not None and x.requires_grad and _late(t)):
                     grad = True
         if self._device_arg is not None:
             i, name = self._device_arg

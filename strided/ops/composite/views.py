@@ -15,8 +15,10 @@ from __future__ import annotations
 import math
 import operator
 
+from ...autograd.graph import AutogradMeta
 from ...backends.meta.common import exact_ints, wrap_dim
 from ...backends.meta.factories import check_storage_bounds
+from ...dispatch.dispatcher import grad_mode
 from ...dispatch.library import kernel
 from ...tensor import Tensor, make_tensor
 from .. import bound as ops
@@ -33,7 +35,9 @@ def alias(self: Tensor, sizes: tuple, strides: tuple, offset: int | None = None)
     """A view of ``self`` with new metadata (Note [View base])."""
     t = make_tensor(self._storage, self._offset if offset is None else offset, sizes, strides, self.dtype)
     base = self._base
-    t._base = self if base is None else base
+    root = t._base = self if base is None else base
+    if root.requires_grad and not grad_mode.enabled:
+        t._autograd = AutogradMeta()  # made under no_grad: never differentiable (Note [Late-requiring views])
     return t
 
 
