@@ -1,0 +1,103 @@
+"""Transposed convolution of ``strided.nn.functional``: conv_transpose1d and conv_transpose2d, composed
+of existing operators.
+
+Note [Transposed convolution as col2im]
+A transposed convolution is the adjoint of a convolution: where ``conv2d`` gathers each output from
+a window of the input (im2col, Note [Convolution as a GEMM]), ``conv_transpose2d`` spreads each
+input position over a window of the output. One broadcast ``matmul`` of the transposed weight
+(groups, C_out/groups * KH * KW, C_in/groups) with the input's (N, groups, C_in/groups, H * W)
+gives every window's contribution; col2im then adds the KH * KW planes of them into the output,
+plane (a, b) at rows ``a * dilation + i * stride``: KH * KW in-place adds into strided views, none
+of which overlaps itself, so each add is an ordinary elementwise op and autograd differentiates
+it. The padded border is cut off last; ``output_padding`` extends the bottom and right edges.
+"""
+
+from __future__ import annotations
+
+from ..ops import bound as ops
+from ..tensor import Tensor
+from .convolution import _check_tensors, _first, _one, _pair
+
+__all__ = ["conv_transpose1d", "conv_transpose2d"]
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """2-d transposed convolution of (N, C_in, H, W) or (C_in, H, W) ``input`` with
+    (C_in, C_out/groups, KH, KW) ``weight`` (Note [Transposed convolution as col2im])."""
+    _check_tensors("conv_transpose2d", input=input, weight=weight, bias=bias)
+    if input.dim() not in (3, 4):
+        raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of "
+                           f"size: {list(input.shape)}")
+    if weight.dim() != 4:
+        raise RuntimeError("conv_transpose2d: expected a 4-D weight (in_channels, out_channels/groups, kH, kW), "
+                           f"got weight of size {list(weight.shape)}")
+    batched = input.dim() == 4
+    x = input if batched else ops.unsqueeze(input, 0)
+    n, c, h, w = x.shape
+    ic, ocg, kh, kw = weight.shape
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if ic % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size [{list(weight.shape)}] instead")
+    if c != ic:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} "
+                           f"to have {ic} channels, but got {c} channels instead")
+    oc = ocg * groups
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != oc):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {oc} elements, but got bias of size {list(bias.shape)} instead")
+    op = "conv_transpose2d"
+    s, p = _pair(stride, "stride", op), _pair(padding, "padding", op)
+    d, q = _pair(dilation, "dilation", op), _pair(output_padding, "output_padding", op)
+    if min(s) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(p) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(d) <= 0:
+        raise RuntimeError("dilation should be greater than zero")
+    if min(q) < 0:
+        raise RuntimeError("negative output_padding is not supported")
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"conv_transpose2d: weight {list(weight.shape)} has a kernel dimension of size 0")
+    if (q[0] >= s[0] and q[0] >= d[0]) or (q[1] >= s[1] and q[1] >= d[1]):
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                           f"output_padding_height: {q[0]} output_padding_width: {q[1]} stride_height: {s[0]} "
+                           f"stride_width: {s[1]} dilation_height: {d[0]} dilation_width: {d[1]}")
+    full_h, full_w = (h - 1) * s[0] + d[0] * (kh - 1) + 1, (w - 1) * s[1] + d[1] * (kw - 1) + 1
+    oh, ow = full_h - 2 * p[0] + q[0], full_w - 2 * p[1] + q[1]
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"Given input size per channel: ({h} x {w}). Calculated output size per channel: "
+                           f"({oh} x {ow}). Output size is too small")
+    # every window's contribution: (N, groups, C_out/groups * KH * KW, H * W)
+    wt = ops.transpose(ops.reshape(weight, (groups, ic // groups, ocg * kh * kw)), 1, 2)
+    cols = ops.matmul(wt, ops.reshape(x, (n, groups, ic // groups, h * w)))
+    cols = ops.reshape(cols, (n, oc, kh, kw, h, w))
+    # col2im into the uncut output, tall enough for the cut window [p, p + oh)
+    out = ops.zeros((n, oc, max(full_h, p[0] + oh), max(full_w, p[1] + ow)), dtype=cols.dtype, device=cols.device)
+    for a in range(kh):
+        rows = ops.slice(out, 2, a * d[0], a * d[0] + (h - 1) * s[0] + 1, s[0])
+        plane = ops.select(cols, 2, a)
+        for b in range(kw):
+            ops.slice(rows, 3, b * d[1], b * d[1] + (w - 1) * s[1] + 1, s[1]).add_(ops.select(plane, 2, b))
+    out = ops.slice(ops.slice(out, 2, p[0], p[0] + oh), 3, p[1], p[1] + ow)
+    if bias is not None:
+        out = ops.add(out, ops.reshape(bias, (1, oc, 1, 1)))
+    return out if batched else ops.squeeze(out, [0])
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """1-d transposed convolution of (N, C_in, L) or (C_in, L) ``input`` with (C_in, C_out/groups, K)
+    ``weight``: the 2-d one over a height of one."""
+    _check_tensors("conv_transpose1d", input=input, weight=weight, bias=bias)
+    if input.dim() not in (2, 3):
+        raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "
+                           f"size: {list(input.shape)}")
+    if weight.dim() != 3:
+        raise RuntimeError("conv_transpose1d: expected a 3-D weight (in_channels, out_channels/groups, kW), "
+                           f"got weight of size {list(weight.shape)}")
+    out = conv_transpose2d(ops.unsqueeze(input, -2), ops.unsqueeze(weight, -2), bias, _one(stride),
+                           (0, _first(padding)), (0, _first(output_padding)), groups, _one(dilation))
+    return ops.squeeze(out, [-2])
