@@ -611,8 +611,10 @@ def test_loader_argument_errors():
         ValueError, match="num_workers option should be non-negative; use num_workers=0 to disable multiprocessing."
     ):
         D.DataLoader(ds, num_workers=-1)
-    with pytest.raises(NotImplementedError, match="does not support worker processes.*Use num_workers=0"):
-        D.DataLoader(ds, num_workers=2)
+    with pytest.raises(ValueError, match="prefetch_factor option should be non-negative"):
+        D.DataLoader(ds, num_workers=2, prefetch_factor=-1)
+    with pytest.raises(ValueError, match="multiprocessing_context option should specify a valid start method"):
+        D.DataLoader(ds, num_workers=2, multiprocessing_context="nonesuch")
     with pytest.raises(ValueError, match="timeout option should be non-negative"):
         D.DataLoader(ds, timeout=-1)
     with pytest.raises(ValueError, match="prefetch_factor option could only be specified in multiprocessing"):

@@ -1,17 +1,15 @@
-"""``DataLoader``: batches from a dataset, in-process (torch's ``num_workers=0`` path).
+"""``DataLoader``: batches from a dataset, in the main process (``num_workers=0``) or in worker
+processes (``multiprocess_iter``, Note [Multi-process iterator]).
 
-Note [No worker processes]
-torch's DataLoader can fetch batches in worker processes (``num_workers > 0``), which needs
-tensors in shared memory, a pickling protocol for them and torch.multiprocessing; strided has none
-of these. ``num_workers > 0`` therefore raises NotImplementedError at construction instead of
-quietly loading in the main process. Everything else -- samplers, automatic batching, collation,
-``drop_last``, ``batch_size=None``, IterableDataset streams, ``len()``, pinning -- follows torch's
-single-process iterator (``_SingleProcessDataLoaderIter``).
+The single-process iterator here follows torch's ``_SingleProcessDataLoaderIter``: samplers,
+automatic batching, collation, ``drop_last``, ``batch_size=None``, IterableDataset streams,
+``len()`` and pinning; the worker processes reuse its fetchers (Note [Worker loop]).
 """
 
 from __future__ import annotations
 
 import math
+import multiprocessing
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
@@ -23,16 +21,11 @@ from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
 from .fetch import IterableDatasetFetcher, MapDatasetFetcher
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .worker import get_worker_info
 
 __all__ = ["DataLoader", "get_worker_info"]
 
 T_co = TypeVar("T_co", covariant=True)
-
-
-def get_worker_info() -> None:
-    """Information about the current worker process; strided loads in the main process only
-    (Note [No worker processes]), so this is always None, as torch's is outside a worker."""
-    return None
 
 
 class _DatasetKind:
@@ -63,13 +56,16 @@ class DataLoader(Generic[T_co]):
     samples come one at a time through ``default_convert``. An ``IterableDataset`` is read in its
     own order and takes no shuffle, sampler or batch_sampler.
 
-    ``num_workers`` must be 0: strided has no worker processes (Note [No worker processes]), so any
-    positive value raises NotImplementedError; ``prefetch_factor``, ``persistent_workers`` and
-    ``multiprocessing_context`` only apply to workers and raise torch's errors when set.
-    ``timeout`` must be 0 (torch's single-process iterator asserts it). ``pin_memory=True`` copies
-    the batch's tensors into pinned memory when CUDA is available, and otherwise warns and skips
-    pinning, as torch does without an accelerator. ``worker_init_fn`` and ``in_order`` are kept for
-    torch's signature and, as in torch with ``num_workers=0``, have no effect.
+    With ``num_workers > 0`` batches are made in that many worker processes (Note [Multi-process
+    iterator]), ``prefetch_factor`` (default 2) batches per worker ahead, seeded
+    ``base_seed + worker_id``, each running ``worker_init_fn(worker_id)`` first (``get_worker_info()``
+    tells a worker its id, to shard an IterableDataset); ``in_order=False`` returns batches as they
+    are ready; ``persistent_workers`` keeps the workers across epochs; ``timeout > 0`` bounds each
+    wait for a batch; ``multiprocessing_context`` picks the start method (the platform's default
+    otherwise). Workers build samples on the CPU (Note [Tensors between processes]). Without workers
+    ``timeout`` must be 0 (torch's single-process iterator asserts it) and the worker options raise
+    torch's errors. ``pin_memory=True`` copies the batch's tensors into pinned memory when CUDA is
+    available, and otherwise warns and skips pinning, as torch does without an accelerator.
     """
 
     dataset: Dataset[T_co]
@@ -106,25 +102,32 @@ class DataLoader(Generic[T_co]):
     ) -> None:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
-        if num_workers > 0:
-            raise NotImplementedError(
-                f"DataLoader(num_workers={num_workers}): strided does not support worker processes; data is "
-                "loaded in the main process only. Use num_workers=0."
-            )
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
-        if prefetch_factor is not None:
+        if num_workers == 0 and prefetch_factor is not None:
             raise ValueError(
                 "prefetch_factor option could only be specified in multiprocessing."
                 "let num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None."
             )
-        if persistent_workers:
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
         if multiprocessing_context is not None:
-            raise ValueError(
-                "multiprocessing_context can only be used with multi-process loading "
-                f"(num_workers > 0), but got num_workers={num_workers}"
-            )
+            if num_workers == 0:
+                raise ValueError(
+                    "multiprocessing_context can only be used with multi-process loading "
+                    f"(num_workers > 0), but got num_workers={num_workers}"
+                )
+            if isinstance(multiprocessing_context, str):
+                valid = multiprocessing.get_all_start_methods()
+                if multiprocessing_context not in valid:
+                    raise ValueError(
+                        "multiprocessing_context option should specify a valid start method in "
+                        f"{valid!r}, but got multiprocessing_context={multiprocessing_context!r}"
+                    )
 
         self.dataset = dataset
         self.num_workers = num_workers
@@ -188,6 +191,7 @@ class DataLoader(Generic[T_co]):
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
+        self._iterator = None  # the persistent workers' iterator, made on the first epoch
         self.__initialized = True
         self._IterableDataset_len_called = None  # see __len__
 
@@ -203,8 +207,18 @@ class DataLoader(Generic[T_co]):
             raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is initialized")
         super().__setattr__(attr, val)
 
-    def __iter__(self) -> _SingleProcessDataLoaderIter:
-        return _SingleProcessDataLoaderIter(self)
+    def __iter__(self):
+        if self.num_workers == 0:
+            return _SingleProcessDataLoaderIter(self)
+        from .multiprocess_iter import MultiProcessingDataLoaderIter
+
+        if not self.persistent_workers:
+            return MultiProcessingDataLoaderIter(self)
+        if self._iterator is None:
+            self._iterator = MultiProcessingDataLoaderIter(self)
+        else:
+            self._iterator._reset()
+        return self._iterator
 
     @property
     def _auto_collation(self) -> bool:
