@@ -177,13 +177,17 @@ def test_out_of_order_early_exit_and_shutdown():
     assert len(D.DataLoader(ds, batch_size=4, num_workers=2)) == 6
 
 
-def test_spawned_workers_and_pinning_without_cuda():
+def test_spawned_workers_and_pinning():
     ds = _dataset(6)
     loader = D.DataLoader(ds, batch_size=3, num_workers=1, multiprocessing_context="spawn")
     assert _batches(loader) == _batches(D.DataLoader(ds, batch_size=3))
     if not st.cuda.is_available():
         with pytest.warns(UserWarning, match="no accelerator is found"):
             assert len(list(D.DataLoader(ds, batch_size=3, num_workers=1, pin_memory=True))) == 2
+    else:  # the main process pins what the workers send, then the copy to the GPU can be asynchronous
+        for x, y in D.DataLoader(ds, batch_size=3, num_workers=2, pin_memory=True):
+            assert x.is_pinned() and y.is_pinned()
+            assert x.to("cuda", non_blocking=True).cpu().tolist() == x.tolist()
 
 
 def test_batches_match_torch_with_workers():
