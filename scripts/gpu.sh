@@ -7,8 +7,9 @@
 # Missing wheels (nvmath-python) are installed from ./.whl when present. Full logs go under $OUT
 # when set (else /tmp/strided-gpu). BENCH_APPEND=1 appends each benchmark's table to
 # bench/RESULTS.md; BENCHES="reductions optim" runs only those benchmarks; PYTEST_ARGS narrows the
-# tests; TESTS_TIMEOUT (seconds, default 420) bounds them. The last lines printed are a short
-# summary: GPU, versions, pass/fail counts, benchmark ratios.
+# tests; TESTS_TIMEOUT (seconds, default 420) bounds them (each run, with JOBS); JOBS=4 runs the
+# tests in four pytest processes sharing the GPU (tests/cuda first, alone; see run_parallel_tests).
+# The last lines printed are a short summary: GPU, versions, pass/fail counts, benchmark ratios.
 set -u
 cd "$(dirname "$0")/.."
 MODE="${1:-all}"
@@ -35,6 +36,54 @@ for m in ("numpy", "cuda.bindings", "nvmath", "torch", "cupy"):
     except Exception as e:
         print(m, "missing", type(e).__name__)
 PY
+# JOBS=N (N > 1): tests/cuda first, alone (its allocator tests read the device's free memory, which
+# other processes' allocations would move), then the other test files in N pytest processes at once
+# sharing the GPU: tests/backend/test_ops.py in one (the longest), the rest dealt round-robin to the others.
+# Each process logs to tests.<i>.log; tests.log gets them all and one combined count line.
+run_parallel_tests() {
+  local paths=() opts=() a f
+  for a in "$@"; do
+    if [ -e "${a%%::*}" ]; then paths+=("$a"); else opts+=("$a"); fi
+  done
+  local files=()
+  for a in "${paths[@]}"; do
+    if [ -d "$a" ]; then
+      while IFS= read -r f; do files+=("$f"); done < <(find "$a" -name 'test_*.py' | sort)
+    else
+      files+=("$a")
+    fi
+  done
+  local serial=() groups=() i=0 n=$JOBS
+  for f in "${files[@]}"; do
+    case "$f" in
+      tests/cuda/*) serial+=("$f") ;;
+      */test_ops.py) groups[0]+="$f " ;;
+      *) groups[$(( 1 + i % (n - 1) ))]+="$f "; i=$((i + 1)) ;;
+    esac
+  done
+  local start=$SECONDS pids=() g
+  rc=0
+  if [ ${#serial[@]} -gt 0 ]; then
+    timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest "${serial[@]}" "${opts[@]}" -p no:cacheprovider -rfEs \
+      --continue-on-collection-errors >"$LOG/tests.0.log" 2>&1 || rc=$?
+  fi
+  for g in $(seq 0 $((n - 1))); do
+    [ -n "${groups[$g]:-}" ] || continue
+    # shellcheck disable=SC2086 - the group is a space-separated file list
+    timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest ${groups[$g]} "${opts[@]}" -p no:cacheprovider -rfEs \
+      --continue-on-collection-errors >"$LOG/tests.$((g + 1)).log" 2>&1 &
+    pids+=($!)
+  done
+  local p
+  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+  cat "$LOG"/tests.*.log >"$LOG/tests.log"
+  local counts
+  counts=$(grep -hE '^(=+ )?[0-9]+ (passed|failed|skipped|errors?|deselected).* in [0-9.]+s' "$LOG"/tests.*.log | grep -oE '[0-9]+ (passed|failed|skipped|errors?|deselected)' \
+    | awk '{n[$2]+=$1} END {for (k in n) printf "%d %s, ", n[k], k}')
+  echo "== combined over $(ls "$LOG"/tests.*.log | wc -l) pytest runs (JOBS=$n): ${counts%, } in $((SECONDS - start))s ==" \
+    >>"$LOG/tests.log"
+}
+
 rc=0
 if [ "$MODE" != bench ]; then
   # warm the NVRTC cache with the pointwise kernels, in parallel (the op tests would compile them one by one)
@@ -43,9 +92,13 @@ import pointwise_ops as p; print('precompiled', e.precompile(p.instantiations(),
   # PYTEST_ARGS narrows the run (e.g. the GPU-only cases when the CPU tiers already passed elsewhere);
   # it is split like a shell command line, so quoted -k expressions work
   eval "set -- ${PYTEST_ARGS:-tests}"
-  timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest "$@" -p no:cacheprovider -rfEs \
-    --continue-on-collection-errors >"$LOG/tests.log" 2>&1
-  rc=$?
+  if [ "${JOBS:-1}" -le 1 ]; then
+    timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest "$@" -p no:cacheprovider -rfEs \
+      --continue-on-collection-errors >"$LOG/tests.log" 2>&1
+    rc=$?
+  else
+    run_parallel_tests "$@"
+  fi
 fi
 brc=0
 : >"$LOG/bench.log"
