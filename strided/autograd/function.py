@@ -42,7 +42,8 @@ import inspect
 
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
-from .graph import Node, SavedTensor, collect_edge, rebase_history, set_history
+from .graph import Node, SavedTensor, collect_edge, set_history
+from .inplace import rebase_history
 from .kernels import _FREED, _set_stream
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]

@@ -24,12 +24,11 @@ from ..tensor import Tensor
 from .graph import (
     Node,
     SavedTensor,
-    check_inplace,
     collect_edge,
     gradient_edge,
-    rebase_history,
     set_history,
 )
+from .inplace import check_inplace, rebase_history
 
 __all__ = ["FormulaNode", "Geometry", "DERIVATIVES", "make_functional_kernel", "make_inplace_kernel", "make_out_kernel"]
 

@@ -57,10 +57,10 @@ _refresh_view = None
 
 def _late(t) -> bool:
     """True when ``t`` was a late-requiring view and now has its history (Note [Late-requiring views]
-    in autograd/graph.py)."""
+    in autograd/inplace.py)."""
     global _refresh_view
     if _refresh_view is None:
-        from ..autograd.graph import refresh_view as _refresh_view
+        from ..autograd.inplace import refresh_view as _refresh_view
     return _refresh_view(t)
 
 

@@ -1,0 +1,91 @@
+"""Autograd of in-place ops: torch's check_inplace, the ``CopySlices`` history a base takes after an
+in-place op on one of its views, ``rebase_history``, and late-requiring views (Note [In-place autograd]
+in kernels.py)."""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from .graph import Node, ViewOfRebased, gradient_edge, set_history
+
+__all__ = ["check_inplace", "CopySlices", "rebase_history", "refresh_view"]
+
+
+def check_inplace(t: Tensor) -> None:
+    """torch's check_inplace: a leaf that requires grad (or a view of one) can't be written."""
+    if not t.requires_grad:
+        base = t._base
+        if base is None or not base.requires_grad or not base.is_leaf:
+            return
+    elif t._base is None:
+        if t.is_leaf:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation.")
+        return
+    base = t._base
+    if base.requires_grad and base.is_leaf:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+class CopySlices(Node):
+    """The new history of a base after an in-place op on one of its views (torch's CopySlices).
+
+    Edge 0 is the base's previous history, edge 1 the in-place op's node: the gradient of the
+    base flows unchanged outside the view and through the op inside it.
+    """
+
+    __slots__ = ("base_geometry", "view_geometry")
+    name = "CopySlices"
+
+    def __init__(self, base: Tensor, view: Tensor, next_edges, input_meta):
+        super().__init__(next_edges, input_meta)
+        self.base_geometry = (base._sizes, base._strides, base._offset, base.dtype, base.device)
+        self.view_geometry = (view._sizes, view._strides, view._offset)
+
+    def apply(self, grads: list) -> tuple:
+        from ..ops import bound as ops
+
+        sizes, strides, offset, dtype, device = self.base_geometry
+        vsizes, vstrides, voffset = self.view_geometry
+        result = ops.empty_strided(sizes, strides, dtype=dtype, device=device)
+        result.copy_(grads[0])
+        region = ops.as_strided(result, vsizes, vstrides, voffset - offset)
+        inner = region.clone() if self.next_edges[1] is not None else None
+        region.fill_(0)
+        return (result, inner)
+
+
+def rebase_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
+    """Make output ``output_nr`` of ``node`` the history of ``t`` after an in-place op (Note [In-place autograd])."""
+    base = t._base
+    if base is None:
+        set_history(t, node, output_nr)
+        return
+    if base.requires_grad:
+        base_edge, base_meta = gradient_edge(base), (base._sizes, base.dtype, base.device)
+    else:
+        base_edge, base_meta = None, None
+    copy = CopySlices(base, t, (base_edge, (node, output_nr)), (base_meta, (t._sizes, t.dtype, t.device)))
+    copy.stream = node.stream
+    set_history(base, copy, 0)
+    set_history(t, ViewOfRebased(base, t, (copy, 0)), 0)
+
+
+# Note [Late-requiring views]
+# A view made (with grad mode on) of a tensor that did not require grad has no history of its own.
+# When its base later starts requiring grad (an in-place op with a grad-requiring operand on the
+# base or on another of its views, or requires_grad_()), the view's values depend on that history,
+# and torch reports the view as requiring grad. The dispatcher notices such a view when an op
+# reads it (its base requires grad, it never had autograd metadata) and gives it a fresh history, a
+# view of the base's (Note [Stale views]), before the keyset is computed: so both out-of-place ops
+# and in-place ops on it (``rows[0:3].add_(a)`` after ``rows[1:4].add_(b)``) send gradients through
+# the base's history instead of dropping them. Views made under no_grad of a base that requires
+# grad get an empty AutogradMeta when made, which marks them as never differentiable.
+def refresh_view(t: Tensor) -> bool:
+    """Give a late-requiring view ``t`` its history (Note [Late-requiring views]); False when ``t``
+    is not one (it has autograd metadata: a history, or the no_grad mark)."""
+    if t._autograd is not None:
+        return False
+    base = t._base
+    set_history(t, ViewOfRebased(base, t, gradient_edge(base)), 0)
+    return True
