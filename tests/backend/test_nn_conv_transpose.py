@@ -8,6 +8,8 @@ import inspect
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 import strided as st
 from strided import nn
@@ -65,6 +67,26 @@ def test_conv_transpose_is_the_adjoint_of_conv_and_gradchecks():
             st.tensor(RNG.standard_normal((2, 2, 2, 2)), requires_grad=True),
             st.tensor(RNG.standard_normal(2), requires_grad=True))
     assert gradcheck(lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1), args)
+
+
+@settings(max_examples=25, deadline=None)
+@given(hs.integers(1, 3), hs.integers(1, 3), hs.integers(0, 2), hs.integers(1, 2), hs.integers(1, 2),
+       hs.integers(1, 3), hs.integers(1, 3), hs.integers(0, 5))
+def test_conv_transpose_is_the_adjoint_of_conv_for_any_geometry(sh, sw, p, dh, g, kh, kw, extra):
+    """<conv2d(y, w), x> == <y, conv_transpose2d(x, w)> over strides, padding, dilation and groups: the
+    transposed convolution's output size (output_padding chosen to give y's size) and values."""
+    rng = np.random.default_rng(sh * 1000 + sw * 100 + p * 10 + dh + extra)
+    h = w = max(dh * (kh - 1) + 1, kw) + extra + 2 * p  # a conv output of at least one position
+    y = st.tensor(rng.standard_normal((2, 2 * g, h, w)))
+    wt = st.tensor(rng.standard_normal((3 * g, 2, kh, kw)))
+    out = F.conv2d(y, wt, stride=(sh, sw), padding=p, dilation=(dh, 1), groups=g)
+    oh, ow = out.shape[2], out.shape[3]
+    x = st.tensor(rng.standard_normal(tuple(out.shape)))
+    op = (h + 2 * p - dh * (kh - 1) - 1 - (oh - 1) * sh, w + 2 * p - (kw - 1) - 1 - (ow - 1) * sw)
+    back = F.conv_transpose2d(x, wt, stride=(sh, sw), padding=p, output_padding=op, dilation=(dh, 1), groups=g)
+    assert back.shape == y.shape
+    lhs, rhs = float((out * x).sum()), float((y * back).sum())
+    assert abs(lhs - rhs) <= 1e-9 * max(1.0, abs(lhs))
 
 
 @pytest.mark.parametrize("call,error,text", [

@@ -205,3 +205,28 @@ def test_batches_match_torch_with_workers():
 
     theirs = [b.tolist() for b in torch.utils.data.DataLoader(TorchStream(), batch_size=3, num_workers=2)]
     assert [b.tolist() for b in D.DataLoader(Stream(20), batch_size=3, num_workers=2)] == theirs
+
+
+class Mixed(D.Dataset):
+    """Samples of several dtypes and structures, large enough to fill the pipes."""
+
+    def __len__(self):
+        return 40
+
+    def __getitem__(self, i):
+        return {"img": st.full((3, 64, 64), float(i)), "half": st.full((4,), i, dtype=st.bfloat16),
+                "label": i, "name": f"s{i}", "pair": (st.tensor([i, -i]), [i % 2 == 0])}
+
+
+def test_many_workers_large_mixed_batches_match_in_process():
+    def flat(batches):
+        return [(b["img"].sum().item(), b["half"].float().tolist(), b["label"].tolist(), b["name"],
+                 b["pair"][0].tolist(), b["pair"][1][0].tolist()) for b in batches]
+
+    expected = flat(D.DataLoader(Mixed(), batch_size=3))
+    for kw in ({"num_workers": 4}, {"num_workers": 4, "prefetch_factor": 1}, {"num_workers": 2, "in_order": False}):
+        got = flat(D.DataLoader(Mixed(), batch_size=3, **kw))
+        assert (sorted(got) if kw.get("in_order") is False else got) == (
+            sorted(expected) if kw.get("in_order") is False else expected)
+    batch = next(iter(D.DataLoader(Mixed(), batch_size=3, num_workers=2)))
+    assert batch["half"].dtype is st.bfloat16 and batch["img"].shape == (3, 3, 64, 64)
