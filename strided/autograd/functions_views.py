@@ -71,9 +71,9 @@ def transpose_backward(grad, dim0, dim1):
 def reshape_backward(grad, shape):
     """``grad.reshape(shape)`` (the gradient of view/reshape/squeeze/unsqueeze): a contiguous
     ``grad`` is viewed directly (Note [Untracked views in backward])."""
-    if grad.is_contiguous():
-        return flat_view(grad, shape) if not grad_mode.enabled else ops.view.default(grad, shape)
-    return ops.reshape.default(grad, shape)
+    if not grad_mode.enabled:
+        return flat_view(grad, shape)
+    return ops.view.default(grad, shape) if grad.is_contiguous() else ops.reshape.default(grad, shape)
 
 
 def sizes(tensors):

@@ -95,6 +95,12 @@ def instance_norm(
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     b, c = input.shape[0], input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and (not isinstance(t, Tensor) or t.numel() != c):
+            got = f"{t.numel()} elements" if isinstance(t, Tensor) else type(t).__name__
+            raise RuntimeError(f"instance_norm(): {name} should be a tensor of {c} elements (one per channel "
+                               f"of input {list(input.shape)}), got {got}")
 
     def repeated(t):
         return None if t is None else ops.repeat(t, [b])

@@ -107,6 +107,11 @@ def test_instance_norm_gradcheck_and_errors():
         F.instance_norm(st.ones(2, 3, 4), use_input_stats=False)
     with pytest.raises(TypeError, match=r"instance_norm\(\): argument 'input' must be Tensor, not list"):
         F.instance_norm([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"instance_norm\(\): weight should be a tensor of 3 elements \(one per "
+                                           r"channel of input \[2, 3, 4\]\), got 4 elements"):
+        F.instance_norm(st.ones(2, 3, 4), weight=st.ones(4))
+    with pytest.raises(RuntimeError, match=r"instance_norm\(\): running_mean should be a tensor of 3 elements"):
+        F.instance_norm(st.ones(2, 3, 4), running_mean=[0.0] * 3, running_var=st.ones(3))
     with pytest.raises(ValueError, match=r"expected 3D or 4D input \(got 2D input\)"):
         nn.InstanceNorm2d(3)(st.ones(3, 4))
     with pytest.raises(ValueError, match=r"expected input's size at dim=1 to match num_features \(3\), but got: 4"):

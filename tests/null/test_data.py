@@ -611,6 +611,10 @@ def test_loader_argument_errors():
         ValueError, match="num_workers option should be non-negative; use num_workers=0 to disable multiprocessing."
     ):
         D.DataLoader(ds, num_workers=-1)
+    with pytest.raises(TypeError, match="DataLoader: num_workers must be an int, got '2'"):
+        D.DataLoader(ds, num_workers="2")
+    with pytest.raises(TypeError, match="DataLoader: prefetch_factor must be an int or None, got 2.0"):
+        D.DataLoader(ds, num_workers=1, prefetch_factor=2.0)
     with pytest.raises(ValueError, match="prefetch_factor option should be non-negative"):
         D.DataLoader(ds, num_workers=2, prefetch_factor=-1)
     with pytest.raises(ValueError, match="multiprocessing_context option should specify a valid start method"):

@@ -100,6 +100,10 @@ class DataLoader(Generic[T_co]):
         pin_memory_device: str = "",
         in_order: bool = True,
     ) -> None:
+        if not isinstance(num_workers, int) or isinstance(num_workers, bool):
+            raise TypeError(f"DataLoader: num_workers must be an int, got {num_workers!r}")
+        if prefetch_factor is not None and (not isinstance(prefetch_factor, int) or isinstance(prefetch_factor, bool)):
+            raise TypeError(f"DataLoader: prefetch_factor must be an int or None, got {prefetch_factor!r}")
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
         if timeout < 0:
@@ -239,6 +243,15 @@ class DataLoader(Generic[T_co]):
         return len(self._index_sampler)
 
 
+# Note [Base seed]
+# torch draws one int64 per epoch from the loader's generator (the default one when None) to seed
+# its workers (``base_seed + worker_id``). Without workers the draw is kept too: a generator shared
+# with the sampler, or the global stream, advances exactly as it does under torch.
+def draw_base_seed(generator) -> int:
+    """One epoch's worker base seed (Note [Base seed])."""
+    return int(empty((), dtype=int64).random_(0, None, generator=generator).item())
+
+
 class _SingleProcessDataLoaderIter:
     """One epoch of a DataLoader: indices from the index sampler, samples from the fetcher."""
 
@@ -250,29 +263,13 @@ class _SingleProcessDataLoaderIter:
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
         self._num_workers = loader.num_workers
-        if loader.pin_memory and loader.pin_memory_device:
-            warnings.warn(
-                "pin_memory_device is deprecated, the current accelerator will be used as the device,"
-                f"ignore pin_memory_device='{loader.pin_memory_device}'.",
-                stacklevel=3,
-            )
-        available = loader.pin_memory and _pin.accelerator_available()
-        if loader.pin_memory and not available:
-            warnings.warn(
-                "'pin_memory' argument is set as true but no accelerator is found, "
-                "then device pinned memory won't be used.",
-                stacklevel=3,
-            )
+        available = _pin.will_pin(loader)
         self._pin_memory = available
         self._pin_memory_device = "cuda" if available else None
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
-        # Note [Base seed]
-        # torch draws one int64 per epoch from the loader's generator (the default one when None) to
-        # seed its workers. There are no workers here, but the draw is kept: a generator shared with
-        # the sampler, or the global stream, advances exactly as it does under torch.
-        self._base_seed = int(empty((), dtype=int64).random_(0, None, generator=loader.generator).item())
+        self._base_seed = draw_base_seed(loader.generator)
         self._num_yielded = 0
         if self._timeout != 0:
             raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")

@@ -20,11 +20,10 @@ import itertools
 import multiprocessing
 import os
 import queue
-import warnings
 from typing import Any
 
-from ... import empty, int64
 from . import pin_memory as _pin
+from .dataloader import draw_base_seed
 from .tensor_transport import register_tensor_reduction
 from .worker import (
     STATUS_CHECK_INTERVAL,
@@ -53,10 +52,7 @@ class MultiProcessingDataLoaderIter:
         self._timeout = loader.timeout
         self._in_order = loader.in_order
         self._persistent = loader.persistent_workers
-        self._pin_memory = loader.pin_memory and _pin.accelerator_available()
-        if loader.pin_memory and not self._pin_memory:
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
-                          "then device pinned memory won't be used.", stacklevel=3)
+        self._pin_memory = _pin.will_pin(loader)
         ctx = loader.multiprocessing_context
         if ctx is None:
             ctx = multiprocessing
@@ -67,7 +63,7 @@ class MultiProcessingDataLoaderIter:
         self._index_queues, self._workers = [], []
         self._shutdown = False
         self._owner_pid = os.getpid()
-        self._base_seed = self._draw_seed()
+        self._base_seed = draw_base_seed(self._loader.generator)
         for worker_id in range(self._num_workers):
             index_queue = ctx.Queue()
             index_queue.cancel_join_thread()  # its items are indices: never block the exit on them
@@ -83,10 +79,6 @@ class MultiProcessingDataLoaderIter:
             self._workers.append(w)
         self._reset(first=True)
 
-    def _draw_seed(self) -> int:
-        # Note [Base seed] (dataloader.py): one int64 from the loader's generator per epoch
-        return int(empty((), dtype=int64).random_(0, None, generator=self._loader.generator).item())
-
     def _reset(self, first: bool = False) -> None:
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
@@ -97,7 +89,7 @@ class MultiProcessingDataLoaderIter:
         self._workers_status = [True] * self._num_workers  # False: its IterableDataset replica ended
         self._worker_cycle = itertools.cycle(range(self._num_workers))
         if not first:  # persistent workers: a new epoch; each worker acknowledges its reset
-            self._base_seed = self._draw_seed()
+            self._base_seed = draw_base_seed(self._loader.generator)
             for q in self._index_queues:
                 q.put(ResumeIteration(self._base_seed))
             pending = self._num_workers

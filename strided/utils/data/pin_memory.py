@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections.abc
 import copy
 
-__all__ = ["accelerator_available", "pin_memory"]
+__all__ = ["accelerator_available", "pin_memory", "will_pin"]
 
 
 def accelerator_available() -> bool:
@@ -13,6 +13,27 @@ def accelerator_available() -> bool:
     from ... import cuda  # lazy: importing strided.cuda costs time and CPU-only loaders never need it
 
     return cuda.is_available()
+
+
+def will_pin(loader) -> bool:
+    """Whether an iterator of ``loader`` pins its batches, with torch's warnings for
+    ``pin_memory_device`` (deprecated) and for ``pin_memory=True`` without an accelerator."""
+    import warnings
+
+    if loader.pin_memory and loader.pin_memory_device:
+        warnings.warn(
+            "pin_memory_device is deprecated, the current accelerator will be used as the device,"
+            f"ignore pin_memory_device='{loader.pin_memory_device}'.",
+            stacklevel=4,
+        )
+    available = loader.pin_memory and accelerator_available()
+    if loader.pin_memory and not available:
+        warnings.warn(
+            "'pin_memory' argument is set as true but no accelerator is found, "
+            "then device pinned memory won't be used.",
+            stacklevel=4,
+        )
+    return available
 
 
 def pin_memory(data, device=None):
