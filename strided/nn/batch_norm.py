@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
+from ..backends.meta.reductions import type_name
 from ..ops import bound as ops
 from ..tensor import Tensor
 
@@ -35,6 +36,8 @@ def batch_norm(
         raise TypeError(f"batch_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dim() < 2:
         raise ValueError(f"Expected 2D or higher input, got {input.dim()}D input")
+    if not input.dtype.is_floating_point:  # torch's words (instance_norm lowers to batch_norm, as here)
+        raise NotImplementedError(f"\"batch_norm\" not implemented for '{type_name(input.dtype)}'")
     if input.dtype in (_dt.float16, _dt.bfloat16):  # statistics in float32, as torch's kernels keep them
         out = batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum, eps)
         return out.to(input.dtype)

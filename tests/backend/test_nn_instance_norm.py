@@ -112,6 +112,9 @@ def test_instance_norm_gradcheck_and_errors():
         F.instance_norm(st.ones(2, 3, 4), weight=st.ones(4))
     with pytest.raises(RuntimeError, match=r"instance_norm\(\): running_mean should be a tensor of 3 elements"):
         F.instance_norm(st.ones(2, 3, 4), running_mean=[0.0] * 3, running_var=st.ones(3))
+    for f in (F.instance_norm, lambda x: F.batch_norm(x, None, None, training=True)):
+        with pytest.raises(NotImplementedError, match="\"batch_norm\" not implemented for 'Long'"):
+            f(st.ones(2, 3, 4, dtype=st.int64))  # torch's words for both
     with pytest.raises(ValueError, match=r"expected 3D or 4D input \(got 2D input\)"):
         nn.InstanceNorm2d(3)(st.ones(3, 4))
     with pytest.raises(ValueError, match=r"expected input's size at dim=1 to match num_features \(3\), but got: 4"):
