@@ -12,6 +12,7 @@ import math
 
 from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
+from ..ops.composite.decompositions import matmul_shared_grad
 from ..ops.composite.views import int_list
 from .functions_views import flat_view, matrix_transpose
 
@@ -76,6 +77,8 @@ def matmul_backward(grad, self, other, grad_input_mask):
     if d2 == 1:
         g = ops.unsqueeze(g, -1)
     gs = go = None
+    if need_self and need_other and d1 >= 3 and d2 >= 3:
+        g = matmul_shared_grad(g)  # Note [Saved operand copies]
     if need_self:
         gs = ops.matmul(g, matrix_transpose(o))
         if d1 == 1:

@@ -36,6 +36,18 @@ DERIVATIVES: dict = {}  # OpOverload -> DerivativeInfo
 # CompositeExplicitAutograd ops differentiated through the ops their kernel calls (as torch's
 # CompositeImplicitAutograd ``dropout``): the kernel itself is their Autograd kernel.
 DECOMPOSED = ("dropout",)
+# Note [Saved operand copies]
+# torch's matmul is CompositeImplicitAutograd: a batched operand whose batch dims do not fold into
+# one stride (``q`` of attention, a transposed view of a (B, T, 3C) tensor) is copied by reshape,
+# and bmm saves that copy, so its backward GEMMs read contiguous operands. Here matmul is one
+# differentiable op (Note [Fused linear]) whose formula reads the saved inputs: saving the strided
+# originals made its backward copy each of them again. An op listed here gets, from
+# ``fn(args) -> new args or None``, the copies its kernel would make; the Autograd kernel makes
+# them before the op runs, runs the op on them and saves them, while the edges stay on the
+# originals. The copies are recorded (a clone node each, as torch's reshape records its copy), so
+# a double backward differentiates the formulas through them back to the originals. Values, gradients and copies are torch's; an in-place write to an original after the
+# op no longer fails backward's version check, as in torch, where bmm saved the copy.
+OPERAND_COPIES: dict = {}  # schema name (``matmul``) -> fn(args) -> new positional args or None
 
 
 class Geometry:
@@ -221,6 +233,12 @@ def _prepare_simple(info, bound):
 
 def _new_node(info, bound, edges, metas, needs, layout, self_edge):
     node = FormulaNode(info, edges, metas, needs, layout)
+    node.saved = _saved_inputs(info, bound, self_edge)
+    return node
+
+
+def _saved_inputs(info, bound, self_edge) -> list:
+    """What the formulas read of the inputs (outputs: None, filled in by ``_attach``)."""
     saved = []
     for _name, pos, how in info.saved:
         if pos is None:
@@ -236,8 +254,7 @@ def _new_node(info, bound, edges, metas, needs, layout, self_edge):
             saved.append(SavedTensor(value))
         else:
             saved.append(_save(value, how))
-    node.saved = saved
-    return node
+    return saved
 
 
 def _attach(node, info, outputs) -> None:
@@ -297,6 +314,7 @@ def make_functional_kernel(op, info):
     nargs = len(info.defaults)
     simple = info.simple
     mode = grad_mode
+    copies = OPERAND_COPIES.get(info.name)
 
     def for_keyset(keyset):
         below = _below(op, keyset)
@@ -304,6 +322,11 @@ def make_functional_kernel(op, info):
         def autograd_kernel(*args, **kwargs):
             bound = args if (not kwargs and len(args) == nargs) else _bind(info, args, kwargs)
             node = _prepare_simple(info, bound) if simple else _prepare(info, bound)
+            if copies is not None and node is not None:  # Note [Saved operand copies]
+                swapped = copies(bound)
+                if swapped is not None:
+                    args, kwargs = swapped, {}
+                    node.saved = _saved_inputs(info, swapped, None)
             mode.enabled = False
             try:
                 out = below(*args, **kwargs)

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from ..dispatch.keys import DispatchKey
-from .kernels import DECOMPOSED, DERIVATIVES, make_functional_kernel, make_inplace_kernel, make_out_kernel
+from .kernels import (
+    DECOMPOSED,
+    DERIVATIVES,
+    OPERAND_COPIES,
+    make_functional_kernel,
+    make_inplace_kernel,
+    make_out_kernel,
+)
 
 __all__ = ["register_all"]
 
@@ -59,6 +66,9 @@ def register_all() -> dict:
 
     aten = load()
     infos = load_derivatives()
+    from ..ops.composite.decompositions import matmul_operand_copies
+
+    OPERAND_COPIES["matmul"] = matmul_operand_copies  # Note [Saved operand copies]
     for name in DECOMPOSED:
         op = aten._get(name).default
         op.register(DispatchKey.Autograd, op.kernel(DispatchKey.CompositeExplicitAutograd))

@@ -156,24 +156,58 @@ def _matmul(self, other):
 # keyset, kernel and geometry work each, and a batched matmul made five of them. The dispatcher is
 # still used wherever the view might need a copy (reshape of batch dims that do not collapse) or a
 # broadcast, so values and copies are exactly torch's.
+def _batch_stride(t):
+    """The one stride that steps over every batch dim of a >= 3-d ``t`` with more than one matrix,
+    when its batch dims collapse into one; None when they do not (a reshape would copy)."""
+    sizes, strides = t._sizes, t._strides
+    stride = span = None  # of the innermost batch dim of size > 1; each outer one must step over it
+    for i in range(len(sizes) - 3, -1, -1):
+        if sizes[i] != 1:
+            if stride is None:
+                stride, span = strides[i], strides[i] * sizes[i]
+            elif strides[i] == span:
+                span *= sizes[i]
+            else:
+                return None
+    return stride
+
+
 def _batched_matrices(t, batch, shape3):
     """``t.expand(batch + matrix dims).reshape(shape3)`` for a >= 3-d ``t`` of matmul's lowering:
     a view built directly when ``t``'s batch dims are ``batch`` and collapse into one stride."""
-    sizes, strides = t._sizes, t._strides
-    nb = len(sizes) - 2
-    if sizes[:nb] == batch and shape3[0] > 1:
-        stride = None  # of the innermost batch dim of size > 1; each outer one must step over it
-        for i in range(nb - 1, -1, -1):
-            if sizes[i] != 1:
-                if stride is None:
-                    stride, span = strides[i], strides[i] * sizes[i]
-                elif strides[i] == span:
-                    span *= sizes[i]
-                else:
-                    break
-        else:
+    sizes = t._sizes
+    if sizes[:-2] == batch and shape3[0] > 1:
+        stride = _batch_stride(t)
+        if stride is not None:
+            strides = t._strides
             return make_tensor(t._storage, t._offset, shape3, (stride, strides[-2], strides[-1]), t.dtype)
     return ops.reshape(t.expand(batch + sizes[-2:]), shape3)
+
+
+def matmul_operand_copies(args):
+    """matmul's (self, other), each batched operand its lowering would copy replaced by that copy
+    (contiguous, same shape and values); None when neither is copied (Note [Saved operand copies]).
+    Only operands of the batched path with the full batch shape: a broadcast operand is expanded
+    before its copy, and saving that would hold more memory than the original."""
+    self, other = args[0], args[1]
+    if self.dim() < 3 or other.dim() < 3:
+        return None
+    batch = self._sizes[:-2]
+    if other._sizes[:-2] != batch or math.prod(batch) <= 1:
+        return None
+    s = self if _batch_stride(self) is not None else ops.contiguous(self)
+    o = other if _batch_stride(other) is not None else ops.contiguous(other)
+    if s is self and o is other:
+        return None
+    return (s, o)
+
+
+def matmul_shared_grad(grad):
+    """matmul backward's ``grad``, copied once when both of its GEMMs would copy it (batch dims
+    that do not collapse, as a transposed attention output's gradient); else ``grad`` itself."""
+    if grad.dim() >= 3 and math.prod(grad._sizes[:-2]) > 1 and _batch_stride(grad) is None:
+        return ops.contiguous(grad)
+    return grad
 
 
 def _flatten_nd_linear(input, weight, bias):
