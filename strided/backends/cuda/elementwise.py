@@ -272,7 +272,36 @@ def binary(expr: str, meta_fn, a: Tensor, b: Tensor, computes: dict) -> Tensor:
     return run(expr, out, (a, b), cs)
 
 
+# Note [Strided plan memo]
+# A broadcast or strided operand (``att.masked_fill(mask[:T, :T], -inf)``, a bias row) takes the
+# strided kernel, whose arguments are the coalesced shape and one stride row per operand: a few
+# Python loops over the dims every call, the same every step of a model. They depend only on the
+# geometry, so they are computed once per (out sizes and strides, operand sizes and strides,
+# operand slots) and kept with the kernel's name and grid. Bounded: cleared past 4096 keys.
+_STRIDED_PLANS: dict = {}
+
+
 def _launch_strided(ln, out, args, n, dev, stream, optr, ptrs, sd, si) -> None:
+    aligns = ln.tensor_aligns
+    key = [out._sizes, out._strides, aligns, force_64bit_index]
+    for k, al in enumerate(aligns):
+        if al:
+            a = args[k]
+            key.append(a._sizes)
+            key.append(a._strides)
+    key = tuple(key)
+    plan = _STRIDED_PLANS.get(key)
+    if plan is None:
+        plan = _strided_plan(ln, out, args, n)
+        if len(_STRIDED_PLANS) > 4096:
+            _STRIDED_PLANS.clear()
+        _STRIDED_PLANS[key] = plan
+    name, grid, m, params = plan
+    ln.kernel(name, dev)(grid, _BLOCK, stream, optr, *ptrs, *sd, *si, n, m, *params)
+
+
+def _strided_plan(ln, out, args, n) -> tuple:
+    """(kernel name, grid, dims, padded sizes and stride rows) of one strided launch."""
     sizes = out._sizes
     nd = len(sizes)
     sets = [out._strides]
@@ -300,9 +329,8 @@ def _launch_strided(ln, out, args, n, dev, stream, optr, ptrs, sd, si) -> None:
             params += _ZERO_DIMS
     for _ in range(4 - len(aligns)):
         params += _ZERO_DIMS
-    k = ln.kernel("ew_strided64" if wide else "ew_strided32", dev)
     grid = min((n + _BLOCK - 1) // _BLOCK, _STRIDED_GRID_CAP)
-    k(grid, _BLOCK, stream, optr, *ptrs, *sd, *si, n, m, *params)
+    return ("ew_strided64" if wide else "ew_strided32"), grid, m, tuple(params)
 
 
 def precompile(instantiations, arch: str | None = None, workers: int = 8) -> int:
