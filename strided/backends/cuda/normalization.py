@@ -132,42 +132,74 @@ def _smem_row_max(device_index: int) -> int:
 # Longer aligned rows that fit in shared memory get a block each (softmax_smem: read once into
 # shared memory, as torch's SoftMaxForwardSmem). Anything else takes two passes with an online
 # (max, sum) (softmax_inner; the second read mostly hits L2). A strided dim takes softmax_outer.
+# Note [Row-kernel plans]
+# softmax, its backward and layer_norm's forward and backward launch the same few geometries every
+# step of a model, and their launch arguments (merged line dims, path, grid, block) depend only on
+# metadata and the operands' 16-byte alignment. So each keeps a plan per (sizes, strides, dims,
+# dtypes, device, alignment): a repeat call reads the data pointers, the stream, and launches.
+# Inputs that need a contiguous copy first take the full path and store nothing. Bounded: each
+# dict is cleared past 1024 keys.
+_PLANS: dict = {}
+
+
+def _keep(key, plan):
+    if len(_PLANS) > 1024:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
+
+
 def softmax_into(x: Tensor, out: Tensor, dim: int, log: bool) -> Tensor:
     """softmax (``log=False``) or log_softmax of ``x`` along ``dim`` into ``out``."""
     if out.numel() == 0:
         return out
-    x, kept, D, ids, ods = _prepare(x, out, dim)
+    xp, op = x.data_ptr(), out.data_ptr()
+    key = ("softmax", x._sizes, x._strides, out._strides, dim, log, x.dtype, out.dtype, x.device.index,
+           not (xp | op) & 15)
+    plan = _PLANS.get(key)
+    if plan is None:
+        x2, kept, D, ids, ods = _prepare(x, out, dim)
+        plan = _softmax_plan(x2, out, kept, D, ids, ods, log)
+        if x2 is x:
+            _keep(key, plan)
+        else:
+            xp = x2.data_ptr()
+    k, smem, grid, block, tail = plan
+    stream = current_stream_handle(x.device.index)
+    if smem:
+        k.launch_smem(grid, block, smem, stream, xp, op, *tail)
+    else:
+        k(grid, block, stream, xp, op, *tail)
+    return out
+
+
+def _softmax_plan(x: Tensor, out: Tensor, kept, D: int, ids: int, ods: int, log: bool) -> tuple:
+    """(kernel, dynamic shared memory or 0, grid, block, arguments after the two pointers)."""
     lines = math.prod(k[0] for k in kept)
     dev = x.device.index
     src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=4)
-    stream = current_stream_handle(dev)
     vec = 16 // x.dtype.itemsize
     nv = D // vec
     aligned = (ids == 1 and ods == 1 and D >= 16 and D % vec == 0 and x.data_ptr() % 16 == 0
                and out.data_ptr() % 16 == 0 and all(k[1] % vec == 0 and k[2] % vec == 0 for k in kept))
     regv, group = _softmax_reg_shape(nv)
+    line_args = _line_args(kept)
     if aligned and group:
         src = _cast_source("softmax.cu", x.dtype.name, out.dtype.name, LOG=int(log), SM_REGV=regv)
         block = 256 if group <= 32 else group  # group_reduce spans the block beyond a warp
         grid = min(-(-lines // (block // group)), sm_count(dev) * 32)
-        k = get_kernel(src, "softmax_reg", LINES_FMT, dev)
-        k(grid, block, stream, x.data_ptr(), out.data_ptr(), lines, D, group, ids, ods, *_line_args(kept))
-    elif aligned and D * x.dtype.itemsize <= _smem_row_max(dev):
+        return get_kernel(src, "softmax_reg", LINES_FMT, dev), 0, grid, block, (lines, D, group, ids, ods, *line_args)
+    if aligned and D * x.dtype.itemsize <= _smem_row_max(dev):
         block = min(SOFTMAX_SMEM_BLOCK if nv < 8192 else 1024, -(-nv // 32) * 32)
         grid = min(lines, sm_count(dev) * max(1, 2048 // block) * 4)
-        k = get_kernel(src, "softmax_smem", LINES_FMT, dev)
-        k.launch_smem(grid, block, D * x.dtype.itemsize, stream, x.data_ptr(), out.data_ptr(), lines, D, block,
-                      ids, ods, *_line_args(kept))
-    elif ids == 1 and ods == 1 and D >= 16:
+        return (get_kernel(src, "softmax_smem", LINES_FMT, dev), D * x.dtype.itemsize, grid, block,
+                (lines, D, block, ids, ods, *line_args))
+    if ids == 1 and ods == 1 and D >= 16:
         group, block = _group(D)
         grid = min(-(-lines // (block // group)), sm_count(dev) * 32)
-        k = get_kernel(src, "softmax_inner", LINES_FMT, dev)
-        k(grid, block, stream, x.data_ptr(), out.data_ptr(), lines, D, group, ids, ods, *_line_args(kept))
-    else:
-        k = get_kernel(src, "softmax_outer", LINES_FMT, dev)
-        k(min(-(-lines // 128), 1 << 20), 128, stream, x.data_ptr(), out.data_ptr(), lines, D, 0, ids, ods,
-          *_line_args(kept))
-    return out
+        return get_kernel(src, "softmax_inner", LINES_FMT, dev), 0, grid, block, (lines, D, group, ids, ods, *line_args)
+    return (get_kernel(src, "softmax_outer", LINES_FMT, dev), 0, min(-(-lines // 128), 1 << 20), 128,
+            (lines, D, 0, ids, ods, *line_args))
 
 
 def _ln_group(nv: int) -> tuple[int, int]:
@@ -187,15 +219,20 @@ def layer_norm_into(x: Tensor, n_norm: int, weight, bias, eps: float, out: Tenso
     x = x if x.is_contiguous() else x.contiguous()
     params = [t if t is None or t.is_contiguous() else t.contiguous() for t in (weight, bias)]
     w_dtype = next((t.dtype for t in params if t is not None), x.dtype)
-    D = math.prod(x._sizes[x.dim() - n_norm:])
-    rows = x.numel() // D
     dev = x.device.index
-    src = kernel_source("norm.cu", IN_T=CTYPES[x.dtype.name], W_T=CTYPES[w_dtype.name], ACC_T=acc_ctype(x.dtype))
-    group, block = _ln_group(D // (16 // x.dtype.itemsize))
-    grid = min(-(-rows // (block // group)), sm_count(dev) * 32)
-    k = get_kernel(src, "layer_norm_rows", LN_FMT, dev)
-    k(grid, block, current_stream_handle(dev), x.data_ptr(), *(t.data_ptr() if t is not None else 0 for t in params),
-      out.data_ptr(), rows, D, group, float(eps))
+    key = ("layer_norm", x._sizes, n_norm, x.dtype, w_dtype, dev)  # Note [Row-kernel plans]
+    plan = _PLANS.get(key)
+    if plan is None:
+        D = math.prod(x._sizes[x.dim() - n_norm:])
+        rows = x.numel() // D
+        src = kernel_source("norm.cu", IN_T=CTYPES[x.dtype.name], W_T=CTYPES[w_dtype.name], ACC_T=acc_ctype(x.dtype))
+        group, block = _ln_group(D // (16 // x.dtype.itemsize))
+        grid = min(-(-rows // (block // group)), sm_count(dev) * 32)
+        plan = _keep(key, (get_kernel(src, "layer_norm_rows", LN_FMT, dev), grid, block, rows, D, group))
+    k, grid, block, rows, D, group = plan
+    w, b = params
+    k(grid, block, current_stream_handle(dev), x.data_ptr(), w.data_ptr() if w is not None else 0,
+      b.data_ptr() if b is not None else 0, out.data_ptr(), rows, D, group, float(eps))
     return out
 
 
@@ -212,15 +249,19 @@ def softmax_backward_into(grad: Tensor, y: Tensor, dim: int, log: bool, res: Ten
         return res
     grad = grad if grad.is_contiguous() else grad.contiguous()
     y = y if y.is_contiguous() else y.contiguous()
-    D = y._sizes[-1] if y.dim() else 1
-    rows = y.numel() // D
     dev = y.device.index
-    src = kernel_source("softmax_bwd.cu", IN_T=CTYPES[y.dtype.name], OUT_T=CTYPES[res.dtype.name],
-                        ACC_T=acc_ctype(y.dtype), LOG=int(log))
-    group, block = _ln_group(D // (16 // y.dtype.itemsize))
-    grid = min(-(-rows // (block // group)), sm_count(dev) * 32)
-    get_kernel(src, "softmax_bwd_rows", SM_BWD_FMT, dev)(grid, block, current_stream_handle(dev), grad.data_ptr(),
-                                                         y.data_ptr(), res.data_ptr(), rows, D, group)
+    key = ("softmax_bwd", y._sizes, log, y.dtype, res.dtype, dev)  # Note [Row-kernel plans]
+    plan = _PLANS.get(key)
+    if plan is None:
+        D = y._sizes[-1] if y.dim() else 1
+        rows = y.numel() // D
+        src = kernel_source("softmax_bwd.cu", IN_T=CTYPES[y.dtype.name], OUT_T=CTYPES[res.dtype.name],
+                            ACC_T=acc_ctype(y.dtype), LOG=int(log))
+        group, block = _ln_group(D // (16 // y.dtype.itemsize))
+        grid = min(-(-rows // (block // group)), sm_count(dev) * 32)
+        plan = _keep(key, (get_kernel(src, "softmax_bwd_rows", SM_BWD_FMT, dev), grid, block, rows, D, group))
+    k, grid, block, rows, D, group = plan
+    k(grid, block, current_stream_handle(dev), grad.data_ptr(), y.data_ptr(), res.data_ptr(), rows, D, group)
     return res
 
 
@@ -248,34 +289,59 @@ def layer_norm_backward_into(grad: Tensor, x: Tensor, n_norm: int, weight, eps: 
     if weight is not None and not weight.is_contiguous():
         weight = weight.contiguous()
     dev = x.device.index
+    mask = tuple(mask)
+    key = ("layer_norm_bwd", x._sizes, n_norm, x.dtype, weight.dtype if weight is not None else None, mask, dev)
+    p = _PLANS.get(key)  # Note [Row-kernel plans]
+    if p is None:
+        p = _keep(key, _LnBackwardPlan(x, weight, mask, D, rows, dev))
     stream = current_stream_handle(dev)
-    acc = acc_ctype(x.dtype)
-    acc_size = 8 if acc == "double" else 4
-    w_dtype = weight.dtype if weight is not None else x.dtype
-    src = kernel_source("norm.cu", IN_T=CTYPES[x.dtype.name], W_T=CTYPES[w_dtype.name], ACC_T=acc)
-    stats = workspace(2 * rows * acc_size, x.device) if mask[1] else None
-    mean_ptr = stats.data_ptr() if stats is not None else 0
-    rstd_ptr = mean_ptr + rows * acc_size if stats is not None else 0
-    if mask[0] or mask[1]:
-        group, block = _ln_group(D // (16 // x.dtype.itemsize))
-        grid = min(-(-rows // (block // group)), sm_count(dev) * 32)
-        get_kernel(src, "layer_norm_bwd_rows", LN_BWD_FMT, dev)(
-            grid, block, stream, grad.data_ptr(), x.data_ptr(), weight.data_ptr() if weight is not None else 0,
-            dx.data_ptr() if mask[0] else 0, mean_ptr, rstd_ptr, rows, D, group, float(eps))
-    if mask[1] or mask[2]:
-        tiles = -(-D // 32)
-        chunks = max(1, min(-(-rows // 64), -(-2 * sm_count(dev) // tiles)))  # >= 64 rows a chunk
-        per_chunk = -(-rows // chunks)
-        chunks = -(-rows // per_chunk)
-        part = workspace(2 * chunks * D * acc_size, x.device)
-        pw = part.data_ptr()
-        pb = pw + chunks * D * acc_size
-        get_kernel(src, "layer_norm_bwd_cols", LN_COL_FMT, dev)(
-            chunks * tiles, 256, stream, grad.data_ptr(), x.data_ptr(), mean_ptr, rstd_ptr, pw,
-            pb if mask[2] else 0, rows, D, per_chunk, tiles)
-        get_kernel(src, "layer_norm_bwd_finish", LN_FIN_FMT, dev)(
-            -(-D // 256), 256, stream, pw if mask[1] else 0, pb if mask[2] else 0,
-            dw.data_ptr() if mask[1] else 0, db.data_ptr() if mask[2] else 0, chunks, D)
+    # one scratch buffer: per-row mean and rstd, then the column pass's partial sums (16-byte aligned)
+    ws = workspace(p.ws_bytes, x.device) if p.ws_bytes else None
+    base = ws.data_ptr() if ws is not None else 0
+    mean_ptr = base if mask[1] else 0
+    rstd_ptr = base + rows * p.acc_size if mask[1] else 0
+    gp, xp = grad.data_ptr(), x.data_ptr()
+    if p.k_rows is not None:
+        p.k_rows(p.rows_grid, p.block, stream, gp, xp, weight.data_ptr() if weight is not None else 0,
+                 dx.data_ptr() if mask[0] else 0, mean_ptr, rstd_ptr, rows, D, p.group, float(eps))
+    if p.k_cols is not None:
+        pw = base + p.stat_bytes
+        pb = pw + p.chunks * D * p.acc_size
+        p.k_cols(p.chunks * p.tiles, 256, stream, gp, xp, mean_ptr, rstd_ptr, pw, pb if mask[2] else 0, rows, D,
+                 p.per_chunk, p.tiles)
+        p.k_fin(-(-D // 256), 256, stream, pw if mask[1] else 0, pb if mask[2] else 0,
+                dw.data_ptr() if mask[1] else 0, db.data_ptr() if mask[2] else 0, p.chunks, D)
+
+
+class _LnBackwardPlan:
+    """Kernels, launch shapes and scratch layout of :func:`layer_norm_backward_into` for one geometry."""
+
+    __slots__ = ("acc_size", "stat_bytes", "ws_bytes", "k_rows", "rows_grid", "group", "block", "k_cols", "k_fin",
+                 "chunks", "per_chunk", "tiles")
+
+    def __init__(self, x: Tensor, weight, mask: tuple, D: int, rows: int, dev: int):
+        acc = acc_ctype(x.dtype)
+        self.acc_size = 8 if acc == "double" else 4
+        w_dtype = weight.dtype if weight is not None else x.dtype
+        src = kernel_source("norm.cu", IN_T=CTYPES[x.dtype.name], W_T=CTYPES[w_dtype.name], ACC_T=acc)
+        self.stat_bytes = -(-2 * rows * self.acc_size // 16) * 16 if mask[1] else 0
+        self.k_rows = self.rows_grid = self.group = self.block = None
+        if mask[0] or mask[1]:
+            self.group, self.block = _ln_group(D // (16 // x.dtype.itemsize))
+            self.rows_grid = min(-(-rows // (self.block // self.group)), sm_count(dev) * 32)
+            self.k_rows = get_kernel(src, "layer_norm_bwd_rows", LN_BWD_FMT, dev)
+        self.k_cols = self.k_fin = None
+        self.chunks = self.per_chunk = self.tiles = 0
+        part_bytes = 0
+        if mask[1] or mask[2]:
+            self.tiles = -(-D // 32)
+            chunks = max(1, min(-(-rows // 64), -(-2 * sm_count(dev) // self.tiles)))  # >= 64 rows a chunk
+            self.per_chunk = -(-rows // chunks)
+            self.chunks = -(-rows // self.per_chunk)
+            part_bytes = 2 * self.chunks * D * self.acc_size
+            self.k_cols = get_kernel(src, "layer_norm_bwd_cols", LN_COL_FMT, dev)
+            self.k_fin = get_kernel(src, "layer_norm_bwd_finish", LN_FIN_FMT, dev)
+        self.ws_bytes = self.stat_bytes + part_bytes
 
 
 def cross_entropy_into(self: Tensor, target: Tensor, weight, reduction: int, ignore_index: int,
