@@ -9,12 +9,14 @@ mt19937 CPU stream; reproducibility is within strided. The CUDA backend keeps it
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .device import device as _device
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "get_rng_state",
-           "set_rng_state"]
+           "set_rng_state", "fork_rng"]
 
 _DEFAULT_SEED = 67280421310721  # torch's default_rng_seed_val
 
@@ -105,3 +107,28 @@ def get_rng_state():
 
 def set_rng_state(state) -> None:
     default_generator.set_state(state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled: bool = True, device_type: str = "cuda"):
+    """Restore the CPU generator's state, and that of the default generators of the CUDA devices in
+    ``devices`` (default: every CUDA generator made so far), when the block exits
+    (``torch.random.fork_rng``)."""
+    if not enabled:
+        yield
+        return
+    if device_type != "cuda":
+        raise RuntimeError(f"fork_rng: device_type {device_type!r} is not supported (strided has 'cuda')")
+    if devices is None:
+        gens = list(_CUDA_GENERATORS.values())
+    else:
+        gens = [default_generator_for(d if isinstance(d, (str, _device)) else _device("cuda", int(d)))
+                for d in devices]
+    cpu_state = default_generator.get_state()
+    states = [(g, g.get_state()) for g in gens]
+    try:
+        yield
+    finally:
+        default_generator.set_state(cpu_state)
+        for g, state in states:
+            g.set_state(state)

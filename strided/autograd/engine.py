@@ -27,13 +27,14 @@ import CUDA.
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
 from .graph import AccumulateGrad, _unshared, gradient_edge
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "is_checkpoint_valid"]
 
 
 class _GradMode:
@@ -87,9 +88,32 @@ def _validate(grad, meta, node, index: int):
     return grad
 
 
+class _TaskState(threading.local):
+    checkpoint_valid = True
+
+
+_task = _TaskState()
+
+
+def is_checkpoint_valid() -> bool:
+    """False inside a backward run by ``autograd.grad`` or ``backward(inputs=...)``: reentrant
+    checkpointing, which accumulates into ``.grad`` from a nested backward, cannot serve those
+    (torch's ``_is_checkpoint_valid``)."""
+    return _task.checkpoint_valid
+
+
 def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bool, inputs=None,
                  accumulate: bool = True):
     """Run the graph from ``roots`` seeded with ``grads`` (Note [Engine])."""
+    prev = _task.checkpoint_valid
+    _task.checkpoint_valid = inputs is None
+    try:
+        return _run_backward(roots, grads, retain_graph, create_graph, inputs, accumulate)
+    finally:
+        _task.checkpoint_valid = prev
+
+
+def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bool, inputs, accumulate: bool):
     root_edges = []
     for t in roots:
         if not t.requires_grad:

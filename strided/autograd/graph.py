@@ -12,7 +12,9 @@ Note [Saved tensors]
 A ``SavedTensor`` keeps the tensor and the version of its storage at save time; unpacking after
 an in-place change raises torch's error. An op's own output is saved as a detached alias and
 re-attached to the node when unpacked, so the graph holds no reference cycle (tensor -> node ->
-tensor) and CUDA memory is released as soon as the last user drops the output.
+tensor) and CUDA memory is released as soon as the last user drops the output. Under
+saved-tensor hooks the SavedTensor keeps what the pack hook returned instead (Note [Saved tensor
+hooks] in saved_hooks.py).
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ import weakref
 
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor, make_tensor
+from . import saved_hooks as _saved_hooks
+from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
 __all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "set_history",
            "obeys_layout_contract", "clone_obey_contract", "set_grad", "retain_grad", "register_hook",
-           "collect_edge", "ViewOfRebased"]
+           "collect_edge", "ViewOfRebased", "saved_tensors_hooks", "save_on_cpu",
+           "disable_saved_tensors_hooks"]
 
 
 class AutogradMeta:
@@ -251,20 +256,29 @@ def set_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
 
 
 class SavedTensor:
-    """A tensor saved for backward with its version (Note [Saved tensors])."""
+    """A tensor saved for backward with its version (Note [Saved tensors]); under saved-tensor hooks,
+    what the pack hook made of it (Note [Saved tensor hooks])."""
 
-    __slots__ = ("tensor", "version", "output_nr")
+    __slots__ = ("tensor", "version", "output_nr", "packed", "unpack_hook")
 
     def __init__(self, t: Tensor, output_nr: int | None = None):
         if output_nr is not None:  # the op's own output: keep a detached alias (no cycle)
             t = make_tensor(t._storage, t._offset, t._sizes, t._strides, t.dtype)
+        self.output_nr = output_nr
+        if _saved_hooks.active:
+            hooks = _saved_hooks.current_hooks()
+            if hooks is not None:
+                self.tensor = None  # hooked: unpack() asks the hook
+                self.packed, self.unpack_hook = _saved_hooks.pack(t, hooks)
+                return
         self.tensor = t
         self.version = t._storage._version
-        self.output_nr = output_nr
 
     def unpack(self, node: Node) -> Tensor:
         t = self.tensor
-        if t._storage._version != self.version:
+        if t is None:
+            t = _saved_hooks.unpack(self.packed, self.unpack_hook)
+        elif t._storage._version != self.version:
             raise RuntimeError(_modified_message(t, node, self))
         if self.output_nr is not None:
             t = make_tensor(t._storage, t._offset, t._sizes, t._strides, t.dtype)

@@ -80,3 +80,34 @@ def manual_seed_all(seed: int) -> None:
 
     for i in range(max(device_count(), 1)):
         default_generator_for(f"cuda:{i}").manual_seed(seed)
+
+
+def _generator(dev):
+    from ..device import device as _dev
+    from ..random import default_generator_for
+
+    d = _dev(f"cuda:{dev}" if isinstance(dev, int) and not isinstance(dev, bool) else dev)
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    return default_generator_for(d if d.index is not None else f"cuda:{current_device()}")
+
+
+def get_rng_state(device="cuda"):  # noqa: F811 - torch's argument name
+    """The state of ``device``'s default generator (Philox seed and offset), for :func:`set_rng_state`."""
+    return _generator(device).get_state()
+
+
+def set_rng_state(new_state, device="cuda") -> None:  # noqa: F811 - torch's argument name
+    """Restore ``device``'s default generator to a state from :func:`get_rng_state`."""
+    _generator(device).set_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    """Every device's generator state, by index."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    """Restore every device's generator from :func:`get_rng_state_all`'s list."""
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)

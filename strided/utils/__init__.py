@@ -1,4 +1,5 @@
-"""Utilities: progress bars, the op profiler, and ``data`` (datasets and the DataLoader)."""
+"""Utilities: progress bars, the op profiler, ``data`` (datasets and the DataLoader) and ``checkpoint``
+(activation checkpointing)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from __future__ import annotations
 # As ``strided.utils`` itself (Note [Lazy submodules] in strided/__init__.py), its submodules load on
 # first attribute access, so ``strided.utils.data.DataLoader`` works right after ``import strided``,
 # as ``torch.utils.data`` does after ``import torch``, without importing them all up front.
-_LAZY_SUBMODULES = frozenset({"data", "profiler", "progress"})
+_LAZY_SUBMODULES = frozenset({"checkpoint", "data", "profiler", "progress"})
 
 
 def __getattr__(name: str):
