@@ -30,7 +30,18 @@ from .backends.cpu.threads import get_num_threads, set_num_threads  # noqa: E402
 from . import return_types  # noqa: E402
 from .interop import from_dlpack  # noqa: E402
 from .comparison import allclose, equal, isclose  # noqa: E402
-from .functional import argwhere, einsum, nonzero, where  # noqa: E402
+from .functional import (  # noqa: E402
+    argwhere,
+    block_diag,
+    broadcast_tensors,
+    cartesian_prod,
+    cdist,
+    einsum,
+    meshgrid,
+    nonzero,
+    tensordot,
+    where,
+)
 from .type_info import finfo, iinfo  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402

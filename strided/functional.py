@@ -11,7 +11,8 @@ import string
 from .ops import bound as _ops
 from .tensor import Tensor
 
-__all__ = ["einsum", "nonzero", "argwhere", "where"]
+__all__ = ["einsum", "nonzero", "argwhere", "where", "meshgrid", "broadcast_tensors", "cartesian_prod",
+           "block_diag", "tensordot", "cdist"]
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase  # torch's sublist labels 0..51
 
@@ -89,3 +90,64 @@ def where(condition: Tensor, input=None, other=None):
 def _check_tensor(op: str, value, name: str = "input") -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"{op}(): argument '{name}' (position 1) must be Tensor, not {type(value).__name__}")
+
+
+def _tensors(op: str, tensors) -> list:
+    """``f(a, b)`` or ``f([a, b])`` -> [a, b], each checked to be a Tensor."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return list(tensors)
+
+
+def meshgrid(*tensors, indexing: str | None = None) -> tuple:
+    """Coordinate grids of 1-D tensors: ``indexing='ij'`` (the default) or ``'xy'`` (Cartesian)."""
+    return tuple(_ops.meshgrid(_tensors("meshgrid", tensors), indexing=indexing or "ij"))
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    """The tensors expanded (views) to their common broadcast shape."""
+    return tuple(_ops.broadcast_tensors(_tensors("broadcast_tensors", tensors)))
+
+
+def cartesian_prod(*tensors) -> Tensor:
+    """Rows of every combination of one element from each 1-D tensor."""
+    return _ops.cartesian_prod(_tensors("cartesian_prod", tensors))
+
+
+def block_diag(*tensors) -> Tensor:
+    """The tensors as blocks along the diagonal of one matrix."""
+    return _ops.block_diag(_tensors("block_diag", tensors))
+
+
+def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
+    """Contract the last ``dims`` dims of ``a`` with the first ``dims`` of ``b``, or the paired dims
+    ``dims=([a dims], [b dims])``."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist() if dims.dim() else int(dims.item())
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    else:
+        raise RuntimeError(f"tensordot expects dims to be an int or a pair of dim lists, got {dims!r}")
+    result = _ops.tensordot(a, b, dims_a, dims_b)
+    if out is None:
+        return result
+    out.resize_(result.shape)
+    return out.copy_(result)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary"):
+    """p-norm distances between the rows of ``x1`` (..., P, M) and ``x2`` (..., R, M) -> (..., P, R)."""
+    from .ops.composite.combining import CDIST_MODES
+
+    if compute_mode not in CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _ops.cdist(x1, x2, p, CDIST_MODES[compute_mode])

@@ -6,6 +6,7 @@ decompositions (linear -> addmm, stack -> unsqueeze + cat, ...).
 
 from . import (  # noqa: F401
     aliases,
+    combining,
     conversions,
     decompositions,
     einsum,

@@ -169,3 +169,34 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_mem
     perm = ops.sort(keys)[1]
     out = perm if d is dt.int64 else perm.to(d)
     return out.pin_memory() if pin_memory else out
+
+
+def _tri_indices(op, row, col, offset, dtype, layout, device, pin_memory):
+    for name, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be non-negative, got{v}")
+    d = dt.int64 if dtype is None else dt.to_dtype(dtype)
+    if d not in (dt.int64, dt.int32):
+        from ...backends.meta.reductions import type_name
+
+        raise NotImplementedError(f"\"{op}\" not implemented for '{type_name(d)}'")
+    rows, cols = (np.tril_indices if op == "tril_indices" else np.triu_indices)(row, offset, col)
+    coords = np.stack([rows, cols]).astype(np.int64).reshape(2, -1)
+    out = ops.empty(coords.shape, dtype=d, layout=layout, device=device, pin_memory=pin_memory)
+    if out.device.type != "meta" and coords.size:
+        from ...factories import tensor
+
+        out.copy_(tensor(coords, dtype=d))
+    return out
+
+
+@kernel("CompositeExplicitAutograd")
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """The (row, column) coordinates of a (row x col) matrix's lower triangle, as a 2 x N tensor."""
+    return _tri_indices("tril_indices", row, col, offset, dtype, layout, device, pin_memory)
+
+
+@kernel("CompositeExplicitAutograd")
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """The (row, column) coordinates of a (row x col) matrix's upper triangle, as a 2 x N tensor."""
+    return _tri_indices("triu_indices", row, col, offset, dtype, layout, device, pin_memory)

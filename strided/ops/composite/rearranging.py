@@ -1,5 +1,5 @@
 """CompositeImplicitAutograd ops that rearrange or repeat elements: flip, roll, repeat, tile, outer,
-swapaxes, diagonal, diag, trace, argsort, clamp_min / clamp_max / clip.
+swapaxes, diagonal, diag, trace, argsort, clamp_min / clamp_max / clip, repeat_interleave, diff.
 
 Each is composed of ops that already have kernels on every backend and derivative formulas
 (index_select, narrow + cat, expand + clone, as_strided, sort, clamp), so CPU, CUDA, Meta and
@@ -14,6 +14,9 @@ moves (a clone), as torch does.
 
 from __future__ import annotations
 
+import numpy as np
+
+from ... import dtypes as dt
 from ...backends.meta.common import wrap_dim
 from ...dispatch.library import kernel
 from .. import bound as ops
@@ -170,3 +173,94 @@ def clamp_max(self, max):  # noqa: A002 - torch's argument name
 def clip(self, min=None, max=None):  # noqa: A002 - torch's argument names
     return ops.clamp(self, min, max)
 
+
+
+# Note [repeat_interleave with tensor repeats]
+# The result's length is the sum of the repeats: data. As torch, the repeats are read on the host
+# (a synchronization on CUDA) unless ``output_size`` is given and the repeats stay where they are;
+# meta tensors have no values, so there it raises NotImplementedError. The index is then
+# ``arange(len(repeats))`` with each entry repeated, and the op is an ``index_select``.
+def _repeat_index(repeats, output_size):
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats.dtype not in (dt.int64, dt.int32):
+        raise RuntimeError("repeats has to be Long or Int tensor")
+    if repeats.device.type == "meta":
+        raise NotImplementedError("aten::repeat_interleave: the output length is the sum of the repeats, which "
+                                  "meta tensors (no data) cannot compute")
+    counts = repeats.numpy(force=True).astype(np.int64)
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    total = int(counts.sum())
+    if output_size is not None and output_size != total:
+        raise RuntimeError(f"repeat_interleave: output_size {output_size} is not the sum of the repeats, {total}")
+    index = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    return _index_tensor(index, repeats.device)
+
+
+def _index_tensor(index, device):
+    from ...factories import tensor
+
+    return tensor(index, dtype=dt.int64, device=device)
+
+
+@kernel("CompositeImplicitAutograd")
+def repeat_interleave_Tensor(repeats, *, output_size=None):
+    """``arange(len(repeats))`` with entry i repeated ``repeats[i]`` times."""
+    return _repeat_index(repeats, output_size)
+
+
+@kernel("CompositeImplicitAutograd")
+def repeat_interleave_self_Tensor(self, repeats, dim=None, *, output_size=None):
+    """Each slice of ``self`` along ``dim`` (flattened when None) repeated ``repeats[i]`` times."""
+    if dim is None:
+        self, dim = ops.reshape(self, (-1,)), 0
+    d = wrap_dim(dim, self.dim())
+    if repeats.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if repeats.dim() == 0 or repeats._sizes[0] == 1:
+        repeats = ops.expand(ops.reshape(repeats, (1,)), (self._sizes[d],))
+    elif repeats._sizes[0] != self._sizes[d]:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{repeats._sizes[0]} and input.size({d}) = {self._sizes[d]}")
+    return ops.index_select(self, d, _repeat_index(repeats, output_size))
+
+
+@kernel("CompositeImplicitAutograd")
+def repeat_interleave_self_int(self, repeats, dim=None, *, output_size=None):
+    """Each slice of ``self`` along ``dim`` (flattened when None) repeated ``repeats`` times (a copy)."""
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    if dim is None:
+        self, dim = ops.reshape(self, (-1,)), 0
+    d = wrap_dim(dim, self.dim())
+    sizes = list(self._sizes)
+    x = ops.unsqueeze(self, d + 1)
+    expanded = sizes[:d + 1] + [repeats] + sizes[d + 1:]
+    sizes[d] *= repeats
+    if output_size is not None and output_size != sizes[d]:
+        raise RuntimeError(f"repeat_interleave: output_size {output_size} is not {sizes[d]}")
+    return ops.reshape(ops.clone(ops.expand(x, expanded), memory_format="contiguous_format"), sizes)
+
+
+@kernel("CompositeImplicitAutograd")
+def diff(self, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along ``dim`` (``logical_xor`` for bool), after joining
+    ``prepend`` before and ``append`` after ``self`` along it."""
+    if self.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, self.dim())
+    for extra in (prepend, append):
+        if extra is not None and extra.dim() != self.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    parts = [t for t in (prepend, self, append) if t is not None]
+    out = ops.cat(parts, d) if len(parts) > 1 else self
+    for _ in range(n):
+        size = out._sizes[d]
+        if size == 0:
+            break
+        hi, lo = ops.narrow(out, d, 1, size - 1), ops.narrow(out, d, 0, size - 1)
+        out = ops.logical_xor(hi, lo) if out.dtype is dt.bool else ops.sub(hi, lo)
+    return ops.clone(out) if out is self else out

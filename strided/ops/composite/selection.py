@@ -1,10 +1,11 @@
 """CompositeImplicitAutograd ops that select or count elements: masked_select, nan_to_num,
-count_nonzero. Autograd goes through the indexing, ``where`` and comparisons they use."""
+count_nonzero, take_along_dim. Autograd goes through the indexing, ``where`` and comparisons they use."""
 
 from __future__ import annotations
 
 from ... import dtypes as dt
-from ...backends.meta.common import broadcast_shapes
+from ...backends.meta.common import broadcast_shapes, wrap_dim
+from ...backends.meta.reductions import type_name
 from ...dispatch.library import kernel
 from ...type_info import finfo
 from .. import bound as ops
@@ -40,3 +41,24 @@ def count_nonzero(self, dim=None):
     """The number of nonzero elements (over ``dim``, one int or a list), as int64."""
     dims = [] if dim is None else ([dim] if isinstance(dim, int) else list(dim))
     return ops.sum(ops.ne(self, 0), dims) if dims else ops.sum(ops.ne(self, 0))
+
+
+@kernel("CompositeImplicitAutograd")
+def take_along_dim(self, indices, dim=None):
+    """``gather`` along ``dim`` with ``self`` and ``indices`` broadcast against each other in the other
+    dims; without ``dim``, over the flattened tensor."""
+    if indices.dtype is not dt.int64:
+        word = type_name(indices.dtype)
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {word}")
+    if dim is None:
+        return ops.gather(ops.reshape(self, (-1,)), 0, ops.reshape(indices, (-1,)))
+    if self.dim() != indices.dim():
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {self.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
+    d = wrap_dim(dim, self.dim())
+    rest_self = self._sizes[:d] + (1,) + self._sizes[d + 1:]
+    rest_idx = indices._sizes[:d] + (1,) + indices._sizes[d + 1:]
+    shape = list(broadcast_shapes(rest_self, rest_idx))
+    self_shape, idx_shape = list(shape), list(shape)
+    self_shape[d], idx_shape[d] = self._sizes[d], indices._sizes[d]
+    return ops.gather(ops.expand(self, self_shape), d, ops.expand(indices, idx_shape))

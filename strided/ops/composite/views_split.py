@@ -1,4 +1,5 @@
-"""Narrowing views: slice, select, narrow, and the ops that cut a tensor into views (split, chunk, unbind).
+"""Narrowing views: slice, select, narrow, and the ops that cut a tensor into views (split, chunk, unbind,
+tensor_split).
 
 Each result aliases its input's storage (Note [View base] in ``views``).
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 import operator
 
 from ...backends.meta.common import wrap_dim
+from ...backends.meta.reductions import type_name
 from ...dispatch.library import kernel
 from .. import bound as ops
 from .views import alias, int_list
@@ -162,3 +164,58 @@ def unbind(self, dim=0):
     strides = self._strides[:d] + self._strides[d + 1:]
     stride, offset = self._strides[d], self._offset
     return [alias(self, sizes, strides, offset + i * stride) for i in range(self._sizes[d])]
+
+
+def _tensor_split_dim(self, dim) -> int:
+    if self.dim() == 0:
+        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with "
+                           f"{self.dim()} dims")
+    return wrap_dim(dim, self.dim())
+
+
+@kernel("CompositeImplicitAutograd")
+def tensor_split_sections(self, sections, dim=0):
+    """``sections`` views along ``dim``, the first ``size % sections`` one element longer."""
+    d = _tensor_split_dim(self, dim)
+    sections = _index(sections)
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    size = self._sizes[d]
+    base, extra = divmod(size, sections)
+    out, start = [], 0
+    for i in range(sections):
+        end = start + base + (1 if i < extra else 0)
+        out.append(ops.slice(self, d, start, end))
+        start = end
+    return out
+
+
+@kernel("CompositeImplicitAutograd")
+def tensor_split_indices(self, indices, dim=0):
+    """Views between consecutive ``indices`` along ``dim`` (clamped to the size, as slicing)."""
+    d = _tensor_split_dim(self, dim)
+    indices = int_list(indices, "tensor_split", "indices")
+    out, start = [], 0
+    for i in indices:
+        out.append(ops.slice(self, d, start, i))
+        start = i
+    out.append(ops.slice(self, d, start, None))
+    return out
+
+
+@kernel("CompositeImplicitAutograd")
+def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim=0):
+    """``tensor_split`` with a CPU int64 tensor: 0-dim = sections, 1-dim = indices."""
+    t = tensor_indices_or_sections
+    if t.device.type != "cpu":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, but it's on {t.device}")
+    if t.dtype.name != "int64":
+        word = type_name(t.dtype)
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got {word}")
+    if t.dim() > 1:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                           f"one-dimensional tensor, but got a tensor with {t.dim()} dims")
+    values = t.numpy().tolist()
+    if t.dim() == 0:
+        return tensor_split_sections(self, int(values), dim)
+    return tensor_split_indices(self, [int(v) for v in values], dim)
