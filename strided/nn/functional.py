@@ -34,11 +34,13 @@ from .convolution import *  # noqa: F403
 from .convolution_transpose import *  # noqa: F403
 from .interpolation import *  # noqa: F403
 from .losses import *  # noqa: F403
+from .multihead_attention import multi_head_attention_forward
 from .padding import pad
 
 __all__ = [
     "linear", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot", "softmax", "pad", "normalize",
     "log_softmax", "dropout", "layer_norm", "embedding", "cross_entropy", "mse_loss", "scaled_dot_product_attention",
+    "multi_head_attention_forward",
     *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution_transpose.__all__,
     *_batch_norm.__all__, *_interpolation.__all__,
 ]

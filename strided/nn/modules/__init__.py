@@ -18,6 +18,7 @@ from . import (
     parameter_containers,
     pooling,
     sparse,
+    transformer,
 )
 from .activation import *  # noqa: F403
 from .attention import *  # noqa: F403
@@ -34,7 +35,8 @@ from .normalization import *  # noqa: F403
 from .parameter_containers import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .sparse import *  # noqa: F403
+from .transformer import *  # noqa: F403
 
 _MODULES = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, instancenorm, linear, loss,
-            normalization, parameter_containers, pooling, sparse)
+            normalization, parameter_containers, pooling, sparse, transformer)
 __all__ = [name for module in _MODULES for name in module.__all__]
