@@ -40,6 +40,8 @@ from .functional import (  # noqa: E402
     meshgrid,
     nonzero,
     tensordot,
+    unique,
+    unique_consecutive,
     where,
 )
 from .type_info import finfo, iinfo  # noqa: E402
@@ -69,7 +71,7 @@ __version__ = "0.1.0"
 # ``import torch``. These submodules are imported on first attribute access instead of here: they
 # cost import time (strided.cuda ~35 ms) and most CPU-only programs never touch them. Importing
 # strided.cuda does not initialize CUDA either way (Note [Lazy driver] in backends/cuda/driver.py).
-_LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing"})
+_LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg"})
 
 
 def __getattr__(name: str):

@@ -12,7 +12,7 @@ from .ops import bound as _ops
 from .tensor import Tensor
 
 __all__ = ["einsum", "nonzero", "argwhere", "where", "meshgrid", "broadcast_tensors", "cartesian_prod",
-           "block_diag", "tensordot", "cdist"]
+           "block_diag", "tensordot", "cdist", "unique", "unique_consecutive"]
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase  # torch's sublist labels 0..51
 
@@ -151,3 +151,27 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if compute_mode not in CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     return _ops.cdist(x1, x2, p, CDIST_MODES[compute_mode])
+
+
+def _pick(values, inverse, counts, return_inverse: bool, return_counts: bool):
+    if not (return_inverse or return_counts):
+        return values
+    return (values,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,  # noqa: A002
+           dim=None):
+    """The unique elements (or slices along ``dim``) in ascending order; with ``return_inverse`` also
+    where each input element went, with ``return_counts`` how many of each. Synchronizes on CUDA."""
+    _check_tensor("unique", input)
+    if dim is None:
+        out = _ops._unique2(input, sorted, return_inverse, return_counts)
+    else:
+        out = _ops.unique_dim(input, dim, sorted, return_inverse, return_counts)
+    return _pick(*out, return_inverse, return_counts)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
+    """Each run of equal consecutive elements (or slices along ``dim``) collapsed to one."""
+    _check_tensor("unique_consecutive", input)
+    return _pick(*_ops.unique_consecutive(input, return_inverse, return_counts, dim), return_inverse, return_counts)

@@ -133,6 +133,17 @@ class TensorConversions:
 
         return nonzero(self, as_tuple=as_tuple)
 
+    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,  # noqa: A002
+               dim=None):
+        from .functional import unique
+
+        return unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False, dim=None):
+        from .functional import unique_consecutive
+
+        return unique_consecutive(self, return_inverse, return_counts, dim)
+
     def argwhere(self) -> Tensor:
         return _ops.nonzero(self)
 

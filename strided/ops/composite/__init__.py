@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     reduction_stats,
     sampling,
     selection,
+    uniqueness,
     views,
     views_split,
 )

@@ -1,0 +1,123 @@
+"""``strided.linalg``: torch.linalg's norms, products and views that compose from existing ops.
+
+``vector_norm``, ``matrix_norm`` (Frobenius, 1, -1, inf, -inf) and ``norm`` reduce with ``norm``,
+``sum``, ``amax`` and ``amin``, so every backend and autograd follow (``norm``'s derivative is zero
+where the norm is zero, as torch's). Decompositions (svd, qr, eigh, solve, inv, det) and the norms
+that need singular values (ord 2, -2, 'nuc') have no kernels here: they raise NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import dtypes as _dt
+from .ops import bound as _ops
+from .tensor import Tensor
+
+__all__ = ["vector_norm", "matrix_norm", "norm", "cross", "vecdot", "matmul", "diagonal"]
+
+_SVD_ORDS = (2, -2, "nuc")
+
+
+def _dims(dim, ndim: int):
+    if dim is None:
+        return list(range(ndim))
+    return [dim] if isinstance(dim, int) else list(dim)
+
+
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """The ``ord``-norm of ``x`` over ``dim`` (all elements when None) as a vector: ``sum(|x|^ord)^(1/ord)``,
+    ``max|x|`` for inf, ``min|x|`` for -inf, the count of nonzeros for 0."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"linalg.vector_norm(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_type_word(x.dtype)}")
+    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    dims = _dims(dim, x.dim())
+    if x.dim() == 0:
+        x = x.reshape(1)
+        dims = [0]
+        squeeze_scalar = not keepdim
+    else:
+        squeeze_scalar = False
+    if ord == -math.inf or (ord < 0 and ord != -math.inf):
+        if x.numel() == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                               "operation does not have an identity")
+    if ord == -math.inf:
+        out = _ops.amin(_ops.abs(x), dims, keepdim)
+    elif ord < 0:
+        out = _ops.pow(_ops.sum(_ops.pow(_ops.abs(x), ord), dims, keepdim), 1.0 / ord)
+    else:
+        out = _ops.norm(x, float(ord), dims, keepdim)
+    return out.reshape(()) if squeeze_scalar else out
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
+    """The ``ord`` matrix norm over the two dims ``dim``: 'fro', or the max / min absolute column (1, -1)
+    or row (inf, -inf) sum."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if dtype is not None:
+        A = A.to(dtype)
+    d0, d1 = (d % A.dim() for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in _SVD_ORDS:
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values (svd), which strided "
+                                  "does not implement")
+    if ord not in (1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    # 1 / -1: sum over rows (dim d0), then the max / min over columns; inf / -inf: the transpose
+    inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    sums = _ops.sum(_ops.abs(A), [inner], True)
+    out = _ops.amax(sums, [outer], True) if ord > 0 else _ops.amin(sums, [outer], True)
+    return out if keepdim else _ops.squeeze(out, sorted({d0, d1}))
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """``vector_norm`` or ``matrix_norm`` as torch.linalg.norm picks: a matrix norm when ``dim`` is two
+    dims, or ``dim`` is None, ``ord`` is given and ``A`` is 2-D; else a vector norm (2 by default)."""
+    if dim is not None and not isinstance(dim, int) and len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    if dim is None and ord is not None:
+        if A.dim() == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+        if A.dim() != 1:
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {A.dim()}D.")
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord {ord!r} is a matrix norm; give two dims")
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along ``dim``."""
+    return _ops.linalg_cross(input, other, dim=dim)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product of vectors along ``dim`` (other dims broadcast)."""
+    return _ops.sum(_ops.mul(x, y), [dim])
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """``strided.matmul``."""
+    return _ops.matmul(input, other)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The diagonal (a view) of the matrices in the last two dims by default."""
+    return _ops.diagonal(A, offset, dim1, dim2)
+
+
+def _type_word(d: _dt.dtype) -> str:
+    from .backends.meta.reductions import type_name
+
+    return type_name(d)
