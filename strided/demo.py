@@ -5,7 +5,9 @@ embeddings, pre-LayerNorm blocks of causal self-attention and a GELU MLP) from `
 trains it with AdamW on the text the package ships (``strided/data/shakespeare.txt``), showing
 the loss, tokens/s and memory as it goes, then prints a sample. On CUDA it trains under autocast
 (bfloat16) with the fused AdamW; the tiny configuration trains on a laptop CPU in under a minute.
-``--cuda-graph`` captures forward and backward once and replays them (Note [Demo graph]).
+``--cuda-graph`` captures forward and backward once and replays them (Note [Demo graph]);
+``--checkpoint`` keeps only each block's input and recomputes the block in backward
+(``strided.utils.checkpoint``): the memory figures on the progress bar drop.
 
 Note [Demo graph]
 With ``--cuda-graph`` the first steps run eagerly on a side stream (optimizer state, kernels,
@@ -31,6 +33,7 @@ import numpy as np
 import strided as st
 from strided import nn
 from strided.nn import functional as F
+from strided.utils.checkpoint import checkpoint
 from strided.utils.profiler import count_ops
 from strided.utils.progress import Progress
 
@@ -48,6 +51,7 @@ class Config:
     lr: float
     dropout: float = 0.0
     warmup: int = 20
+    checkpoint: bool = False  # recompute each block's activations in backward (strided.utils.checkpoint)
 
 
 CONFIGS = {
@@ -143,7 +147,7 @@ class GPT(nn.Module):
         t = idx.shape[1]
         x = self.drop(self.wte(idx) + self.wpe(self.pos[:t]))
         for block in self.h:
-            x = block(x)
+            x = checkpoint(block, x, use_reentrant=False) if self.cfg.checkpoint else block(x)
         logits = self.lm_head(self.ln_f(x))
         if targets is None:
             return logits, None
@@ -278,7 +282,8 @@ def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log
     log(f"strided {st.__version__}: GPT {cfg.n_layer} layers x {cfg.n_embd} wide, {cfg.n_head} heads, "
         f"context {cfg.block_size}, {n_params / 1e6:.2f}M parameters, vocab {data.vocab_size}; "
         f"device {device}, autocast {'bfloat16' if use_amp else 'off'}, fused AdamW"
-        f"{', forward + backward as a CUDA graph' if cuda_graph else ''}; {len(data.train):,} training characters")
+        f"{', forward + backward as a CUDA graph' if cuda_graph else ''}"
+        f"{', activation checkpointing' if cfg.checkpoint else ''}; {len(data.train):,} training characters")
     history = []  # detached 0-dim losses, read back once at the end
     shown, last_read = float("nan"), 0.0
     tokens_per_step = cfg.batch_size * cfg.block_size
@@ -355,6 +360,9 @@ def main(argv=None) -> int:
     parser.add_argument("--cuda-graph", action="store_true",
                         help="capture forward + backward as a CUDA graph after 3 eager steps and replay it "
                              "(cuda only; the optimizer step stays eager)")
+    parser.add_argument("--checkpoint", action="store_true",
+                        help="keep only each block's input and recompute its activations in backward (less "
+                             "memory, more compute); not with --cuda-graph")
     parser.add_argument("--threads", type=int, default=None,
                         help="CPU BLAS threads (default: 1 for the tiny config, whose matrices are too "
                              "small to gain from more; else the library default)")
@@ -370,6 +378,10 @@ def main(argv=None) -> int:
     use_amp = device.type == "cuda" if args.amp is None else args.amp
     if args.cuda_graph and device.type != "cuda":
         parser.error("--cuda-graph needs --device cuda")
+    if args.checkpoint:
+        if args.cuda_graph:
+            parser.error("--checkpoint and --cuda-graph cannot be combined")
+        cfg = replace(cfg, checkpoint=True)
     if args.threads is not None or (device.type == "cpu" and cfg.n_embd <= 64):
         # Note [Demo threads]: GEMMs of a few MFLOP lose to BLAS threads' start-up and, on a
         # busy machine, to their spin-waiting (measured 4x slower per step with 2 threads on 2 cores).

@@ -47,3 +47,18 @@ def test_cli_help_and_bad_arguments(capsys):
     with pytest.raises(SystemExit):
         demo.main(["--steps", "0", "--device", "cpu"])
     assert "--steps must be positive" in capsys.readouterr().err
+
+
+def test_checkpointed_training_takes_the_same_steps():
+    """--checkpoint recomputes each block in backward: on CPU the same ops in the same order, so the
+    same losses, bit for bit."""
+    cfg = replace(demo.CONFIGS["tiny"], steps=8, warmup=2)
+    runs = [demo.train(replace(cfg, checkpoint=c), st.device("cpu"), use_amp=False, seed=0, sample_tokens=0,
+                       log=lambda *a: None)["losses"] for c in (False, True)]
+    assert runs[0] == runs[1]
+
+
+def test_cli_rejects_checkpoint_with_cuda_graph(capsys):
+    with pytest.raises(SystemExit):
+        demo.main(["--checkpoint", "--cuda-graph", "--device", "cuda"])  # refused before any CUDA work
+    assert "--checkpoint and --cuda-graph cannot be combined" in capsys.readouterr().err
