@@ -25,6 +25,7 @@ NON_DIFFERENTIABLE = {
     "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange.start_step", "linspace",
     "eye.m", "rand", "randn", "randint.low", "randperm", "argsort", "argsort.stable", "nonzero", "empty_like",
     "zeros_like", "ones_like", "full_like", "tril_indices", "triu_indices", "repeat_interleave.Tensor",
+    "searchsorted.Tensor",
     "rand_like", "randn_like", "resize_", "set_.source_Storage_storage_offset", "_local_scalar_dense",
     "detach", "eq.Tensor", "eq.Scalar", "ne.Tensor", "ne.Scalar", "lt.Tensor", "lt.Scalar", "le.Tensor",
     "le.Scalar", "gt.Tensor", "gt.Scalar", "ge.Tensor", "ge.Scalar", "logical_and", "logical_or",

@@ -33,7 +33,7 @@ def _indexing_sources():
     from strided.backends.cuda.kernels import all_sources
 
     for file, names, text in all_sources():
-        if file in ("transpose.cu", "index.cu", "sort.cu", "misc.cu", "cat.cu", "multi_tensor.cu"):
+        if file in ("transpose.cu", "index.cu", "sort.cu", "misc.cu", "cat.cu", "multi_tensor.cu", "search.cu"):
             yield pytest.param(file, names[0], text, id=f"{file}-{zlib.crc32(text.encode()):08x}")
 
 

@@ -73,3 +73,52 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
         store(values, np.take_along_axis(_atleast_1d(as_numpy(self)), idx, d).reshape(values._sizes))
         store(indices, idx.reshape(values._sizes))
     return result
+
+
+def search_rows(seq: np.ndarray, values: np.ndarray, sorter, right: bool) -> np.ndarray:
+    """Vectorized binary search with torch's comparisons (Note [searchsorted comparisons]): ``seq``
+    (rows, m), ``values`` (rows, k) -> int64 (rows, k)."""
+    rows, m = seq.shape
+    lo = np.zeros(values.shape, np.int64)
+    hi = np.full(values.shape, m, np.int64)
+    r = np.arange(rows)[:, None]
+    with np.errstate(invalid="ignore"):
+        while True:
+            active = lo < hi
+            if not active.any():
+                return lo
+            mid = (lo + hi) >> 1
+            pos = np.minimum(mid, m - 1)
+            if sorter is not None:
+                pos = sorter[r, pos]
+            mv = seq[r, pos]
+            go = ~(mv > values) if right else ~(mv >= values)
+            lo = np.where(active & go, mid + 1, lo)
+            hi = np.where(active & ~go, mid, hi)
+
+
+# Note [searchsorted comparisons]
+# torch's binary search moves right while ``!(seq[mid] >= v)`` (left) or ``!(seq[mid] > v)`` (right).
+# With those exact comparisons a NaN value lands after every element, and a NaN inside the sequence
+# sends the search right as torch's does; both backends use them.
+@kernel("CPU")
+def searchsorted(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    right = meta.searchsorted_check(sorted_sequence, self, out_int32, right, side, sorter)
+    out = meta.searchsorted(sorted_sequence, self, out_int32=out_int32, right=right, sorter=sorter)
+    if not out.numel():
+        return out
+    common = dt.promote_types(sorted_sequence.dtype, self.dtype)  # as torch: both in the common dtype
+    seq = _keys(sorted_sequence if sorted_sequence.dtype is common else sorted_sequence.to(common))
+    vals = _keys(self if self.dtype is common else self.to(common))
+    m = sorted_sequence._sizes[-1]
+    rows = int(np.prod(sorted_sequence._sizes[:-1], dtype=np.int64))  # 1 for a 1-D sequence
+    seq2 = seq.reshape(rows, m)
+    vals2 = vals.reshape(rows, -1) if sorted_sequence.dim() > 1 else vals.reshape(1, -1)
+    srt = None
+    if sorter is not None:
+        srt = as_numpy(sorter).reshape(rows, m)
+        if srt.size and (srt.min() < 0 or srt.max() >= m):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    result = np.zeros(vals2.shape, np.int64) if m == 0 else search_rows(seq2, vals2, srt, right)
+    store(out, result.reshape(self._sizes).astype(np.int32 if out_int32 else np.int64))
+    return out

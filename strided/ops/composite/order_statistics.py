@@ -121,3 +121,29 @@ def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
     elif keepdim:
         out = ops.unsqueeze(out, d + 1)
     return ops.reshape(out, out._sizes[1:]) if scalar_q else out
+
+
+@kernel("CompositeImplicitAutograd")
+def searchsorted_scalar(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    """``searchsorted`` of one number: a 0-dim index."""
+    if sorted_sequence.dim() != 1:
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension "
+                           f"is 1, but we got boundaries tensor dim({sorted_sequence.dim()}) and input value's dim(0) "
+                           "numel(1)")
+    value = ops.full((), self, dtype=dt.scalar_dtype(self), device=sorted_sequence.device)
+    return ops.searchsorted(sorted_sequence, value, out_int32=out_int32, right=right, side=side, sorter=sorter)
+
+
+@kernel("CompositeImplicitAutograd")
+def bucketize(self, boundaries, *, out_int32=False, right=False):
+    """The bucket of each value: ``searchsorted(boundaries, self)`` over 1-D ``boundaries``."""
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    return ops.searchsorted(boundaries, self, out_int32=out_int32, right=right)
+
+
+@kernel("CompositeImplicitAutograd")
+def bucketize_scalar(self, boundaries, *, out_int32=False, right=False):
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    return searchsorted_scalar(boundaries, self, out_int32=out_int32, right=right)

@@ -1,4 +1,5 @@
-"""OpInfos: median, median.dim, quantile, quantile.scalar (``ops/composite/order_statistics.py``),
+"""OpInfos: median, median.dim, quantile, quantile.scalar, searchsorted, bucketize
+(``ops/composite/order_statistics.py``, ``backends/*/sorting.py``),
 against NumPy (lower median; NaN propagates, Note [NaN in order statistics])."""
 
 from __future__ import annotations
@@ -89,6 +90,64 @@ def _quantile_errors(rng):
 
 _DTYPES = (dt.float32, dt.float64)
 
+
+def _sorted(values, d):
+    from ...factories import tensor
+
+    return tensor(np.asarray(values), dtype=d)
+
+
+def _search_samples(d, rng):
+    seq = _sorted([1, 3, 3, 5, 7], d)
+    vals = _sorted([[0, 3, 4], [7, 9, 1]], d)
+    yield SampleInput((seq, vals), name="1-D sequence, 2-D values")
+    yield SampleInput((seq, vals), {"right": True}, name="right")
+    yield SampleInput((seq, vals), {"side": "right", "out_int32": True}, name="side right, int32")
+    yield SampleInput((_sorted([[1, 4, 6], [0, 2, 9]], d), vals.t().contiguous().t()), name="rows, noncontig values")
+    yield SampleInput((_sorted([5, 1, 3], d), _sorted([2, 4, 0], d)), {"sorter": _sorted([1, 2, 0], dt.int64)},
+                      name="sorter")
+    yield SampleInput((_sorted(np.zeros(0), d), _sorted([2], d)), name="empty sequence")
+
+
+def _search_ref(seq, values, out_int32=False, right=False, side=None, sorter=None):
+    side = side or ("right" if right else "left")
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter, -1)
+    if seq.ndim == 1:
+        out = np.searchsorted(seq, values, side=side)
+    else:
+        out = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(seq.reshape(-1, seq.shape[-1]),
+                                                                         values.reshape(-1, values.shape[-1]))])
+        out = out.reshape(values.shape)
+    return out.astype(np.int32 if out_int32 else np.int64)
+
+
+def _search_errors(rng):
+    seq = make_arg((4,), dt.float32, rng=rng)
+    yield err((seq, seq), RuntimeError, "torch.searchsorted(): side can only be 'left' or 'right' but got middle",
+              {"side": "middle"})
+    yield err((seq, seq), RuntimeError, "torch.searchsorted(): side and right can't be set to opposites, got side "
+              "of left while right was True", {"side": "left", "right": True})
+    yield err((make_arg((2, 2), dt.float32, rng=rng), seq), RuntimeError, "the first N-1 dimensions of "
+              "boundaries tensor and input value tensor must match, but we got boundaries tensor [2, 2] and input "
+              "value tensor [4]")
+    yield err((seq, seq), RuntimeError, "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+              "Int", {"sorter": make_arg((4,), dt.int32, rng=rng)})
+
+
+def _scalar_search_samples(d, rng):
+    yield SampleInput((_sorted([1, 3, 5], d), 3), name="int value")
+    yield SampleInput((_sorted([1, 3, 5], d), 4.5), {"right": True}, name="float value, right")
+
+
+def _bucketize_samples(d, rng):
+    yield SampleInput((_sorted([[0, 3], [6, 9]], d), _sorted([1, 3, 5, 7], d)), name="2-D values")
+    yield SampleInput((_sorted([0, 3, 6], d), _sorted([1, 3, 5, 7], d)), {"right": True}, name="right")
+
+
+def _bucketize_ref(values, boundaries, out_int32=False, right=False):
+    return _search_ref(boundaries, values, out_int32, right)
+
 OPS = [
     OpInfo("median", _median_samples, ref=_median_ref, dtypes=FLOATING + INTEGRAL),
     OpInfo("median.dim", _median_dim_samples, ref=_median_dim_ref, dtypes=FLOATING + INTEGRAL,
@@ -96,4 +155,12 @@ OPS = [
                                         "median(): Expected reduction dim 1 to have non-zero size.")])),
     OpInfo("quantile", _quantile_samples(True), ref=_quantile_ref, dtypes=_DTYPES),
     OpInfo("quantile.scalar", _quantile_samples(False), ref=_quantile_ref, dtypes=_DTYPES, errors=_quantile_errors),
+    OpInfo("searchsorted.Tensor", _search_samples, ref=_search_ref, dtypes=FLOATING + INTEGRAL, errors=_search_errors),
+    OpInfo("searchsorted.Scalar", _scalar_search_samples,
+           ref=lambda seq, v, **kw: _search_ref(seq, np.asarray(v), **kw), dtypes=FLOATING + INTEGRAL),
+    OpInfo("bucketize.Tensor", _bucketize_samples, ref=_bucketize_ref, dtypes=FLOATING + INTEGRAL,
+           errors=lambda rng: iter([err((make_arg((3,), dt.float32, rng=rng), make_arg((2, 2), dt.float32, rng=rng)),
+                                        RuntimeError, "boundaries tensor must be 1 dimension, but got dim(2)")])),
+    OpInfo("bucketize.Scalar", lambda d, rng: iter([SampleInput((3, _sorted([1, 3, 5], d)), name="int value")]),
+           ref=lambda v, b, **kw: _bucketize_ref(np.asarray(v), b, **kw), dtypes=FLOATING + INTEGRAL),
 ]

@@ -80,6 +80,8 @@ def all_sources():
             source("sort.cu", d)
         yield "misc.cu", ("triangle", "eye", "linspace", "one_hot", "minmax"), source("misc.cu", d)
         yield "cat.cu", ("cat_copy",), source("cat.cu", d)
+        if d != "bool":
+            yield "search.cu", ("searchsorted",), source("search.cu", d)
     from .optim_ops import MT_SIZES, mt_source  # the multi-tensor optimizer / foreach kernels
 
     for d in ("float32", "float16", "bfloat16", "float64"):

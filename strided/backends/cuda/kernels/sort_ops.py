@@ -1,5 +1,5 @@
 """CUDA kernels for ``sort``, ``sort.stable`` and ``topk`` (Meta functions and semantics of
-``backends/cpu/sorting.py``, Note [Sort order]).
+``backends/cpu/sorting.py``, Note [Sort order]), and ``searchsorted`` (``search.cu``).
 
 Note [CUDA sort]
 The sorted dim is moved last into a contiguous (rows, n) buffer (a tiled transpose when it
@@ -22,7 +22,7 @@ from ....tensor import Tensor, contiguous_strides, is_row_major
 from ...meta import sorting as meta
 from ...meta.common import new_output
 from . import copy_kernel
-from .index_launch import run, stream
+from .index_launch import read_i64, run, stream, to_cuda_i64
 
 __all__ = []
 
@@ -120,3 +120,44 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
         _store(values, v, d, sizes, k)
         _store(indices, i, d, sizes, k)
     return result
+
+
+# ------------------------------------------------------------------------------ search.cu: searchsorted
+SEARCH_FMT = "<QQQQQqqqq"
+
+
+def _contiguous_as(t: Tensor, dtype) -> Tensor:
+    if t.dtype is dtype and is_row_major(t._sizes, t._strides):
+        return t
+    out = new_output(t._sizes, dtype, t.device)
+    if out.numel():
+        copy_kernel(t.device.index, dtype, t.dtype, out.data_ptr(), t.data_ptr(), t._sizes, out._strides, t._strides,
+                    stream(t))
+    return out
+
+
+@kernel("CUDA")
+def searchsorted(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    right = meta.searchsorted_check(sorted_sequence, self, out_int32, right, side, sorter)
+    out = meta.searchsorted(sorted_sequence, self, out_int32=out_int32, right=right, sorter=sorter)
+    n, m = out.numel(), sorted_sequence._sizes[-1]
+    if not n:
+        return out
+    dev = self.device.index
+    if sorter is not None and sorter.numel():  # validated as the CPU does: one read (a synchronization)
+        srt = to_cuda_i64(sorter, self.device)
+        res = new_output((2,), dt.int64, self.device)
+        run("misc.cu", dt.int64, "minmax", "<QQq", dev, 1, srt.data_ptr(), res.data_ptr(), srt.numel(), grid=1,
+            block=1024)
+        lo, hi = (int(v) for v in read_i64(res.data_ptr(), dev, 2))
+        if lo < 0 or hi >= m:
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    else:
+        srt = None
+    common = dt.promote_types(sorted_sequence.dtype, self.dtype)  # as torch: both in the common dtype
+    seq, vals = _contiguous_as(sorted_sequence, common), _contiguous_as(self, common)
+    per_row = self._sizes[-1] if sorted_sequence.dim() > 1 else 0
+    o64, o32 = (0, out.data_ptr()) if out_int32 else (out.data_ptr(), 0)
+    run("search.cu", common, "searchsorted", SEARCH_FMT, dev, n, vals.data_ptr(), seq.data_ptr(),
+        srt.data_ptr() if srt is not None else 0, o64, o32, n, m, per_row, int(right))
+    return out
