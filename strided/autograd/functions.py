@@ -35,6 +35,7 @@ __all__ = [
     "norm_backward",
     "logsumexp_backward",
     "cumsum_backward",
+    "cumprod_backward",
     "clamp_backward",
     "clamp_bound_backward",
     "pow_backward_self",
@@ -229,6 +230,31 @@ def cumsum_backward(grad, dim):
     d = wrap_dim(dim, grad.dim())
     total = ops.sum(grad, [d], keepdim=True)
     return total - ops.cumsum(grad, d) + grad
+
+
+# Note [cumprod gradient]
+# d out_j / d x_k = prod_{i <= j, i != k} x_i for j >= k. Only the first zero z of a line matters:
+# * k < z: x_k != 0, so the term is out_j / x_k, and out_j = 0 from z on: the reversed cumsum of
+#   grad * out, divided by x_k (no mask needed on the sum);
+# * k = z: prod_{i < z} x_i times sum_{j >= z} grad_j prod_{z < i <= j} x_i (a cumprod of x with
+#   the factors up to z replaced by 1);
+# * k > z: every product holds x_z = 0.
+# All masks, no host read: O(n) per line, differentiable again (double backward) through its ops.
+def cumprod_backward(grad, self, dim, result):
+    if self.numel() <= 1 or self.dim() == 0:
+        return grad
+    d = wrap_dim(dim, self.dim())
+    zero = ops.eq(self, 0)
+    zeros_so_far = ops.cumsum(zero, d)
+    before = ops.eq(zeros_so_far, 0)
+    first = ops.logical_and(zero, ops.eq(zeros_so_far, 1))
+    reversed_sum = ops.flip(ops.cumsum(ops.flip(result * grad, [d]), d), [d])
+    grad_before = ops.where(before, reversed_sum / ops.where(before, self, 1), 0)
+    after_first = ops.logical_and(ops.ge(zeros_so_far, 1), ops.logical_not(first))
+    tail = ops.cumprod(ops.where(after_first, self, 1), d)
+    tail_sum = ops.sum(ops.where(ops.ge(zeros_so_far, 1), grad * tail, 0), [d], keepdim=True)
+    lead = ops.prod(ops.where(before, self, 1), d, keepdim=True)
+    return grad_before + ops.where(first, lead * tail_sum, 0)
 
 
 def clamp_backward(grad, self, min=None, max=None):

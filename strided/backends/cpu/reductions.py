@@ -222,3 +222,13 @@ def cumsum(self, dim, *, dtype=None):
     if not self._sizes:
         return store(out, a)
     return store(out, np.cumsum(a, axis=wrap_dim(dim, self.dim()), dtype=a.dtype))
+
+
+@kernel("CPU")
+def cumprod(self, dim, *, dtype=None):
+    out = meta.cumprod(self, dim, dtype=dtype)
+    a = _input(self, out.dtype)
+    if not self._sizes:
+        return store(out, a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return store(out, np.cumprod(a, axis=wrap_dim(dim, self.dim()), dtype=a.dtype))

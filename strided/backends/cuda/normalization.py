@@ -1,4 +1,4 @@
-"""Launchers for the row-wise CUDA kernels: cumsum (scan.cu), softmax / log_softmax (softmax.cu),
+"""Launchers for the row-wise CUDA kernels: cumsum / cumprod (scan.cu), softmax / log_softmax (softmax.cu),
 layer_norm (norm.cu) and cross_entropy_loss (loss.cu).
 
 Each works on *lines*: every index but one dim, addressed like the reduction engine's kept dims
@@ -77,14 +77,15 @@ def _prepare(x: Tensor, out: Tensor, dim: int):
     return x, kept, D, ids, ods
 
 
-def scan(x: Tensor, out: Tensor, dim: int) -> Tensor:
-    """cumsum of ``x`` along ``dim`` into ``out`` (rounded to and accumulated like the CPU kernel)."""
+def scan(x: Tensor, out: Tensor, dim: int, mul: bool = False) -> Tensor:
+    """cumsum (cumprod with ``mul``) of ``x`` along ``dim`` into ``out`` (rounded to and accumulated like
+    the CPU kernel)."""
     if out.numel() == 0:
         return out
     x, kept, D, ids, ods = _prepare(x, out, dim)
     lines = math.prod(k[0] for k in kept)
     dev = x.device.index
-    src = _cast_source("scan.cu", x.dtype.name, out.dtype.name)
+    src = _cast_source("scan.cu", x.dtype.name, out.dtype.name, SCAN_MUL=int(mul))
     args = (x.data_ptr(), out.data_ptr(), lines, D, ids, ods, *_line_args(kept))
     stream = current_stream_handle(dev)
     if ids == 1 and ods == 1 and D > 64:
@@ -379,7 +380,8 @@ def normalization_sources():
         for log in (0, 1):
             yield ("softmax.cu", ("softmax_inner", "softmax_reg", "softmax_smem"),
                    _cast_source("softmax.cu", f, f, LOG=log, SM_REGV=8))
-        yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, f)
+        for mul in (0, 1):
+            yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, f, SCAN_MUL=mul)
         w = "float32" if f in ("float16", "bfloat16") else f
         yield "norm.cu", ("layer_norm_rows", "layer_norm_bwd_rows", "layer_norm_bwd_cols",
                           "layer_norm_bwd_finish"), kernel_source("norm.cu", IN_T=CTYPES[f], W_T=CTYPES[w],

@@ -1,11 +1,11 @@
 """Meta functions: reductions (sum, mean, prod, amax/amin, max/min, argmax/argmin, var/std, norm,
-all/any, logsumexp, cumsum).
+all/any, logsumexp, cumsum, cumprod).
 
 Note [Reduction outputs]
 Reduction outputs are contiguous, with the reduced dims removed (or kept as size 1 with
 ``keepdim``), as torch's ``resize_reduction``. ``dim=None`` and ``dim=[]`` reduce every dim (torch
 keeps that legacy meaning of ``[]`` for sum/mean/amax/var/norm). Zero-dim tensors accept ``dim`` 0
-and -1. Integral and bool inputs of sum/prod/cumsum accumulate in int64 unless ``dtype=`` says
+and -1. Integral and bool inputs of sum/prod/cumsum/cumprod accumulate in int64 unless ``dtype=`` says
 otherwise; mean, var, std and norm need a floating input.
 """
 
@@ -235,3 +235,8 @@ def logsumexp(self, dim, keepdim=False):
 def cumsum(self, dim, *, dtype=None):
     wrap_dim(dim, self.dim())
     return new_output(self._sizes, sum_dtype(self, dtype), self.device)
+
+
+@kernel("Meta")
+def cumprod(self, dim, *, dtype=None):
+    return cumsum(self, dim, dtype=dtype)

@@ -1,4 +1,4 @@
-"""OpInfos: var/std, norm, all/any, logsumexp, cumsum (gathered into ``reductions.OPS``)."""
+"""OpInfos: var/std, norm, all/any, logsumexp, cumsum, cumprod (gathered into ``reductions.OPS``)."""
 
 from __future__ import annotations
 
@@ -174,6 +174,31 @@ def _cumsum_ref(a, dim, *, dtype=None):
     return a if a.ndim == 0 else np.cumsum(a, axis=dim, dtype=acc)
 
 
+def _cumprod_samples(dtype, rng):
+    def a(shape, **kw):  # values near 1 keep the products in range for every dtype
+        return make_arg(shape, dtype, rng=rng, low=0.5 if dtype.is_floating_point else 1,
+                        high=1.5 if dtype.is_floating_point else 3, **kw)
+
+    yield SampleInput((a((3, 4)), 1), {}, "2-d")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), -3), {}, "noncontiguous")
+    yield SampleInput((a((3, 300)), 1), {}, "long rows (the CUDA block scan)")
+    with_zeros = a((3, 5))
+    with_zeros[0, 1] = 0  # one zero, two zeros, zeros at the start: Note [cumprod gradient]
+    with_zeros[1, 1] = with_zeros[1, 3] = 0
+    with_zeros[2, 0] = 0
+    yield SampleInput((with_zeros, 1), {}, "zeros")
+    yield SampleInput((a(()), 0), {}, "0-dim")
+    yield SampleInput((a((0, 3)), 0), {}, "zero-size")
+    for od in other_dtypes(dtype):
+        yield SampleInput((a((3, 4)), 0), {"dtype": od}, f"dtype={od}")
+
+
+def _cumprod_ref(a, dim, *, dtype=None):
+    acc = acc_dtype(a, dtype)
+    a = np.asarray(a).astype(acc)
+    return a if a.ndim == 0 else np.cumprod(a, axis=dim, dtype=acc)
+
+
 def _cumsum_errors(rng):
     yield error((make_arg((2, 3), dt.float32, rng=rng), -3), IndexError,
                 "Dimension out of range (expected to be in range of [-2, 1], but got -3)")
@@ -207,4 +232,5 @@ OPS = [
     OpInfo("any.dim", _logical_dim_samples, ref=_logical_ref(np.any), **_ALL),
     OpInfo("logsumexp", _logsumexp_samples, ref=_logsumexp_ref, tolerances=FLOAT_RESULT_TOL, **_ALL),
     OpInfo("cumsum", _cumsum_samples, ref=_cumsum_ref, tolerances=SUM_TOL, errors=_cumsum_errors, **_ALL),
+    OpInfo("cumprod", _cumprod_samples, ref=_cumprod_ref, tolerances=SUM_TOL, errors=_cumsum_errors, **_ALL),
 ]

@@ -151,6 +151,12 @@ def cumsum(self, dim, *, dtype=None):
     return scan(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0)
 
 
+@kernel("CUDA")
+def cumprod(self, dim, *, dtype=None):
+    out = meta.cumprod(self, dim, dtype=dtype)
+    return scan(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0, mul=True)
+
+
 
 @kernel("CUDA")
 def softmax(self, dim, dtype=None):

@@ -1,4 +1,12 @@
-// cumsum along one dim.  IN_T, CAST_T, CAST_SAME, ACC_T, OUT_T are #defined per instantiation.
+// cumsum (or cumprod with SCAN_MUL=1) along one dim.  IN_T, CAST_T, CAST_SAME, ACC_T, OUT_T, SCAN_MUL are
+// #defined per instantiation.
+#if SCAN_MUL
+#define SCAN_OP(a, b) ((a) * (b))
+#define SCAN_ID ACC_T(1)
+#else
+#define SCAN_OP(a, b) ((a) + (b))
+#define SCAN_ID ACC_T(0)
+#endif
 struct ScanParams {
   const IN_T* in;
   OUT_T* out;
@@ -25,9 +33,9 @@ extern "C" __global__ void scan_outer(const ScanParams p) {
   for (i64 line = (i64)blockIdx.x * blockDim.x + threadIdx.x; line < p.lines; line += (i64)gridDim.x * blockDim.x) {
     const IN_T* ip = p.in + offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.in_strides);
     OUT_T* op = p.out + offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.out_strides);
-    ACC_T acc = ACC_T(0);
+    ACC_T acc = SCAN_ID;
     for (i64 e = 0; e < p.D; ++e) {
-      acc = acc + scan_load(ip[e * p.in_dstride]);
+      acc = SCAN_OP(acc, scan_load(ip[e * p.in_dstride]));
       op[e * p.out_dstride] = convert<OUT_T>(acc);
     }
   }
@@ -46,51 +54,51 @@ extern "C" __global__ void scan_inner(const ScanParams p) {
   for (i64 line = blockIdx.x; line < p.lines; line += gridDim.x) {
     const IN_T* ip = p.in + offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.in_strides);
     OUT_T* op = p.out + offset_of(line, (int)p.kept_ndim, p.kept_sizes, p.out_strides);
-    ACC_T carry = ACC_T(0);
+    ACC_T carry = SCAN_ID;
     for (i64 base = 0; base < p.D; base += SCAN_THREADS * SCAN_ITEMS) {
       const i64 n = min((i64)(SCAN_THREADS * SCAN_ITEMS), p.D - base);
 #pragma unroll
       for (int k = 0; k < SCAN_ITEMS; ++k) {
         i64 e = t + k * SCAN_THREADS;
-        buf[e] = e < n ? scan_load(ip[base + e]) : ACC_T(0);
+        buf[e] = e < n ? scan_load(ip[base + e]) : SCAN_ID;
       }
       __syncthreads();
-      ACC_T run = ACC_T(0);
+      ACC_T run = SCAN_ID;
 #pragma unroll
       for (int k = 0; k < SCAN_ITEMS; ++k) {
-        run = run + buf[t * SCAN_ITEMS + k];
+        run = SCAN_OP(run, buf[t * SCAN_ITEMS + k]);
         buf[t * SCAN_ITEMS + k] = run;
       }
       ACC_T incl = run;  // inclusive scan of the thread totals within the warp
 #pragma unroll
       for (int d = 1; d < 32; d <<= 1) {
         ACC_T u = shfl_up_state(incl, d);
-        if (lane >= d) incl = incl + u;
+        if (lane >= d) incl = SCAN_OP(incl, u);
       }
       if (lane == 31) warp_tot[warp] = incl;
       __syncthreads();
       if (t == 0) {
-        ACC_T s = ACC_T(0);
+        ACC_T s = SCAN_ID;
         for (int w = 0; w < SCAN_THREADS / 32; ++w) {
           ACC_T x = warp_tot[w];
           warp_tot[w] = s;
-          s = s + x;
+          s = SCAN_OP(s, x);
         }
         chunk_tot = s;
       }
       __syncthreads();
       ACC_T excl = shfl_up_state(incl, 1);
-      if (lane == 0) excl = ACC_T(0);
-      const ACC_T prefix = carry + warp_tot[warp] + excl;
+      if (lane == 0) excl = SCAN_ID;
+      const ACC_T prefix = SCAN_OP(SCAN_OP(carry, warp_tot[warp]), excl);
 #pragma unroll
-      for (int k = 0; k < SCAN_ITEMS; ++k) buf[t * SCAN_ITEMS + k] = prefix + buf[t * SCAN_ITEMS + k];
+      for (int k = 0; k < SCAN_ITEMS; ++k) buf[t * SCAN_ITEMS + k] = SCAN_OP(prefix, buf[t * SCAN_ITEMS + k]);
       __syncthreads();
 #pragma unroll
       for (int k = 0; k < SCAN_ITEMS; ++k) {
         i64 e = t + k * SCAN_THREADS;
         if (e < n) op[base + e] = convert<OUT_T>(buf[e]);
       }
-      carry = carry + chunk_tot;
+      carry = SCAN_OP(carry, chunk_tot);
       __syncthreads();
     }
   }
