@@ -352,6 +352,18 @@ class Tensor(TensorConversions, TensorOperators):
     def data(self) -> Tensor:
         return self.detach()
 
+    @data.setter
+    def data(self, value) -> None:
+        """``t.data = other``: ``t`` takes ``other``'s storage, offset, sizes, strides, dtype and device
+        (torch's ``set_data``); its autograd history, ``requires_grad`` and ``.grad`` stay."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self.requires_grad and not value.dtype.is_floating_point:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
+        self._storage, self._offset = value._storage, value._offset
+        self._sizes, self._strides = value._sizes, value._strides
+        self.dtype, self.device, self._key = value.dtype, value.device, value._key
+
     def __format__(self, spec):
         if not self._sizes:
             return self.item().__format__(spec)

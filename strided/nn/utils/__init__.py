@@ -1,7 +1,8 @@
-"""``strided.nn.utils``: gradient clipping."""
+"""``strided.nn.utils``: gradient clipping, parameters as one vector."""
 
 from __future__ import annotations
 
 from .clip_grad import clip_grad_norm_, clip_grad_value_
+from .convert_parameters import parameters_to_vector, vector_to_parameters
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
