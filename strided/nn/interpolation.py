@@ -1,12 +1,15 @@
-"""``F.interpolate`` composed of existing operators: nearest, nearest-exact, linear, bilinear and
-trilinear resampling of (N, C, d1, ..., dK) inputs.
+"""``F.interpolate`` composed of existing operators: nearest, nearest-exact, linear, bilinear,
+bicubic, trilinear and area resampling of (N, C, d1, ..., dK) inputs.
 
 Note [Separable resampling]
 Every supported mode resamples one spatial dim at a time with torch's source-coordinate rule (the
 scale is ``in / out``, or ``1 / scale_factor`` when a factor is given and not recomputed; for
 linear modes without ``align_corners`` the source is ``(dst + 0.5) * scale - 0.5`` clamped at 0,
 with it ``dst * (in - 1) / (out - 1)``): nearest modes are one ``index_select``, linear modes two
-and a ``lerp``. Autograd differentiates those ops.
+and a ``lerp``. Bicubic (torch's cubic convolution, A = -0.75, the source not clamped, the four taps
+clamped to the border) is four ``index_select``s weighted per output position: the 2-D kernel is the
+outer product of the 1-D ones, so one dim at a time gives torch's result. Area is adaptive average
+pooling to the output size, as torch's. Autograd differentiates those ops.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from ..tensor import Tensor
 
 __all__ = ["interpolate"]
 
-_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}
+_LINEAR = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+_CUBIC_A = -0.75  # torch's cubic convolution coefficient
 _ALL = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
 
 
@@ -36,8 +40,8 @@ def interpolate(
     if not isinstance(input, Tensor):
         raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
     k = input.dim() - 2
-    if mode not in _ALL or mode in ("bicubic", "area"):
-        supported = "nearest | linear | bilinear | trilinear | nearest-exact"
+    if mode not in _ALL:
+        supported = "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact"
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
             f"the modes: {supported} (got {mode})"
@@ -90,6 +94,14 @@ def interpolate(
         raise RuntimeError(
             f"Input and output sizes should be greater than 0, but got input ({got_in}) output ({got_out})"
         )
+    if mode == "area":
+        if k > 2:
+            raise NotImplementedError("interpolate(): mode='area' supports 3D and 4D inputs in strided (no "
+                                      "adaptive_avg_pool3d)")
+        from . import functional as F
+
+        pool = F.adaptive_avg_pool1d if k == 1 else F.adaptive_avg_pool2d
+        return pool(input, out_sizes[0] if k == 1 else tuple(out_sizes))
     out = input
     for i, (n_in, n_out, f) in enumerate(zip(in_sizes, out_sizes, scales)):
         if n_in != n_out or f is not None:
@@ -109,7 +121,12 @@ def _resample(x: Tensor, d: int, n_in: int, n_out: int, factor, mode: str, align
         src = ops.mul(pos, (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
     else:
         scale = n_in / n_out if factor is None else 1.0 / factor
-        src = ops.clamp(ops.sub(ops.mul(ops.add(pos, 0.5), scale), 0.5), 0, None)
+        src = ops.sub(ops.mul(ops.add(pos, 0.5), scale), 0.5)
+        if mode == "bicubic":
+            return _cubic(x, d, n_in, n_out, src)
+        src = ops.clamp(src, 0, None)
+    if mode == "bicubic":
+        return _cubic(x, d, n_in, n_out, src)
     lo = ops.clamp(ops.floor(src), 0, n_in - 1)
     hi = ops.clamp(ops.add(lo, 1), 0, n_in - 1)
     shape = [n_out if j == d else 1 for j in range(x.dim())]
@@ -117,3 +134,26 @@ def _resample(x: Tensor, d: int, n_in: int, n_out: int, factor, mode: str, align
     a = ops.index_select(x, d, lo.to(_dt.int64))
     b = ops.index_select(x, d, hi.to(_dt.int64))
     return ops.lerp(a, b, weight)
+
+
+def _cubic(x: Tensor, d: int, n_in: int, n_out: int, src: Tensor) -> Tensor:
+    """Cubic convolution along dim ``d`` at float64 source positions ``src`` (Note [Separable resampling])."""
+    base = ops.floor(src)
+    t = ops.sub(src, base)
+    a = _CUBIC_A
+
+    def near(v):  # |v| <= 1
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+
+    def far(v):  # 1 < |v| < 2
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+
+    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    shape = [n_out if j == d else 1 for j in range(x.dim())]
+    wdtype = x.dtype if x.dtype.is_floating_point else _dt.float32
+    out = None
+    for k, w in enumerate(weights):
+        idx = ops.clamp(ops.add(base, k - 1), 0, n_in - 1).to(_dt.int64)
+        term = ops.mul(ops.index_select(x, d, idx), ops.reshape(w, shape).to(wdtype))
+        out = term if out is None else ops.add(out, term)
+    return out

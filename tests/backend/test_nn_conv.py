@@ -298,6 +298,12 @@ INTERP4 = [
     {"scale_factor": 1.7, "mode": "bilinear"},
     {"scale_factor": (2, 0.5), "mode": "bilinear"},
     {"scale_factor": 1.7, "mode": "bilinear", "recompute_scale_factor": True},
+    {"size": (7, 9), "mode": "bicubic"},
+    {"size": (3, 4), "mode": "bicubic", "align_corners": True},
+    {"scale_factor": (1.5, 0.5), "mode": "bicubic"},
+    {"size": (2, 3), "mode": "area"},
+    {"scale_factor": 0.5, "mode": "area"},
+    {"size": (5, 9), "mode": "area"},
 ]
 
 
@@ -316,6 +322,7 @@ def test_interpolate_1d_and_3d_match_torch(nn_oracle, device):
         device,
         "float32",
     )
+    nn_oracle(lambda F, x: F.interpolate(x, size=4, mode="area"), [RNG.standard_normal((2, 3, 9))], device, "float32")
     nn_oracle(
         lambda F, x: F.interpolate(x, size=(3, 4, 5), mode="trilinear"),
         [RNG.standard_normal((1, 2, 2, 3, 4))],
@@ -336,8 +343,25 @@ def test_interpolate_errors_and_gradcheck():
         F.interpolate(x, size=3, align_corners=True)
     with pytest.raises(NotImplementedError, match="antialias=True is not supported"):
         F.interpolate(x, size=(2, 2), mode="bilinear", antialias=True)
+    with pytest.raises(NotImplementedError, match="Got 3D input, but bicubic mode needs 4D input"):
+        F.interpolate(st.ones(1, 2, 3), size=4, mode="bicubic")
     y = st.tensor(RNG.standard_normal((1, 2, 3, 4)), dtype=st.float64, requires_grad=True)
     assert gradcheck(lambda y: F.interpolate(y, scale_factor=1.5, mode="bilinear"), (y,))
+    assert gradcheck(lambda y: F.interpolate(y, size=(5, 3), mode="bicubic"), (y,))
+    assert gradcheck(lambda y: F.interpolate(y, size=(2, 3), mode="area"), (y,))
+
+
+def test_bicubic_keeps_constants_and_area_averages():
+    const = st.full((1, 2, 4, 5), 3.0)
+    np.testing.assert_allclose(F.interpolate(const, size=(9, 7), mode="bicubic").numpy(), 3.0, rtol=1e-6)
+    x = RNG.standard_normal((1, 1, 4, 6)).astype(np.float32)
+    got = F.interpolate(st.tensor(x), scale_factor=0.5, mode="area").numpy()
+    np.testing.assert_allclose(got, x.reshape(1, 1, 2, 2, 3, 2).mean((3, 5)), rtol=1e-6)
+    up = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True)
+    assert tuple(up(st.tensor(x)).shape) == (1, 1, 8, 12)
+    assert "scale_factor=2.0, mode='bilinear'" in repr(up)
+    np.testing.assert_allclose(nn.UpsamplingBilinear2d(scale_factor=2)(st.tensor(x)).numpy(), up(st.tensor(x)).numpy())
+    assert tuple(nn.UpsamplingNearest2d(size=(3, 3))(st.tensor(x)).shape) == (1, 1, 3, 3)
 
 
 BAD_INPUTS = [

@@ -19,6 +19,7 @@ from . import (
     pooling,
     sparse,
     transformer,
+    upsampling,
 )
 from .activation import *  # noqa: F403
 from .attention import *  # noqa: F403
@@ -36,7 +37,8 @@ from .parameter_containers import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .upsampling import *  # noqa: F403
 
 _MODULES = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, instancenorm, linear, loss,
-            normalization, parameter_containers, pooling, sparse, transformer)
+            normalization, parameter_containers, pooling, sparse, transformer, upsampling)
 __all__ = [name for module in _MODULES for name in module.__all__]
