@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-__all__ = ["max", "min", "sort", "topk", "aminmax", "median", "structseq"]
+__all__ = ["max", "min", "sort", "topk", "aminmax", "median", "nanmedian", "structseq"]
 
 
 def structseq(name: str, fields: tuple[str, ...]) -> type:
@@ -46,3 +46,4 @@ sort = structseq("sort", ("values", "indices"))
 topk = structseq("topk", ("values", "indices"))
 aminmax = structseq("aminmax", ("min", "max"))
 median = structseq("median", ("values", "indices"))
+nanmedian = structseq("nanmedian", ("values", "indices"))

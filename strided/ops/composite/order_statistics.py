@@ -123,6 +123,97 @@ def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
     return ops.reshape(out, out._sizes[1:]) if scalar_q else out
 
 
+# Note [NaN-ignoring order statistics]
+# nanmedian and nanquantile rank only the non-NaN values of each line: sort puts NaN last, so with
+# k = the count of non-NaN values per line, the wanted sorted positions are per-line tensors
+# (q * (k - 1), or (k - 1) // 2) read with ``gather``. A line of NaN only gives NaN (its median
+# index is that of the line's lower middle element: torch leaves it unspecified).
+def _valid_counts(x, d):
+    return ops.sub(ops.full((), x._sizes[d], dtype=dt.int64, device=x.device), ops.sum(ops.isnan(x), [d], True))
+
+
+@kernel("CompositeImplicitAutograd")
+def nanmedian(self):
+    """The lower median of the non-NaN elements (NaN when there are none)."""
+    if self.numel() == 0:
+        return ops.full((), float("nan"), dtype=self.dtype, device=self.device)
+    return nanmedian_dim(ops.reshape(self, (-1,)), 0)[0]
+
+
+@kernel("CompositeImplicitAutograd")
+def nanmedian_dim(self, dim, keepdim=False):
+    """``(values, indices)`` of the lower median of the non-NaN values along ``dim``."""
+    d = wrap_dim(dim, max(self.dim(), 1))
+    x = self if self.dim() else ops.reshape(self, (1,))
+    n = x._sizes[d]
+    if n == 0:
+        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = ops.sort(x, d)  # stable (Note [Sort order])
+    if x.dtype.is_floating_point:
+        valid = _valid_counts(x, d)
+        k = ops.where(ops.gt(valid, 0), ops.floor_divide(ops.sub(valid, 1), 2), (n - 1) // 2)
+    else:
+        shape = [1 if i == d else s for i, s in enumerate(x._sizes)]
+        k = ops.full(shape, (n - 1) // 2, dtype=dt.int64, device=x.device)
+    v, i = ops.gather(values, d, k), ops.gather(indices, d, k)
+    if not (keepdim or self.dim() == 0):
+        v, i = ops.squeeze(v, [d]), ops.squeeze(i, [d])
+    if self.dim() == 0:
+        v, i = ops.reshape(v, ()), ops.reshape(i, ())
+    return return_types.nanmedian((v, i))
+
+
+@kernel("CompositeImplicitAutograd")
+def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """``quantile`` of the non-NaN values (Note [NaN-ignoring order statistics])."""
+    _check(self, interpolation)
+    scalar_q = not hasattr(q, "dim")
+    if scalar_q:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+        qs = ops.full((1,), float(q), dtype=self.dtype, device=self.device)
+    else:
+        if q.dim() > 1:
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        if q.dtype is not self.dtype:
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        if q.numel() and q.device.type != "meta" and not (0 <= float(ops.amin(q, [])) <= float(ops.amax(q, [])) <= 1):
+            raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        qs = ops.reshape(q, (-1,))
+    x = ops.reshape(self, (-1,)) if dim is None else self
+    d = 0 if dim is None else wrap_dim(dim, max(self.dim(), 1))
+    if x.dim() == 0:
+        x = ops.reshape(x, (1,))
+    n = x._sizes[d]
+    valid = _valid_counts(x, d)  # the line's shape with dim d of size 1
+    nq = qs._sizes[0]
+    pos = ops.mul(ops.reshape(qs, (nq,) + (1,) * x.dim()), ops.unsqueeze(ops.sub(valid, 1), 0).to(x.dtype))
+    pos = ops.clamp(pos, 0, n - 1)
+    sorted_ = ops.expand(ops.unsqueeze(ops.sort(x, d)[0], 0), (nq,) + tuple(x._sizes))
+    dq = d + 1
+    if interpolation == "nearest":
+        out = ops.gather(sorted_, dq, ops.round(pos).to(dt.int64))
+    else:
+        below = ops.floor(pos)
+        lo = ops.gather(sorted_, dq, below.to(dt.int64))
+        hi = ops.gather(sorted_, dq, ops.ceil(pos).to(dt.int64))
+        if interpolation == "lower":
+            out = lo
+        elif interpolation == "higher":
+            out = hi
+        elif interpolation == "midpoint":
+            out = ops.div(ops.add(lo, hi), 2)
+        else:
+            out = ops.lerp(lo, hi, ops.sub(pos, below))
+    out = ops.where(ops.unsqueeze(ops.eq(valid, 0), 0), math.nan, out)
+    out = ops.squeeze(out, [dq])  # (nq, ...) with the reduced dim gone
+    if dim is None:
+        out = ops.reshape(out, (nq,) + ((1,) * self.dim() if keepdim else ()))
+    elif keepdim:
+        out = ops.unsqueeze(out, d + 1)
+    return ops.reshape(out, out._sizes[1:]) if scalar_q else out
+
+
 @kernel("CompositeImplicitAutograd")
 def searchsorted_scalar(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
     """``searchsorted`` of one number: a 0-dim index."""

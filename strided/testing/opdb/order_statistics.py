@@ -1,8 +1,10 @@
-"""OpInfos: median, median.dim, quantile, quantile.scalar, searchsorted, bucketize
+"""OpInfos: median, nanmedian, quantile, nanquantile (and their .dim / .scalar forms), searchsorted, bucketize
 (``ops/composite/order_statistics.py``, ``backends/*/sorting.py``),
 against NumPy (lower median; NaN propagates, Note [NaN in order statistics])."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -76,6 +78,62 @@ def _quantile_ref(a, q, dim=None, keepdim=False, interpolation="linear"):
     r = np.quantile(a, np.asarray(q, np.float64), axis=axis, keepdims=keepdim, method=method)
     nan = np.isnan(a).any(axis=axis, keepdims=keepdim)
     return np.where(nan, np.nan, r)
+
+
+_ALL_NAN_ROWS = [[3.0, np.nan, 2.0, 4.0], [np.nan, np.nan, np.nan, np.nan], [2.0, 2.0, 1.0, np.nan]]
+_NAN_NO_TIES = [[3.0, np.nan, 2.0, 4.0], [np.nan, 5.0, 1.0, np.nan], [2.5, 0.5, 1.5, np.nan]]  # gradcheck-safe
+
+
+def _nanmedian_samples(d, rng):
+    yield SampleInput((make_arg((3, 5), d, rng=rng),), name="no NaN")
+    if d.is_floating_point:
+        yield SampleInput((tensor_of(_NAN_NO_TIES, d),), name="NaN ignored")
+
+
+def _nanmedian_ref(a):
+    a = np.asarray(a, np.float64).reshape(-1)
+    a = np.sort(a[~np.isnan(a)])
+    return np.float64(np.nan) if a.size == 0 else a[(a.size - 1) // 2]
+
+
+def _nanmedian_dim_samples(d, rng):
+    yield SampleInput((make_arg((3, 5), d, rng=rng, low=0, high=4), 1), name="ties, dim 1")
+    yield SampleInput((make_arg((4, 3), d, rng=rng, noncontiguous=True), 0, True), name="dim 0, keepdim")
+    if d.is_floating_point:
+        yield SampleInput((tensor_of(_NAN_NO_TIES, d), 1), name="NaN ignored")
+
+
+def _nanmedian_dim_ref(a, dim, keepdim=False):
+    a = np.asarray(a, np.float64)
+    order = np.argsort(a, axis=dim, kind="stable")
+    s = np.take_along_axis(a, order, dim)
+    valid = (~np.isnan(a)).sum(axis=dim, keepdims=True)
+    pos = (valid - 1) // 2  # rows with a value each (all-NaN rows: tests/backend/test_nan_order_statistics.py)
+    v, i = np.take_along_axis(s, pos, dim), np.take_along_axis(order, pos, dim)
+    return (v, i) if keepdim else (np.squeeze(v, dim), np.squeeze(i, dim))
+
+
+def _nanquantile_samples(tensor_q: bool):
+    base = _quantile_samples(tensor_q)
+
+    def samples(d, rng):
+        yield from base(d, rng)
+
+        def q(values):
+            return tensor_of(values, d) if tensor_q else values[0]
+
+        for interp in ("linear", "nearest"):
+            yield SampleInput((tensor_of(_ALL_NAN_ROWS, d), q([0.5, 0.25])), {"dim": 1, "interpolation": interp},
+                              f"NaN ignored, a NaN row, {interp}")
+
+    return samples
+
+
+def _nanquantile_ref(a, q, dim=None, keepdim=False, interpolation="linear"):
+    a = np.asarray(a, np.float64)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices: NaN, as torch
+        return np.nanquantile(a, np.asarray(q, np.float64), axis=dim, keepdims=keepdim, method=interpolation)
 
 
 def _quantile_errors(rng):
@@ -155,6 +213,11 @@ OPS = [
                                         "median(): Expected reduction dim 1 to have non-zero size.")])),
     OpInfo("quantile", _quantile_samples(True), ref=_quantile_ref, dtypes=_DTYPES),
     OpInfo("quantile.scalar", _quantile_samples(False), ref=_quantile_ref, dtypes=_DTYPES, errors=_quantile_errors),
+    OpInfo("nanmedian", _nanmedian_samples, ref=_nanmedian_ref, dtypes=FLOATING + INTEGRAL),
+    OpInfo("nanmedian.dim", _nanmedian_dim_samples, ref=_nanmedian_dim_ref, dtypes=FLOATING + INTEGRAL),
+    OpInfo("nanquantile", _nanquantile_samples(True), ref=_nanquantile_ref, dtypes=_DTYPES),
+    OpInfo("nanquantile.scalar", _nanquantile_samples(False), ref=_nanquantile_ref, dtypes=_DTYPES,
+           errors=_quantile_errors),
     OpInfo("searchsorted.Tensor", _search_samples, ref=_search_ref, dtypes=FLOATING + INTEGRAL, errors=_search_errors),
     OpInfo("searchsorted.Scalar", _scalar_search_samples,
            ref=lambda seq, v, **kw: _search_ref(seq, np.asarray(v), **kw), dtypes=FLOATING + INTEGRAL),
