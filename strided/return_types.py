@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-__all__ = ["max", "min", "sort", "topk", "aminmax", "median", "nanmedian", "structseq"]
+__all__ = ["max", "min", "sort", "topk", "aminmax", "median", "nanmedian", "mode", "structseq"]
 
 
 def structseq(name: str, fields: tuple[str, ...]) -> type:
@@ -47,3 +47,4 @@ topk = structseq("topk", ("values", "indices"))
 aminmax = structseq("aminmax", ("min", "max"))
 median = structseq("median", ("values", "indices"))
 nanmedian = structseq("nanmedian", ("values", "indices"))
+mode = structseq("mode", ("values", "indices"))

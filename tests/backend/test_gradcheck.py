@@ -47,7 +47,7 @@ RANDOM = {"bernoulli", "bernoulli_.float", "uniform_", "normal_", "random_.from"
           "multinomial"}
 # Ops whose output length depends on ties between values: a finite-difference step breaks the ties the
 # samples are made of, so the output changes shape (their gradient, where defined, is index_select's).
-TIE_DEPENDENT = {"_unique2", "unique_dim", "unique_consecutive"}
+TIE_DEPENDENT = {"_unique2", "unique_dim", "unique_consecutive", "mode"}
 # Samples whose gradient differs from the derivative by definition, as in torch: embedding's
 # padding_idx row gets no gradient although the forward reads it.
 BY_DEFINITION = {("embedding", "0-dim, padding_idx")}

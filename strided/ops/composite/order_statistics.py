@@ -214,6 +214,39 @@ def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
     return ops.reshape(out, out._sizes[1:]) if scalar_q else out
 
 
+# Note [mode as run lengths]
+# In a sorted line each run of equal values gets a number (cumsum of the run starts); a position's
+# run spans searchsorted(run, left) .. searchsorted(run, right) of those numbers, so every position
+# knows its run's length; the first longest run is the mode (the smallest of the
+# most frequent values, as torch) and its last element in the stable order is the input's last
+# occurrence, the index torch returns. The value is read back at that index, so the gradient goes
+# where torch sends it. NaNs never equal each other, so they form no run.
+@kernel("CompositeImplicitAutograd")
+def mode(self, dim=-1, keepdim=False):
+    """``(values, indices)``: the most frequent value along ``dim`` (the smallest on ties) and the index
+    of its last occurrence (Note [mode as run lengths])."""
+    d = wrap_dim(dim, max(self.dim(), 1))
+    x = self if self.dim() else ops.reshape(self, (1,))
+    n = x._sizes[d]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    rows = ops.movedim(x, d, -1)
+    sorted_, order = ops.sort(rows, -1)
+    head = ops.ones(sorted_._sizes[:-1] + (1,), dtype=dt.bool, device=x.device)
+    starts = ops.cat([head, ops.ne(ops.narrow(sorted_, -1, 1, n - 1), ops.narrow(sorted_, -1, 0, n - 1))], -1)
+    run = ops.cumsum(starts, -1)  # the run number of each position: sorted, and never NaN
+    start = ops.searchsorted(run, run)
+    end = ops.searchsorted(run, run, right=True)
+    pos = ops.argmax(ops.sub(end, start), -1, True)
+    index = ops.gather(order, -1, ops.sub(ops.gather(end, -1, pos), 1))
+    value = ops.gather(rows, -1, index)
+    if keepdim and self.dim():
+        value, index = ops.movedim(value, -1, d), ops.movedim(index, -1, d)
+    else:
+        value, index = ops.squeeze(value, [-1]), ops.squeeze(index, [-1])
+    return return_types.mode((value, index))
+
+
 @kernel("CompositeImplicitAutograd")
 def searchsorted_scalar(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
     """``searchsorted`` of one number: a 0-dim index."""

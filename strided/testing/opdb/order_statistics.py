@@ -1,4 +1,4 @@
-"""OpInfos: median, nanmedian, quantile, nanquantile (and their .dim / .scalar forms), searchsorted, bucketize
+"""OpInfos: median, nanmedian, mode, quantile, nanquantile (and their .dim / .scalar forms), searchsorted, bucketize
 (``ops/composite/order_statistics.py``, ``backends/*/sorting.py``),
 against NumPy (lower median; NaN propagates, Note [NaN in order statistics])."""
 
@@ -136,6 +136,32 @@ def _nanquantile_ref(a, q, dim=None, keepdim=False, interpolation="linear"):
         return np.nanquantile(a, np.asarray(q, np.float64), axis=dim, keepdims=keepdim, method=interpolation)
 
 
+def _mode_samples(d, rng):
+    yield SampleInput((make_arg((3, 7), d, rng=rng, low=0, high=3),), name="ties, last dim")
+    yield SampleInput((make_arg((6, 4), d, rng=rng, low=0, high=3, noncontiguous=True), 0, True),
+                      name="dim 0, keepdim, noncontiguous")
+    yield SampleInput((make_arg((), d, rng=rng),), name="0-dim")
+
+
+def _mode_ref(a, dim=-1, keepdim=False):
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return a, np.int64(0)
+    rows = np.moveaxis(a, dim, -1)
+    flat = rows.reshape(-1, rows.shape[-1])
+    vals, idx = [], []
+    for r in flat:
+        u, counts = np.unique(r, return_counts=True)  # ascending: the first of the most frequent is the smallest
+        v = u[np.argmax(counts)]
+        vals.append(v)
+        idx.append(np.flatnonzero(r == v)[-1])  # its last occurrence
+    shape = rows.shape[:-1]
+    v, i = np.array(vals, a.dtype).reshape(shape), np.array(idx, np.int64).reshape(shape)
+    if keepdim:
+        v, i = np.expand_dims(v, dim), np.expand_dims(i, dim)
+    return v, i
+
+
 def _quantile_errors(rng):
     x = make_arg((4,), dt.float32, rng=rng)
     yield err((x, 1.5), RuntimeError, "quantile() q must be in the range [0, 1] but got 1.5")
@@ -213,6 +239,9 @@ OPS = [
                                         "median(): Expected reduction dim 1 to have non-zero size.")])),
     OpInfo("quantile", _quantile_samples(True), ref=_quantile_ref, dtypes=_DTYPES),
     OpInfo("quantile.scalar", _quantile_samples(False), ref=_quantile_ref, dtypes=_DTYPES, errors=_quantile_errors),
+    OpInfo("mode", _mode_samples, ref=_mode_ref, dtypes=FLOATING + INTEGRAL,
+           errors=lambda rng: iter([err((make_arg((0,), dt.float32, rng=rng),), IndexError,
+                                        "mode(): Expected reduction dim 0 to have non-zero size.")])),
     OpInfo("nanmedian", _nanmedian_samples, ref=_nanmedian_ref, dtypes=FLOATING + INTEGRAL),
     OpInfo("nanmedian.dim", _nanmedian_dim_samples, ref=_nanmedian_dim_ref, dtypes=FLOATING + INTEGRAL),
     OpInfo("nanquantile", _nanquantile_samples(True), ref=_nanquantile_ref, dtypes=_DTYPES),
