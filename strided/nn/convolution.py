@@ -1,5 +1,6 @@
 """Convolution and pooling of ``strided.nn.functional``, composed of existing operators: conv1d,
-conv2d, max_pool1d / max_pool2d, avg_pool1d / avg_pool2d, adaptive_avg_pool1d / adaptive_avg_pool2d.
+conv2d, max_pool1d / max_pool2d, avg_pool1d / avg_pool2d (adaptive pooling, re-exported here, is in
+``adaptive_pooling``).
 
 Note [Convolution as a GEMM]
 A 2-d convolution reads, for every output position, a (C/groups, KH, KW) window of the padded
@@ -31,6 +32,7 @@ __all__ = [
     "avg_pool2d",
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
 ]
 
 
@@ -343,31 +345,4 @@ def _one(v):
     return v if v is None else (1, _first(v))
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
-    """Means over the (H, W) bins torch's adaptive pooling uses: bin i spans
-    ``[floor(i * H / OH), ceil((i + 1) * H / OH))``."""
-    _check_tensors("adaptive_avg_pool2d", input=input)
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
-    h, w = input.shape[-2], input.shape[-1]
-    oh, ow = _pair(output_size, "output_size", "adaptive_avg_pool2d")
-    oh, ow = h if oh is None else oh, w if ow is None else ow
-    if oh <= 0 or ow <= 0:
-        raise RuntimeError(f"adaptive_avg_pool2d(): output_size must be positive, but got ({oh}, {ow})")
-    if h % oh == 0 and w % ow == 0:  # equal bins: one average pool
-        return avg_pool2d(input, (h // oh, w // ow))
-    rows = []
-    for i in range(oh):
-        h0, h1 = (i * h) // oh, -((-(i + 1) * h) // oh)
-        cols = []
-        for j in range(ow):
-            w0, w1 = (j * w) // ow, -((-(j + 1) * w) // ow)
-            cell = ops.narrow(ops.narrow(input, -2, h0, h1 - h0), -1, w0, w1 - w0)
-            cols.append(ops.mean(cell, [-2, -1]))
-        rows.append(ops.stack(cols, -1))
-    return ops.stack(rows, -2)
-
-
-def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
-    """``adaptive_avg_pool2d`` over a height of one."""
-    return ops.squeeze(adaptive_avg_pool2d(ops.unsqueeze(input, -2), (1, _first(output_size))), [-2])
+from .adaptive_pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d  # noqa: E402

@@ -95,12 +95,9 @@ def interpolate(
             f"Input and output sizes should be greater than 0, but got input ({got_in}) output ({got_out})"
         )
     if mode == "area":
-        if k > 2:
-            raise NotImplementedError("interpolate(): mode='area' supports 3D and 4D inputs in strided (no "
-                                      "adaptive_avg_pool3d)")
-        from . import functional as F
+        from . import adaptive_pooling as P
 
-        pool = F.adaptive_avg_pool1d if k == 1 else F.adaptive_avg_pool2d
+        pool = (P.adaptive_avg_pool1d, P.adaptive_avg_pool2d, P.adaptive_avg_pool3d)[k - 1]
         return pool(input, out_sizes[0] if k == 1 else tuple(out_sizes))
     out = input
     for i, (n_in, n_out, f) in enumerate(zip(in_sizes, out_sizes, scales)):

@@ -81,6 +81,26 @@ def test_adaptive_avg_pool2d_matches_torch(nn_oracle, device, size):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("size", [(1, 1, 1), (2, 3, 4), (3, None, 2), 5], ids=str)
+def test_adaptive_avg_pool3d_matches_torch(nn_oracle, device, size):
+    x5 = RNG.standard_normal((2, 3, 5, 6, 7))
+    nn_oracle(lambda F, x: F.adaptive_avg_pool3d(x, size), [x5], device, "float32")
+    nn_oracle(lambda F, x: F.adaptive_avg_pool3d(x, size), [x5[0]], device, "float32")  # unbatched
+
+
+def test_adaptive_pooling_checks():
+    with pytest.raises(NotImplementedError, match="\"adaptive_avg_pool2d\" not implemented for 'Long'"):
+        F.adaptive_avg_pool2d(st.ones(1, 3, 3, dtype=st.int64), 2)
+    with pytest.raises(RuntimeError, match="adaptive_avg_pool3d: output_size must be 3"):
+        F.adaptive_avg_pool3d(st.ones(1, 3, 3, 3), (2, 2))
+    with pytest.raises(RuntimeError, match="Expected 4D or 5D tensor"):
+        F.adaptive_avg_pool3d(st.ones(3, 3), 2)
+    assert repr(nn.AdaptiveAvgPool3d((2, None, 3))) == "AdaptiveAvgPool3d(output_size=(2, None, 3))"
+    x = st.tensor(RNG.standard_normal((1, 1, 4, 6, 2)), dtype=st.float64, requires_grad=True)
+    assert gradcheck(lambda y: F.adaptive_avg_pool3d(y, (3, 4, 1)), (x,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_1d_pooling_matches_torch(nn_oracle, device):
     nn_oracle(lambda F, x: F.max_pool1d(x, 3, 2, 1), [X3], device, "float32")
     nn_oracle(lambda F, x: F.avg_pool1d(x, 3, 2, 1), [X3], device, "float32")
@@ -323,6 +343,8 @@ def test_interpolate_1d_and_3d_match_torch(nn_oracle, device):
         "float32",
     )
     nn_oracle(lambda F, x: F.interpolate(x, size=4, mode="area"), [RNG.standard_normal((2, 3, 9))], device, "float32")
+    nn_oracle(lambda F, x: F.interpolate(x, size=(2, 3, 5), mode="area"), [RNG.standard_normal((1, 2, 4, 6, 7))],
+              device, "float32")
     nn_oracle(
         lambda F, x: F.interpolate(x, size=(3, 4, 5), mode="trilinear"),
         [RNG.standard_normal((1, 2, 2, 3, 4))],

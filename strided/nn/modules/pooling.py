@@ -1,4 +1,4 @@
-"""Pooling layers: ``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d`` (torch's reprs)."""
+"""Pooling layers: ``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d/3d`` (torch's reprs)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from ...tensor import Tensor
 from .. import convolution as C
 from ..module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveAvgPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -115,3 +116,10 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
 
     def forward(self, input: Tensor) -> Tensor:
         return C.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Means over ``output_size`` bins of the (D, H, W) volume."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return C.adaptive_avg_pool3d(input, self.output_size)

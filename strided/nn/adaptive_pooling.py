@@ -1,0 +1,95 @@
+"""Adaptive average pooling of ``strided.nn.functional``: adaptive_avg_pool1d / 2d / 3d.
+
+Note [Separable adaptive pooling]
+torch's adaptive pooling averages, for output index i of a dim of size n pooled to m, the input
+bin ``[floor(i * n / m), ceil((i + 1) * n / m))``. A mean over a box is the mean over each of its
+dims in turn, so each pooled dim is one matmul with an (n, m) matrix whose column i holds
+1 / len(bin i) on that bin: any output size in a few GEMMs, differentiable as matmul. When every
+dim divides evenly the bins are plain windows and the 2-d form is one ``avg_pool2d``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops import bound as ops
+from ..tensor import Tensor
+
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"]
+
+
+def _sizes(output_size, k: int, op: str) -> list:
+    if isinstance(output_size, int) and not isinstance(output_size, bool):
+        return [output_size] * k
+    if not isinstance(output_size, (list, tuple)) or not all(
+            e is None or (isinstance(e, int) and not isinstance(e, bool)) for e in output_size):
+        raise TypeError(f"{op}(): argument 'output_size' must be int or tuple of ints, not {output_size!r}")
+    if len(output_size) == 1:
+        return list(output_size) * k
+    if len(output_size) != k:
+        raise RuntimeError(f"{op}: output_size must be {k}")
+    return list(output_size)
+
+
+def _check(input, k: int, op: str) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.dim() not in (k + 1, k + 2):
+        raise RuntimeError(f"{op}(): Expected {k + 1}D or {k + 2}D tensor, but got {list(input.shape)}")
+    if not input.dtype.is_floating_point:
+        from ..backends.meta.reductions import type_name
+
+        raise NotImplementedError(f"\"{op}\" not implemented for '{type_name(input.dtype)}'")
+
+
+def _bin_means(x: Tensor, d: int, m: int) -> Tensor:
+    """Dim ``d`` of ``x`` averaged into ``m`` adaptive bins (Note [Separable adaptive pooling])."""
+    n = x._sizes[d]
+    if m == n:
+        return x
+    w = np.zeros((n, m))
+    for i in range(m):
+        lo, hi = (i * n) // m, -((-(i + 1) * n) // m)
+        w[lo:hi, i] = 1.0 / (hi - lo)
+    from ..factories import tensor
+
+    weights = tensor(w, dtype=x.dtype, device=x.device)
+    return ops.movedim(ops.matmul(ops.movedim(x, d, -1), weights), -1, d)
+
+
+def _pool(input: Tensor, output_size, k: int, op: str) -> Tensor:
+    _check(input, k, op)
+    sizes = _sizes(output_size, k, op)
+    spatial = input.shape[-k:]
+    sizes = [n if m is None else m for n, m in zip(spatial, sizes)]
+    if any(m <= 0 for m in sizes):
+        raise RuntimeError(f"{op}(): output_size must be positive, but got {tuple(sizes)}")
+    out = input
+    for j, m in enumerate(sizes):
+        out = _bin_means(out, input.dim() - k + j, m)
+    return out
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    """Means over the (H, W) bins of torch's adaptive pooling (Note [Separable adaptive pooling])."""
+    _check(input, 2, "adaptive_avg_pool2d")
+    h, w = input.shape[-2], input.shape[-1]
+    oh, ow = _sizes(output_size, 2, "adaptive_avg_pool2d")
+    oh, ow = h if oh is None else oh, w if ow is None else ow
+    if oh > 0 and ow > 0 and h % oh == 0 and w % ow == 0:  # equal bins: one average pool
+        from .convolution import avg_pool2d
+
+        return avg_pool2d(input, (h // oh, w // ow))
+    return _pool(input, (oh, ow), 2, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    """``adaptive_avg_pool2d`` over a height of one."""
+    _check(input, 1, "adaptive_avg_pool1d")
+    size = _sizes(output_size, 1, "adaptive_avg_pool1d")[0]
+    return ops.squeeze(adaptive_avg_pool2d(ops.unsqueeze(input, -2), (1, size)), [-2])
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+    """Means over the (D, H, W) bins of torch's adaptive pooling."""
+    return _pool(input, output_size, 3, "adaptive_avg_pool3d")
