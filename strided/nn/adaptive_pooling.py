@@ -3,9 +3,10 @@
 Note [Separable adaptive pooling]
 torch's adaptive pooling averages, for output index i of a dim of size n pooled to m, the input
 bin ``[floor(i * n / m), ceil((i + 1) * n / m))``. A mean over a box is the mean over each of its
-dims in turn, so each pooled dim is one matmul with an (n, m) matrix whose column i holds
-1 / len(bin i) on that bin: any output size in a few GEMMs, differentiable as matmul. When every
-dim divides evenly the bins are plain windows and the 2-d form is one ``avg_pool2d``.
+dims in turn, so the 3-d form pools each dim with one matmul by an (n, m) matrix whose column i
+holds 1 / len(bin i) on that bin: any output size in three GEMMs, differentiable as matmul. The
+2-d form is one ``avg_pool2d`` when every dim divides evenly, else one ``narrow`` + ``mean`` per
+output cell (its long-standing path, verified on CUDA; the matmul form would serve it too).
 """
 
 from __future__ import annotations
@@ -76,11 +77,22 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     h, w = input.shape[-2], input.shape[-1]
     oh, ow = _sizes(output_size, 2, "adaptive_avg_pool2d")
     oh, ow = h if oh is None else oh, w if ow is None else ow
-    if oh > 0 and ow > 0 and h % oh == 0 and w % ow == 0:  # equal bins: one average pool
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"adaptive_avg_pool2d(): output_size must be positive, but got ({oh}, {ow})")
+    if h % oh == 0 and w % ow == 0:  # equal bins: one average pool
         from .convolution import avg_pool2d
 
         return avg_pool2d(input, (h // oh, w // ow))
-    return _pool(input, (oh, ow), 2, "adaptive_avg_pool2d")
+    rows = []
+    for i in range(oh):
+        h0, h1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        cols = []
+        for j in range(ow):
+            w0, w1 = (j * w) // ow, -((-(j + 1) * w) // ow)
+            cell = ops.narrow(ops.narrow(input, -2, h0, h1 - h0), -1, w0, w1 - w0)
+            cols.append(ops.mean(cell, [-2, -1]))
+        rows.append(ops.stack(cols, -1))
+    return ops.stack(rows, -2)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
