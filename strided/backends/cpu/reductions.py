@@ -215,20 +215,22 @@ def logsumexp(self, dim, keepdim=False):
         return store(out, np.log(s) + m)
 
 
-@kernel("CPU")
-def cumsum(self, dim, *, dtype=None):
+def _scan(self, dim, dtype, accumulate):
+    """cumsum / cumprod: ``accumulate`` (np.cumsum / np.cumprod) in the result dtype (overflow wraps or
+    gives inf, as torch)."""
     out = meta.cumsum(self, dim, dtype=dtype)
     a = _input(self, out.dtype)
     if not self._sizes:
         return store(out, a)
-    return store(out, np.cumsum(a, axis=wrap_dim(dim, self.dim()), dtype=a.dtype))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return store(out, accumulate(a, axis=wrap_dim(dim, self.dim()), dtype=a.dtype))
+
+
+@kernel("CPU")
+def cumsum(self, dim, *, dtype=None):
+    return _scan(self, dim, dtype, np.cumsum)
 
 
 @kernel("CPU")
 def cumprod(self, dim, *, dtype=None):
-    out = meta.cumprod(self, dim, dtype=dtype)
-    a = _input(self, out.dtype)
-    if not self._sizes:
-        return store(out, a)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return store(out, np.cumprod(a, axis=wrap_dim(dim, self.dim()), dtype=a.dtype))
+    return _scan(self, dim, dtype, np.cumprod)

@@ -92,6 +92,10 @@ class MultiheadAttention(Module):
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask=None, need_weights: bool = True,
                 attn_mask=None, average_attn_weights: bool = True, is_causal: bool = False):
+        for name, t in (("query", query), ("key", key), ("value", value)):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"MultiheadAttention.forward(): argument '{name}' must be Tensor, not "
+                                f"{type(t).__name__}")
         batched = query.dim() == 3
         if self.batch_first and batched:
             query, key, value = (t.transpose(1, 0) for t in (query, key, value))
@@ -118,6 +122,17 @@ def _activation(activation):
     if activation == "gelu":
         return F.gelu
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def _attend(attn: MultiheadAttention, x, memory, attn_mask, key_padding_mask, is_causal):
+    """``x`` attending to ``memory`` (itself for self-attention), without the weights."""
+    return attn(x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                is_causal=is_causal)[0]
+
+
+def _feed_forward(layer, x):
+    """``linear2(dropout(activation(linear1(x))))`` of an encoder or decoder layer."""
+    return layer.linear2(layer.dropout(layer.activation(layer.linear1(x))))
 
 
 class TransformerEncoderLayer(Module):
@@ -149,12 +164,10 @@ class TransformerEncoderLayer(Module):
         return self.norm2(x + self._ff_block(x))
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
+        return self.dropout1(_attend(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal))
 
     def _ff_block(self, x):
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self.dropout2(_feed_forward(self, x))
 
 
 class TransformerDecoderLayer(Module):
@@ -193,17 +206,13 @@ class TransformerDecoderLayer(Module):
         return self.norm3(x + self._ff_block(x))
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
+        return self.dropout1(_attend(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal))
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal):
-        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                                need_weights=False, is_causal=is_causal)[0]
-        return self.dropout2(x)
+        return self.dropout2(_attend(self.multihead_attn, x, mem, attn_mask, key_padding_mask, is_causal))
 
     def _ff_block(self, x):
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self.dropout3(_feed_forward(self, x))
 
 
 def _clones(layer: Module, n: int) -> ModuleList:

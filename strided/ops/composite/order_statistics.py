@@ -70,22 +70,25 @@ def _check(self, interpolation):
                            f"but got {interpolation}")
 
 
-def _pick(sorted_, d, lo, hi, frac, interpolation):
-    """Interpolate between sorted positions ``lo`` and ``hi`` (index tensors along dim ``d``)."""
-    v_lo = ops.index_select(sorted_, d, lo)
+def _blend(read, pos, frac_shape, interpolation):
+    """The quantile values at fractional sorted positions ``pos``: ``read(index tensor)`` reads sorted
+    values, the ``interpolation`` rule combines the ones below and above."""
+    if interpolation == "nearest":
+        return read(ops.round(pos).to(dt.int64))  # half to even, as torch's round
+    below = ops.floor(pos)
+    v_lo = read(below.to(dt.int64))
     if interpolation == "lower":
         return v_lo
-    v_hi = ops.index_select(sorted_, d, hi)
+    v_hi = read(ops.ceil(pos).to(dt.int64))
     if interpolation == "higher":
         return v_hi
     if interpolation == "midpoint":
         return ops.div(ops.add(v_lo, v_hi), 2)
-    return ops.lerp(v_lo, v_hi, frac)
+    return ops.lerp(v_lo, v_hi, ops.reshape(ops.sub(pos, below), frac_shape))
 
 
-@kernel("CompositeImplicitAutograd")
-def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """The ``q``-quantiles along ``dim`` (all elements when None); a 1-D ``q`` adds a leading dim."""
+def _quantile_args(self, q, dim, interpolation):
+    """Checked ``(q values as 1-D, q was a scalar, input lines, their dim)`` of quantile / nanquantile."""
     _check(self, interpolation)
     scalar_q = not hasattr(q, "dim")
     if scalar_q:
@@ -104,23 +107,27 @@ def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
     d = 0 if dim is None else wrap_dim(dim, max(self.dim(), 1))
     if x.dim() == 0:
         x = ops.reshape(x, (1,))
-    n = x._sizes[d]
-    pos = ops.mul(qs, n - 1)
-    sorted_ = ops.sort(x, d)[0]
-    if interpolation == "nearest":  # the quantiles along dim d
-        out = ops.index_select(sorted_, d, ops.round(pos).to(dt.int64))  # half to even, as torch's round
-    else:
-        below = ops.floor(pos)
-        frac = ops.reshape(ops.sub(pos, below), [-1 if i == d else 1 for i in range(x.dim())])
-        out = _pick(sorted_, d, below.to(dt.int64), ops.ceil(pos).to(dt.int64), frac, interpolation)
-    has_nan = ops.gt(ops.sum(ops.isnan(x), [d], True), 0)
-    out = ops.where(has_nan, math.nan, out)
-    out = ops.movedim(out, d, 0)  # (k, ...) with the reduced dim gone from its place
+    return qs, scalar_q, x, d
+
+
+def _quantile_result(out, self, dim, d, keepdim, scalar_q):
+    """(nq, ...) quantiles, the reduced dim gone, shaped as torch returns them."""
     if dim is None:
         out = ops.reshape(out, (out._sizes[0],) + ((1,) * self.dim() if keepdim else ()))
     elif keepdim:
         out = ops.unsqueeze(out, d + 1)
     return ops.reshape(out, out._sizes[1:]) if scalar_q else out
+
+
+@kernel("CompositeImplicitAutograd")
+def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The ``q``-quantiles along ``dim`` (all elements when None); a 1-D ``q`` adds a leading dim."""
+    qs, scalar_q, x, d = _quantile_args(self, q, dim, interpolation)
+    sorted_ = ops.sort(x, d)[0]
+    out = _blend(lambda idx: ops.index_select(sorted_, d, idx), ops.mul(qs, x._sizes[d] - 1),
+                 [-1 if i == d else 1 for i in range(x.dim())], interpolation)  # the quantiles along dim d
+    out = ops.where(ops.gt(ops.sum(ops.isnan(x), [d], True), 0), math.nan, out)
+    return _quantile_result(ops.movedim(out, d, 0), self, dim, d, keepdim, scalar_q)
 
 
 # Note [NaN-ignoring order statistics]
@@ -166,52 +173,15 @@ def nanmedian_dim(self, dim, keepdim=False):
 @kernel("CompositeImplicitAutograd")
 def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
     """``quantile`` of the non-NaN values (Note [NaN-ignoring order statistics])."""
-    _check(self, interpolation)
-    scalar_q = not hasattr(q, "dim")
-    if scalar_q:
-        if not 0 <= q <= 1:
-            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
-        qs = ops.full((1,), float(q), dtype=self.dtype, device=self.device)
-    else:
-        if q.dim() > 1:
-            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
-        if q.dtype is not self.dtype:
-            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
-        if q.numel() and q.device.type != "meta" and not (0 <= float(ops.amin(q, [])) <= float(ops.amax(q, [])) <= 1):
-            raise RuntimeError("quantile() q values must be in the range [0, 1]")
-        qs = ops.reshape(q, (-1,))
-    x = ops.reshape(self, (-1,)) if dim is None else self
-    d = 0 if dim is None else wrap_dim(dim, max(self.dim(), 1))
-    if x.dim() == 0:
-        x = ops.reshape(x, (1,))
-    n = x._sizes[d]
+    qs, scalar_q, x, d = _quantile_args(self, q, dim, interpolation)
     valid = _valid_counts(x, d)  # the line's shape with dim d of size 1
     nq = qs._sizes[0]
     pos = ops.mul(ops.reshape(qs, (nq,) + (1,) * x.dim()), ops.unsqueeze(ops.sub(valid, 1), 0).to(x.dtype))
-    pos = ops.clamp(pos, 0, n - 1)
+    pos = ops.clamp(pos, 0, x._sizes[d] - 1)  # per line and q: (nq, ...) with dim d + 1 of size 1
     sorted_ = ops.expand(ops.unsqueeze(ops.sort(x, d)[0], 0), (nq,) + tuple(x._sizes))
-    dq = d + 1
-    if interpolation == "nearest":
-        out = ops.gather(sorted_, dq, ops.round(pos).to(dt.int64))
-    else:
-        below = ops.floor(pos)
-        lo = ops.gather(sorted_, dq, below.to(dt.int64))
-        hi = ops.gather(sorted_, dq, ops.ceil(pos).to(dt.int64))
-        if interpolation == "lower":
-            out = lo
-        elif interpolation == "higher":
-            out = hi
-        elif interpolation == "midpoint":
-            out = ops.div(ops.add(lo, hi), 2)
-        else:
-            out = ops.lerp(lo, hi, ops.sub(pos, below))
+    out = _blend(lambda idx: ops.gather(sorted_, d + 1, idx), pos, pos._sizes, interpolation)
     out = ops.where(ops.unsqueeze(ops.eq(valid, 0), 0), math.nan, out)
-    out = ops.squeeze(out, [dq])  # (nq, ...) with the reduced dim gone
-    if dim is None:
-        out = ops.reshape(out, (nq,) + ((1,) * self.dim() if keepdim else ()))
-    elif keepdim:
-        out = ops.unsqueeze(out, d + 1)
-    return ops.reshape(out, out._sizes[1:]) if scalar_q else out
+    return _quantile_result(ops.squeeze(out, [d + 1]), self, dim, d, keepdim, scalar_q)
 
 
 # Note [mode as run lengths]
