@@ -19,6 +19,12 @@ __all__ = ["vector_norm", "matrix_norm", "norm", "cross", "vecdot", "matmul", "d
 _SVD_ORDS = (2, -2, "nuc")
 
 
+def _tensor(op: str, name: str, position: int, value) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"linalg.{op}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
 def _dims(dim, ndim: int):
     if dim is None:
         return list(range(ndim))
@@ -28,8 +34,7 @@ def _dims(dim, ndim: int):
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The ``ord``-norm of ``x`` over ``dim`` (all elements when None) as a vector: ``sum(|x|^ord)^(1/ord)``,
     ``max|x|`` for inf, ``min|x|`` for -inf, the count of nonzeros for 0."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"linalg.vector_norm(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    _tensor("vector_norm", "input", 1, x)
     if dtype is not None:
         x = x.to(dtype)
     if not x.dtype.is_floating_point:
@@ -60,6 +65,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
     """The ``ord`` matrix norm over the two dims ``dim``: 'fro', or the max / min absolute column (1, -1)
     or row (inf, -inf) sum."""
+    _tensor("matrix_norm", "input", 1, A)
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if dtype is not None:
@@ -84,6 +90,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``vector_norm`` or ``matrix_norm`` as torch.linalg.norm picks: a matrix norm when ``dim`` is two
     dims, or ``dim`` is None, ``ord`` is given and ``A`` is 2-D; else a vector norm (2 by default)."""
+    _tensor("norm", "input", 1, A)
     if dim is not None and not isinstance(dim, int) and len(dim) == 2:
         return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
     if dim is None and ord is not None:
@@ -99,21 +106,28 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The cross product of 3-vectors along ``dim``."""
+    _tensor("cross", "input", 1, input)
+    _tensor("cross", "other", 2, other)
     return _ops.linalg_cross(input, other, dim=dim)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of vectors along ``dim`` (other dims broadcast)."""
+    _tensor("vecdot", "x", 1, x)
+    _tensor("vecdot", "y", 2, y)
     return _ops.sum(_ops.mul(x, y), [dim])
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """``strided.matmul``."""
+    _tensor("matmul", "input", 1, input)
+    _tensor("matmul", "other", 2, other)
     return _ops.matmul(input, other)
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The diagonal (a view) of the matrices in the last two dims by default."""
+    _tensor("diagonal", "A", 1, A)
     return _ops.diagonal(A, offset, dim1, dim2)
 
 

@@ -103,6 +103,9 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - torch's name
     """
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        if device_type != "cuda":
+            raise ValueError(f"save_on_cpu: device_type {device_type!r} is not supported (strided has 'cuda')")
+
         def pack_to_cpu(t):
             if t.device.type == "cpu":
                 return (t.device, t)

@@ -58,6 +58,9 @@ def multi_head_attention_forward(
 ):
     """Multi-head attention over sequence-first inputs (Note [MHA layout]); returns ``(output, weights)``,
     ``weights`` None unless ``need_weights`` (averaged over heads when ``average_attn_weights``)."""
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"multi_head_attention_forward(): argument '{name}' must be Tensor, not {type(t).__name__}")
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward: static_k / static_v are not supported")
     batched = query.dim() == 3

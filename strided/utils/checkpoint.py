@@ -121,6 +121,9 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool |
 
     if isinstance(functions, Sequential):
         functions = list(functions.children())
+    functions = list(functions)
+    if not functions:
+        raise ValueError("checkpoint_sequential: functions must not be empty")
     if not isinstance(segments, int) or isinstance(segments, bool) or not 0 < segments <= max(len(functions), 1):
         raise ValueError(f"checkpoint_sequential: segments must be an int in [1, {len(functions)}], got {segments!r}")
 

@@ -64,6 +64,8 @@ def test_checkpoint_sequential_matches_and_checks_segments():
         checkpoint_sequential(m, 0, x, use_reentrant=False)
     with pytest.raises(ValueError, match="Unexpected keyword arguments: foo"):
         checkpoint_sequential(m, 2, x, use_reentrant=False, foo=1)
+    with pytest.raises(ValueError, match="functions must not be empty"):
+        checkpoint_sequential([], 1, x, use_reentrant=False)
 
 
 def test_activations_are_not_kept_until_backward():

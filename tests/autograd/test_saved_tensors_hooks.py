@@ -132,6 +132,8 @@ def test_errors_in_torch_words():
             pass
     with saved_tensors_hooks(lambda t: t, lambda t: t):  # usable again after the disabled block
         pass
+    with pytest.raises(ValueError, match="save_on_cpu: device_type 'xpu' is not supported"):
+        save_on_cpu(device_type="xpu")
 
 
 def test_save_on_cpu_on_cpu_keeps_the_graph_exact():

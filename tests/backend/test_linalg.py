@@ -88,3 +88,17 @@ def test_matches_torch():
     for ord in ("fro", 1, -1, math.inf, -math.inf):
         np.testing.assert_allclose(st.linalg.matrix_norm(st.tensor(x), ord, dim=(0, 2)).numpy(),
                                    torch.linalg.matrix_norm(torch.tensor(x), ord, dim=(0, 2)).numpy(), rtol=1e-5)
+
+
+def test_non_tensor_arguments_are_named():
+    for call, message in [
+        (lambda: st.linalg.matrix_norm([[1.0]]), "linalg.matrix_norm\\(\\): argument 'input' \\(position 1\\) must be "
+                                                "Tensor, not list"),
+        (lambda: st.linalg.norm("x"), "linalg.norm\\(\\): argument 'input'"),
+        (lambda: st.linalg.cross([1, 0, 0], st.ones(3)), "linalg.cross\\(\\): argument 'input'"),
+        (lambda: st.linalg.vecdot(st.ones(3), 2), "linalg.vecdot\\(\\): argument 'y' \\(position 2\\) must be Tensor, "
+                                                  "not int"),
+        (lambda: st.linalg.diagonal(None), "linalg.diagonal\\(\\): argument 'A'"),
+    ]:
+        with pytest.raises(TypeError, match=message):
+            call()

@@ -127,3 +127,12 @@ def test_transformer_matches_torch_and_shares_its_state_dict_names(kw):
     t_out.sum().backward()
     for (name, sp), (_, tp) in zip(stt.named_parameters(), tt.named_parameters()):
         np.testing.assert_allclose(sp.grad.numpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def test_non_tensor_inputs_are_named():
+    m = nn.MultiheadAttention(E, H)
+    with pytest.raises(TypeError, match="MultiheadAttention.forward\\(\\): argument 'query' must be Tensor, not list"):
+        m([1.0], _x(L, N, E), _x(L, N, E))
+    with pytest.raises(TypeError, match="argument 'value' must be Tensor, not int"):
+        nn.functional.multi_head_attention_forward(_x(L, N, E), _x(L, N, E), 3, E, H, None, None, None, None,
+                                                   False, 0.0, m.out_proj.weight, None)

@@ -51,5 +51,7 @@ def test_parameters_round_trip_through_one_vector():
     assert all(p.requires_grad and p.is_leaf for p in m.parameters())
     with pytest.raises(TypeError, match="expected strided.Tensor, but got: list"):
         vector_to_parameters([1.0], m.parameters())
+    with pytest.raises(TypeError, match="expected an iterable of strided.Tensor parameters, but got: float"):
+        parameters_to_vector([1.0])
     with pytest.raises(TypeError, match="Found two parameters on different devices"):
         parameters_to_vector([st.zeros(2), st.zeros(2, device="meta")])

@@ -9,6 +9,8 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def _same_device(param: Tensor, device):
+    if not isinstance(param, Tensor):
+        raise TypeError(f"expected an iterable of strided.Tensor parameters, but got: {type(param).__name__}")
     if device is None:
         return param.device
     if param.device != device:
