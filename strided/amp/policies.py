@@ -29,17 +29,20 @@ from .autocast_mode import _DEVICE_BITS, _local
 __all__ = ["POLICIES", "register_autocast_kernels"]
 
 _MATMUL = ["mm", "bmm", "addmm", "baddbmm", "matmul", "linear"]
+_CELLS = ["_thnn_fused_lstm_cell", "_thnn_fused_gru_cell", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
 
 # device type -> policy -> op names ("name" or "name.overload"; a bare name covers every overload)
 POLICIES: dict[str, dict[str, list[str]]] = {
     "cpu": {
-        "lower_precision_fp": [*_MATMUL, "_addmm_activation"],
+        # strided's CPU recurrent layers run the fused cells too (torch's CPU path has none): listed so their
+        # inputs meet in the autocast dtype, as on CUDA
+        "lower_precision_fp": [*_MATMUL, "_addmm_activation", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell"],
         "fp32": ["cross_entropy_loss", "prod"],
         "fp32_set_opt_dtype": [],
         "promote": ["cat", "stack"],
     },
     "cuda": {
-        "lower_precision_fp": _MATMUL,
+        "lower_precision_fp": [*_MATMUL, *_CELLS],
         "fp32": ["pow", "exp", "log", "log1p", "expm1", "rsqrt", "reciprocal", "softplus", "norm", "acos", "asin",
                  "cosh", "erfinv", "log10", "log2", "sinh", "tan",
                  "logsumexp", "layer_norm", "cross_entropy_loss"],

@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     pointwise,
     pointwise_binary_math,
     pointwise_unary,
+    recurrent,
     reductions,
     threads,
 )

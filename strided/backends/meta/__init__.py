@@ -14,5 +14,6 @@ from . import (  # noqa: F401
     pointwise,
     pointwise_binary_math,
     pointwise_unary,
+    recurrent,
     reductions,
 )

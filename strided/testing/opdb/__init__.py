@@ -7,7 +7,7 @@ import importlib
 GROUPS = ("factories", "views", "pointwise", "reductions", "normalization", "linalg", "linalg_fused", "indexing",
           "linalg_einsum", "foreach", "rearranging", "bitwise", "selection",
           "pointwise_binary_math", "reductions_nan",
-          "order_statistics", "combining", "uniqueness")
+          "order_statistics", "combining", "uniqueness", "recurrent", "recurrent_fused")
 
 
 def op_db() -> list:
