@@ -31,25 +31,42 @@ from .. import bound as ops
 __all__: list[str] = []
 
 
-# -- one time step: input gates gi (x @ w_ih.T + b_ih, precomputed) and the previous hidden state --------
-def _tanh_step(gi, h, w_hh, b_hh, w_hr):
-    return ops.tanh(ops.add(ops.linear(h, w_hh, b_hh), gi))
+# -- one time step: the input gates gi and the previous state; w_hh_t is w_hh.T (one view per layer) ----------
+# Note [Recurrent step]: gi holds x @ w_ih.T + b_ih, computed for the whole sequence at once (Note [Input
+# projection once per layer]); for the Elman cells it holds b_hh too, so a step is one addmm and the
+# nonlinearity. LSTM and GRU steps are one mm and one fused cell op, which adds b_hh itself.
+def _tanh_step(gi, h, w_hh_t, b_hh, w_hr):
+    return ops.tanh(ops.addmm(gi, h, w_hh_t))
 
 
-def _relu_step(gi, h, w_hh, b_hh, w_hr):
-    return ops.relu(ops.add(ops.linear(h, w_hh, b_hh), gi))
+def _relu_step(gi, h, w_hh_t, b_hh, w_hr):
+    return ops.relu(ops.addmm(gi, h, w_hh_t))
 
 
-def _lstm_step(gi, state, w_hh, b_hh, w_hr):
+def _lstm_step(gi, state, w_hh_t, b_hh, w_hr):
     h, c = state  # Note [Fused cells]: the pointwise part is one op (one launch on CUDA)
-    h, c, _ = ops._thnn_fused_lstm_cell(gi, ops.linear(h, w_hh), c, None, b_hh)
+    h, c, _ = ops._thnn_fused_lstm_cell(gi, ops.mm(h, w_hh_t), c, None, b_hh)
     if w_hr is not None:
         h = ops.matmul(h, ops.t(w_hr))
     return h, c
 
 
-def _gru_step(gi, h, w_hh, b_hh, w_hr):
-    return ops._thnn_fused_gru_cell(gi, ops.linear(h, w_hh), h, None, b_hh)[0]
+def _gru_step(gi, h, w_hh_t, b_hh, w_hr):
+    return ops._thnn_fused_gru_cell(gi, ops.mm(h, w_hh_t), h, None, b_hh)[0]
+
+
+_ELMAN = (_tanh_step, _relu_step)
+
+
+def _input_gates(step, x, w):
+    """(gi for every row of x, w_hh.T, the b_hh the step still adds) (Note [Recurrent step])."""
+    w_ih, w_hh, b_ih, b_hh, _ = w
+    gi = ops.linear(x, w_ih, b_ih)
+    if step in _ELMAN:
+        if b_hh is not None:
+            gi = ops.add(gi, b_hh)
+        b_hh = None
+    return gi, ops.t(w_hh), b_hh
 
 
 # -- cells -------------------------------------------------------------------------------------------
@@ -73,14 +90,16 @@ def _check_cell(op, input, hx, w_ih, w_hh, labels):
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """``tanh(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
     _check_cell("rnn_tanh_cell", input, (hx,), w_ih, w_hh, ("0",))
-    return _tanh_step(ops.linear(input, w_ih, b_ih), hx, w_hh, b_hh, None)
+    gi, w_hh_t, b_hh = _input_gates(_tanh_step, input, (w_ih, w_hh, b_ih, b_hh, None))
+    return _tanh_step(gi, hx, w_hh_t, b_hh, None)
 
 
 @kernel("CompositeImplicitAutograd")
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """``relu(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
     _check_cell("rnn_relu_cell", input, (hx,), w_ih, w_hh, ("0",))
-    return _relu_step(ops.linear(input, w_ih, b_ih), hx, w_hh, b_hh, None)
+    gi, w_hh_t, b_hh = _input_gates(_relu_step, input, (w_ih, w_hh, b_ih, b_hh, None))
+    return _relu_step(gi, hx, w_hh_t, b_hh, None)
 
 
 @kernel("CompositeImplicitAutograd")
@@ -90,14 +109,16 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if len(hx) != 2:
         raise RuntimeError(f"lstm_cell: Expected hx to hold 2 tensors (h, c), got {len(hx)}")
     _check_cell("lstm_cell", input, hx, w_ih, w_hh, ("0", "1"))
-    return _lstm_step(ops.linear(input, w_ih, b_ih), hx, w_hh, b_hh, None)
+    gi, w_hh_t, b_hh = _input_gates(_lstm_step, input, (w_ih, w_hh, b_ih, b_hh, None))
+    return _lstm_step(gi, hx, w_hh_t, b_hh, None)
 
 
 @kernel("CompositeImplicitAutograd")
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One GRU step (gates r, z, n in that order; ``h' = (1 - z) * n + z * h``)."""
     _check_cell("gru_cell", input, (hx,), w_ih, w_hh, ("0",))
-    return _gru_step(ops.linear(input, w_ih, b_ih), hx, w_hh, b_hh, None)
+    gi, w_hh_t, b_hh = _input_gates(_gru_step, input, (w_ih, w_hh, b_ih, b_hh, None))
+    return _gru_step(gi, hx, w_hh_t, b_hh, None)
 
 
 # -- one layer, one direction ------------------------------------------------------------------------
@@ -119,11 +140,12 @@ def _output(state):
 
 def _padded_layer(step, x, state, w, reverse):
     """Run one direction over x (T, N, F): the output (T, N, H) and the final state."""
-    w_ih, w_hh, b_ih, b_hh, w_hr = w
-    gates = ops.unbind(ops.linear(x, w_ih, b_ih), 0)  # Note [Input projection once per layer]
+    gi, w_hh_t, b_hh = _input_gates(step, x, w)
+    gates = ops.unbind(gi, 0)  # Note [Input projection once per layer]
+    w_hr = w[4]
     outputs = []
     for gi in (reversed(gates) if reverse else gates):
-        state = step(gi, state, w_hh, b_hh, w_hr)
+        state = step(gi, state, w_hh_t, b_hh, w_hr)
         outputs.append(_output(state))
     if reverse:
         outputs.reverse()
@@ -132,8 +154,9 @@ def _padded_layer(step, x, state, w, reverse):
 
 def _packed_layer(step, data, batch_sizes, state, w, reverse):
     """Run one direction over packed rows (Note [Packed sequences]): packed output and final state."""
-    w_ih, w_hh, b_ih, b_hh, w_hr = w
-    gates = ops.split_with_sizes(ops.linear(data, w_ih, b_ih), batch_sizes, 0)
+    gi, w_hh_t, b_hh = _input_gates(step, data, w)
+    gates = ops.split_with_sizes(gi, batch_sizes, 0)
+    w_hr = w[4]
     outputs = []
     if not reverse:
         ended, last = [], batch_sizes[0]
@@ -142,7 +165,7 @@ def _packed_layer(step, data, batch_sizes, state, w, reverse):
                 ended.append(_slice(state, bs, last - bs))
                 state = _slice(state, 0, bs)
                 last = bs
-            state = step(gi, state, w_hh, b_hh, w_hr)
+            state = step(gi, state, w_hh_t, b_hh, w_hr)
             outputs.append(_output(state))
         ended.append(state)
         ended.reverse()
@@ -153,7 +176,7 @@ def _packed_layer(step, data, batch_sizes, state, w, reverse):
         if bs > last:
             state = _concat([state, _slice(initial, last, bs - last)])
             last = bs
-        state = step(gi, state, w_hh, b_hh, w_hr)
+        state = step(gi, state, w_hh_t, b_hh, w_hr)
         outputs.append(_output(state))
     outputs.reverse()
     return ops.cat(outputs, 0), state
