@@ -33,8 +33,10 @@ __all__: list[str] = []
 
 # -- one time step: the input gates gi and the previous state; w_hh_t is w_hh.T (one view per layer) ----------
 # Note [Recurrent step]: gi holds x @ w_ih.T + b_ih, computed for the whole sequence at once (Note [Input
-# projection once per layer]); for the Elman cells it holds b_hh too, so a step is one addmm and the
-# nonlinearity. LSTM and GRU steps are one mm and one fused cell op, which adds b_hh itself.
+# projection once per layer]). For the Elman and LSTM cells, whose gates are plain sums, it holds b_hh too:
+# an Elman step is one addmm and the nonlinearity, an LSTM step one mm and one fused cell op, and b_hh's
+# gradient is one sum over the sequence instead of a sum per step. The GRU's n-gate multiplies the hidden
+# part (with its bias) by r, so its fused cell adds b_hh itself.
 def _tanh_step(gi, h, w_hh_t, b_hh, w_hr):
     return ops.tanh(ops.addmm(gi, h, w_hh_t))
 
@@ -55,14 +57,14 @@ def _gru_step(gi, h, w_hh_t, b_hh, w_hr):
     return ops._thnn_fused_gru_cell(gi, ops.mm(h, w_hh_t), h, None, b_hh)[0]
 
 
-_ELMAN = (_tanh_step, _relu_step)
+_SUMMED_GATES = (_tanh_step, _relu_step, _lstm_step)
 
 
 def _input_gates(step, x, w):
     """(gi for every row of x, w_hh.T, the b_hh the step still adds) (Note [Recurrent step])."""
     w_ih, w_hh, b_ih, b_hh, _ = w
     gi = ops.linear(x, w_ih, b_ih)
-    if step in _ELMAN:
+    if step in _SUMMED_GATES:
         if b_hh is not None:
             gi = ops.add(gi, b_hh)
         b_hh = None
