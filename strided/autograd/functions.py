@@ -14,6 +14,7 @@ from ..backends.meta.common import wrap_dim
 from ..ops import bound as ops
 from ..ops.composite.views import int_list
 from ..tensor import Tensor
+from ..type_info import finfo
 from .functions_views import _zeros
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "logsumexp_backward",
     "cumsum_backward",
     "cumprod_backward",
+    "logcumsumexp_backward",
     "clamp_backward",
     "clamp_bound_backward",
     "pow_backward_self",
@@ -240,6 +242,23 @@ def cumsum_backward(grad, dim):
 #   the factors up to z replaced by 1);
 # * k > z: every product holds x_z = 0.
 # All masks, no host read: O(n) per line, differentiable again (double backward) through its ops.
+def logcumsumexp_backward(grad, self, result, dim):
+    """torch's formula (after TensorFlow's): the positive and negative parts of ``grad`` in log space, each
+    through a reversed logcumsumexp, so nothing overflows where ``exp(self)`` would."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+    d = wrap_dim(dim, grad.dim())
+    lowest = finfo(grad.dtype).min
+    log_abs = ops.log(ops.abs(grad))
+    pos = ops.where(ops.gt(grad, 0), log_abs, lowest)
+    neg = ops.where(ops.lt(grad, 0), log_abs, lowest)
+
+    def reversed_lcse(x):
+        return ops.flip(ops.logcumsumexp(ops.flip(x, [d]), d), [d])
+
+    return ops.exp(reversed_lcse(pos - result) + self) - ops.exp(reversed_lcse(neg - result) + self)
+
+
 def cumprod_backward(grad, self, dim, result):
     if self.numel() <= 1 or self.dim() == 0:
         return grad

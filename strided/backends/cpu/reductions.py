@@ -234,3 +234,14 @@ def cumsum(self, dim, *, dtype=None):
 @kernel("CPU")
 def cumprod(self, dim, *, dtype=None):
     return _scan(self, dim, dtype, np.cumprod)
+
+
+@kernel("CPU")
+def logcumsumexp(self, dim):
+    """``log(cumsum(exp(x)))`` without overflow: ``np.logaddexp.accumulate`` in the compute dtype."""
+    out = meta.logcumsumexp(self, dim)
+    a = _input(self, out.dtype)
+    if not self._sizes:
+        return store(out, a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return store(out, np.logaddexp.accumulate(a, axis=wrap_dim(dim, self.dim())))

@@ -77,15 +77,15 @@ def _prepare(x: Tensor, out: Tensor, dim: int):
     return x, kept, D, ids, ods
 
 
-def scan(x: Tensor, out: Tensor, dim: int, mul: bool = False) -> Tensor:
-    """cumsum (cumprod with ``mul``) of ``x`` along ``dim`` into ``out`` (rounded to and accumulated like
-    the CPU kernel)."""
+def scan(x: Tensor, out: Tensor, dim: int, mul: bool = False, lse: bool = False) -> Tensor:
+    """cumsum (cumprod with ``mul``, logcumsumexp with ``lse``) of ``x`` along ``dim`` into ``out`` (rounded
+    to and accumulated like the CPU kernel)."""
     if out.numel() == 0:
         return out
     x, kept, D, ids, ods = _prepare(x, out, dim)
     lines = math.prod(k[0] for k in kept)
     dev = x.device.index
-    src = _cast_source("scan.cu", x.dtype.name, out.dtype.name, SCAN_MUL=int(mul))
+    src = _cast_source("scan.cu", x.dtype.name, out.dtype.name, SCAN_MUL=int(mul), SCAN_LSE=int(lse))
     args = (x.data_ptr(), out.data_ptr(), lines, D, ids, ods, *_line_args(kept))
     stream = current_stream_handle(dev)
     if ids == 1 and ods == 1 and D > 64:
@@ -380,8 +380,8 @@ def normalization_sources():
         for log in (0, 1):
             yield ("softmax.cu", ("softmax_inner", "softmax_reg", "softmax_smem"),
                    _cast_source("softmax.cu", f, f, LOG=log, SM_REGV=8))
-        for mul in (0, 1):
-            yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, f, SCAN_MUL=mul)
+        for mul, lse in ((0, 0), (1, 0), (0, 1)):
+            yield "scan.cu", ("scan_inner", "scan_outer"), _cast_source("scan.cu", f, f, SCAN_MUL=mul, SCAN_LSE=lse)
         w = "float32" if f in ("float16", "bfloat16") else f
         yield "norm.cu", ("layer_norm_rows", "layer_norm_bwd_rows", "layer_norm_bwd_cols",
                           "layer_norm_bwd_finish"), kernel_source("norm.cu", IN_T=CTYPES[f], W_T=CTYPES[w],

@@ -240,3 +240,12 @@ def cumsum(self, dim, *, dtype=None):
 @kernel("Meta")
 def cumprod(self, dim, *, dtype=None):
     return cumsum(self, dim, dtype=dtype)
+
+
+@kernel("Meta")
+def logcumsumexp(self, dim):
+    """Same dtype as the input, which must be floating (torch's CPU error otherwise)."""
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(self.dtype)}'")
+    wrap_dim(dim, self.dim())
+    return new_output(self._sizes, self.dtype, self.device)

@@ -199,6 +199,36 @@ def _cumprod_ref(a, dim, *, dtype=None):
     return a if a.ndim == 0 else np.cumprod(a, axis=dim, dtype=acc)
 
 
+def _logcumsumexp_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, rng=rng, **kw)
+
+    yield SampleInput((a((3, 4)), 1), {}, "2-d")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), -3), {}, "noncontiguous")
+    yield SampleInput((a(()), 0), {}, "0-dim")
+    yield SampleInput((a((0, 3)), 0), {}, "zero-size")
+    yield SampleInput((a((2, 300)), 1), {}, "long rows (the CUDA block scan)")
+    big = a((2, 5), low=-3, high=3)
+    big[0, 2] = 80.0 if dtype in (dt.float16,) else 500.0  # exp would overflow; the scan does not
+    yield SampleInput((big, 1), {}, "large values")
+    special = tensor_of(np.array([[-np.inf, -np.inf, 1.0, np.inf, 2.0], [np.nan, 1.0, -np.inf, 0.5, np.inf]]),
+                        dtype)
+    yield SampleInput((special, 1), {}, "-inf, inf, nan")
+
+
+def _logcumsumexp_ref(a, dim):
+    a = np.asarray(a, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return a if a.ndim == 0 else np.logaddexp.accumulate(a, axis=dim)
+
+
+def _logcumsumexp_errors(rng):
+    yield error((make_arg((2, 3), dt.int64, rng=rng), 0), NotImplementedError,
+                "\"logcumsumexp_out_cpu\" not implemented for 'Long'")
+    yield error((make_arg((2, 3), dt.float32, rng=rng), 2), IndexError,
+                "Dimension out of range (expected to be in range of [-2, 1], but got 2)")
+
+
 def _cumsum_errors(rng):
     yield error((make_arg((2, 3), dt.float32, rng=rng), -3), IndexError,
                 "Dimension out of range (expected to be in range of [-2, 1], but got -3)")
@@ -233,4 +263,5 @@ OPS = [
     OpInfo("logsumexp", _logsumexp_samples, ref=_logsumexp_ref, tolerances=FLOAT_RESULT_TOL, **_ALL),
     OpInfo("cumsum", _cumsum_samples, ref=_cumsum_ref, tolerances=SUM_TOL, errors=_cumsum_errors, **_ALL),
     OpInfo("cumprod", _cumprod_samples, ref=_cumprod_ref, tolerances=SUM_TOL, errors=_cumsum_errors, **_ALL),
+    OpInfo("logcumsumexp", _logcumsumexp_samples, ref=_logcumsumexp_ref, errors=_logcumsumexp_errors),
 ]

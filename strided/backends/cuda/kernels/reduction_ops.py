@@ -157,6 +157,12 @@ def cumprod(self, dim, *, dtype=None):
     return scan(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0, mul=True)
 
 
+@kernel("CUDA")
+def logcumsumexp(self, dim):
+    out = meta.logcumsumexp(self, dim)
+    return scan(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0, lse=True)
+
+
 
 @kernel("CUDA")
 def softmax(self, dim, dtype=None):

@@ -1,6 +1,19 @@
-// cumsum (or cumprod with SCAN_MUL=1) along one dim.  IN_T, CAST_T, CAST_SAME, ACC_T, OUT_T, SCAN_MUL are
-// #defined per instantiation.
-#if SCAN_MUL
+// cumsum (cumprod with SCAN_MUL=1, logcumsumexp with SCAN_LSE=1) along one dim.  IN_T, CAST_T, CAST_SAME,
+// ACC_T, OUT_T, SCAN_MUL, SCAN_LSE are #defined per instantiation.
+#ifndef SCAN_LSE
+#define SCAN_LSE 0
+#endif
+#if SCAN_LSE
+// torch's _log_add_exp_helper: NaN propagates, equal infinities stay themselves; -inf is the identity.
+__device__ __forceinline__ ACC_T scan_log_add_exp(ACC_T x, ACC_T y) {
+  const ACC_T lo = isnan(y) ? y : (y < x ? y : x);
+  const ACC_T hi = isnan(y) ? y : (x < y ? y : x);
+  if (lo != hi || isfinite(lo)) return hi + log1p(exp(lo - hi));
+  return x;
+}
+#define SCAN_OP(a, b) scan_log_add_exp((a), (b))
+#define SCAN_ID (-Lim<ACC_T>::hi())
+#elif SCAN_MUL
 #define SCAN_OP(a, b) ((a) * (b))
 #define SCAN_ID ACC_T(1)
 #else
