@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-__all__ = ["max", "min", "sort", "topk", "aminmax", "median", "nanmedian", "mode", "structseq"]
+__all__ = ["max", "min", "sort", "topk", "aminmax", "median", "nanmedian", "mode", "cummax", "cummin", "structseq"]
 
 
 def structseq(name: str, fields: tuple[str, ...]) -> type:
@@ -48,3 +48,5 @@ aminmax = structseq("aminmax", ("min", "max"))
 median = structseq("median", ("values", "indices"))
 nanmedian = structseq("nanmedian", ("values", "indices"))
 mode = structseq("mode", ("values", "indices"))
+cummax = structseq("cummax", ("values", "indices"))
+cummin = structseq("cummin", ("values", "indices"))

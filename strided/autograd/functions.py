@@ -38,6 +38,7 @@ __all__ = [
     "cumsum_backward",
     "cumprod_backward",
     "logcumsumexp_backward",
+    "cummaxmin_backward",
     "clamp_backward",
     "clamp_bound_backward",
     "pow_backward_self",
@@ -242,6 +243,13 @@ def cumsum_backward(grad, dim):
 #   the factors up to z replaced by 1);
 # * k > z: every product holds x_z = 0.
 # All masks, no host read: O(n) per line, differentiable again (double backward) through its ops.
+def cummaxmin_backward(grad, self, indices, dim):
+    """cummax / cummin: each output's gradient goes to the element it came from (scatter-added)."""
+    if self.dim() == 0 or self.numel() == 0:
+        return grad
+    return ops.scatter_add(ops.zeros_like(self), wrap_dim(dim, self.dim()), indices, grad)
+
+
 def logcumsumexp_backward(grad, self, result, dim):
     """torch's formula (after TensorFlow's): the positive and negative parts of ``grad`` in log space, each
     through a reversed logcumsumexp, so nothing overflows where ``exp(self)`` would."""

@@ -51,7 +51,10 @@ RANDOM = {"bernoulli", "bernoulli_.float", "uniform_", "normal_", "random_.from"
 TIE_DEPENDENT = {"_unique2", "unique_dim", "unique_consecutive", "mode"}
 # Samples whose gradient differs from the derivative by definition, as in torch: embedding's
 # padding_idx row gets no gradient although the forward reads it.
-BY_DEFINITION = {("embedding", "0-dim, padding_idx")}
+# Samples at points where the op has no derivative: a finite-difference step picks a side. cummax / cummin's
+# tied samples flip which index holds the running extreme; NaN and inf have no finite differences.
+BY_DEFINITION = {("embedding", "0-dim, padding_idx")} | {(op, name) for op in ("cummax", "cummin") for name in (
+    "ties", "long rows (the CUDA block scan)", "rows over one block chunk (the carry)", "a strided dim", "nan, inf")}
 MAX_NUMEL = 30
 SAMPLES_PER_OP = 3
 

@@ -92,14 +92,15 @@ def test_elementwise_templates_compile():
 
 def _reduction_sources():
     from strided.backends.cuda.kernels.recurrent_ops import rnn_sources
+    from strided.backends.cuda.kernels.scan_index_ops import scan_index_sources
     from strided.backends.cuda.normalization import normalization_sources
     from strided.backends.cuda.reduction import reduce_sources
 
-    return [*reduce_sources(), *normalization_sources(), *rnn_sources()]
+    return [*reduce_sources(), *normalization_sources(), *rnn_sources(), *scan_index_sources()]
 
 
 def test_reduction_templates_compile():
-    """reduce.cu (every reducer), scan.cu, softmax.cu, norm.cu, loss.cu and rnn.cu instantiations."""
+    """reduce.cu (every reducer), scan.cu, softmax.cu, norm.cu, loss.cu, rnn.cu and scan_index.cu instantiations."""
     from concurrent.futures import ThreadPoolExecutor
 
     def build(case):

@@ -236,6 +236,38 @@ def cumprod(self, dim, *, dtype=None):
     return _scan(self, dim, dtype, np.cumprod)
 
 
+def _cummaxmin(self, dim, name: str, extreme):
+    """Running extreme (``extreme``: np.maximum / np.minimum, which propagate NaN) and the latest index
+    where it was reached: an element that equals the running value, or is NaN, takes over (torch's rule)."""
+    values, indices = result = meta.cummaxmin(self, dim, name)
+    a = as_numpy(self)
+    if self.dtype in (dt.float16, dt.bfloat16):
+        a = a.astype(np.float32)
+    if not self._sizes:
+        store(values, a)
+        store(indices, 0)
+        return result
+    d = wrap_dim(dim, self.dim())
+    v = extreme.accumulate(a, axis=d)
+    hit = a == v
+    if a.dtype.kind == "f":
+        hit |= np.isnan(a)
+    pos = np.arange(a.shape[d]).reshape([-1 if k == d else 1 for k in range(a.ndim)])
+    store(values, v)
+    store(indices, np.maximum.accumulate(np.where(hit, pos, 0), axis=d))
+    return result
+
+
+@kernel("CPU")
+def cummax(self, dim):
+    return _cummaxmin(self, dim, "cummax", np.maximum)
+
+
+@kernel("CPU")
+def cummin(self, dim):
+    return _cummaxmin(self, dim, "cummin", np.minimum)
+
+
 @kernel("CPU")
 def logcumsumexp(self, dim):
     """``log(cumsum(exp(x)))`` without overflow: ``np.logaddexp.accumulate`` in the compute dtype."""

@@ -242,6 +242,23 @@ def cumprod(self, dim, *, dtype=None):
     return cumsum(self, dim, dtype=dtype)
 
 
+def cummaxmin(self, dim, name: str):
+    """(values like self, int64 indices), for every dtype."""
+    wrap_dim(dim, self.dim())
+    return getattr(return_types, name)((new_output(self._sizes, self.dtype, self.device),
+                                        new_output(self._sizes, dt.int64, self.device)))
+
+
+@kernel("Meta")
+def cummax(self, dim):
+    return cummaxmin(self, dim, "cummax")
+
+
+@kernel("Meta")
+def cummin(self, dim):
+    return cummaxmin(self, dim, "cummin")
+
+
 @kernel("Meta")
 def logcumsumexp(self, dim):
     """Same dtype as the input, which must be floating (torch's CPU error otherwise)."""

@@ -229,6 +229,50 @@ def _logcumsumexp_errors(rng):
                 "Dimension out of range (expected to be in range of [-2, 1], but got 2)")
 
 
+def _cummaxmin_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, rng=rng, **kw)
+
+    def tied(shape):  # few distinct values: ties everywhere (the latest index wins)
+        return tensor_of(rng.integers(0, 4, size=shape), dtype)
+
+    yield SampleInput((tied((3, 6)), 1), {}, "ties")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), -3), {}, "noncontiguous")
+    yield SampleInput((a(()), 0), {}, "0-dim")
+    yield SampleInput((a((0, 3)), 0), {}, "zero-size")
+    yield SampleInput((tied((2, 300)), 1), {}, "long rows (the CUDA block scan)")
+    yield SampleInput((tied((1, 2500)), 1), {}, "rows over one block chunk (the carry)")
+    yield SampleInput((tied((40, 3)), 0), {}, "a strided dim")
+    if dtype.is_floating_point:
+        special = tensor_of(np.array([[1.0, np.nan, 3.0, np.nan, 5.0], [-np.inf, 2.0, np.inf, np.inf, 1.0]]),
+                            dtype)
+        yield SampleInput((special, 1), {}, "nan, inf")
+
+
+def _cummaxmin_ref(is_min):
+    def ref(a, dim):
+        a = np.asarray(a)
+        if a.ndim == 0:
+            return a, np.array(0)
+        x = np.moveaxis(a, dim, -1)
+        values, indices = np.empty_like(x), np.empty(x.shape, np.int64)
+        floating = x.dtype.kind == "f"
+        for line in np.ndindex(x.shape[:-1]):
+            cur, at = None, -1
+            for e, val in enumerate(x[line]):
+                if at < 0 or (floating and np.isnan(val)):
+                    take = True
+                elif floating and np.isnan(cur):
+                    take = False
+                else:
+                    take = val <= cur if is_min else val >= cur
+                if take:
+                    cur, at = val, e
+                values[line + (e,)], indices[line + (e,)] = cur, at
+        return np.moveaxis(values, -1, dim), np.moveaxis(indices, -1, dim)
+    return ref
+
+
 def _cumsum_errors(rng):
     yield error((make_arg((2, 3), dt.float32, rng=rng), -3), IndexError,
                 "Dimension out of range (expected to be in range of [-2, 1], but got -3)")
@@ -264,4 +308,6 @@ OPS = [
     OpInfo("cumsum", _cumsum_samples, ref=_cumsum_ref, tolerances=SUM_TOL, errors=_cumsum_errors, **_ALL),
     OpInfo("cumprod", _cumprod_samples, ref=_cumprod_ref, tolerances=SUM_TOL, errors=_cumsum_errors, **_ALL),
     OpInfo("logcumsumexp", _logcumsumexp_samples, ref=_logcumsumexp_ref, errors=_logcumsumexp_errors),
+    OpInfo("cummax", _cummaxmin_samples, ref=_cummaxmin_ref(False), errors=_cumsum_errors, **_ALL),
+    OpInfo("cummin", _cummaxmin_samples, ref=_cummaxmin_ref(True), errors=_cumsum_errors, **_ALL),
 ]

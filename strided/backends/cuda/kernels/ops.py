@@ -213,6 +213,7 @@ from . import indexing_ops  # noqa: E402, F401
 from . import joining_ops  # noqa: E402, F401
 from . import sort_ops  # noqa: E402, F401
 from . import recurrent_ops  # noqa: E402, F401
+from . import scan_index_ops  # noqa: E402, F401
 from . import blas_ops  # noqa: E402, F401
 from . import bitwise_ops  # noqa: E402, F401
 from . import binary_math_ops  # noqa: E402, F401
