@@ -22,6 +22,7 @@ from ..tensor import Tensor
 from . import activations as _activations
 from . import batch_norm as _batch_norm
 from . import convolution as _convolution
+from . import convolution3d as _convolution3d
 from . import convolution_transpose as _convolution_transpose
 from . import interpolation as _interpolation
 from . import losses as _losses
@@ -31,6 +32,7 @@ from .activations import *  # noqa: F403 - the composed forms, listed in each mo
 from .activations import _softmax_dim
 from .batch_norm import *  # noqa: F403
 from .convolution import *  # noqa: F403
+from .convolution3d import *  # noqa: F403
 from .convolution_transpose import *  # noqa: F403
 from .interpolation import *  # noqa: F403
 from .losses import *  # noqa: F403
@@ -41,7 +43,8 @@ __all__ = [
     "linear", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot", "softmax", "pad", "normalize",
     "log_softmax", "dropout", "layer_norm", "embedding", "cross_entropy", "mse_loss", "scaled_dot_product_attention",
     "multi_head_attention_forward",
-    *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution_transpose.__all__,
+    *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution3d.__all__,
+    *_convolution_transpose.__all__,
     *_batch_norm.__all__, *_interpolation.__all__,
 ]
 

@@ -1,4 +1,4 @@
-"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose1d`` and ``ConvTranspose2d`` (torch's
+"""Convolution layers: ``Conv1d``, ``Conv2d``, ``Conv3d``, ``ConvTranspose1d`` and ``ConvTranspose2d`` (torch's
 parameters, initialization and reprs)."""
 
 from __future__ import annotations
@@ -8,13 +8,14 @@ import math
 from ... import factories
 from ...tensor import Size, Tensor
 from .. import convolution as C
+from .. import convolution3d as C3
 from .. import convolution_transpose as CT
 from .. import init
 from ..module import Module
 from ..padding import pad
 from ..parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -118,6 +119,16 @@ class Conv2d(_ConvNd):
     def forward(self, input: Tensor) -> Tensor:
         x, padding = self._input(input)
         return C.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution over (N, C_in, D, H, W) or (C_in, D, H, W) inputs."""
+
+    _n = 3
+
+    def forward(self, input: Tensor) -> Tensor:
+        x, padding = self._input(input)
+        return C3.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):

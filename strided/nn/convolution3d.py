@@ -1,0 +1,106 @@
+"""``conv3d`` of ``strided.nn.functional``: conv2d's window view and GEMM (Note [Convolution as a GEMM] in
+convolution.py) with a depth dim -- an (N, C, KD, KH, KW, OD, OH, OW) ``as_strided`` view of the padded
+input, reshaped to columns and multiplied by the (groups, C_out / groups, C_in / groups * KD * KH * KW)
+weight."""
+
+from __future__ import annotations
+
+from ..ops import bound as ops
+from ..tensor import Tensor
+from .convolution import _check_tensors, _is_int, _out_size, _own_storage
+
+__all__ = ["conv3d"]
+
+
+def _triple(v, name: str) -> tuple[int, int, int]:
+    if _is_int(v):
+        return v, v, v
+    if not isinstance(v, (list, tuple)) or not all(_is_int(e) for e in v):
+        raise TypeError(f"conv3d(): argument '{name}' must be int or tuple of ints, not {v!r}")
+    if len(v) == 1:
+        return v[0], v[0], v[0]
+    if len(v) != 3:
+        raise RuntimeError(f"conv3d: expected {name} to be a single integer value or a list of 3 values")
+    return tuple(v)
+
+
+def _pads(padding, kernel, s, d):
+    """((front, back) per spatial dim) from an int / tuple / "valid" / "same" padding."""
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
+        if padding == "same" and max(s) != 1:
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding == "valid":
+            return [(0, 0)] * 3
+        # torch pads the extra element of an even total at the end
+        return [(dd * (kk - 1) // 2, dd * (kk - 1) - dd * (kk - 1) // 2) for kk, dd in zip(kernel, d)]
+    p = _triple(padding, "padding")
+    if min(p) < 0:
+        raise RuntimeError("negative padding is not supported")
+    return [(v, v) for v in p]
+
+
+def _padded(x: Tensor, pads) -> Tensor:
+    """``x`` (N, C, D, H, W) zero-padded into a fresh contiguous tensor (the window view needs a storage of
+    exactly its own)."""
+    if not any(a or b for a, b in pads):
+        return x if _own_storage(x) else ops.clone(x, memory_format="contiguous_format")
+    n, c, *spatial = x.shape
+    out = ops.zeros((n, c, *(size + a + b for size, (a, b) in zip(spatial, pads))), dtype=x.dtype, device=x.device)
+    view = out
+    for dim, (size, (a, _)) in enumerate(zip(spatial, pads), start=2):
+        view = ops.narrow(view, dim, a, size)
+    view.copy_(x)
+    return out
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """3-d convolution of (N, C_in, D, H, W) or (C_in, D, H, W) ``input`` with (C_out, C_in/groups, KD, KH, KW)
+    ``weight``; ``padding`` may also be "valid" or "same"."""
+    _check_tensors("conv3d", input=input, weight=weight, bias=bias)
+    if input.dim() not in (4, 5):
+        raise RuntimeError(
+            f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}")
+    if weight.dim() != 5:
+        raise RuntimeError(f"conv3d: expected a 5-D weight (C_out, C_in / groups, KD, KH, KW), got "
+                           f"{list(weight.shape)}")
+    batched = input.dim() == 5
+    x = input if batched else ops.unsqueeze(input, 0)
+    n, c = x.shape[0], x.shape[1]
+    oc, cg, *kernel = weight.shape
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if c != cg * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(x.shape)} to have {cg * groups} channels, but got {c} channels instead")
+    if oc % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size {list(weight.shape)} instead")
+    s, d = _triple(stride, "stride"), _triple(dilation, "dilation")
+    if min(s) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(d) <= 0:
+        raise RuntimeError("dilation should be greater than zero")
+    if min(kernel) <= 0:
+        raise RuntimeError(f"conv3d: weight {list(weight.shape)} has a kernel dimension of size 0")
+    pads = _pads(padding, kernel, s, d)
+    spatial = x.shape[2:]
+    outs = [_out_size(size, k, st, a + b, dd) for size, k, st, (a, b), dd in zip(spatial, kernel, s, pads, d)]
+    if min(outs) <= 0:
+        padded = " x ".join(str(size + a + b) for size, (a, b) in zip(spatial, pads))
+        span = " x ".join(str(dd * (k - 1) + 1) for k, dd in zip(kernel, d))
+        raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: ({span}). Kernel "
+                           "size can't be greater than actual input size")
+    xp = _padded(x, pads)
+    sn, sc, sd, sh, sw = xp.stride()
+    windows = ops.as_strided(xp, (n, c, *kernel, *outs), (sn, sc, sd * d[0], sh * d[1], sw * d[2], sd * s[0],
+                                                          sh * s[1], sw * s[2]), 0)
+    k = cg * kernel[0] * kernel[1] * kernel[2]
+    cols = ops.reshape(windows, (n, groups, k, outs[0] * outs[1] * outs[2]))
+    out = ops.matmul(ops.reshape(weight, (groups, oc // groups, k)), cols)  # (N, groups, OC/g, L)
+    out = ops.reshape(out, (n, oc, *outs))
+    if bias is not None:
+        out = ops.add(out, ops.reshape(bias, (1, oc, 1, 1, 1)))
+    return out if batched else ops.squeeze(out, [0])
