@@ -1,5 +1,6 @@
-"""conv3d and nn.Conv3d (``strided/nn/convolution3d.py``) on every available backend: values and gradients
-against torch (when installed), gradcheck without it, torch's reprs, state-dict keys and errors."""
+"""The 3-d layers -- conv3d / nn.Conv3d (``strided/nn/convolution3d.py``), max_pool3d / avg_pool3d and their
+modules (``pooling3d.py``), BatchNorm3d -- on every available backend: values and gradients against torch (when
+installed), gradcheck without it, torch's reprs, state-dict keys and errors."""
 
 from __future__ import annotations
 
@@ -75,3 +76,57 @@ def test_conv3d_errors():
         F.conv3d(x, w, groups=2, stride=(1, 2))
     with pytest.raises(TypeError, match="conv3d\\(\\): argument 'weight' must be Tensor, not list"):
         F.conv3d(x, [1.0])
+
+
+MAXPOOL3D = [
+    {"kernel_size": 2},
+    {"kernel_size": 3, "stride": 2, "padding": 1},
+    {"kernel_size": (3, 2, 3), "stride": (2, 3, 1), "ceil_mode": True},
+    {"kernel_size": 3, "dilation": 2, "padding": 1},
+]
+AVGPOOL3D = [
+    {"kernel_size": 2},
+    {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False},
+    {"kernel_size": (3, 2, 3), "stride": (2, 3, 1), "ceil_mode": True},
+    {"kernel_size": 2, "divisor_override": 3},
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kw", MAXPOOL3D, ids=str)
+def test_max_pool3d_matches_torch(nn_oracle, device, kw):
+    nn_oracle(lambda F, x: F.max_pool3d(x, **kw), [X5], device, "float32")
+
+
+@pytest.mark.parametrize("device", [d for d in DEVICES if d != "meta"])
+def test_max_pool3d_indices_match_torch(device):
+    torch = pytest.importorskip("torch")
+    kw = {"kernel_size": 3, "stride": 2, "padding": 1, "dilation": (1, 2, 1)}
+    _, s_idx = F.max_pool3d(st.tensor(X5, device=device), return_indices=True, **kw)
+    _, t_idx = torch.nn.functional.max_pool3d(torch.tensor(X5), return_indices=True, **kw)
+    np.testing.assert_array_equal(s_idx.numpy(force=True), t_idx.numpy())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kw", AVGPOOL3D, ids=str)
+def test_avg_pool3d_matches_torch(nn_oracle, device, kw):
+    nn_oracle(lambda F, x: F.avg_pool3d(x, **kw), [X5], device, "float32")
+
+
+def test_pool3d_modules_and_batch_norm3d():
+    assert repr(nn.MaxPool3d(3)) == "MaxPool3d(kernel_size=3, stride=3, padding=0, dilation=1, ceil_mode=False)"
+    assert repr(nn.AvgPool3d(2, 1)) == "AvgPool3d(kernel_size=2, stride=1, padding=0)"
+    assert tuple(nn.MaxPool3d(2)(st.zeros(3, 4, 6, 8)).shape) == (3, 2, 3, 4)  # unbatched
+    assert tuple(nn.AvgPool3d(2)(st.zeros(1, 3, 4, 6, 8)).shape) == (1, 3, 2, 3, 4)
+    bn = nn.BatchNorm3d(4)
+    assert repr(bn) == "BatchNorm3d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"
+    y = bn(st.tensor(X5))
+    mean = y.detach().numpy().mean(axis=(0, 2, 3, 4))
+    np.testing.assert_allclose(mean, np.zeros(4), atol=1e-6)
+    np.testing.assert_allclose(bn.running_mean.numpy(), 0.1 * X5.mean(axis=(0, 2, 3, 4)), rtol=1e-5)
+    with pytest.raises(ValueError, match="expected 5D input \\(got 4D input\\)"):
+        bn(st.zeros(4, 3, 3, 3))
+    with pytest.raises(RuntimeError, match="max_pool3d: pad should be at most half of effective kernel size"):
+        F.max_pool3d(st.tensor(X5), 2, padding=2)
+    with pytest.raises(RuntimeError, match="Output size is too small"):
+        F.avg_pool3d(st.zeros(1, 1, 1, 4, 4), 2)

@@ -1,4 +1,4 @@
-"""``BatchNorm1d`` and ``BatchNorm2d``: per-channel normalization with running statistics (torch's
+"""``BatchNorm1d``, ``BatchNorm2d`` and ``BatchNorm3d``: per-channel normalization with running statistics (torch's
 buffers, momentum rule, ``num_batches_tracked`` and repr)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ..batch_norm import batch_norm
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -101,3 +101,9 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalization of (N, C, H, W) inputs."""
 
     _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of (N, C, D, H, W) inputs."""
+
+    _dims = (5,)

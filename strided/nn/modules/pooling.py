@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from ...tensor import Tensor
 from .. import convolution as C
+from .. import pooling3d as P3
 from ..module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveAvgPool3d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -32,6 +33,15 @@ class MaxPool2d(_MaxPoolNd):
 
     def forward(self, input: Tensor):
         return C.max_pool2d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+        )
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Window maxima over (N, C, D, H, W) or (C, D, H, W) inputs."""
+
+    def forward(self, input: Tensor):
+        return P3.max_pool3d(
             input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
         )
 
@@ -76,6 +86,14 @@ class AvgPool2d(Module):
             self.count_include_pad,
             self.divisor_override,
         )
+
+
+class AvgPool3d(AvgPool2d):
+    """Window means over (N, C, D, H, W) or (C, D, H, W) inputs."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return P3.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad, self.divisor_override)
 
 
 class AvgPool1d(Module):

@@ -1,0 +1,131 @@
+"""``max_pool3d`` and ``avg_pool3d`` of ``strided.nn.functional``: max_pool2d / avg_pool2d (convolution.py) with
+a depth dim -- the windows of the padded input as one ``as_strided`` view, reduced by ``amax`` or ``sum``."""
+
+from __future__ import annotations
+
+import math
+
+from .. import dtypes as _dt
+from ..ops import bound as ops
+from ..tensor import Tensor
+from .convolution import _check_tensors, _lowest, _out_size
+from .convolution3d import _padded, _triple
+
+__all__ = ["max_pool3d", "avg_pool3d"]
+
+
+def _setup(input: Tensor, kernel_size, stride, padding, dilation, op: str):
+    _check_tensors(op, input=input)
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"{op}: Expected 4D or 5D (batch mode) tensor for input, but got: {list(input.shape)}")
+    k = _triple(kernel_size, "kernel_size")
+    no_stride = stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0)
+    s = k if no_stride else _triple(stride, "stride")
+    p, d = _triple(padding, "padding"), _triple(dilation, "dilation")
+    if min(s) == 0:
+        raise RuntimeError("stride should not be zero")
+    if min(k) <= 0 or min(s) < 0:
+        raise RuntimeError(f"{op}: kernel_size and stride must be greater than zero, but got kernel_size={k}, "
+                           f"stride={s}")
+    if min(d) <= 0:
+        raise RuntimeError(f"{op}: dilation must be greater than zero, but got dilation={d}")
+    if min(p) < 0:
+        raise RuntimeError(f"{op}: pad must be non-negative, but got pad={p}")
+    for i in range(3):
+        if p[i] > k[i] // 2:
+            raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad={p[i]}, "
+                               f"kernel_size={k[i]} and dilation={d[i]}")
+    batched = input.dim() == 5
+    return (input if batched else ops.unsqueeze(input, 0)), batched, k, s, p, d
+
+
+def _windows(xp: Tensor, k, s, d, outs) -> Tensor:
+    """(N, C, OD, OH, OW, KD, KH, KW) window view of contiguous ``xp``."""
+    sn, sc, *sp = xp.stride()
+    return ops.as_strided(xp, (*xp.shape[:2], *outs, *k),
+                          (sn, sc, *(a * b for a, b in zip(sp, s)), *(a * b for a, b in zip(sp, d))), 0)
+
+
+def _geometry(x, k, s, p, d, ceil_mode, op):
+    spatial = x.shape[2:]
+    outs = [_out_size(size, kk, ss, 2 * pp, dd, ceil_mode, pp) for size, kk, ss, pp, dd in zip(spatial, k, s, p, d)]
+    if min(outs) <= 0:
+        c = x.shape[1]
+        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, spatial))}). Calculated output size: "
+                           f"({c}x{'x'.join(map(str, outs))}). Output size is too small")
+    extra = [max(0, (o - 1) * ss + dd * (kk - 1) + 1 - (size + 2 * pp))
+             for o, ss, dd, kk, size, pp in zip(outs, s, d, k, spatial, p)]
+    return spatial, outs, [(pp, pp + e) for pp, e in zip(p, extra)]
+
+
+def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """Window maxima (NaN propagates); with ``return_indices`` also each maximum's flat index in its
+    (D, H, W) input volume."""
+    x, batched, k, s, p, d = _setup(input, kernel_size, stride, padding, dilation, "max_pool3d")
+    (depth, h, w), outs, pads = _geometry(x, k, s, p, d, ceil_mode, "max_pool3d")
+    low = -math.inf if x.dtype.is_floating_point else _lowest(x.dtype)
+    xp = _padded_with(x, pads, low)
+    n, c = x.shape[:2]
+    flat = ops.reshape(_windows(xp, k, s, d, outs), (n, c, *outs, k[0] * k[1] * k[2]))
+    out = ops.amax(flat, [-1])
+    if not batched:
+        out = ops.squeeze(out, [0])
+    if not return_indices:
+        return out
+    a = ops.argmax(flat, -1)  # the first maximum, as torch's kernel
+    dev = x.device
+    starts = [ops.add(ops.mul(ops.arange(0, o, device=dev), ss), -pp) for o, ss, pp in zip(outs, s, p)]
+    zz = ops.add(ops.reshape(starts[0], (outs[0], 1, 1)), ops.mul(ops.floor_divide(a, k[1] * k[2]), d[0]))
+    yy = ops.add(ops.reshape(starts[1], (outs[1], 1)), ops.mul(ops.remainder(ops.floor_divide(a, k[2]), k[1]), d[1]))
+    xx = ops.add(starts[2], ops.mul(ops.remainder(a, k[2]), d[2]))
+    idx = ops.add(ops.mul(ops.add(ops.mul(zz, h), yy), w), xx)
+    return out, (idx if batched else ops.squeeze(idx, [0]))
+
+
+def _padded_with(x: Tensor, pads, value) -> Tensor:
+    if value == 0 or not any(a or b for a, b in pads):
+        return _padded(x, pads)
+    n, c, *spatial = x.shape
+    out = ops.full((n, c, *(size + a + b for size, (a, b) in zip(spatial, pads))), value, dtype=x.dtype,
+                   device=x.device)
+    view = out
+    for dim, (size, (a, _)) in enumerate(zip(spatial, pads), start=2):
+        view = ops.narrow(view, dim, a, size)
+    view.copy_(x)
+    return out
+
+
+def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """Window means over a zero-padded input, with torch's divisor rules (avg_pool2d's, per dim)."""
+    x, batched, k, s, p, _ = _setup(input, kernel_size, stride, padding, 1, "avg_pool3d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    spatial, outs, pads = _geometry(x, k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d")
+    total = ops.sum(_windows(_padded(x, pads), k, s, (1, 1, 1), outs), [-3, -2, -1])
+    if divisor_override is not None:
+        out = ops.div(total, divisor_override)
+    else:
+        out = ops.div(total, _divisors(spatial, k, s, p, outs, count_include_pad, x))
+    return out if batched else ops.squeeze(out, [0])
+
+
+def _divisors(spatial, k, s, p, outs, count_include_pad, x) -> Tensor:
+    """Per output position, the count torch divides by: the product of each dim's window count (clipped to
+    the padded input, then to the input itself unless ``count_include_pad``)."""
+    from ..factories import tensor
+
+    def axis(size, kk, ss, pp, out):
+        counts = []
+        for i in range(out):
+            start = i * ss - pp
+            end = min(start + kk, size + pp)
+            pool = end - start
+            start, end = max(start, 0), min(end, size)
+            counts.append(pool if count_include_pad else end - start)
+        return counts
+
+    dtype = x.dtype if x.dtype.is_floating_point else _dt.float32
+    cd, ch, cw = (tensor(axis(*args), dtype=dtype, device=x.device) for args in zip(spatial, k, s, p, outs))
+    return ops.mul(ops.mul(ops.reshape(cd, (-1, 1, 1)), ops.reshape(ch, (-1, 1))), cw)
