@@ -27,6 +27,7 @@ from . import convolution_transpose as _convolution_transpose
 from . import interpolation as _interpolation
 from . import losses as _losses
 from . import pooling3d as _pooling3d
+from . import rearrangement as _rearrangement
 from ._reduction import get_enum as _reduction_enum
 from ._reduction import legacy_get_string as _legacy_reduction
 from .activations import *  # noqa: F403 - the composed forms, listed in each module's __all__
@@ -40,13 +41,14 @@ from .losses import *  # noqa: F403
 from .multihead_attention import multi_head_attention_forward
 from .padding import pad
 from .pooling3d import *  # noqa: F403
+from .rearrangement import *  # noqa: F403
 
 __all__ = [
     "linear", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot", "softmax", "pad", "normalize",
     "log_softmax", "dropout", "layer_norm", "embedding", "cross_entropy", "mse_loss", "scaled_dot_product_attention",
     "multi_head_attention_forward",
     *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution3d.__all__, *_pooling3d.__all__,
-    *_convolution_transpose.__all__,
+    *_convolution_transpose.__all__, *_rearrangement.__all__,
     *_batch_norm.__all__, *_interpolation.__all__,
 ]
 

@@ -17,6 +17,7 @@ from . import (
     normalization,
     parameter_containers,
     pooling,
+    rearrangement,
     rnn,
     sparse,
     transformer,
@@ -36,11 +37,12 @@ from .loss import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .parameter_containers import *  # noqa: F403
 from .pooling import *  # noqa: F403
+from .rearrangement import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
 _MODULES = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, instancenorm, linear, loss,
-            normalization, parameter_containers, pooling, rnn, sparse, transformer, upsampling)
+            normalization, parameter_containers, pooling, rearrangement, rnn, sparse, transformer, upsampling)
 __all__ = [name for module in _MODULES for name in module.__all__]

@@ -1,0 +1,52 @@
+"""``PixelShuffle``, ``PixelUnshuffle`` and ``Unfold``: the layers of ``nn/rearrangement.py``."""
+
+from __future__ import annotations
+
+from ...tensor import Tensor
+from .. import rearrangement as R
+from ..module import Module
+
+__all__ = ["PixelShuffle", "PixelUnshuffle", "Unfold"]
+
+
+class PixelShuffle(Module):
+    """(*, C * r^2, H, W) -> (*, C, H * r, W * r)."""
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return R.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """(*, C, H * r, W * r) -> (*, C * r^2, H, W)."""
+
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return R.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
+
+
+class Unfold(Module):
+    """Sliding blocks as columns: (N, C, H, W) -> (N, C * KH * KW, L)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1) -> None:
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return R.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
+                f"stride={self.stride}")

@@ -1,0 +1,76 @@
+"""``pixel_shuffle``, ``pixel_unshuffle`` and ``unfold`` of ``strided.nn.functional``: rearrangements of
+channels and spatial positions, composed of views (reshape, permute, the convolution's ``as_strided``
+window view) and one copy."""
+
+from __future__ import annotations
+
+from ..ops import bound as ops
+from ..tensor import Tensor
+from .convolution import _check_tensors, _padded, _pair, _windows
+
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "unfold"]
+
+
+def _check_factor(op: str, input: Tensor, factor, word: str) -> int:
+    _check_tensors(op, input=input)
+    if input.dim() < 3:
+        raise RuntimeError(f"{op} expects input to have at least 3 dimensions, but got input with {input.dim()} "
+                           "dimension(s)")
+    if not isinstance(factor, int) or isinstance(factor, bool) or factor <= 0:
+        raise RuntimeError(f"{op} expects a positive {word}, but got {factor}")
+    return factor
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C * r^2, H, W) -> (*, C, H * r, W * r): each group of r^2 channels becomes an r x r block."""
+    r = _check_factor("pixel_shuffle", input, upscale_factor, "upscale_factor")
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    n = len(lead)
+    x = ops.reshape(input, (*lead, c // (r * r), r, r, h, w))
+    x = ops.permute(x, (*range(n), n, n + 3, n + 1, n + 4, n + 2))  # (*, C, H, r, W, r)
+    return ops.reshape(ops.contiguous(x), (*lead, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H * r, W * r) -> (*, C * r^2, H, W): the inverse of :func:`pixel_shuffle`."""
+    r = _check_factor("pixel_unshuffle", input, downscale_factor, "downscale_factor")
+    *lead, c, h, w = input.shape
+    if h % r:
+        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h}"
+                           f" is not divisible by {r}")
+    if w % r:
+        raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} "
+                           f"is not divisible by {r}")
+    n = len(lead)
+    x = ops.reshape(input, (*lead, c, h // r, r, w // r, r))
+    x = ops.permute(x, (*range(n), n, n + 2, n + 4, n + 1, n + 3))  # (*, C, r, r, H, W)
+    return ops.reshape(ops.contiguous(x), (*lead, c * r * r, h // r, w // r))
+
+
+def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sliding blocks of (N, C, H, W) (or (C, H, W)) as columns: (N, C * KH * KW, L), the convolution's
+    im2col (Note [Convolution as a GEMM])."""
+    _check_tensors("unfold", input=input)
+    if input.dim() not in (3, 4):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
+    k, d = _pair(kernel_size, "kernel_size", "unfold"), _pair(dilation, "dilation", "unfold")
+    p, s = _pair(padding, "padding", "unfold"), _pair(stride, "stride", "unfold")
+    if min(k) <= 0 or min(d) <= 0 or min(s) <= 0 or min(p) < 0:
+        raise RuntimeError(f"unfold: kernel_size {k}, dilation {d} and stride {s} must be positive and padding {p} "
+                           "non-negative")
+    batched = input.dim() == 4
+    x = input if batched else ops.unsqueeze(input, 0)
+    n, c, h, w = x.shape
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, dilation={d}, padding={p}, "
+                           f"calculated shape of the array of sliding blocks as ({oh}, {ow}), but its components "
+                           "must be at least one.")
+    cols = _windows(_padded(x, (p[0], p[0]), (p[1], p[1]), 0.0), k, s, d, oh, ow)
+    out = ops.reshape(cols, (n, c * k[0] * k[1], oh * ow))
+    return out if batched else ops.squeeze(out, [0])
