@@ -258,3 +258,27 @@ def test_fused_cell_gradients_are_differentiable(cell):
     for a, b in zip(first_grad(x, h, c, b_hh), first_grad(x, h, c, b_hh, create_graph=False)):
         np.testing.assert_allclose(a.detach().numpy(), b.numpy(), rtol=1e-12, atol=1e-14)
     assert gradcheck(first_grad, (x, h, c, b_hh))
+
+
+def test_non_tensor_arguments_are_named():
+    with pytest.raises(TypeError, match=r"pad_packed_sequence\(\): argument 'sequence' must be PackedSequence"):
+        rnn_utils.pad_packed_sequence("x")
+    with pytest.raises(TypeError, match="pack_padded_sequence\\(\\): argument 'input' must be Tensor, not list"):
+        rnn_utils.pack_padded_sequence([[1.0]], [1])
+    with pytest.raises(TypeError, match="'lengths' must be a 1-D CPU int64 tensor or a sequence of ints, got 'ab'"):
+        rnn_utils.pack_padded_sequence(st.zeros(3, 2, 1), "ab")
+    with pytest.raises(TypeError, match="pad_sequence\\(\\): expected a sequence of Tensors, but element 1 is int"):
+        rnn_utils.pad_sequence([st.zeros(2), 2])
+    with pytest.raises(RuntimeError, match="unpad_sequence: got 1 lengths for a batch of 2 sequences"):
+        rnn_utils.unpad_sequence(st.zeros(3, 2, 1), [3])
+    with pytest.raises(TypeError, match="PackedSequence\\(\\): argument 'data' must be Tensor, not str"):
+        rnn_utils.PackedSequence("x", st.tensor([1]))
+    with pytest.raises(TypeError, match=r"LSTM: Expected hx to be a tuple of two Tensors \(h_0, c_0\), got Tensor"):
+        nn.LSTM(2, 3)(st.zeros(4, 1, 2), st.zeros(1, 1, 3))
+    with pytest.raises(TypeError, match="GRU: Expected hx to be a Tensor, got tuple"):
+        nn.GRU(2, 3)(st.zeros(4, 1, 2), (st.zeros(1, 1, 3),))
+    with pytest.raises(TypeError, match="GRUCell: input must be a Tensor, got str"):
+        nn.GRUCell(2, 3)("x")
+    # numpy integers are lengths too, as in torch
+    packed = rnn_utils.pack_padded_sequence(st.zeros(3, 2, 1), [np.int64(3), np.int64(1)])
+    assert packed.batch_sizes.tolist() == [2, 1, 1]

@@ -164,6 +164,8 @@ class RNNBase(Module):
         lstm = self.mode == "LSTM"
         directions = 2 if self.bidirectional else 1
         packed = isinstance(input, PackedSequence)
+        if hx is not None:
+            self._check_hx_type(hx)
         batched = True
         if packed:
             input, batch_sizes, sorted_indices, unsorted_indices = input
@@ -206,6 +208,15 @@ class RNNBase(Module):
             output = ops.squeeze(output, 0 if self.batch_first else 1)
             hidden = tuple(ops.squeeze(h, 1) for h in hidden) if lstm else ops.squeeze(hidden, 1)
         return output, hidden
+
+    def _check_hx_type(self, hx) -> None:
+        name = _NAMES[self.mode]
+        if self.mode == "LSTM":
+            if not (isinstance(hx, (tuple, list)) and len(hx) == 2 and all(isinstance(h, Tensor) for h in hx)):
+                raise TypeError(f"{name}: Expected hx to be a tuple of two Tensors (h_0, c_0), got "
+                                f"{type(hx).__name__}")
+        elif not isinstance(hx, Tensor):
+            raise TypeError(f"{name}: Expected hx to be a Tensor, got {type(hx).__name__}")
 
     def _batched_hidden(self, hx, batched: bool):
         """hx with a batch dim, after torch's rank checks."""
@@ -311,6 +322,11 @@ class RNNCellBase(Module):
 
     def _prepare(self, name: str, input: Tensor, hx, count: int):
         """Batch the input and hidden state(s) (zeros when None) after torch's rank checks."""
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
+        if hx is not None and not (all(isinstance(h, Tensor) for h in hx) if count == 2 else isinstance(hx, Tensor)):
+            raise TypeError(f"{name}: Expected hx to be {'a tuple of two Tensors (h, c)' if count == 2 else 'a Tensor'}"
+                            f", got {type(hx).__name__}")
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         if hx is not None:

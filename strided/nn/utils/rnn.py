@@ -8,6 +8,7 @@ permutation that sorted it (``sorted_indices``) and its inverse (``unsorted_indi
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -36,6 +37,9 @@ class PackedSequence(_PackedSequenceBase):
             unsorted_indices = invert_permutation(sorted_indices)
         if batch_sizes is None:  # PackedSequence((data, batch_sizes)), as torch allows
             data, batch_sizes = data
+        for name, t in (("data", data), ("batch_sizes", batch_sizes)):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"PackedSequence(): argument '{name}' must be Tensor, not {type(t).__name__}")
         if batch_sizes.device.type != "cpu":
             raise ValueError(
                 "batch_sizes should always be on CPU. Instances of PackedSequence should never be created manually. "
@@ -86,9 +90,12 @@ def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     return out.scatter_(0, permutation, factories.arange(permutation.numel(), device=permutation.device))
 
 
-def _lengths_tensor(lengths) -> Tensor:
+def _lengths_tensor(lengths, op: str) -> Tensor:
     if isinstance(lengths, Tensor):
         return lengths.to(dtype=dt.int64)
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Iterable) or not all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in lengths):
+        raise TypeError(f"{op}(): 'lengths' must be a 1-D CPU int64 tensor or a sequence of ints, got {lengths!r}")
     return factories.tensor([int(v) for v in lengths], dtype=dt.int64)
 
 
@@ -99,7 +106,9 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
     With ``enforce_sorted`` the lengths must be in decreasing order; otherwise the batch is sorted here
     and the permutation is kept, so padding back restores the original order.
     """
-    lengths = _lengths_tensor(lengths)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"pack_padded_sequence(): argument 'input' must be Tensor, not {type(input).__name__}")
+    lengths = _lengths_tensor(lengths, "pack_padded_sequence")
     sorted_indices = None
     if not enforce_sorted:
         lengths, sorted_indices = ops.sort(lengths, descending=True, stable=True)
@@ -115,6 +124,9 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
 
     ``total_length`` pads to that many steps (at least the longest sequence), e.g. to match the input's.
     """
+    if not isinstance(sequence, PackedSequence):
+        raise TypeError(f"pad_packed_sequence(): argument 'sequence' must be PackedSequence, not "
+                        f"{type(sequence).__name__}")
     max_seq_length = sequence.batch_sizes.shape[0]
     if total_length is not None:
         if total_length < max_seq_length:
@@ -136,14 +148,22 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     if isinstance(sequences, Tensor) or not isinstance(sequences, Iterable):
         raise RuntimeError(f"pad_sequence: Expected iterable for input sequences, but got arg of type: "
                            f"{type(sequences)}")
-    return ops.pad_sequence(list(sequences), batch_first, float(padding_value), padding_side)
+    sequences = list(sequences)
+    for i, t in enumerate(sequences):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"pad_sequence(): expected a sequence of Tensors, but element {i} is {type(t).__name__}")
+    return ops.pad_sequence(sequences, batch_first, float(padding_value), padding_side)
 
 
 def unpad_sequence(padded_sequences: Tensor, lengths: Tensor, batch_first: bool = False) -> list[Tensor]:
     """The inverse of :func:`pad_sequence` (right padding): the list of sequences, each its length long."""
     if not batch_first:
         padded_sequences = ops.transpose(padded_sequences, 0, 1)
-    return [ops.narrow(seq, 0, 0, int(n)) for seq, n in zip(padded_sequences, _lengths_tensor(lengths).tolist())]
+    lengths = _lengths_tensor(lengths, "unpad_sequence").tolist()
+    if len(lengths) != padded_sequences.shape[0]:
+        raise RuntimeError(f"unpad_sequence: got {len(lengths)} lengths for a batch of {padded_sequences.shape[0]} "
+                           "sequences")
+    return [ops.narrow(seq, 0, 0, n) for seq, n in zip(padded_sequences, lengths)]
 
 
 def pack_sequence(sequences, enforce_sorted: bool = True) -> PackedSequence:
