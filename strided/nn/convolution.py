@@ -279,26 +279,26 @@ def avg_pool2d(
     return out if batched else ops.squeeze(out, [0])
 
 
+def window_counts(size: int, k: int, s: int, p: int, out: int, count_include_pad: bool) -> list[int]:
+    """Along one dim, the count torch's average pooling divides each window by (ATen's AvgPool: the
+    window clipped to the padded input, then to the input itself unless ``count_include_pad``)."""
+    counts = []
+    for i in range(out):
+        start = i * s - p
+        end = min(start + k, size + p)
+        pool = end - start
+        start, end = max(start, 0), min(end, size)
+        counts.append(pool if count_include_pad else end - start)
+    return counts
+
+
 def _divisors(h, w, k, s, p, oh, ow, count_include_pad, x) -> Tensor:
-    """Per output position, the count torch divides by (ATen's AvgPool2d: windows clipped to the
-    padded input, then to the input itself unless ``count_include_pad``)."""
-
-    def axis(size, kk, ss, pp, out):
-        counts = []
-        for i in range(out):
-            start = i * ss - pp
-            end = min(start + kk, size + pp)
-            pool = end - start
-            start, end = max(start, 0), min(end, size)
-            counts.append(pool if count_include_pad else end - start)
-        return counts
-
+    """Per output position, the count torch divides by: the product of the two dims' window counts."""
     from ..factories import tensor
 
-    rows = tensor(
-        axis(h, k[0], s[0], p[0], oh), dtype=x.dtype if x.dtype.is_floating_point else _dt.float32, device=x.device
-    )
-    cols = tensor(axis(w, k[1], s[1], p[1], ow), dtype=rows.dtype, device=x.device)
+    dtype = x.dtype if x.dtype.is_floating_point else _dt.float32
+    rows = tensor(window_counts(h, k[0], s[0], p[0], oh, count_include_pad), dtype=dtype, device=x.device)
+    cols = tensor(window_counts(w, k[1], s[1], p[1], ow, count_include_pad), dtype=dtype, device=x.device)
     return ops.mul(ops.reshape(rows, (oh, 1)), cols)
 
 

@@ -41,13 +41,14 @@ def _pads(padding, kernel, s, d):
     return [(v, v) for v in p]
 
 
-def _padded(x: Tensor, pads) -> Tensor:
-    """``x`` (N, C, D, H, W) zero-padded into a fresh contiguous tensor (the window view needs a storage of
-    exactly its own)."""
+def _padded(x: Tensor, pads, value: float = 0.0) -> Tensor:
+    """``x`` (N, C, D, H, W) padded with ``value`` into a fresh contiguous tensor (the window view needs a
+    storage of exactly its own)."""
     if not any(a or b for a, b in pads):
         return x if _own_storage(x) else ops.clone(x, memory_format="contiguous_format")
     n, c, *spatial = x.shape
-    out = ops.zeros((n, c, *(size + a + b for size, (a, b) in zip(spatial, pads))), dtype=x.dtype, device=x.device)
+    out = ops.full((n, c, *(size + a + b for size, (a, b) in zip(spatial, pads))), value, dtype=x.dtype,
+                   device=x.device)
     view = out
     for dim, (size, (a, _)) in enumerate(zip(spatial, pads), start=2):
         view = ops.narrow(view, dim, a, size)

@@ -8,7 +8,7 @@ import math
 from .. import dtypes as _dt
 from ..ops import bound as ops
 from ..tensor import Tensor
-from .convolution import _check_tensors, _lowest, _out_size
+from .convolution import _check_tensors, _lowest, _out_size, window_counts
 from .convolution3d import _padded, _triple
 
 __all__ = ["max_pool3d", "avg_pool3d"]
@@ -65,7 +65,7 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     x, batched, k, s, p, d = _setup(input, kernel_size, stride, padding, dilation, "max_pool3d")
     (depth, h, w), outs, pads = _geometry(x, k, s, p, d, ceil_mode, "max_pool3d")
     low = -math.inf if x.dtype.is_floating_point else _lowest(x.dtype)
-    xp = _padded_with(x, pads, low)
+    xp = _padded(x, pads, low)
     n, c = x.shape[:2]
     flat = ops.reshape(_windows(xp, k, s, d, outs), (n, c, *outs, k[0] * k[1] * k[2]))
     out = ops.amax(flat, [-1])
@@ -81,19 +81,6 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     xx = ops.add(starts[2], ops.mul(ops.remainder(a, k[2]), d[2]))
     idx = ops.add(ops.mul(ops.add(ops.mul(zz, h), yy), w), xx)
     return out, (idx if batched else ops.squeeze(idx, [0]))
-
-
-def _padded_with(x: Tensor, pads, value) -> Tensor:
-    if value == 0 or not any(a or b for a, b in pads):
-        return _padded(x, pads)
-    n, c, *spatial = x.shape
-    out = ops.full((n, c, *(size + a + b for size, (a, b) in zip(spatial, pads))), value, dtype=x.dtype,
-                   device=x.device)
-    view = out
-    for dim, (size, (a, _)) in enumerate(zip(spatial, pads), start=2):
-        view = ops.narrow(view, dim, a, size)
-    view.copy_(x)
-    return out
 
 
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
@@ -112,20 +99,10 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 
 def _divisors(spatial, k, s, p, outs, count_include_pad, x) -> Tensor:
-    """Per output position, the count torch divides by: the product of each dim's window count (clipped to
-    the padded input, then to the input itself unless ``count_include_pad``)."""
+    """Per output position, the count torch divides by: the product of each dim's window count."""
     from ..factories import tensor
 
-    def axis(size, kk, ss, pp, out):
-        counts = []
-        for i in range(out):
-            start = i * ss - pp
-            end = min(start + kk, size + pp)
-            pool = end - start
-            start, end = max(start, 0), min(end, size)
-            counts.append(pool if count_include_pad else end - start)
-        return counts
-
     dtype = x.dtype if x.dtype.is_floating_point else _dt.float32
-    cd, ch, cw = (tensor(axis(*args), dtype=dtype, device=x.device) for args in zip(spatial, k, s, p, outs))
+    cd, ch, cw = (tensor(window_counts(*args, count_include_pad), dtype=dtype, device=x.device)
+                  for args in zip(spatial, k, s, p, outs))
     return ops.mul(ops.mul(ops.reshape(cd, (-1, 1, 1)), ops.reshape(ch, (-1, 1))), cw)

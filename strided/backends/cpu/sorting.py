@@ -104,7 +104,7 @@ def search_rows(seq: np.ndarray, values: np.ndarray, sorter, right: bool) -> np.
 @kernel("CPU")
 def searchsorted(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
     right = meta.searchsorted_check(sorted_sequence, self, out_int32, right, side, sorter)
-    out = meta.searchsorted(sorted_sequence, self, out_int32=out_int32, right=right, sorter=sorter)
+    out = meta.searchsorted_output(self, out_int32)
     if not out.numel():
         return out
     common = dt.promote_types(sorted_sequence.dtype, self.dtype)  # as torch: both in the common dtype

@@ -68,4 +68,9 @@ def searchsorted_check(seq, values, out_int32, right, side, sorter) -> bool:
 @kernel("Meta")
 def searchsorted(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
     searchsorted_check(sorted_sequence, self, out_int32, right, side, sorter)
+    return searchsorted_output(self, out_int32)
+
+
+def searchsorted_output(self, out_int32: bool):
+    """The (unchecked) result of ``searchsorted``: the backends run ``searchsorted_check`` once first."""
     return new_output(self._sizes, dt.int32 if out_int32 else dt.int64, self.device)

@@ -139,7 +139,7 @@ def _contiguous_as(t: Tensor, dtype) -> Tensor:
 @kernel("CUDA")
 def searchsorted(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
     right = meta.searchsorted_check(sorted_sequence, self, out_int32, right, side, sorter)
-    out = meta.searchsorted(sorted_sequence, self, out_int32=out_int32, right=right, sorter=sorter)
+    out = meta.searchsorted_output(self, out_int32)
     n, m = out.numel(), sorted_sequence._sizes[-1]
     if not n:
         return out
