@@ -32,8 +32,12 @@ from ..tensor import Tensor
 from ..type_info import finfo
 
 __all__ = [
+    "relu_",
     "leaky_relu",
     "leaky_relu_",
+    "prelu",
+    "rrelu",
+    "rrelu_",
     "elu",
     "elu_",
     "selu",
@@ -51,6 +55,7 @@ __all__ = [
     "tanhshrink",
     "glu",
     "softmin",
+    "gumbel_softmax",
     "threshold",
     "threshold_",
     "rms_norm",
@@ -98,6 +103,53 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """``relu`` in place (torch's ``F.relu_``)."""
+    return ops.relu_(input)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where ``x > 0``, else ``weight * x``; ``weight`` has one element or one per channel (dim 1)."""
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
+    _check_float(input, "prelu")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {type_name(input.dtype)} and "
+                           f"{type_name(weight.dtype)}")
+    nd = input.dim()
+    if weight.numel() != 1:
+        if nd == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if nd > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if nd != weight.dim():
+        weight = ops.reshape(weight, [weight.numel() if i == 1 else 1 for i in range(nd)])
+    return ops.where(ops.gt(input, 0), input, weight * input)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: when training, each element <= 0 is scaled by its own draw from U(lower, upper)
+    (the gradient is that slope); otherwise ``leaky_relu`` with slope ``(lower + upper) / 2``."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        _check_float(input, "leaky_relu")
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    _check_float(input, "rrelu_with_noise_out")
+    slopes = ops.uniform_(ops.empty_like(input), lower, upper)
+    noise = ops.where(ops.le(input, 0), slopes, 1.0)
+    return ops.mul_(input, noise) if inplace else input * noise
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
 
 
 def _elu(input: Tensor, alpha: float, scale: float, input_scale: float, inplace: bool) -> Tensor:
@@ -208,6 +260,21 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     _check_float(input, "glu")
     a, b = input.chunk(2, dim)
     return a * ops.sigmoid(b)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A sample from the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with g ~ Gumbel(0, 1);
+    ``hard=True`` returns the one-hot of its argmax with the soft sample's gradient (straight through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    # -log(E) with E ~ Exp(1) = -log(U), U ~ U[0, 1): U = 0 gives g = -inf (probability 0), never a NaN
+    gumbels = -ops.log(-ops.log(ops.rand_like(logits)))
+    y_soft = ops.softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = ops.argmax(y_soft, dim, True)
+    y_hard = ops.scatter(ops.zeros_like(logits), dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:

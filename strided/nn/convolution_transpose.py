@@ -10,6 +10,7 @@ gives every window's contribution; col2im then adds the KH * KW planes of them i
 plane (a, b) at rows ``a * dilation + i * stride``: KH * KW in-place adds into strided views, none
 of which overlaps itself, so each add is an ordinary elementwise op and autograd differentiates
 it. The padded border is cut off last; ``output_padding`` extends the bottom and right edges.
+``_col2im`` does those adds for any number of spatial dims; ``fold`` and ``conv_transpose3d`` share it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,24 @@ from ..tensor import Tensor
 from .convolution import _check_tensors, _first, _one, _pair
 
 __all__ = ["conv_transpose1d", "conv_transpose2d"]
+
+
+def _col2im(out: Tensor, cols: Tensor, blocks, stride, dilation) -> None:
+    """Add the (N, C, *kernel, *blocks) window values ``cols`` into the uncut (N, C, *spatial) ``out`` in place
+    (Note [Transposed convolution as col2im]): kernel offset (a, b, ...) lands on the positions
+    ``a * dilation + i * stride``, one strided add per offset, any number of spatial dims (fold, 1-3d)."""
+    last = len(blocks) - 1
+
+    def spread(view: Tensor, plane: Tensor, dim: int) -> None:
+        for a in range(plane.shape[2]):
+            start = a * dilation[dim]
+            part = ops.slice(view, 2 + dim, start, start + (blocks[dim] - 1) * stride[dim] + 1, stride[dim])
+            if dim == last:
+                part.add_(ops.select(plane, 2, a))
+            else:
+                spread(part, ops.select(plane, 2, a), dim + 1)
+
+    spread(out, cols, 0)
 
 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
@@ -76,11 +95,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     cols = ops.reshape(cols, (n, oc, kh, kw, h, w))
     # col2im into the uncut output, tall enough for the cut window [p, p + oh)
     out = ops.zeros((n, oc, max(full_h, p[0] + oh), max(full_w, p[1] + ow)), dtype=cols.dtype, device=cols.device)
-    for a in range(kh):
-        rows = ops.slice(out, 2, a * d[0], a * d[0] + (h - 1) * s[0] + 1, s[0])
-        plane = ops.select(cols, 2, a)
-        for b in range(kw):
-            ops.slice(rows, 3, b * d[1], b * d[1] + (w - 1) * s[1] + 1, s[1]).add_(ops.select(plane, 2, b))
+    _col2im(out, cols, (h, w), s, d)
     out = ops.slice(ops.slice(out, 2, p[0], p[0] + oh), 3, p[1], p[1] + ow)
     if bias is not None:
         out = ops.add(out, ops.reshape(bias, (1, oc, 1, 1)))

@@ -21,35 +21,52 @@ from ..ops import bound as ops
 from ..tensor import Tensor
 from . import activations as _activations
 from . import batch_norm as _batch_norm
+from . import bilinear as _bilinear
 from . import convolution as _convolution
 from . import convolution3d as _convolution3d
 from . import convolution_transpose as _convolution_transpose
+from . import convolution_transpose3d as _convolution_transpose3d
+from . import dropout as _dropout
+from . import embedding_bag as _embedding_bag
+from . import fold as _fold
 from . import interpolation as _interpolation
+from . import local_response_norm as _local_response_norm
 from . import losses as _losses
 from . import pooling3d as _pooling3d
 from . import rearrangement as _rearrangement
+from . import shrinkage as _shrinkage
 from ._reduction import get_enum as _reduction_enum
 from ._reduction import legacy_get_string as _legacy_reduction
 from .activations import *  # noqa: F403 - the composed forms, listed in each module's __all__
 from .activations import _softmax_dim
 from .batch_norm import *  # noqa: F403
+from .bilinear import *  # noqa: F403
 from .convolution import *  # noqa: F403
 from .convolution3d import *  # noqa: F403
 from .convolution_transpose import *  # noqa: F403
+from .convolution_transpose3d import *  # noqa: F403
+from .dropout import *  # noqa: F403
+from .embedding_bag import *  # noqa: F403
+from .fold import *  # noqa: F403
 from .interpolation import *  # noqa: F403
+from .local_response_norm import *  # noqa: F403
 from .losses import *  # noqa: F403
 from .multihead_attention import multi_head_attention_forward
 from .padding import pad
 from .pooling3d import *  # noqa: F403
 from .rearrangement import *  # noqa: F403
+from .shrinkage import *  # noqa: F403
 
 __all__ = [
     "linear", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot", "softmax", "pad", "normalize",
     "log_softmax", "dropout", "layer_norm", "embedding", "cross_entropy", "mse_loss", "scaled_dot_product_attention",
-    "multi_head_attention_forward",
+    "multi_head_attention_forward", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
     *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution3d.__all__, *_pooling3d.__all__,
     *_convolution_transpose.__all__, *_rearrangement.__all__,
-    *_batch_norm.__all__, *_interpolation.__all__,
+    *_batch_norm.__all__, *_interpolation.__all__, *_dropout.__all__,
+    *_fold.__all__, *_shrinkage.__all__,
+    *_convolution_transpose3d.__all__, *_bilinear.__all__, *_local_response_norm.__all__,
+    *_embedding_bag.__all__,
 ]
 
 
@@ -246,3 +263,21 @@ def scaled_dot_product_attention(
     if dropout_p > 0.0:
         weights = ops.dropout(weights, dropout_p, True, generator=generator)
     return ops.matmul(weights, value)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = False):
+    """``max_pool1d`` returning (values, indices), whatever ``return_indices`` says (torch's form)."""
+    return _convolution.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = False):
+    """``max_pool2d`` returning (values, indices), whatever ``return_indices`` says (torch's form)."""
+    return _convolution.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = False):
+    """``max_pool3d`` returning (values, indices), whatever ``return_indices`` says (torch's form)."""
+    return _pooling3d.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)

@@ -40,6 +40,7 @@ __all__ = [
     "kl_div",
     "cosine_similarity",
     "pairwise_distance",
+    "pdist",
     "margin_ranking_loss",
 ]
 
@@ -307,6 +308,35 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """``p``-norm of ``x1 - x2 + eps`` over the last dim."""
     return ops.norm(x1 - x2 + eps, p, [max(x1.dim(), x2.dim()) - 1], keepdim)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """``p``-norm distances between the rows of an (N, M) input, for every pair i < j in row-major order
+    (the upper triangle of ``cdist(input, input)``): N (N - 1) / 2 values.
+
+    For ``p = inf`` the gradient goes in full to every coordinate that ties for the maximum, as torch's
+    pdist backward does (``norm``'s splits it between them): the value is the detached maximum plus
+    ``|d| - |d|.detach()`` over the tied coordinates, which is zero but carries that gradient.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"pdist(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    rows = ops.triu_indices(n, n, 1, device=input.device)
+    diff = ops.index_select(input, 0, rows[0]) - ops.index_select(input, 0, rows[1])
+    if p != float("inf"):
+        return ops.norm(diff, p, [1])
+    size = ops.abs(diff)
+    with no_grad():
+        dist = ops.amax(size, [1]) if input.shape[1] else ops.zeros(diff.shape[0], dtype=input.dtype,
+                                                                        device=input.device)
+        ties = ops.eq(size, ops.unsqueeze(dist, 1))
+    return dist + ops.sum(ops.where(ties, size - size.detach(), 0.0), [1])
 
 
 def margin_ranking_loss(

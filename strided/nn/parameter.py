@@ -1,11 +1,13 @@
-"""``Parameter``: a Tensor that a Module registers as a learnable parameter (torch.nn.Parameter)."""
+"""``Parameter``: a Tensor that a Module registers as a learnable parameter (torch.nn.Parameter); and
+``UninitializedParameter`` / ``UninitializedBuffer``, the placeholders of the lazy layers until their first
+forward gives them a shape (``materialize``)."""
 
 from __future__ import annotations
 
 from .. import factories
 from ..tensor import Tensor
 
-__all__ = ["Parameter", "is_parameter"]
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "is_parameter", "is_lazy"]
 
 # Tensor slots that describe the data (not autograd state): what ``_set_data`` replaces.
 _DATA_SLOTS = ("_storage", "_offset", "_sizes", "_strides", "dtype", "device", "_key")
@@ -42,6 +44,85 @@ class Parameter(Tensor):
         result = Parameter(self.detach().clone(), self.requires_grad)
         memo[id(self)] = result
         return result
+
+
+_NO_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+             "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+             "`forward` to initialize the parameters before accessing their attributes.")
+
+
+class _Uninitialized:
+    """What the two placeholders share: no shape until :meth:`materialize`, which gives them storage of the
+    asked shape (uninitialized memory, as ``empty``) and turns them into their ``cls_to_become`` in place, so
+    the module, and an optimizer built before, keep the same object."""
+
+    __slots__ = ()
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Give this placeholder ``shape`` (and optionally another device or dtype)."""
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        _set_data(self, factories.empty(tuple(shape), device=device, dtype=dtype))
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(_NO_SHAPE)
+
+    def size(self, dim: int | None = None):
+        raise RuntimeError(_NO_SHAPE)
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize "
+                           "the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self) -> str:
+        return f"<{self.__class__.__name__}>"
+
+
+class UninitializedParameter(_Uninitialized, Parameter):
+    """A :class:`Parameter` of unknown shape, made real by ``materialize(shape)`` (lazy layers)."""
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        t = factories.empty(0, device=device, dtype=dtype)
+        t.__class__ = cls
+        t.requires_grad_(requires_grad)
+        return t
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, self.device, self.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(_Uninitialized, Tensor):
+    """A buffer of unknown shape, made real by ``materialize(shape)`` (lazy layers' running statistics)."""
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None):
+        t = factories.empty(0, device=device, dtype=dtype)
+        t.__class__ = cls
+        t.requires_grad_(requires_grad)
+        return t
+
+    def __init__(self, requires_grad: bool = False, device=None, dtype=None):
+        pass
+
+
+def is_lazy(x) -> bool:
+    """True for an :class:`UninitializedParameter` or :class:`UninitializedBuffer`."""
+    return isinstance(x, _Uninitialized)
 
 
 def is_parameter(x) -> bool:

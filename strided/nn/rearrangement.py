@@ -8,7 +8,7 @@ from ..ops import bound as ops
 from ..tensor import Tensor
 from .convolution import _check_tensors, _padded, _pair, _windows
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle", "unfold"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "unfold"]
 
 
 def _check_factor(op: str, input: Tensor, factor, word: str) -> int:
@@ -48,6 +48,24 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     x = ops.reshape(input, (*lead, c, h // r, r, w // r, r))
     x = ops.permute(x, (*range(n), n, n + 2, n + 4, n + 1, n + 3))  # (*, C, r, r, H, W)
     return ops.reshape(ops.contiguous(x), (*lead, c * r * r, h // r, w // r))
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, C, *) with its C channels seen as (groups, C / groups) and transposed: channel g * (C / groups) + i
+    moves to i * groups + g (ShuffleNet's shuffle)."""
+    _check_tensors("channel_shuffle", input=input)
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    x = ops.transpose(ops.reshape(input, (n, groups, c // groups, *rest)), 1, 2)
+    return ops.reshape(ops.contiguous(x), (n, c, *rest))
+
+
+native_channel_shuffle = channel_shuffle
 
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:

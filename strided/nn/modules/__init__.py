@@ -12,9 +12,11 @@ from . import (
     dropout,
     flatten,
     instancenorm,
+    lazy,
     linear,
     loss,
     normalization,
+    padding,
     parameter_containers,
     pooling,
     rearrangement,
@@ -32,9 +34,11 @@ from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
 from .instancenorm import *  # noqa: F403
+from .lazy import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .normalization import *  # noqa: F403
+from .padding import *  # noqa: F403
 from .parameter_containers import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rearrangement import *  # noqa: F403
@@ -43,6 +47,7 @@ from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
-_MODULES = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, instancenorm, linear, loss,
-            normalization, parameter_containers, pooling, rearrangement, rnn, sparse, transformer, upsampling)
+_MODULES = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, instancenorm, lazy, linear,
+            loss, normalization, padding, parameter_containers, pooling, rearrangement, rnn, sparse,
+            transformer, upsampling)
 __all__ = [name for module in _MODULES for name in module.__all__]

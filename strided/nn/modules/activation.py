@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import warnings
 
+from ... import factories
 from ...tensor import Tensor
 from .. import functional as F
+from .. import init
 from ..module import Module
+from ..parameter import Parameter
 
 __all__ = [
     "ReLU",
@@ -32,6 +35,11 @@ __all__ = [
     "Softmin",
     "LogSoftmax",
     "Threshold",
+    "Hardshrink",
+    "Softshrink",
+    "PReLU",
+    "RReLU",
+    "Softmax2d",
 ]
 
 
@@ -300,3 +308,67 @@ class Threshold(Module):
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}{', inplace=True' if self.inplace else ''}"
+
+
+class Hardshrink(Module):
+    """``0`` where ``-lambd <= x <= lambd``, else ``x``."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """``0`` where ``-lambd <= x <= lambd``, else ``x`` moved ``lambd`` towards zero."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+
+class PReLU(Module):
+    """``x`` for x > 0, else ``weight * x``, with a learned slope: one, or one per channel (``num_parameters``)."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(factories.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """Leaky ReLU with a random slope from U(lower, upper) per element while training, their mean in eval."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}{', inplace=True' if self.inplace else ''}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)

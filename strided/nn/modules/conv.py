@@ -1,5 +1,5 @@
-"""Convolution layers: ``Conv1d``, ``Conv2d``, ``Conv3d``, ``ConvTranspose1d`` and ``ConvTranspose2d`` (torch's
-parameters, initialization and reprs)."""
+"""Convolution layers: ``Conv1d``, ``Conv2d``, ``Conv3d``, ``ConvTranspose1d``, ``ConvTranspose2d`` and
+``ConvTranspose3d`` (torch's parameters, initialization and reprs)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from ...tensor import Size, Tensor
 from .. import convolution as C
 from .. import convolution3d as C3
 from .. import convolution_transpose as CT
+from .. import convolution_transpose3d as CT3
 from .. import init
 from ..module import Module
 from ..padding import pad
 from ..parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -194,3 +195,13 @@ class ConvTranspose1d(_ConvTransposeNd):
     def forward(self, input: Tensor, output_size=None) -> Tensor:
         return CT.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
                                    self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution over (N, C_in, D, H, W) or (C_in, D, H, W) inputs."""
+
+    _n = 3
+
+    def forward(self, input: Tensor, output_size=None) -> Tensor:
+        return CT3.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                    self._output_padding(input, output_size), self.groups, self.dilation)

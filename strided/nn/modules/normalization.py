@@ -1,4 +1,4 @@
-"""``LayerNorm``, ``RMSNorm`` and ``GroupNorm``."""
+"""``LayerNorm``, ``RMSNorm``, ``GroupNorm`` and ``LocalResponseNorm``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["LayerNorm", "RMSNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm"]
 
 
 class LayerNorm(Module):
@@ -119,3 +119,17 @@ class GroupNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+
+class LocalResponseNorm(Module):
+    """Divide each value by ``(k + alpha * mean of squares over size neighbouring channels) ** beta``."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

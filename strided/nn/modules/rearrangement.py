@@ -1,12 +1,14 @@
-"""``PixelShuffle``, ``PixelUnshuffle`` and ``Unfold``: the layers of ``nn/rearrangement.py``."""
+"""``PixelShuffle``, ``PixelUnshuffle``, ``Unfold`` and ``Fold``: the layers of ``nn/rearrangement.py`` and
+``nn/fold.py``."""
 
 from __future__ import annotations
 
 from ...tensor import Tensor
+from .. import fold as _fold
 from .. import rearrangement as R
 from ..module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle", "Unfold"]
+__all__ = ["PixelShuffle", "PixelUnshuffle", "Unfold", "Fold"]
 
 
 class PixelShuffle(Module):
@@ -50,3 +52,19 @@ class Unfold(Module):
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
                 f"stride={self.stride}")
+
+
+class Fold(Module):
+    """Columns of sliding blocks summed into an image: (N, C * KH * KW, L) -> (N, C, *output_size)."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1) -> None:
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _fold.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
