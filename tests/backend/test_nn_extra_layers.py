@@ -318,6 +318,9 @@ def test_products_and_distances_without_torch():
     assert repr(m) == "Bilinear(in1_features=3, in2_features=2, out_features=5, bias=True)"
     bound = 1 / np.sqrt(3)
     assert np.abs(m.weight.detach().numpy()).max() <= bound and tuple(m.weight.shape) == (5, 3, 2)
+    assert repr(nn.ChannelShuffle(3)) == "ChannelShuffle(groups=3)"
+    np.testing.assert_array_equal(nn.ChannelShuffle(2)(st.tensor(np.arange(4.0).reshape(1, 4, 1))).numpy().ravel(),
+                                  [0, 2, 1, 3])
     assert repr(nn.LocalResponseNorm(3)) == "LocalResponseNorm(3, alpha=0.0001, beta=0.75, k=1.0)"
     v, idx = F.max_pool2d_with_indices(st.tensor(np.arange(16.0).reshape(1, 1, 4, 4)), 2)
     np.testing.assert_array_equal(idx.numpy().ravel(), [5, 7, 13, 15])

@@ -1,5 +1,5 @@
-"""``PixelShuffle``, ``PixelUnshuffle``, ``Unfold`` and ``Fold``: the layers of ``nn/rearrangement.py`` and
-``nn/fold.py``."""
+"""``PixelShuffle``, ``PixelUnshuffle``, ``ChannelShuffle``, ``Unfold`` and ``Fold``: the layers of
+``nn/rearrangement.py`` and ``nn/fold.py``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .. import fold as _fold
 from .. import rearrangement as R
 from ..module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle", "Unfold", "Fold"]
+__all__ = ["PixelShuffle", "PixelUnshuffle", "Unfold", "Fold", "ChannelShuffle"]
 
 
 class PixelShuffle(Module):
@@ -68,3 +68,17 @@ class Fold(Module):
     def extra_repr(self) -> str:
         return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
                 f"padding={self.padding}, stride={self.stride}")
+
+
+class ChannelShuffle(Module):
+    """(N, C, *) with its channels regrouped: ``groups`` groups of C / groups, transposed (ShuffleNet)."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return R.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
