@@ -20,6 +20,7 @@ from ..dispatch.dispatcher import autocast_state
 from ..ops import bound as ops
 from ..tensor import Tensor
 from . import activations as _activations
+from . import adaptive_max_pooling as _adaptive_max_pooling
 from . import batch_norm as _batch_norm
 from . import bilinear as _bilinear
 from . import convolution as _convolution
@@ -32,13 +33,16 @@ from . import fold as _fold
 from . import interpolation as _interpolation
 from . import local_response_norm as _local_response_norm
 from . import losses as _losses
+from . import lp_pooling as _lp_pooling
 from . import pooling3d as _pooling3d
 from . import rearrangement as _rearrangement
 from . import shrinkage as _shrinkage
+from . import unpooling as _unpooling
 from ._reduction import get_enum as _reduction_enum
 from ._reduction import legacy_get_string as _legacy_reduction
 from .activations import *  # noqa: F403 - the composed forms, listed in each module's __all__
 from .activations import _softmax_dim
+from .adaptive_max_pooling import *  # noqa: F403
 from .batch_norm import *  # noqa: F403
 from .bilinear import *  # noqa: F403
 from .convolution import *  # noqa: F403
@@ -51,11 +55,13 @@ from .fold import *  # noqa: F403
 from .interpolation import *  # noqa: F403
 from .local_response_norm import *  # noqa: F403
 from .losses import *  # noqa: F403
+from .lp_pooling import *  # noqa: F403
 from .multihead_attention import multi_head_attention_forward
 from .padding import pad
 from .pooling3d import *  # noqa: F403
 from .rearrangement import *  # noqa: F403
 from .shrinkage import *  # noqa: F403
+from .unpooling import *  # noqa: F403
 
 __all__ = [
     "linear", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot", "softmax", "pad", "normalize",
@@ -63,9 +69,9 @@ __all__ = [
     "multi_head_attention_forward", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
     *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution3d.__all__, *_pooling3d.__all__,
     *_convolution_transpose.__all__, *_rearrangement.__all__,
-    *_batch_norm.__all__, *_interpolation.__all__, *_dropout.__all__,
-    *_fold.__all__, *_shrinkage.__all__,
-    *_convolution_transpose3d.__all__, *_bilinear.__all__, *_local_response_norm.__all__,
+    *_batch_norm.__all__, *_interpolation.__all__, *_adaptive_max_pooling.__all__, *_dropout.__all__,
+    *_fold.__all__, *_lp_pooling.__all__, *_shrinkage.__all__,
+    *_unpooling.__all__, *_convolution_transpose3d.__all__, *_bilinear.__all__, *_local_response_norm.__all__,
     *_embedding_bag.__all__,
 ]
 

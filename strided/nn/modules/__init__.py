@@ -23,6 +23,7 @@ from . import (
     rnn,
     sparse,
     transformer,
+    unpooling,
     upsampling,
 )
 from .activation import *  # noqa: F403
@@ -45,9 +46,10 @@ from .rearrangement import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .unpooling import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
 _MODULES = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, instancenorm, lazy, linear,
             loss, normalization, padding, parameter_containers, pooling, rearrangement, rnn, sparse,
-            transformer, upsampling)
+            transformer, unpooling, upsampling)
 __all__ = [name for module in _MODULES for name in module.__all__]

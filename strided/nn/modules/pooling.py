@@ -1,14 +1,18 @@
-"""Pooling layers: ``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d/3d`` (torch's reprs)."""
+"""Pooling layers: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
+``AdaptiveMaxPool1d/2d/3d``, ``LPPool1d/2d/3d`` (torch's constructor arguments and reprs)."""
 
 from __future__ import annotations
 
 from ...tensor import Tensor
+from .. import adaptive_max_pooling as AMP
 from .. import convolution as C
+from .. import lp_pooling as LP
 from .. import pooling3d as P3
 from ..module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+           "LPPool1d", "LPPool2d", "LPPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -141,3 +145,66 @@ class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
 
     def forward(self, input: Tensor) -> Tensor:
         return C.adaptive_avg_pool3d(input, self.output_size)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    def __init__(self, output_size, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Maxima over ``output_size`` bins of the length (with ``return_indices``: and their indices)."""
+
+    def forward(self, input: Tensor):
+        return AMP.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Maxima over ``output_size`` bins of the (H, W) plane (None: keep that input size)."""
+
+    def forward(self, input: Tensor):
+        return AMP.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Maxima over ``output_size`` bins of the (D, H, W) volume (None: keep that input size)."""
+
+    def forward(self, input: Tensor):
+        return AMP.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        if norm_type == 0:
+            raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """``(sum of x ** p over each window) ** (1 / p)`` along the length."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return LP.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """``(sum of x ** p over each window) ** (1 / p)`` over the (H, W) plane."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return LP.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """``(sum of x ** p over each window) ** (1 / p)`` over the (D, H, W) volume."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return LP.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
