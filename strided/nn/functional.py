@@ -31,9 +31,11 @@ from . import dropout as _dropout
 from . import embedding_bag as _embedding_bag
 from . import fold as _fold
 from . import interpolation as _interpolation
+from . import likelihood_losses as _likelihood_losses
 from . import local_response_norm as _local_response_norm
 from . import losses as _losses
 from . import lp_pooling as _lp_pooling
+from . import margin_losses as _margin_losses
 from . import pooling3d as _pooling3d
 from . import rearrangement as _rearrangement
 from . import shrinkage as _shrinkage
@@ -53,9 +55,11 @@ from .dropout import *  # noqa: F403
 from .embedding_bag import *  # noqa: F403
 from .fold import *  # noqa: F403
 from .interpolation import *  # noqa: F403
+from .likelihood_losses import *  # noqa: F403
 from .local_response_norm import *  # noqa: F403
 from .losses import *  # noqa: F403
 from .lp_pooling import *  # noqa: F403
+from .margin_losses import *  # noqa: F403
 from .multihead_attention import multi_head_attention_forward
 from .padding import pad
 from .pooling3d import *  # noqa: F403
@@ -70,7 +74,7 @@ __all__ = [
     *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution3d.__all__, *_pooling3d.__all__,
     *_convolution_transpose.__all__, *_rearrangement.__all__,
     *_batch_norm.__all__, *_interpolation.__all__, *_adaptive_max_pooling.__all__, *_dropout.__all__,
-    *_fold.__all__, *_lp_pooling.__all__, *_shrinkage.__all__,
+    *_fold.__all__, *_likelihood_losses.__all__, *_lp_pooling.__all__, *_margin_losses.__all__, *_shrinkage.__all__,
     *_unpooling.__all__, *_convolution_transpose3d.__all__, *_bilinear.__all__, *_local_response_norm.__all__,
     *_embedding_bag.__all__,
 ]

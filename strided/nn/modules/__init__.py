@@ -15,6 +15,7 @@ from . import (
     lazy,
     linear,
     loss,
+    margin_loss,
     normalization,
     padding,
     parameter_containers,
@@ -38,6 +39,7 @@ from .instancenorm import *  # noqa: F403
 from .lazy import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
+from .margin_loss import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .parameter_containers import *  # noqa: F403
@@ -50,6 +52,6 @@ from .unpooling import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
 _MODULES = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, instancenorm, lazy, linear,
-            loss, normalization, padding, parameter_containers, pooling, rearrangement, rnn, sparse,
+            loss, margin_loss, normalization, padding, parameter_containers, pooling, rearrangement, rnn, sparse,
             transformer, unpooling, upsampling)
 __all__ = [name for module in _MODULES for name in module.__all__]
