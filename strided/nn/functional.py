@@ -30,6 +30,7 @@ from . import convolution_transpose3d as _convolution_transpose3d
 from . import dropout as _dropout
 from . import embedding_bag as _embedding_bag
 from . import fold as _fold
+from . import grid_sampling as _grid_sampling
 from . import interpolation as _interpolation
 from . import likelihood_losses as _likelihood_losses
 from . import local_response_norm as _local_response_norm
@@ -54,6 +55,7 @@ from .convolution_transpose3d import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding_bag import *  # noqa: F403
 from .fold import *  # noqa: F403
+from .grid_sampling import *  # noqa: F403
 from .interpolation import *  # noqa: F403
 from .likelihood_losses import *  # noqa: F403
 from .local_response_norm import *  # noqa: F403
@@ -76,7 +78,7 @@ __all__ = [
     *_batch_norm.__all__, *_interpolation.__all__, *_adaptive_max_pooling.__all__, *_dropout.__all__,
     *_fold.__all__, *_likelihood_losses.__all__, *_lp_pooling.__all__, *_margin_losses.__all__, *_shrinkage.__all__,
     *_unpooling.__all__, *_convolution_transpose3d.__all__, *_bilinear.__all__, *_local_response_norm.__all__,
-    *_embedding_bag.__all__,
+    *_embedding_bag.__all__, *_grid_sampling.__all__,
 ]
 
 
