@@ -6,7 +6,7 @@ from . import functional, init, utils
 from .module import Module
 from .modules import *  # noqa: F403 - the layers, listed in modules.__all__
 from .modules import __all__ as _layers
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .serialization import load, save
 
-__all__ = ["Module", "Parameter", "functional", "init", "utils", "save", "load", *_layers]
+__all__ = ["Module", "Parameter", "Buffer", "functional", "init", "utils", "save", "load", *_layers]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from ..tensor import Tensor
 from ._conversions import ConversionMixin
 from ._state_dict import StateDictMixin
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 __all__ = ["Module"]
 
@@ -168,8 +168,9 @@ class Module(StateDictMixin, ConversionMixin):
 
     # Note [Module attributes]
     # As torch: assigning a Parameter registers it (and removes a same-named buffer, child or plain
-    # attribute); assigning a Module registers a child; assigning to an existing buffer name
-    # replaces the buffer; assigning a non-Parameter to a parameter name is an error (None clears).
+    # attribute); assigning a Module registers a child; assigning a Buffer registers it (persistent or
+    # not); assigning to an existing buffer name replaces the buffer; assigning a non-Parameter to a
+    # parameter name is an error (None clears).
     def __setattr__(self, name: str, value) -> None:
         d = self.__dict__
         params = d.get("_parameters")
@@ -195,6 +196,13 @@ class Module(StateDictMixin, ConversionMixin):
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                     "(strided.nn.Module or None expected)")
                 modules[name] = value
+            elif isinstance(value, Buffer):
+                if d.get("_buffers") is None:
+                    raise AttributeError("cannot assign buffer before Module.__init__() call")
+                persistent = value.persistent
+                value.__class__ = Tensor  # registered, it is a plain Tensor again (torch's Buffer does the same)
+                self._remove_everywhere(name, keep="_buffers")
+                self.register_buffer(name, value, persistent)
             else:
                 buffers = d.get("_buffers")
                 if buffers is not None and name in buffers:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import factories
 from ..tensor import Tensor
 
-__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "is_parameter", "is_lazy"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_parameter", "is_lazy"]
 
 # Tensor slots that describe the data (not autograd state): what ``_set_data`` replaces.
 _DATA_SLOTS = ("_storage", "_offset", "_sizes", "_strides", "dtype", "device", "_key")
@@ -123,6 +123,34 @@ class UninitializedBuffer(_Uninitialized, Tensor):
 def is_lazy(x) -> bool:
     """True for an :class:`UninitializedParameter` or :class:`UninitializedBuffer`."""
     return isinstance(x, _Uninitialized)
+
+
+class Buffer(Tensor):
+    """A Tensor that ``Module.__setattr__`` registers as a buffer (torch.nn.Buffer): ``self.x = Buffer(t)``
+    is ``self.register_buffer("x", t)``; ``persistent=False`` keeps it out of the state dict. Once registered
+    it is a plain Tensor again, as in torch."""
+
+    __slots__ = ()
+    persistent = True
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
+        if data is None:
+            data = factories.empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Buffer: data must be a Tensor, got {type(data).__name__}")
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.__class__ = Buffer if persistent else _NonPersistentBuffer
+        return t
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True):
+        pass
+
+
+class _NonPersistentBuffer(Buffer):
+    """A :class:`Buffer` made with ``persistent=False`` (the flag lives in the class: Tensor has no ``__dict__``)."""
+
+    __slots__ = ()
+    persistent = False
 
 
 def is_parameter(x) -> bool:

@@ -1,7 +1,8 @@
-"""Lazy layers (strided/nn/modules/lazy.py) and the uninitialized placeholders (strided/nn/parameter.py): the first
-forward infers the input size, materializes the same parameter objects (an optimizer built before keeps
-working), initializes them as the eager layer does and turns the module into it; state dicts load into lazy
-layers; placeholders move with ``.to`` and refuse a shape; torch's reprs and errors."""
+"""Lazy layers (strided/nn/modules/lazy.py), the uninitialized placeholders and ``Buffer``
+(strided/nn/parameter.py): the first forward infers the input size, materializes the same parameter objects
+(an optimizer built before keeps working), initializes them as the eager layer does and turns the module into
+it; state dicts load into lazy layers; placeholders move with ``.to`` and refuse a shape; assigning a Buffer
+registers it; torch's reprs and errors."""
 
 from __future__ import annotations
 
@@ -133,3 +134,23 @@ def test_lazy_errors_in_torchs_words():
     m.initialize_parameters = lambda *a: None  # a broken initializer leaves placeholders behind
     with pytest.raises(RuntimeError, match="module LazyLinear has not been fully initialized"):
         m(st.ones(2, 2))
+
+
+def test_buffer_assignment_registers_a_buffer():
+    m = nn.Module()
+    m.running = nn.Buffer(st.ones(3))
+    m.scratch = nn.Buffer(st.zeros(2), persistent=False)
+    assert type(m.running) is st.Tensor and type(m.scratch) is st.Tensor  # plain tensors once registered
+    assert [n for n, _ in m.named_buffers()] == ["running", "scratch"]
+    assert list(m.state_dict()) == ["running"]
+    m.to(st.float64)
+    assert m.running.dtype == st.float64 and m.scratch.dtype == st.float64
+    m.extra = 5
+    m.extra = nn.Buffer()  # replaces a plain attribute, as torch's
+    assert "extra" in dict(m.named_buffers()) and tuple(m.extra.shape) == (0,)
+    m.w = nn.Parameter(st.ones(1))
+    with pytest.raises(TypeError, match="cannot assign '.*Buffer' as parameter 'w'"):
+        m.w = nn.Buffer(st.ones(1))
+    with pytest.raises(TypeError, match="Buffer: data must be a Tensor, got list"):
+        nn.Buffer([1, 2])
+    assert nn.Buffer(st.ones(1), persistent=False).persistent is False
