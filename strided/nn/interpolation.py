@@ -15,12 +15,13 @@ pooling to the output size, as torch's. Autograd differentiates those ops.
 from __future__ import annotations
 
 import math
+import warnings
 
 from .. import dtypes as _dt
 from ..ops import bound as ops
 from ..tensor import Tensor
 
-__all__ = ["interpolate"]
+__all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
 _LINEAR = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 _CUBIC_A = -0.75  # torch's cubic convolution coefficient
@@ -154,3 +155,23 @@ def _cubic(x: Tensor, d: int, n_in: int, n_out: int, src: Tensor) -> Tensor:
         term = ops.mul(ops.index_select(x, d, idx), ops.reshape(w, shape).to(wdtype))
         out = term if out is None else ops.add(out, term)
     return out
+
+
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None) -> Tensor:
+    """Deprecated alias of :func:`interpolate` (torch's warning)."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """Deprecated: ``interpolate(..., mode="nearest")``."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """Deprecated: ``interpolate(..., mode="bilinear", align_corners=True)``."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

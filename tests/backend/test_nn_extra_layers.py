@@ -363,3 +363,23 @@ def test_distance_and_product_errors_in_torchs_words():
         F.channel_shuffle(st.ones(2, 6, 3), 4)
     with pytest.raises(ValueError, match=r"Expected 3D or higher dimensionality\s+input \(got 2 dimensions\)"):
         F.local_response_norm(st.ones(2, 3), 2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_deprecated_aliases_warn_and_match_their_targets(device):
+    x = st.tensor(RNG.standard_normal((1, 2, 3, 4)), device=device)
+    cases = [
+        (lambda: F.upsample(x, scale_factor=2), F.interpolate(x, scale_factor=2), "`nn.functional.upsample` is"),
+        (lambda: F.upsample_nearest(x, size=(5, 6)), F.interpolate(x, size=(5, 6)), "upsample_nearest` is deprecated"),
+        (lambda: F.upsample_bilinear(x, scale_factor=2), F.interpolate(x, scale_factor=2, mode="bilinear",
+                                                                       align_corners=True), "upsample_bilinear` is"),
+    ]
+    for call, want, message in cases:
+        with pytest.warns(UserWarning, match=message):
+            got = call()
+        assert tuple(got.shape) == tuple(want.shape)
+        if device != "meta":
+            np.testing.assert_array_equal(host(got), host(want))
+    with pytest.warns(FutureWarning, match="`NLLLoss2d` has been deprecated"):
+        m = nn.NLLLoss2d(ignore_index=1)
+    assert isinstance(m, nn.NLLLoss) and m.ignore_index == 1

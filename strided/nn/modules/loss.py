@@ -7,6 +7,8 @@ the state dict and follows ``.to()``.
 
 from __future__ import annotations
 
+import warnings
+
 from ...tensor import Tensor
 from .. import functional as F
 from .._reduction import legacy_get_string
@@ -16,6 +18,7 @@ __all__ = [
     "CrossEntropyLoss",
     "MSELoss",
     "NLLLoss",
+    "NLLLoss2d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "L1Loss",
@@ -105,6 +108,17 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated alias of :class:`NLLLoss` (torch's FutureWarning when built)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
+                      stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class BCELoss(_WeightedLoss):
