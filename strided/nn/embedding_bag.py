@@ -100,7 +100,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             raise RuntimeError(f"padding_idx must be within the number of embeddings, -{rows} through {rows - 1}, but "
                                f"got {padding_idx}")
         padding_idx %= rows
-    from .functional import _embedding_renorm_, embedding
+    from .functional import _embedding_renorm_  # functional imports this module
 
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
@@ -122,7 +122,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         return _padded_max(flat, weight, starts, bags, valid)
     # on meta the longest bag is unknown, and the max's (bags, D) shape and graph are the sum's
     bag = ops.where(valid, bag, 0)
-    emb = embedding(flat, weight, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+    emb = ops.embedding(weight, flat, -1, scale_grad_by_freq, sparse)
     keep = valid.to(weight.dtype)
     if per_sample_weights is not None:
         keep = keep * per_sample_weights
@@ -138,9 +138,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
 def _dense_bags(input: Tensor, weight: Tensor, per_sample_weights, mode: str, scale_grad_by_freq: bool,
                 padding_idx) -> Tensor:
     """Bags as the rows of a (B, L) input (Note [Bags without a loop])."""
-    from .functional import embedding
-
-    emb = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq)
+    emb = ops.embedding(weight, input, -1, scale_grad_by_freq)
     valid = ops.ones_like(input, dtype=_dt.bool) if padding_idx is None else ops.ne(input, padding_idx)
     return _reduce(emb, valid, per_sample_weights, mode)
 
@@ -163,11 +161,9 @@ def _padded_max(flat: Tensor, weight: Tensor, starts: Tensor, bags: int, valid: 
     """The max of each bag of a 1-D input, through a padded (B, longest, D) gather (one host read)."""
     n = flat.shape[0]
     if bags == 0 or n == 0:  # all bags empty: zeros, still connected to weight as torch's are
-        from .functional import embedding
-
         none = factories.zeros(0, dtype=_dt.int64, device=flat.device)
         return ops.index_add(ops.zeros((bags, weight.shape[1]), dtype=weight.dtype, device=weight.device), 0, none,
-                             embedding(none, weight))
+                             ops.embedding(weight, none))
     rest = ops.narrow(starts, 0, 1, starts.shape[0] - 1)
     ends = ops.cat([rest, ops.full((1,), n, dtype=_dt.int64, device=flat.device)])
     ends = ops.narrow(ends, 0, 0, bags)
@@ -177,9 +173,7 @@ def _padded_max(flat: Tensor, weight: Tensor, starts: Tensor, bags: int, valid: 
     pos = ops.add(ops.unsqueeze(first, 1), j)  # (B, longest)
     inside = ops.lt(pos, ops.unsqueeze(ends, 1))
     pos = ops.clamp(ops.where(inside, pos, 0), 0, n - 1)
-    from .functional import embedding
-
-    emb = embedding(ops.index_select(flat, 0, ops.reshape(pos, (-1,))), weight)
+    emb = ops.embedding(weight, ops.index_select(flat, 0, ops.reshape(pos, (-1,))))
     emb = ops.reshape(emb, (bags, -1, weight.shape[1]))
     ok = ops.logical_and(inside, ops.reshape(ops.index_select(valid, 0, ops.reshape(pos, (-1,))), tuple(pos.shape)))
     return _reduce(emb, ok, None, "max")

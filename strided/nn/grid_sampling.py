@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..backends.meta.reductions import type_name
 from ..factories import tensor as _tensor
 from ..ops import bound as ops
@@ -95,19 +96,13 @@ class _Sampler:
                 i = _pad_coordinate(i, size, padding_mode, align_corners).detach()
             ok = ops.logical_and(ops.ge(i, 0), ops.le(i, size - 1))
             inside = ok if inside is None else ops.logical_and(inside, ok)
-            term = ops.clamp(i, 0, size - 1).to(_long()) * stride
+            term = ops.clamp(i, 0, size - 1).to(_dt.int64) * stride
             flat = term if flat is None else flat + term
             stride *= size
         index = ops.expand(ops.reshape(flat, (self.n, 1, self.points)), (self.n, self.c, self.points))
         values = ops.gather(self.flat, 2, index)
         mask = inside.to(values.dtype) if weight is None else ops.where(inside, weight, 0.0)
         return values * ops.reshape(mask, (self.n, 1, self.points))
-
-
-def _long():
-    from .. import dtypes
-
-    return dtypes.int64
 
 
 def _cubic_weights(t: Tensor) -> list:

@@ -59,6 +59,13 @@ class _Uninitialized:
     __slots__ = ()
     cls_to_become: type = Tensor
 
+    @classmethod
+    def _placeholder(cls, requires_grad: bool, device, dtype):
+        t = factories.empty(0, device=device, dtype=dtype)
+        t.__class__ = cls
+        t.requires_grad_(requires_grad)
+        return t
+
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Give this placeholder ``shape`` (and optionally another device or dtype)."""
         device = self.device if device is None else device
@@ -88,10 +95,7 @@ class UninitializedParameter(_Uninitialized, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
-        t = factories.empty(0, device=device, dtype=dtype)
-        t.__class__ = cls
-        t.requires_grad_(requires_grad)
-        return t
+        return cls._placeholder(requires_grad, device, dtype)
 
     def __init__(self, requires_grad: bool = True, device=None, dtype=None):
         pass
@@ -111,10 +115,7 @@ class UninitializedBuffer(_Uninitialized, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad: bool = False, device=None, dtype=None):
-        t = factories.empty(0, device=device, dtype=dtype)
-        t.__class__ = cls
-        t.requires_grad_(requires_grad)
-        return t
+        return cls._placeholder(requires_grad, device, dtype)
 
     def __init__(self, requires_grad: bool = False, device=None, dtype=None):
         pass

@@ -13,6 +13,16 @@ from ..parameter import Parameter
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
+def _padding_row(padding_idx: int | None, num_embeddings: int, word: str) -> int | None:
+    """``padding_idx`` as a row number (negative counts from the end), checked as torch does; ``word`` is how
+    the layer's message spells it (torch's Embedding says "Padding_idx", EmbeddingBag "padding_idx")."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError(f"{word} must be within num_embeddings")
+    return padding_idx % num_embeddings if padding_idx < 0 else padding_idx
+
+
 class Embedding(Module):
     """``num_embeddings`` vectors of size ``embedding_dim``; ``forward(idx)`` returns ``weight[idx]``.
 
@@ -26,15 +36,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_row(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -96,15 +98,7 @@ class EmbeddingBag(Module):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_row(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(factories.empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
             self.reset_parameters()
