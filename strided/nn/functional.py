@@ -27,9 +27,11 @@ from . import convolution as _convolution
 from . import convolution3d as _convolution3d
 from . import convolution_transpose as _convolution_transpose
 from . import convolution_transpose3d as _convolution_transpose3d
+from . import ctc_loss as _ctc_loss
 from . import dropout as _dropout
 from . import embedding_bag as _embedding_bag
 from . import fold as _fold
+from . import fractional_max_pooling as _fractional_max_pooling
 from . import grid_sampling as _grid_sampling
 from . import interpolation as _interpolation
 from . import likelihood_losses as _likelihood_losses
@@ -52,9 +54,11 @@ from .convolution import *  # noqa: F403
 from .convolution3d import *  # noqa: F403
 from .convolution_transpose import *  # noqa: F403
 from .convolution_transpose3d import *  # noqa: F403
+from .ctc_loss import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding_bag import *  # noqa: F403
 from .fold import *  # noqa: F403
+from .fractional_max_pooling import *  # noqa: F403
 from .grid_sampling import *  # noqa: F403
 from .interpolation import *  # noqa: F403
 from .likelihood_losses import *  # noqa: F403
@@ -78,7 +82,7 @@ __all__ = [
     *_batch_norm.__all__, *_interpolation.__all__, *_adaptive_max_pooling.__all__, *_dropout.__all__,
     *_fold.__all__, *_likelihood_losses.__all__, *_lp_pooling.__all__, *_margin_losses.__all__, *_shrinkage.__all__,
     *_unpooling.__all__, *_convolution_transpose3d.__all__, *_bilinear.__all__, *_local_response_norm.__all__,
-    *_embedding_bag.__all__, *_grid_sampling.__all__,
+    *_embedding_bag.__all__, *_grid_sampling.__all__, *_ctc_loss.__all__, *_fractional_max_pooling.__all__,
 ]
 
 

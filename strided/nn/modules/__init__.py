@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import (
     activation,
+    adaptive,
     attention,
     batchnorm,
     container,
@@ -28,6 +29,7 @@ from . import (
     upsampling,
 )
 from .activation import *  # noqa: F403
+from .adaptive import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .batchnorm import *  # noqa: F403
 from .container import *  # noqa: F403
@@ -51,7 +53,7 @@ from .transformer import *  # noqa: F403
 from .unpooling import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
-_MODULES = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, instancenorm, lazy, linear,
-            loss, margin_loss, normalization, padding, parameter_containers, pooling, rearrangement, rnn, sparse,
-            transformer, unpooling, upsampling)
+_MODULES = (activation, adaptive, attention, batchnorm, container, conv, distance, dropout, flatten, instancenorm, lazy,
+            linear, loss, margin_loss, normalization, padding, parameter_containers, pooling, rearrangement, rnn,
+            sparse, transformer, unpooling, upsampling)
 __all__ = [name for module in _MODULES for name in module.__all__]

@@ -26,6 +26,7 @@ __all__ = [
     "HuberLoss",
     "KLDivLoss",
     "MarginRankingLoss",
+    "CTCLoss",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -200,3 +201,16 @@ class MarginRankingLoss(_Loss):
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """``F.ctc_loss``: connectionist temporal classification of (T, N, C) log-probabilities against targets."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths, target_lengths) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)

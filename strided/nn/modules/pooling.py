@@ -1,18 +1,20 @@
 """Pooling layers: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
-``AdaptiveMaxPool1d/2d/3d``, ``LPPool1d/2d/3d`` (torch's constructor arguments and reprs)."""
+``AdaptiveMaxPool1d/2d/3d``, ``LPPool1d/2d/3d``, ``FractionalMaxPool2d/3d`` (torch's constructor arguments and
+reprs)."""
 
 from __future__ import annotations
 
 from ...tensor import Tensor
 from .. import adaptive_max_pooling as AMP
 from .. import convolution as C
+from .. import fractional_max_pooling as FMP
 from .. import lp_pooling as LP
 from .. import pooling3d as P3
 from ..module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-           "LPPool1d", "LPPool2d", "LPPool3d"]
+           "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -208,3 +210,54 @@ class LPPool3d(_LPPoolNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return LP.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+def _tuple(v, k: int) -> tuple:
+    """torch's _pair / _triple: an iterable as a tuple, anything else repeated k times."""
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * k
+
+
+class _FractionalMaxPoolNd(Module):
+    _dims = 0
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                 _random_samples=None) -> None:
+        super().__init__()
+        k = self._dims
+        name = type(self).__name__
+        if k == 3 and (not all(e > 0 for e in kernel_size) if isinstance(kernel_size, (list, tuple))
+                       else kernel_size <= 0):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _tuple(kernel_size, k)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _tuple(output_size, k) if output_size is not None else None
+        self.output_ratio = _tuple(output_ratio, k) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling of (N, C, H, W) or (C, H, W) inputs: ``kernel_size`` windows at pseudo-random
+    positions, to ``output_size`` or ``output_ratio`` of the input size (with ``return_indices``: and
+    their flat indices). torch's repr (no arguments shown)."""
+
+    _dims = 2
+
+    def forward(self, input: Tensor):
+        return FMP.fractional_max_pool2d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                         self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling of (N, C, T, H, W) or (C, T, H, W) inputs."""
+
+    _dims = 3
+
+    def forward(self, input: Tensor):
+        return FMP.fractional_max_pool3d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                         self.return_indices, _random_samples=self._random_samples)
