@@ -17,6 +17,7 @@ from ..meta import linalg as meta
 from ..meta.common import new_output
 from ..meta.reductions import type_name
 from .common import as_numpy, compute_dtype, store
+from .pointwise import quiet
 
 __all__ = []
 
@@ -30,7 +31,7 @@ def _operand(t) -> np.ndarray:
 def _matmul(a, b, out):
     if out.numel() == 0:
         return None
-    return np.matmul(_operand(a), _operand(b))
+    return quiet(np.matmul, _operand(a), _operand(b))  # NaN / inf products warn in NumPy, never in torch
 
 
 @kernel("CPU")
