@@ -72,11 +72,18 @@ __version__ = "0.1.0"
 # cost import time (strided.cuda ~35 ms) and most CPU-only programs never touch them. Importing
 # strided.cuda does not initialize CUDA either way (Note [Lazy driver] in backends/cuda/driver.py).
 _LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg"})
+# torch.*'s linear-algebra functions live in strided.linalg.legacy, loaded (and bound here) on first use
+_LAZY_FUNCTIONS = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse",
+                             "pinverse", "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve"})
 
 
 def __getattr__(name: str):
-    if name in _LAZY_SUBMODULES:
-        import importlib
+    import importlib
 
+    if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")  # the import binds it as an attribute
+    if name in _LAZY_FUNCTIONS:
+        fn = getattr(importlib.import_module(f"{__name__}.linalg.legacy"), name)
+        globals()[name] = fn
+        return fn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,6 +22,7 @@ import math
 
 from . import dtypes as _dt
 from .tensor_conversions import TensorConversions
+from .tensor_linalg import TensorLinalg
 from .tensor_operators import TensorOperators
 
 __all__ = ["Tensor", "contiguous_strides", "channels_last_strides", "is_row_major"]
@@ -58,7 +59,7 @@ def channels_last_strides(sizes) -> tuple:
     return (h * w * c, 1, w * c, c)
 
 
-class Tensor(TensorConversions, TensorOperators):
+class Tensor(TensorConversions, TensorOperators, TensorLinalg):
     """A multi-dimensional strided view of a storage (see ``strided.empty_strided``)."""
 
     __slots__ = (

@@ -73,8 +73,10 @@ def test_errors_in_torch_words():
         st.linalg.matrix_norm(st.ones(3, 3), dim=(0, 0))
     with pytest.raises(RuntimeError, match="the input must be 1D or 2D. Got 3D"):
         st.linalg.norm(st.ones(2, 2, 2), 2)
-    with pytest.raises(NotImplementedError, match="needs singular values"):
-        st.linalg.matrix_norm(st.ones(3, 3), "nuc")
+    # the singular-value norms: ones(3, 3) has singular values 3, 0, 0
+    np.testing.assert_allclose(st.linalg.matrix_norm(st.ones(3, 3, dtype=st.float64), "nuc").item(), 3.0, rtol=1e-12)
+    np.testing.assert_allclose(st.linalg.matrix_norm(st.ones(3, 3, dtype=st.float64), 2).item(), 3.0, rtol=1e-12)
+    assert abs(st.linalg.matrix_norm(st.ones(3, 3, dtype=st.float64), -2).item()) < 1e-12
     with pytest.raises(TypeError, match="argument 'ord' \\(position 2\\) must be Number, not str"):
         st.linalg.vector_norm(st.ones(2), "fro")
 

@@ -1,18 +1,18 @@
-"""``strided.linalg``: torch.linalg's norms, products and views that compose from existing ops.
+"""torch.linalg's norms, products and views, composed from existing ops.
 
 ``vector_norm``, ``matrix_norm`` (Frobenius, 1, -1, inf, -inf) and ``norm`` reduce with ``norm``,
 ``sum``, ``amax`` and ``amin``, so every backend and autograd follow (``norm``'s derivative is zero
-where the norm is zero, as torch's). Decompositions (svd, qr, eigh, solve, inv, det) and the norms
-that need singular values (ord 2, -2, 'nuc') have no kernels here: they raise NotImplementedError.
+where the norm is zero, as torch's). The norms that need singular values (ord 2, -2, 'nuc': the largest,
+the smallest, their sum) take them from ``svd.svdvals`` (Jacobi SVD, with its gradient).
 """
 
 from __future__ import annotations
 
 import math
 
-from . import dtypes as _dt
-from .ops import bound as _ops
-from .tensor import Tensor
+from .. import dtypes as _dt
+from ..ops import bound as _ops
+from ..tensor import Tensor
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cross", "vecdot", "matmul", "diagonal"]
 
@@ -76,8 +76,20 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in _SVD_ORDS:
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values (svd), which strided "
-                                  "does not implement")
+        from .svd import svdvals  # svd.py imports this module's neighbours; imported here to avoid a cycle
+
+        if not A.dtype.is_floating_point:
+            raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                               f"{_type_word(A.dtype)}")
+        if A.dtype not in (_dt.float32, _dt.float64):
+            raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {_type_word(A.dtype)}")
+        rest = [d for d in range(A.dim()) if d not in (d0, d1)]
+        S = svdvals(A.permute(*rest, d0, d1))  # the two dims moved to the end, as torch
+        out = _ops.sum(S, [-1]) if ord == "nuc" else _ops.amax(S, [-1]) if ord == 2 else _ops.amin(S, [-1])
+        if keepdim:
+            out = out.unsqueeze(-1).unsqueeze(-1)
+            out = out.permute(*[rest.index(d) if d in rest else len(rest) + (d == d1) for d in range(A.dim())])
+        return out
     if ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     # 1 / -1: sum over rows (dim d0), then the max / min over columns; inf / -inf: the transpose
@@ -132,6 +144,6 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 
 def _type_word(d: _dt.dtype) -> str:
-    from .backends.meta.reductions import type_name
+    from ..backends.meta.reductions import type_name
 
     return type_name(d)

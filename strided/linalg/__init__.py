@@ -1,0 +1,28 @@
+"""``strided.linalg``: torch.linalg, composed from strided's own ops so it runs on every backend.
+
+One module per family: ``norms`` (vector / matrix norms, cross, vecdot), ``triangular`` (triangular
+solves, Cholesky), ``lu`` (LU with partial pivoting, solve, inv, det), ``qr`` (Householder QR, lstsq),
+``eigh`` (symmetric eigendecomposition), ``svd`` (singular values, pinv, rank) and ``derived``
+(multi_dot, vander, matrix_exp, householder_product, tensorinv, tensorsolve); ``legacy`` holds the
+torch.* forms (``strided.det``, ``strided.svd``, ...) and the Tensor methods call into it.
+"""
+
+from __future__ import annotations
+
+from . import derived as _derived
+from . import eigh as _eigh
+from . import lu as _lu
+from . import norms as _norms
+from . import qr as _qr
+from . import svd as _svd
+from . import triangular as _triangular
+from .derived import *  # noqa: F403
+from .eigh import *  # noqa: F403
+from .lu import *  # noqa: F403
+from .norms import *  # noqa: F403
+from .qr import *  # noqa: F403
+from .svd import *  # noqa: F403
+from .triangular import *  # noqa: F403
+
+__all__ = [*_norms.__all__, *_triangular.__all__, *_lu.__all__, *_qr.__all__, *_eigh.__all__, *_svd.__all__,
+           *_derived.__all__]

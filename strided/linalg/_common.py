@@ -1,0 +1,157 @@
+"""Shared pieces of strided.linalg: torch's argument checks and error texts, ``LinAlgError``, the host read
+of ``info`` that the solvers' non-``_ex`` forms make, and small matrix helpers of the decompositions.
+
+Note [Host reads of info]
+The factorizations are device-resident: failures (a zero pivot, a non-positive leading minor) are
+recorded in ``info`` (int32, LAPACK's convention: the 1-based index of the first failure, 0 when
+fine) without reading a value back. The plain forms (``cholesky``, ``inv``, ``solve``, ``lu_factor``)
+and ``check_errors=True`` must raise on failure, so they read ``info`` on the host -- one sync, the
+same one torch makes (``_linalg_check_errors``: ``infos.any().item()``, then the first non-zero
+batch element). Meta tensors have no values and are never read.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import dtypes as _dt
+from ..backends.meta.common import broadcast_shapes
+from ..backends.meta.reductions import type_name
+from ..ops import bound as ops
+from ..tensor import Tensor
+
+__all__ = ["LinAlgError"]
+
+_FLOATS = ("float32", "float64")
+
+
+class LinAlgError(RuntimeError):
+    """``torch.linalg.LinAlgError``: a factorization or solve failed on the input's values (a singular
+    matrix, a matrix that is not positive-definite)."""
+
+
+def arg_tensor(fn: str, name: str, position: int, value) -> None:
+    """torch's binding check of a Tensor argument."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def arg_bool(fn: str, name: str, value) -> None:
+    """torch's binding check of a bool keyword argument."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{fn}(): argument '{name}' must be bool, not {type(value).__name__}")
+
+
+def square(op: str, A: Tensor, name: str = "A") -> None:
+    """``squareCheckInputs``: at least 2 dims, square matrices."""
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{op}: {name} must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+
+
+def floating(op: str, A: Tensor) -> None:
+    """``checkFloatingOrComplex``."""
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {type_name(A.dtype)}")
+
+
+def kernel_dtype(kernel: str, A: Tensor) -> None:
+    """The dtype dispatch of a LAPACK-backed kernel: float32 and float64 only, else torch's
+    ``"lu_cpu" not implemented for 'Long'``."""
+    if A.dtype.name not in _FLOATS:
+        raise NotImplementedError(f"\"{kernel}_{A.device.type}\" not implemented for '{type_name(A.dtype)}'")
+
+
+def solver_shapes(op: str, A: Tensor, B: Tensor, left: bool) -> None:
+    """``checkInputsSolver``: A square, B a matrix whose rows (left) or columns match A."""
+    square(op, A)
+    if B.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor B must have at least 2 dimensions.")
+    if (A.shape[-2] != B.shape[-2]) if left else (A.shape[-1] != B.shape[-1]):
+        raise RuntimeError(f"{op}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+                           f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+
+
+def batch_of(*tensors) -> tuple:
+    """The broadcast of the batch dims (all but the last two) of matrices."""
+    return broadcast_shapes(*(tuple(t.shape[:-2]) for t in tensors))
+
+
+def eps(dtype) -> float:
+    """``std::numeric_limits<T>::epsilon()`` of a floating dtype."""
+    return {"float64": 2.220446049250313e-16, "float16": 0.0009765625, "bfloat16": 0.0078125}.get(
+        dtype.name, 1.1920928955078125e-07)
+
+
+def first_failure(bad: Tensor) -> Tensor:
+    """int32 ``(*,)``: the 1-based position of the first True along the last dim of ``bad``, 0 where there is
+    none (LAPACK's ``info``). Device-side: a masked min over positions, no ties to break."""
+    n = bad.shape[-1]
+    if n == 0:
+        return ops.zeros(tuple(bad.shape[:-1]), dtype=_dt.int32, device=bad.device)
+    pos = ops.arange(1, n + 1, dtype=_dt.int64, device=bad.device)
+    first = ops.amin(ops.where(bad, pos, n + 1), [-1])
+    return ops.where(first > n, 0, first).to(_dt.int32)
+
+
+def check_errors(info: Tensor, api: str, is_matrix: bool) -> None:
+    """Raise torch's error for the first failed matrix in ``info`` (Note [Host reads of info])."""
+    if info.device.type == "meta" or info.numel() == 0:
+        return
+    if not bool(ops.any(info != 0).item()):  # the sync torch makes too
+        return
+    values = info.detach().cpu().reshape(-1).tolist()
+    index = next(i for i, v in enumerate(values) if v != 0)
+    value = values[index]
+    where = "" if is_matrix else f": (Batch element {index})"
+    if "inv" in api:
+        raise LinAlgError(f"{api}{where}: The diagonal element {value} is zero, the inversion could not be completed "
+                          "because the input matrix is singular.")
+    if "solve" in api:
+        raise LinAlgError(f"{api}{where}: The solver failed because the input matrix is singular.")
+    if "cholesky" in api:
+        raise LinAlgError(f"{api}{where}: The factorization could not be completed because the input is not "
+                          f"positive-definite (the leading minor of order {value} is not positive-definite).")
+    raise RuntimeError(f"{api}{where}: U[{value},{value}] is zero and using it on lu_solve would result in a division "
+                       "by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) "
+                       "or linalg.lu_factor_ex(A, pivot)")
+
+
+def numel(shape) -> int:
+    return math.prod(int(s) for s in shape)
+
+
+# -- shared by the decompositions (qr.py, eigh.py, svd.py) ---------------------------------------------
+def check_matrix(op: str, A: Tensor, kernel: str, square: bool = False, integer_error: bool = True) -> None:
+    """At least 2 dims, square when asked, float32 / float64: other floating dtypes (and, without
+    ``integer_error``, every dtype) raise NotImplementedError naming the ``kernel``, as torch's dispatch."""
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    if square and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if A.dtype not in (_dt.float32, _dt.float64):
+        if integer_error and not A.dtype.is_floating_point:
+            raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {type_name(A.dtype)}")
+        raise NotImplementedError(f'"{kernel}_{A.device.type}" not implemented for \'{type_name(A.dtype)}\'')
+
+
+def diag_embed(v: Tensor) -> Tensor:
+    """The (*, n, n) matrices with ``v (*, n)`` on the diagonal."""
+    n = v.shape[-1]
+    return v.unsqueeze(-1) * ops.eye(n, n, dtype=v.dtype, device=v.device)
+
+
+def all_finite(A: Tensor) -> Tensor:
+    """(*,) bool: whether each matrix of ``A (*, m, n)`` is finite."""
+    return ops.all(ops.isfinite(A).reshape(*A.shape[:-2], -1), -1)
+
+
+def max_abs(A: Tensor) -> Tensor:
+    """(*, 1, 1): the largest |entry| of each matrix (1 for a zero matrix). Jacobi runs on A / max_abs, so
+    that no square or product of entries over- or underflows (as LAPACK scales), and the values are scaled
+    back."""
+    top = ops.amax(ops.abs(A), [-2, -1], True)
+    return ops.where(top > 0, top, 1.0)

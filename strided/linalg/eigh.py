@@ -1,0 +1,123 @@
+"""Symmetric eigendecomposition (eigh, eigvalsh) by parallel cyclic Jacobi (``_jacobi.py``), composed of
+ops, with torch's gradient.
+
+Note [eigh on the device]
+The triangle named by UPLO is mirrored into a symmetric matrix (the other triangle is never read, as
+LAPACK's syevd), diagonalized by the round-robin Jacobi of ``_jacobi.py`` (Notes [Parallel Jacobi
+ordering], [Jacobi convergence check]: one host read per sweep), and the eigenvalues are sorted ascending
+with the eigenvectors gathered to match. The matrix is divided by its largest |entry| first (the
+eigenvalues are scaled back), so that no square of an entry over- or underflows, as LAPACK scales.
+Eigenvector signs are whatever the rotations produce (LAPACK's differ; both are valid). A matrix with a
+NaN or inf in the triangle read gives all-NaN eigenvalues and eigenvectors, as torch's CPU eigh does (no
+error): the Jacobi loop stops at once, since NaN fails the convergence comparison, and a ``where`` masks
+those matrices.
+
+Note [eigh gradient]
+torch's ``linalg_eig_backward`` for the Hermitian case (FunctionsManual.cpp): with E_ij = w_j - w_i (1 on
+the diagonal), gA = V ((skew(V^T gV) / 2) / E + diag(gw)) V^T, and gA = V diag(gw) V^T when only the
+eigenvalues are used (eigvalsh). Like torch the result is the full symmetric matrix (not projected onto the
+triangle that was read), and repeated eigenvalues with a loss that depends on the eigenvectors give
+inf / NaN. The formula is built from ops, so it is differentiable again.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..autograd.function import Function
+from ..dispatch.dispatcher import grad_mode
+from ..ops import bound as ops
+from ..return_types import structseq
+from ..tensor import Tensor
+from ._common import all_finite, arg_tensor, check_matrix, diag_embed, max_abs
+from ._jacobi import symmetric_jacobi
+
+__all__ = ["eigh", "eigvalsh"]
+
+linalg_eigh = structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
+
+
+def _uplo(UPLO) -> bool:
+    """True for 'U'; torch accepts either case."""
+    if not isinstance(UPLO, str) or len(UPLO) != 1 or UPLO.upper() not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO.upper() == "U"
+
+
+# -- the kernel ---------------------------------------------------------------------------------------
+def symmetrize(A: Tensor, upper: bool) -> Tensor:
+    """The symmetric matrix whose lower (upper) triangle is A's."""
+    return ops.triu(A) + ops.triu(A, 1).mT if upper else ops.tril(A) + ops.tril(A, -1).mT
+
+
+def eigh_kernel(A: Tensor, upper: bool = False):
+    """``(w, V)``, w ascending, for the symmetric matrix read from one triangle of ``A`` (Note [eigh on the
+    device]); runs no autograd."""
+    n = A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    S = symmetrize(A, upper)
+    if n <= 1 or A.numel() == 0:
+        w = S.diagonal(0, -2, -1).clone()
+        return w, ops.ones((*batch, n, n), dtype=A.dtype, device=A.device) if n else S.clone()
+    scale = max_abs(S)
+    w, V = symmetric_jacobi(S / scale)
+    w = w * scale[..., 0]
+    w, order = ops.sort(w, -1)
+    V = V.gather(-1, order.unsqueeze(-2).expand(V.shape))
+    finite = all_finite(S)
+    return ops.where(finite.unsqueeze(-1), w, math.nan), ops.where(finite.unsqueeze(-1).unsqueeze(-1), V, math.nan)
+
+
+def eigh_backward(gw, gV, w: Tensor, V: Tensor):
+    """torch's Hermitian ``linalg_eig_backward`` (Note [eigh gradient]); gw / gV may be None."""
+    if gw is None and gV is None:
+        return None
+    if gV is None:
+        return (V * gw.unsqueeze(-2)) @ V.mT
+    VhgV = V.mT @ gV
+    VhgV = 0.5 * (VhgV - VhgV.mT)
+    E = w.unsqueeze(-2) - w.unsqueeze(-1) + ops.eye(w.shape[-1], w.shape[-1], dtype=w.dtype, device=w.device)
+    inner = VhgV / E
+    if gw is not None:
+        inner = inner + diag_embed(gw)
+    return V @ (inner @ V.mT)
+
+
+class _Eigh(Function):
+    @staticmethod
+    def forward(ctx, A, upper):
+        w, V = eigh_kernel(A, upper)
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(w, V)
+        return w, V
+
+    @staticmethod
+    def backward(ctx, gw, gV):
+        w, V = ctx.saved_tensors
+        return eigh_backward(gw, gV, w, V), None
+
+
+def _needs_grad(A: Tensor) -> bool:
+    return grad_mode.enabled and A.requires_grad
+
+
+# -- public functions ---------------------------------------------------------------------------------
+def eigh(A: Tensor, UPLO: str = "L"):
+    """The eigenvalues (ascending) and orthonormal eigenvectors of the symmetric matrices in ``A`` (the
+    lower triangle is read, or the upper with ``UPLO='U'``), as ``linalg_eigh(eigenvalues, eigenvectors)``
+    with ``A = V diag(w) V^T``."""
+    arg_tensor("linalg_eigh", "input", 1, A)
+    check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False)
+    upper = _uplo(UPLO)
+    w, V = _Eigh.apply(A, upper) if _needs_grad(A) else eigh_kernel(A, upper)
+    return linalg_eigh((w, V))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """The eigenvalues (ascending) of the symmetric matrices in ``A`` (one triangle read, as ``eigh``)."""
+    arg_tensor("linalg_eigvalsh", "input", 1, A)
+    check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False)
+    upper = _uplo(UPLO)
+    if _needs_grad(A):
+        return _Eigh.apply(A, upper)[0]
+    return eigh_kernel(A, upper)[0]

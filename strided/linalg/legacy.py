@@ -1,0 +1,178 @@
+"""The torch.* linear-algebra functions that predate torch.linalg: ``strided.det``, ``strided.svd``,
+``strided.cholesky_solve``, ... Each is a thin form of a ``strided.linalg`` function, with torch's
+argument order, result types and errors. ``strided`` binds them on first use (Note [Lazy submodules])
+and ``Tensor``'s methods of the same names call them (``tensor_linalg.py``)."""
+
+from __future__ import annotations
+
+import warnings
+
+from .. import dtypes as _dt
+from ..factories import eye as _eye
+from ..ops import bound as _ops
+from ..return_types import structseq
+from ..tensor import Tensor
+from ._common import arg_tensor, floating, square, type_name
+from ._solve_kernels import perm_from_pivots
+from .derived import matrix_exp as _matrix_exp
+from .lu import det as _det
+from .lu import inv as _inv
+from .lu import matrix_power as _matrix_power
+from .lu import slogdet as _slogdet
+from .svd import pinv as _pinv
+from .svd import svd as _linalg_svd
+from .svd import svdvals as _svdvals
+from .triangular import solve_triangular as _solve_triangular
+
+__all__ = ["inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse", "pinverse",
+           "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve"]
+
+svd_result = structseq("svd", ("U", "S", "V"))
+slogdet_result = structseq("slogdet", ("sign", "logabsdet"))
+lu_unpack_result = structseq("lu_unpack", ("P", "L", "U"))
+triangular_solve_result = structseq("triangular_solve", ("solution", "cloned_coefficient"))
+
+
+def inverse(input: Tensor) -> Tensor:
+    """``strided.linalg.inv``."""
+    return _inv(input)
+
+
+def det(input: Tensor) -> Tensor:
+    """``strided.linalg.det``."""
+    return _det(input)
+
+
+def slogdet(input: Tensor):
+    """``strided.linalg.slogdet``, as ``strided.return_types.slogdet(sign, logabsdet)``."""
+    return slogdet_result(tuple(_slogdet(input)))
+
+
+def logdet(input: Tensor) -> Tensor:
+    """``log(det(input))``: nan where the determinant is negative, -inf where it is zero."""
+    arg_tensor("logdet", "input", 1, input)
+    square("logdet", input)
+    floating("logdet", input)
+    sign, logabsdet = _slogdet(input)
+    return _ops.where(sign < 0, _ops.full_like(logabsdet, float("nan")), logabsdet)
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
+    """``(U, S, V)`` with ``input = U diag(S) V^T`` (V, not ``linalg.svd``'s Vh). ``some=False`` gives full
+    square U and V; ``compute_uv=False`` gives zero-filled U (m x m) and V (n x n), as torch."""
+    arg_tensor("svd", "input", 1, input)
+    if not compute_uv:
+        m, n = input.shape[-2], input.shape[-1]
+        batch = tuple(input.shape[:-2])
+        S = _svdvals(input)
+        U = _ops.zeros((*batch, m, m), dtype=input.dtype, device=input.device)
+        V = _ops.zeros((*batch, n, n), dtype=input.dtype, device=input.device)
+        return svd_result((U, S, V))
+    U, S, Vh = _linalg_svd(input, full_matrices=not some)
+    return svd_result((U, S, Vh.mT))
+
+
+def _cholesky_args(op: str, b: Tensor, L: Tensor) -> None:
+    if b.dim() < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {b.dim()} dimensions instead")
+    if L.dim() < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")
+    if b.dtype != L.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {type_name(b.dtype)} and "
+                           f"A of type {type_name(L.dtype)} instead.")
+    if L.shape[-1] != L.shape[-2] or L.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {op}: each A matrix is {L.shape[-2]} by {L.shape[-1]} "
+                           f"but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+    """The X with ``A X = B`` for ``A = L L^T`` (``U^T U`` with ``upper``), given the Cholesky factor."""
+    arg_tensor("cholesky_solve", "input", 1, B)
+    arg_tensor("cholesky_solve", "input2", 2, L)
+    _cholesky_args("cholesky_solve", B, L)
+    if upper:
+        L = L.mT
+    Y = _solve_triangular(L, B, upper=False)
+    return _solve_triangular(L.mT, Y, upper=True)
+
+
+def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
+    """``(L L^T)^-1`` (``(U^T U)^-1`` with ``upper``) from a Cholesky factor."""
+    arg_tensor("cholesky_inverse", "input", 1, L)
+    if L.dim() < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
+    if L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they are {L.shape[-2]} by "
+                           f"{L.shape[-1]} matrices")
+    eye = _eye(L.shape[-1], dtype=L.dtype, device=L.device).expand(L.shape)
+    return cholesky_solve(eye, L, upper)
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """``strided.linalg.pinv`` with ``rcond`` as its relative tolerance."""
+    arg_tensor("pinverse", "input", 1, input)
+    if input.dim() < 2 or not input.dtype.is_floating_point:
+        dtype = {"float32": "Float", "float64": "Double"}.get(input.dtype.name, type_name(input.dtype))
+        raise RuntimeError(f"linalg.pinv({dtype}{list(input.shape)}): expected a tensor with 2 or more dimensions "
+                           "of float, double, cfloat or cdouble types")
+    return _pinv(input, rtol=rcond)
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """``strided.linalg.matrix_power``."""
+    return _matrix_power(input, n)
+
+
+def matrix_exp(input: Tensor) -> Tensor:
+    """``strided.linalg.matrix_exp``."""
+    return _matrix_exp(input)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True):
+    """``(P, L, U)`` from ``strided.linalg.lu_factor``'s packed result, with ``A = P L U``; a part not unpacked is
+    an empty tensor, as torch."""
+    arg_tensor("lu_unpack", "LU_data", 1, LU_data)
+    arg_tensor("lu_unpack", "LU_pivots", 2, LU_pivots)
+    if LU_pivots.dtype is not _dt.int32:
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+                           "Note: this function is intended to be used with the output produced by "
+                           "torch.linalg.lu_factor")
+    if LU_data.dim() < 2:
+        raise RuntimeError("torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(LU_data.shape)} instead")
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = min(m, n)
+    empty = _ops.empty((0,), dtype=LU_data.dtype, device=LU_data.device)
+    if unpack_data:
+        L = _ops.tril(LU_data[..., :, :k], -1) + _eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
+        U = _ops.triu(LU_data[..., :k, :])
+    else:
+        L = U = empty
+    if unpack_pivots:
+        perm = perm_from_pivots(LU_pivots, m)
+        P = _ops.one_hot(perm, m).to(LU_data.dtype).mT  # P[perm[i], i] = 1
+    else:
+        P = empty
+    return lu_unpack_result((P, L, U))
+
+
+_TRIANGULAR_SOLVE_WARNED = False
+
+
+def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False):
+    """Deprecated (as in torch): ``(X, A.clone())`` with ``op(A) X = b``, ``op`` the transpose when asked."""
+    global _TRIANGULAR_SOLVE_WARNED
+    if not _TRIANGULAR_SOLVE_WARNED:
+        _TRIANGULAR_SOLVE_WARNED = True
+        warnings.warn(
+            "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a "
+            "future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a "
+            "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+            "X = torch.linalg.solve_triangular(A, B).", UserWarning, stacklevel=2)
+    arg_tensor("triangular_solve", "input", 1, b)
+    arg_tensor("triangular_solve", "A", 2, A)
+    _cholesky_args("triangular_solve", b, A)
+    coefficient = A.mT if transpose else A
+    X = _solve_triangular(coefficient, b, upper=upper != transpose, unitriangular=unitriangular)
+    return triangular_solve_result((X, A.clone()))

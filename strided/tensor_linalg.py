@@ -1,0 +1,67 @@
+"""``Tensor``'s linear-algebra methods (``x.det()``, ``x.svd()``, ``x.inverse()``, ...): a mixin whose methods
+call ``strided.linalg.legacy``, imported on first use so that ``import strided`` does not load linalg."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+__all__ = ["TensorLinalg"]
+
+
+def _legacy():
+    from .linalg import legacy
+
+    return legacy
+
+
+class TensorLinalg:
+    """Linear-algebra methods shared by ``Tensor`` (no state of its own)."""
+
+    __slots__ = ()
+
+    def det(self) -> Tensor:
+        """``strided.det(self)``."""
+        return _legacy().det(self)
+
+    def logdet(self) -> Tensor:
+        """``strided.logdet(self)``."""
+        return _legacy().logdet(self)
+
+    def slogdet(self):
+        """``strided.slogdet(self)``."""
+        return _legacy().slogdet(self)
+
+    def inverse(self) -> Tensor:
+        """``strided.inverse(self)``."""
+        return _legacy().inverse(self)
+
+    def svd(self, some: bool = True, compute_uv: bool = True):
+        """``strided.svd(self, some, compute_uv)``."""
+        return _legacy().svd(self, some, compute_uv)
+
+    def cholesky_solve(self, input2: Tensor, upper: bool = False) -> Tensor:
+        """``strided.cholesky_solve(self, input2, upper)``."""
+        return _legacy().cholesky_solve(self, input2, upper)
+
+    def cholesky_inverse(self, upper: bool = False) -> Tensor:
+        """``strided.cholesky_inverse(self, upper)``."""
+        return _legacy().cholesky_inverse(self, upper)
+
+    def pinverse(self, rcond: float = 1e-15) -> Tensor:
+        """``strided.pinverse(self, rcond)``."""
+        return _legacy().pinverse(self, rcond)
+
+    def matrix_power(self, n: int) -> Tensor:
+        """``strided.matrix_power(self, n)``."""
+        return _legacy().matrix_power(self, n)
+
+    def matrix_exp(self) -> Tensor:
+        """``strided.matrix_exp(self)``."""
+        return _legacy().matrix_exp(self)
+
+    def triangular_solve(self, A: Tensor, upper: bool = True, transpose: bool = False, unitriangular: bool = False):
+        """``strided.triangular_solve(self, A, ...)`` (deprecated, as torch's)."""
+        return _legacy().triangular_solve(self, A, upper, transpose, unitriangular)
