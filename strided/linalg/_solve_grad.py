@@ -13,10 +13,13 @@ Note [Solver gradients]
   (left) or -X^H G_B.
 * inv: G_A = -A^-H G A^-H.
 * det (``linalg_det_backward``): G_A = g det A^-H, solved with the saved LU. Where a pivot is exactly
-  zero (A exactly singular) torch's first-order formula moves that pivot to eps before solving, so
-  the solve is finite and, det being 0, G_A is exactly 0 -- what torch's backward returns (the true
-  derivative there, the cofactor matrix, torch computes with an SVD only under create_graph). Nearly
-  singular A gets the formula's finite value. Double backward is not supported.
+  zero (A exactly singular) torch's first-order formula moves that pivot to eps before solving but keeps
+  det = 0, so its G_A is 0 there -- not the derivative, which is the cofactor matrix (nonzero at rank
+  n - 1). Here det is recomputed from the same nudged pivots, so det A^-H is the nudged matrix's
+  cofactor matrix: the true derivative to O(eps) (and ~0 at rank < n - 1, as it should be). Whether a
+  pivot comes out exactly zero depends on rounding (LAPACK on the CPU and strided on CUDA differ for
+  the same singular matrix), so this keeps the gradient right either way. Double backward is not
+  supported.
 * slogdet (``slogdet_backward``): G_A = g_logabsdet A^-H; the sign has no gradient (real inputs), and
   a singular A (not differentiable) gives inf / nan.
 Backward calls the differentiable functions, so gradients are themselves built from recorded ops.
@@ -219,20 +222,19 @@ class _Det(Function):
             ctx.zeros = (tuple(A.shape), A.dtype, A.device)
             return ops.ones(tuple(A.shape[:-2]), dtype=A.dtype, device=A.device)
         LU, perm, sign, d = _det_parts(A)
-        det = sign * ops.prod(d, -1)
-        ctx.LU, ctx.perm = LU, perm
-        ctx.save_for_backward(det)
-        return det
+        ctx.LU, ctx.perm, ctx.sign = LU, perm, sign
+        return sign * ops.prod(d, -1)
 
     @staticmethod
     def backward(ctx, g):
         if ctx.empty:
             shape, dtype, device = ctx.zeros
             return ops.zeros(shape, dtype=dtype, device=device)
-        (det,) = ctx.saved_tensors
         LU, n = ctx.LU, ctx.LU.shape[-1]
         d = ops.diagonal(LU, 0, -2, -1)
-        nudged = LU + ops.where(d == 0, eps(LU.dtype), 0.0).unsqueeze(-2) * _eye_like(LU, n)
+        nudge = ops.where(d == 0, eps(LU.dtype), 0.0)  # Note [Solver gradients]: det
+        nudged = LU + nudge.unsqueeze(-2) * _eye_like(LU, n)
+        det = ctx.sign * ops.prod(d + nudge, -1)
         return K.lu_solve_perm(nudged, ctx.perm, _diag_matrix(g * det, n), True, True, _tri)
 
 
