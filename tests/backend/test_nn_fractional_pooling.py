@@ -387,9 +387,15 @@ def test_errors_in_torchs_words(k, shape, kwargs, samples, exc, message):
         _error_call(st, k, shape, kwargs, samples)()
 
 
+def _torch_version(torch) -> tuple:
+    return tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+
 @pytest.mark.parametrize("k,shape,kwargs,samples,exc,message", ERRORS, ids=ERROR_IDS)
 def test_errors_match_torch(k, shape, kwargs, samples, exc, message):
     torch = pytest.importorskip("torch")
+    if "kernel size should be greater than zero" in message and _torch_version(torch) < (2, 14):
+        pytest.skip(f"torch {torch.__version__} does not check kernel sizes yet (torch 2.14 does)")
     with pytest.raises(exc, match=re.escape(message)):
         _error_call(torch, k, shape, kwargs, samples)()
 
