@@ -10,6 +10,17 @@ and a ``lerp``. Bicubic (torch's cubic convolution, A = -0.75, the source not cl
 clamped to the border) is four ``index_select``s weighted per output position: the 2-D kernel is the
 outer product of the 1-D ones, so one dim at a time gives torch's result. Area is adaptive average
 pooling to the output size, as torch's. Autograd differentiates those ops.
+
+Note [Antialiased resampling]
+With ``antialias=True`` (bilinear / bicubic, 4-D input) a downscaling filter widens with the scale, as
+torch's ``_upsample_*2d_aa`` (aten UpSample.h ``_compute_weights_aa``): for output i the center is
+``scale * (i + 0.5)``, the support ``interp_size / 2 * max(scale, 1)``, the taps the inputs j in
+``[trunc(center - support + 0.5), trunc(center + support + 0.5))`` (clamped to the input, at most
+``2 ceil(support) + 1``), weighted by the filter at ``(j - center + 0.5) / max(scale, 1)`` -- the
+triangle for bilinear, Keys' cubic with a = -0.5 (not -0.75) for bicubic -- and normalized to sum 1.
+Those weights form one (out, in) matrix per dim, computed on the device in the precision torch computes
+them in (float32 for float32 and lower, float64 for float64, so the truncations land alike), and the
+dim is resampled by one matmul with it; autograd differentiates the matmul.
 """
 
 from __future__ import annotations
@@ -47,8 +58,11 @@ def interpolate(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
             f"the modes: {supported} (got {mode})"
         )
-    if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not supported by strided")
+    if antialias and (mode not in ("bilinear", "bicubic") or input.dim() != 4):
+        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor "
+                         "as input")
+    if antialias and not input.dtype.is_floating_point:
+        raise NotImplementedError(f"interpolate(): antialias=True needs floating-point input, got {input.dtype}")
     if mode in _LINEAR:
         if input.dim() != _LINEAR[mode]:
             raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode]}D input")
@@ -102,9 +116,50 @@ def interpolate(
         return pool(input, out_sizes[0] if k == 1 else tuple(out_sizes))
     out = input
     for i, (n_in, n_out, f) in enumerate(zip(in_sizes, out_sizes, scales)):
-        if n_in != n_out or f is not None:
+        if antialias:
+            if n_in != n_out:  # at equal sizes both filters are the identity
+                out = _resample_antialiased(out, 2 + i, n_in, n_out, f, mode, align_corners)
+        elif n_in != n_out or f is not None:
             out = _resample(out, 2 + i, n_in, n_out, f, mode, align_corners)
     return out
+
+
+def _aa_filter(v: Tensor, mode: str) -> Tensor:
+    """The antialiasing filter at ``v``: the triangle (bilinear) or Keys' cubic, a = -0.5 (bicubic)."""
+    v = ops.abs(v)
+    if mode == "bilinear":
+        return ops.clamp(1.0 - v, 0.0, None)
+    a = -0.5
+    near = ((a + 2) * v - (a + 3)) * v * v + 1
+    far = ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+    return ops.where(v < 1.0, near, ops.where(v < 2.0, far, 0.0))
+
+
+def _resample_antialiased(x: Tensor, d: int, n_in: int, n_out: int, factor, mode: str,
+                          align_corners: bool) -> Tensor:
+    """Resample dim ``d`` by one matmul with torch's antialiasing weights (Note [Antialiased resampling])."""
+    wdt = _dt.float64 if x.dtype is _dt.float64 else _dt.float32
+    one = wdt.numpy_dtype.type  # host scalars rounded as torch's opmath_t
+    if align_corners:
+        scale = one(n_in - 1) / one(n_out - 1) if n_out > 1 else one(0)
+    else:
+        scale = one(1) / one(factor) if factor is not None and factor > 0 else one(n_in) / one(n_out)
+    half = one(1 if mode == "bilinear" else 2)  # interp_size / 2
+    support = half * scale if scale >= 1 else half
+    invscale = one(1) / scale if scale >= 1 else one(1)
+    max_taps = int(math.ceil(support)) * 2 + 1
+    dev = x.device
+    center = ops.mul(ops.add(ops.arange(0, n_out, dtype=wdt, device=dev), 0.5), float(scale)).unsqueeze(-1)
+    j = ops.arange(0, n_in, dtype=wdt, device=dev)
+    lo = ops.clamp(ops.trunc(ops.add(ops.sub(center, float(support)), 0.5)), 0, None)
+    hi = ops.clamp(ops.trunc(ops.add(ops.add(center, float(support)), 0.5)), None, n_in)
+    hi = ops.clamp(hi, lo, ops.add(lo, max_taps))
+    w = _aa_filter(ops.mul(ops.add(ops.sub(j, center), 0.5), float(invscale)), mode)
+    w = ops.where(ops.logical_and(j >= lo, j < hi), w, 0.0)
+    total = ops.sum(w, [-1], True)
+    w = ops.where(total != 0, w / ops.where(total != 0, total, 1.0), w)  # (n_out, n_in)
+    moved = ops.movedim(x, d, -1)
+    return ops.movedim(ops.matmul(moved, w.to(x.dtype).mT), -1, d)
 
 
 def _resample(x: Tensor, d: int, n_in: int, n_out: int, factor, mode: str, align_corners: bool) -> Tensor:

@@ -363,8 +363,8 @@ def test_interpolate_errors_and_gradcheck():
         F.interpolate(st.ones(1, 2, 3), size=4, mode="bilinear")
     with pytest.raises(ValueError, match="align_corners option can only be set with the interpolating modes"):
         F.interpolate(x, size=3, align_corners=True)
-    with pytest.raises(NotImplementedError, match="antialias=True is not supported"):
-        F.interpolate(x, size=(2, 2), mode="bilinear", antialias=True)
+    with pytest.raises(ValueError, match="Anti-alias option is restricted to bilinear and bicubic modes"):
+        F.interpolate(x, size=(2, 2), mode="nearest", antialias=True)
     with pytest.raises(NotImplementedError, match="Got 3D input, but bicubic mode needs 4D input"):
         F.interpolate(st.ones(1, 2, 3), size=4, mode="bicubic")
     y = st.tensor(RNG.standard_normal((1, 2, 3, 4)), dtype=st.float64, requires_grad=True)
