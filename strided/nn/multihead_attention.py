@@ -8,7 +8,9 @@ of 3E rows, or three separate weights when key / value widths differ), split int
 weights are returned). Masks follow torch's MHA convention, which is the opposite of SDPA's: a bool
 ``attn_mask`` or ``key_padding_mask`` is True where attention is *not* allowed; both become one
 additive float mask (-inf there), ``attn_mask`` 2-D (L, S) or 3-D (N * H, L, S), ``key_padding_mask``
-(N, S). ``is_causal`` is only a hint, as in torch: the causal ``attn_mask`` must be given.
+(N, S). ``is_causal`` is only a hint, as in torch: the causal ``attn_mask`` must be given. ``static_k`` /
+``static_v`` (N * H, S', E / H) replace the projected and head-split keys / values (their masks then
+refer to S').
 """
 
 from __future__ import annotations
@@ -61,8 +63,6 @@ def multi_head_attention_forward(
     for name, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, Tensor):
             raise TypeError(f"multi_head_attention_forward(): argument '{name}' must be Tensor, not {type(t).__name__}")
-    if static_k is not None or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: static_k / static_v are not supported")
     batched = query.dim() == 3
     if not batched:
         if query.dim() != 2 or key.dim() != 2 or value.dim() != 2:
@@ -104,6 +104,10 @@ def multi_head_attention_forward(
         else:
             raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
     if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
         k = ops.cat([k, bias_k.expand(1, bsz, embed_dim)])
         v = ops.cat([v, bias_v.expand(1, bsz, embed_dim)])
         attn_mask = _pad_last(attn_mask)
@@ -112,8 +116,10 @@ def multi_head_attention_forward(
         raise AssertionError("bias_k and bias_v must both be given or both be None")
 
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    k = _static("k", static_k, bsz * num_heads, head_dim) if static_k is not None else k.reshape(
+        k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = _static("v", static_v, bsz * num_heads, head_dim) if static_v is not None else v.reshape(
+        v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     if add_zero_attn:
         k = ops.cat([k, ops.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)], 1)
         v = ops.cat([v, ops.zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype, device=v.device)], 1)
@@ -151,12 +157,23 @@ def multi_head_attention_forward(
         attn_mask = attn_mask.view(1, 1, -1, src_len) if attn_mask.shape[0] == 1 else attn_mask.view(
             bsz, num_heads, -1, src_len)
     q = q.view(bsz, num_heads, tgt_len, head_dim)
-    k = k.view(bsz, num_heads, src_len, head_dim)
-    v = v.view(bsz, num_heads, src_len, head_dim)
+    k = k.reshape(bsz, num_heads, src_len, head_dim)  # a static_k / static_v may not be viewable
+    v = v.reshape(bsz, num_heads, src_len, head_dim)
     out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
     out = F.linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, embed_dim)
     return (out if batched else out.squeeze(1)), None
+
+
+def _static(name: str, t: Tensor, heads: int, head_dim: int) -> Tensor:
+    """A ``static_k`` / ``static_v`` (N * H, S, E / H) that replaces the projected keys / values (Note [MHA
+    layout]: as torch, the projections are still computed, then dropped)."""
+    if t.shape[0] != heads:
+        raise AssertionError(f"expecting static_{name}.size(0) of {heads}, but got {t.shape[0]}")
+    if t.dim() != 3 or t.shape[2] != head_dim:
+        raise AssertionError(f"expecting static_{name}.size(2) of {head_dim}, but got "
+                             f"{t.shape[2] if t.dim() == 3 else list(t.shape)}")
+    return t
 
 
 def _pad_last(mask):

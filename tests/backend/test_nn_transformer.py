@@ -136,3 +136,57 @@ def test_non_tensor_inputs_are_named():
     with pytest.raises(TypeError, match="argument 'value' must be Tensor, not int"):
         nn.functional.multi_head_attention_forward(_x(L, N, E), _x(L, N, E), 3, E, H, None, None, None, None,
                                                    False, 0.0, m.out_proj.weight, None)
+
+
+def _mha_args(m):
+    return (E, H, m.in_proj_weight, m.in_proj_bias, m.bias_k, m.bias_v, m.add_zero_attn, 0.0, m.out_proj.weight,
+            m.out_proj.bias)
+
+
+def test_static_k_and_v_replace_the_projected_keys_and_values():
+    F = nn.functional
+    m = nn.MultiheadAttention(E, H)
+    q, k, v = _x(L, N, E, seed=2), _x(S, N, E, seed=3), _x(S, N, E, seed=4)
+    w_k, w_v = m.in_proj_weight[E:2 * E], m.in_proj_weight[2 * E:]
+    b_k, b_v = m.in_proj_bias[E:2 * E], m.in_proj_bias[2 * E:]
+    # the keys / values split into heads, as the function would make them: passing them as statics changes nothing
+    sk = F.linear(k, w_k, b_k).reshape(S, N * H, E // H).transpose(0, 1)
+    sv = F.linear(v, w_v, b_v).reshape(S, N * H, E // H).transpose(0, 1)
+    want, want_w = F.multi_head_attention_forward(q, k, v, *_mha_args(m))
+    got, got_w = F.multi_head_attention_forward(q, k, v, *_mha_args(m), static_k=sk, static_v=sv)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_w.detach().numpy(), want_w.detach().numpy(), rtol=1e-5, atol=1e-6)
+    fast, _ = F.multi_head_attention_forward(q, k, v, *_mha_args(m), static_k=sk.mT.mT, static_v=sv,
+                                             need_weights=False)  # the SDPA path, non-contiguous statics
+    np.testing.assert_allclose(fast.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+    # statics of another length S' = 4: the key padding mask then has S' columns
+    sk4, sv4 = _x(N * H, 4, E // H, seed=5).requires_grad_(), _x(N * H, 4, E // H, seed=6)
+    out, w = F.multi_head_attention_forward(q, k, v, *_mha_args(m), static_k=sk4, static_v=sv4,
+                                            key_padding_mask=st.tensor([[False, False, False, True]] * N))
+    assert out.shape == (L, N, E) and w.shape == (N, L, 4)
+    assert np.all(w.detach().numpy()[..., 3] == 0.0)
+    out.sum().backward()
+    assert sk4.grad is not None and sk4.grad.shape == sk4.shape
+    with pytest.raises(AssertionError, match="expecting static_k.size\\(0\\) of 6, but got 2"):
+        F.multi_head_attention_forward(q, k, v, *_mha_args(m), static_k=_x(2, S, E // H))
+    with pytest.raises(AssertionError, match="expecting static_v.size\\(2\\) of 4, but got 3"):
+        F.multi_head_attention_forward(q, k, v, *_mha_args(m), static_v=_x(N * H, S, 3))
+    biased = nn.MultiheadAttention(E, H, add_bias_kv=True)
+    with pytest.raises(AssertionError, match="bias cannot be added to static key."):
+        F.multi_head_attention_forward(q, k, v, *_mha_args(biased), static_k=sk)
+
+
+def test_static_k_and_v_match_torch():
+    torch = pytest.importorskip("torch")
+    tm, sm = torch.nn.MultiheadAttention(E, H), nn.MultiheadAttention(E, H)
+    _load(sm, tm)
+    rng = np.random.default_rng(7)
+    q, k, v = (rng.standard_normal(s).astype(np.float32) for s in [(L, N, E), (S, N, E), (S, N, E)])
+    sk, sv = (rng.standard_normal((N * H, 4, E // H)).astype(np.float32) for _ in range(2))
+    t_args = (E, H, tm.in_proj_weight, tm.in_proj_bias, None, None, False, 0.0, tm.out_proj.weight, tm.out_proj.bias)
+    t_out, t_w = torch.nn.functional.multi_head_attention_forward(
+        *(torch.tensor(a) for a in (q, k, v)), *t_args, static_k=torch.tensor(sk), static_v=torch.tensor(sv))
+    s_out, s_w = nn.functional.multi_head_attention_forward(
+        *(st.tensor(a) for a in (q, k, v)), *_mha_args(sm), static_k=st.tensor(sk), static_v=st.tensor(sv))
+    np.testing.assert_allclose(s_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(s_w.detach().numpy(), t_w.detach().numpy(), rtol=1e-5, atol=1e-6)
