@@ -257,8 +257,16 @@ def _bind_methods(methods: dict[str, OpOverloadPacket]) -> None:
         if any(name in klass.__dict__ for klass in Tensor.__mro__[:-1]):
             continue  # hand-written (e.g. to, size); the op stays reachable as strided.ops.aten.<name>
 
-        def method(self, *args, _packet=packet, **kwargs):
-            return _packet(self, *args, **kwargs)
+        # torch binds a method's ``self`` to the argument named self, wherever it is:
+        # ``x.polygamma(n)`` is ``polygamma(n, x)``
+        at = {next((i for i, a in enumerate(op.schema.arguments) if a.name == "self"), 0) for op in packet._ordered}
+        pos = min(at) if len(at) == 1 else 0
+        if pos:
+            def method(self, *args, _packet=packet, _at=pos, **kwargs):
+                return _packet(*args[:_at], self, *args[_at:], **kwargs)
+        else:
+            def method(self, *args, _packet=packet, **kwargs):
+                return _packet(self, *args, **kwargs)
 
         method.__name__ = method.__qualname__ = name
         method.__doc__ = packet.__doc__

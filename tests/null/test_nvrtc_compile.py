@@ -110,3 +110,51 @@ def test_reduction_templates_compile():
     with ThreadPoolExecutor(4) as ex:
         for case, cubin in ex.map(build, _reduction_sources()):
             assert cubin[:4] == b"\x7fELF", case[:2]
+
+
+def _gamma_cases():
+    """lgamma, digamma, trigamma, polygamma and mvlgamma's instantiations (and in place) with every
+    output dtype and an integer input: the float and double device functions, half types via float."""
+    from strided import dtypes as dt
+    from strided import factories as f
+    from strided.backends.cuda.elementwise import is_tensor_operand
+    from strided.backends.cuda.kernels import gamma_ops as gm
+    from strided.backends.cuda.kernels import pointwise_ops as pw
+
+    found = {}
+
+    def record(expr, out, args, computes, dense=True):
+        slots = tuple((1, a.dtype, c) if is_tensor_operand(a) else (2, None, c) for a, c in zip(args, computes))
+        found.setdefault((expr, out.dtype, slots), None)
+        return out
+
+    saved, pw.run, gm.run = pw.run, record, record
+    try:
+        for d in (dt.float32, dt.float64, dt.float16, dt.bfloat16, dt.int64):
+            x = f.ones(3, dtype=d)
+            pw.lgamma(x)
+            pw.digamma(x)
+            gm.mvlgamma(x, 3)
+            for n in (0, 1, 2):
+                gm.polygamma(n, x)
+                if d.is_floating_point:
+                    gm.polygamma_(x, n)
+    finally:
+        pw.run = gm.run = saved
+    return list(found)
+
+
+GAMMA_CASES = _gamma_cases()
+
+
+def test_gamma_cases_cover_every_expression():
+    assert {c[0] for c in GAMMA_CASES} == {"ew_lgamma(x0)", "ew_digamma(x0)", "ew_trigamma(x0)", "ew_polygamma(x0, x1)",
+                                           "ew_mvlgamma(x0, x1)"}
+    assert {c[1].name for c in GAMMA_CASES} == {"float32", "float64", "float16", "bfloat16"}
+
+
+@pytest.mark.parametrize("case", GAMMA_CASES, ids=lambda c: f"{c[0].split('(')[0]}-{c[1].name}-{c[2][0][1].name}")
+def test_gamma_function_templates_compile(case):
+    from strided.backends.cuda.elementwise import source_for
+
+    assert compiler._compile(source_for(*case), "elementwise", "sm_90", ())[:4] == b"\x7fELF"

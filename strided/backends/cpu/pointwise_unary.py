@@ -1,4 +1,5 @@
-"""CPU kernels for pointwise unary ops (erf, erfc and erfinv come from ``special_functions``)."""
+"""CPU kernels for pointwise unary ops (erf, erfc and erfinv come from ``special_functions``; lgamma,
+digamma, polygamma and mvlgamma from ``gamma_functions``)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import numpy as np
 from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ..meta import pointwise_unary as meta
+from . import gamma_functions as gamma
 from . import special_functions as special
-from .common import as_numpy, operand
+from .common import as_numpy, operand, store
 from .pointwise import apply_ufunc, quiet, scalar_operand, store_result
 
 __all__ = []
@@ -77,7 +79,14 @@ _FLOAT_FNS = {
     "sigmoid": _sigmoid, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "log2": np.log2,
     "log10": np.log10, "exp2": np.exp2, "erf": special.erf, "erfc": special.erfc, "erfinv": special.erfinv,
+    "lgamma": gamma.lgamma, "digamma": gamma.digamma,
 }
+
+
+def _evaluate_into(out, fn, *args):
+    """``fn(*args)`` (computed in float64) stored into ``out``; run under ``quiet``: results beyond the
+    range of ``out``'s dtype become inf without a warning, as in torch."""
+    return store(out, fn(*args))
 
 
 def _float_unary(name, fn):
@@ -88,7 +97,7 @@ def _float_unary(name, fn):
     else:
         def unary(self):
             out = meta.float_unary(self)
-            return store_result(out, quiet(fn, operand(self, out.dtype)))
+            return quiet(_evaluate_into, out, fn, operand(self, out.dtype))
 
     unary.__name__ = unary.__qualname__ = name
     return kernel("CPU")(unary)
@@ -96,6 +105,24 @@ def _float_unary(name, fn):
 
 for _name in meta.FLOAT_UNARY:
     globals()[_name] = _float_unary(_name, _FLOAT_FNS[_name])
+
+
+@kernel("CPU")
+def polygamma(n, self):
+    out = meta.polygamma(n, self)
+    return quiet(_evaluate_into, out, gamma.polygamma, n, operand(self, out.dtype))
+
+
+@kernel("CPU")
+def polygamma_(self, n):
+    meta.polygamma_(self, n)
+    return quiet(_evaluate_into, self, gamma.polygamma, n, operand(self, self.dtype))
+
+
+@kernel("CPU")
+def mvlgamma(self, p):
+    out = meta.mvlgamma(self, p)
+    return quiet(_evaluate_into, out, gamma.mvlgamma, operand(self, out.dtype), p)
 
 
 # ---------------------------------------------------------------------------- activations

@@ -4,7 +4,10 @@ Note [Unary int-to-float]
 Floating unary ops (exp, log, sqrt, sin, tanh, sigmoid ...) on integer or bool inputs return the
 default float dtype, as torch's ``promoteIntegerToFloat`` does; neg, abs, sign, relu, floor, ceil,
 round and trunc keep integer dtypes; isnan/isinf/isfinite return bool. Activations with no integer
-kernel in torch (gelu, silu, softplus) raise its AT_DISPATCH error instead.
+kernel in torch (gelu, silu, softplus) raise its AT_DISPATCH error instead. ``polygamma(n, self)``
+and ``mvlgamma(self, p)`` are floating unary ops of ``self`` with an int parameter; the in-place
+``polygamma_(self, n)`` is written out (autogen needs ``self`` first) with the autogen in-place checks
+(Note [Autogen]).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from ... import dtypes as dt
 from ...dispatch.library import kernel
 from .common import check, new_output_like
 from .pointwise import not_implemented
+from .reductions import type_name
 
 __all__ = ["float_unary_dtype", "float_unary", "predicate", "rounding", "FLOAT_UNARY", "GELU_APPROXIMATIONS"]
 
@@ -26,7 +30,7 @@ def float_unary_dtype(d: dt.dtype) -> dt.dtype:
 
 FLOAT_UNARY = ("exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tanh",
                "sigmoid", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
-               "erfinv", "log2", "log10", "exp2")
+               "erfinv", "log2", "log10", "exp2", "lgamma", "digamma")
 
 
 def float_unary(self):
@@ -36,6 +40,32 @@ def float_unary(self):
 
 for _name in FLOAT_UNARY:
     kernel("Meta", name=_name)(float_unary)
+
+
+@kernel("Meta")
+def polygamma(n, self):
+    check(n >= 0, "polygamma(n, x) does not support negative n.")
+    return float_unary(self)
+
+
+@kernel("Meta")
+def polygamma_(self, n):
+    """Validates the in-place form and returns ``self`` (every backend's kernel calls this first)."""
+    check(n >= 0, "polygamma(n, x) does not support negative n.")
+    d = float_unary_dtype(self.dtype)
+    check(dt.can_cast(d, self.dtype),
+          f"result type {type_name(d)} can't be cast to the desired output type {type_name(self.dtype)}")
+    check(0 in self._sizes or not any(st == 0 and size > 1 for size, st in zip(self._sizes, self._strides)),
+          "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+          "location. Please clone() the tensor before performing the operation.")
+    return self
+
+
+@kernel("Meta")
+def mvlgamma(self, p):
+    check(self.dtype is not dt.bool, "The input tensor may not be a boolean tensor.")
+    check(p >= 1, "p has to be greater than or equal to 1")
+    return float_unary(self)
 
 
 @kernel("Meta")

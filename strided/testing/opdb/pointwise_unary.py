@@ -21,6 +21,7 @@ from .pointwise_samples import (
 )
 
 _SPECIAL = (np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -1.5, 2.5)
+_GAMMA_SPECIAL = _SPECIAL + (1.0, 2.0, -1.0, -2.0, -2.5, 10.0)  # polygamma(4, .) of these fits float16
 _erf = np.frompyfunc(math.erf, 1, 1)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
@@ -35,6 +36,48 @@ def _erfinv_scalar(y: float) -> float:
 
 
 _erfinv_ref = np.frompyfunc(_erfinv_scalar, 1, 1)
+
+
+def _lgamma_scalar(x: float) -> float:
+    """math.lgamma, with torch's +inf at the poles (0, negative integers) and at +-inf."""
+    if math.isinf(x) or (x <= 0 and x.is_integer()):
+        return math.inf
+    return math.lgamma(x)
+
+
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798)
+
+
+def _polygamma_scalar(n: int, x: float) -> float:
+    """psi^(n)(x) with torch's values at poles and infinities; elsewhere shifted by recurrence to
+    ``y = x + N >= 30 + n`` and summed (math.fsum) with the asymptotic series in ``1 / y`` (an
+    algorithm independent of the backends')."""
+    sign = 1.0 if n % 2 else -1.0
+    if math.isnan(x):
+        return x
+    if x == math.inf:  # Cephes' zeta gives NaN at q = inf (torch)
+        return (math.inf, 0.0)[n] if n < 2 else math.nan
+    pole = x <= 0 and (math.isinf(x) or x.is_integer())  # -inf included
+    if n == 0 and pole:
+        return math.copysign(math.inf, -x) if x == 0 else math.nan
+    if n == 1 and pole:
+        return math.nan if x == -math.inf else math.inf
+    if pole:
+        return sign * math.inf
+    steps = max(0, math.ceil(30 + n - x))
+    y = x + steps
+    if n == 0:
+        terms = [math.log(y), -0.5 / y] + [-b / (2 * k * y ** (2 * k)) for k, b in enumerate(_BERNOULLI, 1)]
+        return math.fsum(terms + [-1 / (x + k) for k in range(steps)])
+    f = math.factorial
+    terms = [f(n - 1) / y**n, f(n) / (2 * y ** (n + 1))]
+    terms += [b * f(2 * k + n - 1) / (f(2 * k) * y ** (2 * k + n)) for k, b in enumerate(_BERNOULLI, 1)]
+    terms += [f(n) / (x + k) ** (n + 1) for k in range(steps)]
+    return sign * math.fsum(terms)
+
+
+def _polygamma_ref(n, a):
+    return np.vectorize(lambda v: _polygamma_scalar(n, float(v)), otypes=[np.float64])(np.asarray(a, np.float64))
 
 
 def _as_f64(fn):
@@ -153,11 +196,75 @@ _FLOAT_UNARY = {
     "atanh": (np.arctanh, {"low": -0.95, "high": 0.95}), "erf": (_as_f64(_erf), {}), "erfc": (_as_f64(_erfc), {}),
     "erfinv": (_as_f64(_erfinv_ref), {"low": -0.95, "high": 0.95}), "log2": (np.log2, {"low": 0.1}),
     "log10": (np.log10, {"low": 0.1}), "exp2": (np.exp2, {}),
+    "lgamma": (_as_f64(np.frompyfunc(_lgamma_scalar, 1, 1)), {"special": _GAMMA_SPECIAL + (1e-3,)}),
+    "digamma": (lambda a: _polygamma_ref(0, a), {"special": _GAMMA_SPECIAL + (1e-3,)}),
 }
 FLOAT_UNARY_OPS = {
     name: OpInfo(name, _samples(**ranges), ref=_f64(fn), dtypes=ALL_DTYPES, tolerances=FLOAT_RESULT_TOL)
     for name, (fn, ranges) in _FLOAT_UNARY.items()
 }
+
+
+
+def _polygamma_samples(dtype, rng):
+    """polygamma(n, x) for n = 0 .. 4: x in [0.5, 9] (float16 holds every value there), plus the
+    special values (negatives, poles, infinities) for floating dtypes."""
+    for n in range(5):
+        for s in _samples(low=0.5, high=9, special=_GAMMA_SPECIAL)(dtype, rng):
+            yield SampleInput((n, *s.args), {}, f"n={n} {s.name}")
+
+
+def _polygamma_errors(rng):
+    x = make_arg((3,), dt.float32, rng=rng)
+    yield error((-1, x), RuntimeError, "polygamma(n, x) does not support negative n.")
+
+
+def _polygamma_inplace(self, n):
+    """``self.polygamma_(n)`` on a copy of ``self`` with its strides (inplace_variant's call, self first)."""
+    from ...factories import empty_strided
+
+    return empty_strided(self.shape, self.stride(), dtype=self.dtype, device=self.device).copy_(self).polygamma_(n)
+
+
+def _polygamma_inplace_samples(dtype, rng):
+    for s in _polygamma_samples(dtype, rng):
+        yield SampleInput((s.args[1], s.args[0]), {}, s.name)
+
+
+def _polygamma_inplace_errors(rng):
+    yield error((make_arg((3,), dt.float32, rng=rng), -1), RuntimeError,
+                "polygamma(n, x) does not support negative n.")
+    yield error((make_arg((3,), dt.int64, rng=rng), 1), RuntimeError,
+                "result type Float can't be cast to the desired output type Long")
+
+
+polygamma = OpInfo("polygamma", _polygamma_samples, ref=quiet_ref(_polygamma_ref), dtypes=ALL_DTYPES,
+                   tolerances=FLOAT_RESULT_TOL, errors=_polygamma_errors)
+polygamma_ = OpInfo("polygamma_", _polygamma_inplace_samples, ref=quiet_ref(lambda x, n: _polygamma_ref(n, x)),
+                    op=_polygamma_inplace, dtypes=FLOATING, errors=_polygamma_inplace_errors)
+
+
+
+def _mvlgamma_ref(x, p):
+    shifts = [_lgamma_scalar(float(v) - j / 2) for v in np.asarray(x, np.float64).reshape(-1) for j in range(p)]
+    sums = np.array([math.fsum(shifts[i:i + p]) for i in range(0, len(shifts), p)])
+    return sums.reshape(np.shape(x)) + p * (p - 1) / 4 * math.log(math.pi)
+
+
+def _mvlgamma_samples(dtype, rng):
+    """mvlgamma(x, p) for p = 1, 2, 3, 5 with x in [(p - 1) / 2 + 0.1, 9] (and the special values)."""
+    for p in (1, 2, 3, 5):
+        for s in _samples(low=(p - 1) / 2 + 0.1, high=9, special=_GAMMA_SPECIAL)(dtype, rng):
+            yield SampleInput((*s.args, p), {}, f"p={p} {s.name}")
+
+
+def _mvlgamma_errors(rng):
+    yield error((make_arg((3,), dt.bool, rng=rng), 2), RuntimeError, "The input tensor may not be a boolean tensor.")
+    yield error((make_arg((3,), dt.float32, rng=rng), 0), RuntimeError, "p has to be greater than or equal to 1")
+
+
+mvlgamma = OpInfo("mvlgamma", _mvlgamma_samples, ref=quiet_ref(_mvlgamma_ref), dtypes=NO_BOOL,
+                  tolerances=FLOAT_RESULT_TOL, errors=_mvlgamma_errors)
 
 gelu = OpInfo("gelu", _gelu_samples, ref=_f64(_gelu_ref), dtypes=FLOATING, errors=_gelu_errors)
 gelu_backward = OpInfo("gelu_backward", _gelu_backward_samples,
@@ -183,11 +290,12 @@ PREDICATES = [
 ]
 
 OPS: list = [
-    neg, abs_, sign, relu, *FLOAT_UNARY_OPS.values(), gelu, gelu_backward, silu, softplus, *ROUNDING_OPS.values(),
-    *PREDICATES,
+    neg, abs_, sign, relu, *FLOAT_UNARY_OPS.values(), polygamma, polygamma_, mvlgamma, gelu, gelu_backward, silu,
+    softplus,
+    *ROUNDING_OPS.values(), *PREDICATES,
     inplace_variant(neg, "neg_", "neg_"), inplace_variant(abs_, "abs_", "abs_"),
-    inplace_variant(relu, "relu_", "relu_"),
+    inplace_variant(relu, "relu_", "relu_"), inplace_variant(mvlgamma, "mvlgamma_", "mvlgamma_", dtypes=FLOATING),
     *(inplace_variant(FLOAT_UNARY_OPS[name], f"{name}_", f"{name}_", dtypes=FLOATING)
       for name in ("exp", "log", "sqrt", "tanh", "sigmoid", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
-                   "acosh", "atanh", "erf", "erfc", "erfinv", "log2", "log10", "exp2")),
+                   "acosh", "atanh", "erf", "erfc", "erfinv", "log2", "log10", "exp2", "lgamma", "digamma")),
 ]

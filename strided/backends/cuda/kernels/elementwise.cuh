@@ -35,6 +35,7 @@ EW_F1(ew_erfinv, erfinvf, erfinv)
 EW_F1(ew_log2, log2f, log2)
 EW_F1(ew_log10, log10f, log10)
 EW_F1(ew_exp2, exp2f, exp2)
+EW_F1(ew_lgamma, lgammaf, lgamma)
 #undef EW_F1
 
 __device__ __forceinline__ float ew_pow(float a, float b) { return powf(a, b); }
@@ -186,4 +187,135 @@ template <class T> __device__ __forceinline__ T ew_gelu_tanh_bwd(T g, T x) {
 template <class T> __device__ __forceinline__ T ew_softplus(T x, T beta, T threshold) {
   T z = x * beta;
   return z > threshold ? x : ew_log1p(ew_exp(z)) / beta;
+}
+
+// ---------------------------------------------------------------------------- gamma family
+// digamma, trigamma and polygamma: the CPU backend's algorithms (Note [digamma and polygamma] in
+// strided/backends/cpu/gamma_functions.py). digamma is torch's calc_digamma; trigamma shifts to
+// x >= 10 and keeps eight series terms; polygamma(n >= 2) is (-1)^(n+1) n! zeta(n + 1, x) with
+// Cephes' Hurwitz zeta, computed in double for every dtype (in float, zeta(n + 1, x) underflows
+// for large n long before the result does).
+__device__ __forceinline__ float ew_inf(float) { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ double ew_inf(double) { return __longlong_as_double(0x7ff0000000000000LL); }
+__device__ __forceinline__ float ew_qnan(float) { return __int_as_float(0x7fc00000); }
+__device__ __forceinline__ double ew_qnan(double) { return __longlong_as_double(0x7ff8000000000000LL); }
+
+template <class T> __device__ T ew_digamma_t(T x) {
+  if (x == T(0)) return copysign(ew_inf(x), -x);  // +-0 -> -+inf
+  T result = T(0);
+  if (x < T(0)) {
+    if (x == ew_trunc(x)) return ew_qnan(x);  // negative integers and -inf
+    const double r = static_cast<double>(x) - rint(static_cast<double>(x));  // exact; tan(pi r) is accurate
+    result = static_cast<T>(-3.14159265358979323846 / tan(3.14159265358979323846 * r));
+    x = T(1) - x;
+  }
+  while (x < T(10)) {
+    result -= T(1) / x;
+    x += T(1);
+  }
+  if (x == T(10)) return result + T(2.25175258906672110764);  // psi(10)
+  T tail = T(0);
+  if (x < T(1.0e17)) {
+    const T z = T(1) / (x * x);  // sum_k B_2k / (2k) z^k, k = 7 .. 1
+    T p = T(1.0 / 12);
+    p = p * z + T(-691.0 / 32760);
+    p = p * z + T(1.0 / 132);
+    p = p * z + T(-1.0 / 240);
+    p = p * z + T(1.0 / 252);
+    p = p * z + T(-1.0 / 120);
+    p = p * z + T(1.0 / 12);
+    tail = z * p;
+  }
+  return result + ew_log(x) - T(0.5) / x - tail;
+}
+
+template <class T> __device__ T ew_trigamma_t(T x) {
+  T head = T(0);
+  const bool reflect = x < T(0);
+  if (reflect) {  // psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x); sin of the exact remainder: poles are inf
+    const T s = ew_sin(T(3.14159265358979323846) * (x - ew_rint(x)));
+    head = T(9.86960440108935861883) / (s * s);
+    x = T(1) - x;
+  }
+  T acc = T(0);
+  while (x < T(10)) {
+    acc += T(1) / (x * x);
+    x += T(1);
+  }
+  const T w = T(1) / x, w2 = w * w;  // 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1), k = 1 .. 8
+  T p = T(-3617.0 / 510);
+  p = p * w2 + T(7.0 / 6);
+  p = p * w2 + T(-691.0 / 2730);
+  p = p * w2 + T(5.0 / 66);
+  p = p * w2 + T(-1.0 / 30);
+  p = p * w2 + T(1.0 / 42);
+  p = p * w2 + T(-1.0 / 30);
+  p = p * w2 + T(1.0 / 6);
+  const T psi1 = acc + (w + T(0.5) * w2 + w * w2 * p);
+  return reflect ? head - psi1 : psi1;
+}
+
+__device__ __forceinline__ float ew_digamma(float x) { return ew_digamma_t(x); }
+__device__ __forceinline__ double ew_digamma(double x) { return ew_digamma_t(x); }
+__device__ __forceinline__ float ew_trigamma(float x) { return ew_trigamma_t(x); }
+__device__ __forceinline__ double ew_trigamma(double x) { return ew_trigamma_t(x); }
+
+// Cephes' Hurwitz zeta sum_k (q + k)^-x (torch's zeta in ATen/native/Math.h).
+__device__ double ew_zeta(double x, double q) {
+  const double machep = 1.11022302462515654042e-16;
+  const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                        7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                        -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
+  if (x == 1.0) return ew_inf(x);
+  if (x < 1.0) return ew_qnan(x);
+  if (q <= 0.0) {
+    if (q == floor(q)) return ew_inf(x);
+    if (x != floor(x)) return ew_qnan(x);
+  }
+  double s = pow(q, -x), a = q, b = 0.0;
+  int i = 0;
+  while (i < 9 || a <= 9.0) {
+    i += 1;
+    a += 1.0;
+    b = pow(a, -x);
+    s += b;
+    if (-machep * s < b && b < machep * s) return s;
+  }
+  const double w = a;
+  s += b * w / (x - 1.0);
+  s -= 0.5 * b;
+  double f = 1.0, k = 0.0;
+#pragma unroll
+  for (int j = 0; j < 12; ++j) {
+    f *= x + k;
+    b /= w;
+    const double t = f * b / A[j];
+    s = s + t;
+    if (fabs(t / s) < machep) return s;
+    k += 1.0;
+    f *= x + k;
+    b /= w;
+    k += 1.0;
+  }
+  return s;
+}
+
+__device__ __forceinline__ double ew_polygamma(double x, long long n) {
+  if (n == 0) return ew_digamma(x);
+  if (n == 1) return ew_trigamma(x);
+  double fact = 1.0;  // n!, exact up to 22!, inf past 170!
+  for (long long k = 2; k <= n && k <= 171; ++k) fact *= static_cast<double>(k);
+  return ((n & 1) ? 1.0 : -1.0) * fact * ew_zeta(static_cast<double>(n + 1), x);
+}
+__device__ __forceinline__ float ew_polygamma(float x, long long n) {
+  if (n == 0) return ew_digamma(x);
+  if (n == 1) return ew_trigamma(x);
+  return static_cast<float>(ew_polygamma(static_cast<double>(x), n));
+}
+
+// mvlgamma: sum_j lgamma(x - j / 2), j < p, + p (p - 1) / 4 log(pi) (torch's mvlgamma, in opmath).
+template <class T> __device__ T ew_mvlgamma(T x, long long p) {
+  T s = T(0);
+  for (long long j = 0; j < p; ++j) s += ew_lgamma(x - T(0.5) * static_cast<T>(j));
+  return s + static_cast<T>(0.28618247146235004 * static_cast<double>(p) * static_cast<double>(p - 1));
 }

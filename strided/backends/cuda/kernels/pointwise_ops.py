@@ -262,7 +262,8 @@ _FLOAT_EXPRS = {
     "sqrt": "ew_sqrt(x0)", "rsqrt": "C0(1) / ew_sqrt(x0)", "reciprocal": "C0(1) / x0", "sin": "ew_sin(x0)",
     "cos": "ew_cos(x0)", "tanh": "ew_tanh(x0)", "sigmoid": "ew_sigmoid(x0)",
     **{name: f"ew_{name}(x0)" for name in ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
-                                           "erf", "erfc", "erfinv", "log2", "log10", "exp2")},
+                                           "erf", "erfc", "erfinv", "log2", "log10", "exp2", "lgamma",
+                                           "digamma")},
 }
 
 
@@ -404,3 +405,6 @@ def instantiations(dtypes=dt.all_dtypes) -> list:
     from .pointwise_instantiations import instantiations as find
 
     return find(dtypes)
+
+
+from . import gamma_ops  # noqa: E402, F401 - polygamma, mvlgamma (int-parameter unary ops)
