@@ -9,10 +9,8 @@ names the pair to register to break the tie. The result is memoized per concrete
 registration). With no match: NotImplementedError. This is torch's ``_dispatch_kl``.
 
 Note [KL without lgamma]
-torch's pairs that need ``lgamma`` / ``digamma`` (Gumbel-Gumbel, and those of Gamma, Beta, Dirichlet,
-Poisson, Binomial, ...) are not registered here. ``kl_divergence(Gumbel, Gumbel)`` therefore takes the
-``(TransformedDistribution, TransformedDistribution)`` rule: 0 for equal parameters, NotImplementedError
-otherwise.
+torch's pairs of the families strided does not have yet (Gamma, Beta, Dirichlet, Poisson, Binomial, ...)
+are not registered here; Gumbel-Gumbel is (it needs ``lgamma``, an op now).
 
 Note [Infinite KL by masking]
 Where torch writes ``t[mask] = inf`` into the result (support of p not inside that of q), the same is
@@ -275,6 +273,17 @@ def _kl_exponential_normal(p, q):
     t3 = q.loc / p.rate
     t4 = q.loc.pow(2) * 0.5
     return t1 - 1 + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * _euler_gamma
+    t3 = (ct2 + (1 + ct1).lgamma() - ct3).exp()
+    return t1 + t2 + t3 - (1 + _euler_gamma)
 
 
 @register_kl(Gumbel, Exponential)
