@@ -136,6 +136,8 @@ class _Logit(Function):
 
 def logit(input: Tensor, eps: float | None = None, *, out=None) -> Tensor:  # noqa: A002
     """``log(x / (1 - x))``, with ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given (and >= 0)."""
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
+        raise TypeError(f"special_logit(): argument 'eps' must be float, not {type(eps).__name__}")
     x, d = _opmath(input)
     result = _Logit.apply(x, eps if eps is not None and eps >= 0 else None).to(d)
     return _out("logit", result, out, (input,))

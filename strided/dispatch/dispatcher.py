@@ -74,7 +74,7 @@ class OpOverload:
     __slots__ = (
         "schema", "namespace", "name", "overload_name", "location", "_dispatch_names", "_kernels",
         "_cache", "_tensor_args", "_device_arg", "__name__", "__qualname__", "packet", "device_check",
-        "_mutated", "_mutated_lists", "_lead", "_factory_device",
+        "_mutated", "_mutated_lists", "_lead", "_factory_device", "_required_tensor",
     )
 
     def __init__(self, schema, namespace: str = "aten", location: str = "", dispatch_names=None,
@@ -99,6 +99,11 @@ class OpOverload:
                 device_arg = (i, arg.name)
         self._tensor_args = tuple(tensor_args)
         self._device_arg = device_arg
+        # the first plain ``Tensor`` argument: a call whose only tensor-typed values are neither tensors nor
+        # numbers is refused naming it (Note [Non-tensor arguments])
+        self._required_tensor = next(((i, arg.name) for i, arg in enumerate(schema.arguments)
+                                      if arg.type.base == "Tensor" and not arg.type.is_list
+                                      and not arg.type.optional), None)
         # Note [Keyset fast path]: 1, 2 or 3 when the Tensor arguments are exactly the first one to
         # three positional arguments (no lists, no Device argument), else 0
         positions = tuple(i for i, _, _ in tensor_args)
@@ -218,12 +223,27 @@ class OpOverload:
             explicit = args[i] if i < nargs else kwargs.get(name)
             if explicit is not None:
                 dev = device(explicit)
+        if dev is None and self._required_tensor is not None:
+            self._check_required_tensor(args, kwargs)
         key = BACKEND_KEYS[dev.type] if dev is not None else DispatchKey.CPU
         if grad and grad_mode.enabled:
             key |= AUTOGRAD_BIT
         if autocast_state.active and autocast_state.tls.mask >> (key & 0xF) & 1:
             key |= AUTOCAST_BIT  # Note [Autocast state]
         return key
+
+    # Note [Non-tensor arguments]
+    # A kernel reads ``.dtype`` / ``.shape`` of its Tensor arguments, so ``strided.exp("a")`` would fail
+    # deep inside with an AttributeError. When no argument is a tensor (only then: this is the slow
+    # path of ``_keyset``, never the hot one), the first plain Tensor argument must be a tensor; anything
+    # else gets torch's binding error (torch's Python binding calls ``self`` ``input``).
+    def _check_required_tensor(self, args, kwargs) -> None:
+        i, name = self._required_tensor
+        value = args[i] if i < len(args) else kwargs.get(name)
+        if value is not None and not isinstance(value, _Tensor):
+            shown = "input" if name == "self" else name
+            raise TypeError(f"{self.__name__.split('.')[0]}(): argument '{shown}' (position {i + 1}) must be "
+                            f"Tensor, not {type(value).__name__}")
 
     # ------------------------------------------------------------------ kernels
     def kernel(self, key: DispatchKey):

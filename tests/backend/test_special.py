@@ -320,3 +320,8 @@ def test_values_and_gradients_match_torch(device):
         np.testing.assert_allclose(fn(st.tensor(a, device=device), st.tensor(b, device=device)).cpu().numpy(),
                                    getattr(torch.special, name)(torch.tensor(a), torch.tensor(b)).numpy(),
                                    rtol=1e-14, err_msg=name)
+
+
+def test_logit_eps_must_be_a_number():
+    with pytest.raises(TypeError, match="special_logit\\(\\): argument 'eps' must be float, not str"):
+        st.special.logit(st.ones(2), eps="a")

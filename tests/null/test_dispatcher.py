@@ -196,3 +196,14 @@ def test_overload_choice_follows_keyword_and_element_types():
         assert h(x, others=[x]).item() == 4.0
     with pytest.raises(TypeError, match="received an invalid combination of arguments"):
         h(x, [[0]])
+
+
+def test_a_non_tensor_where_a_tensor_is_required_gets_torchs_binding_error():
+    # Note [Non-tensor arguments]: not an AttributeError from inside a kernel
+    import strided as st
+
+    for fn, value in ((st.exp, "a"), (st.lgamma, [1.0]), (st.exp, 2.0)):
+        with pytest.raises(TypeError, match=rf"\(\): argument 'input' \(position 1\) must be Tensor, not "
+                                            rf"{type(value).__name__}"):
+            fn(value)
+    assert st.exp(st.zeros(2)).tolist() == [1.0, 1.0]
