@@ -1,7 +1,8 @@
 """strided.linalg against torch.linalg, side by side in one process on one GPU.
 
-strided composes its factorizations from its own ops (blocked Cholesky / LU, Householder QR, parallel
-Jacobi for eigh and SVD: Notes in strided/linalg/); torch calls cuSOLVER / MAGMA. Each row times one call
+strided runs its own CUDA kernels for the factorizations (blocked Cholesky / LU / triangular solve, Householder
+QR, parallel Jacobi for eigh and SVD: Note [Linear-algebra kernels] and backends/cuda/kernels/linalg_*); torch
+calls cuSOLVER / MAGMA. Each row times one call
 (median over repeats of CUDA-event time, host overhead and the syncs of the plain forms included) and
 reports the largest difference from torch's result, measured on a quantity both define uniquely
 (reconstruction error for the decompositions whose factors are unique only up to signs).
@@ -72,11 +73,16 @@ def _cases(scale: int):
         (f"cholesky batch 256x{b}x{b}", spd, (256, b, b), lambda L, a: L.linalg.cholesky(a), None),
         (f"solve {n}x{n}, 16 rhs", gen, (n, n), lambda L, a: L.linalg.solve(a, a[:, :16]), None),
         (f"inv {n}x{n}", gen, (n, n), lambda L, a: L.linalg.inv(a), None),
+        (f"lu_factor {n}x{n}", gen, (n, n), lambda L, a: L.linalg.lu_factor(a)[0], None),
+        (f"solve batch 256x{b}x{b}", gen, (256, b, b), lambda L, a: L.linalg.solve(a, a[..., :1]), None),
         (f"slogdet batch 256x{b}x{b}", gen, (256, b, b), lambda L, a: L.linalg.slogdet(a)[1], None),
         (f"qr {n}x{n // 2}", gen, (n, n // 2), lambda L, a: L.linalg.qr(a), recon_qr),
         (f"eigh {n // 4}x{n // 4}", spd, (n // 4, n // 4), lambda L, a: L.linalg.eigh(a), recon_eigh),
         (f"eigh batch 64x{b // 2}x{b // 2}", spd, (64, b // 2, b // 2), lambda L, a: L.linalg.eigh(a), recon_eigh),
+        (f"eigh {n // 2}x{n // 2}", spd, (n // 2, n // 2), lambda L, a: L.linalg.eigh(a), recon_eigh),
         (f"svd {n // 2}x{n // 4}", gen, (n // 2, n // 4), lambda L, a: L.linalg.svd(a, full_matrices=False), recon_svd),
+        (f"svd batch 64x{b // 2}x{b // 2}", gen, (64, b // 2, b // 2),
+         lambda L, a: L.linalg.svd(a, full_matrices=False), recon_svd),
         (f"matrix_exp {n // 8}x{n // 8}", gen, (n // 8, n // 8), lambda L, a: L.linalg.matrix_exp(a * 0.1), None),
     ]
 
@@ -127,7 +133,7 @@ def main() -> int:
     if args.append and not args.smoke:
         text = (f"\n## {date.today()} — bench_linalg: strided.linalg against torch.linalg\n\n{head}. ms = median "
                 "of CUDA-event times per call (host overhead and the plain forms' error-check syncs included). "
-                "strided composes the factorizations from its own ops; torch calls cuSOLVER / MAGMA.\n\n"
+                "strided runs its own CUDA factorization kernels; torch calls cuSOLVER / MAGMA.\n\n"
                 + "\n".join(lines) + "\n")
         with open(args.results, "a") as f:
             f.write(text)

@@ -1,4 +1,9 @@
-"""``strided.linalg``: torch.linalg, composed from strided's own ops so it runs on every backend.
+"""``strided.linalg``: torch.linalg on every backend.
+
+The factorizations are ops of their own (Note [Linear-algebra kernels] in ops/composite/linalg_solvers.py):
+LAPACK through NumPy on the CPU where NumPy exposes the routine (Note [LAPACK on the CPU]), fused kernels on
+CUDA, and a composition of strided's ops everywhere else (Meta). Everything around them -- argument checks,
+sorting, scaling, the gradients -- is composed of ops here.
 
 One module per family: ``norms`` (vector / matrix norms, cross, vecdot), ``triangular`` (triangular
 solves, Cholesky), ``lu`` (LU with partial pivoting, solve, inv, det), ``qr`` (Householder QR, lstsq),

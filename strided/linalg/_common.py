@@ -12,12 +12,10 @@ batch element). Meta tensors have no values and are never read.
 
 from __future__ import annotations
 
-import math
-
 from .. import dtypes as _dt
-from ..backends.meta.common import broadcast_shapes
 from ..backends.meta.reductions import type_name
 from ..ops import bound as ops
+from ..ops.composite.linalg_solvers import batch_of, first_failure, numel  # noqa: F401 - shared here
 from ..tensor import Tensor
 
 __all__ = ["LinAlgError"]
@@ -74,26 +72,10 @@ def solver_shapes(op: str, A: Tensor, B: Tensor, left: bool) -> None:
                            f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
 
 
-def batch_of(*tensors) -> tuple:
-    """The broadcast of the batch dims (all but the last two) of matrices."""
-    return broadcast_shapes(*(tuple(t.shape[:-2]) for t in tensors))
-
-
 def eps(dtype) -> float:
     """``std::numeric_limits<T>::epsilon()`` of a floating dtype."""
     return {"float64": 2.220446049250313e-16, "float16": 0.0009765625, "bfloat16": 0.0078125}.get(
         dtype.name, 1.1920928955078125e-07)
-
-
-def first_failure(bad: Tensor) -> Tensor:
-    """int32 ``(*,)``: the 1-based position of the first True along the last dim of ``bad``, 0 where there is
-    none (LAPACK's ``info``). Device-side: a masked min over positions, no ties to break."""
-    n = bad.shape[-1]
-    if n == 0:
-        return ops.zeros(tuple(bad.shape[:-1]), dtype=_dt.int32, device=bad.device)
-    pos = ops.arange(1, n + 1, dtype=_dt.int64, device=bad.device)
-    first = ops.amin(ops.where(bad, pos, n + 1), [-1])
-    return ops.where(first > n, 0, first).to(_dt.int32)
 
 
 def check_errors(info: Tensor, api: str, is_matrix: bool) -> None:
@@ -117,10 +99,6 @@ def check_errors(info: Tensor, api: str, is_matrix: bool) -> None:
     raise RuntimeError(f"{api}{where}: U[{value},{value}] is zero and using it on lu_solve would result in a division "
                        "by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) "
                        "or linalg.lu_factor_ex(A, pivot)")
-
-
-def numel(shape) -> int:
-    return math.prod(int(s) for s in shape)
 
 
 # -- shared by the decompositions (qr.py, eigh.py, svd.py) ---------------------------------------------

@@ -1,5 +1,5 @@
 """The differentiable factorizations and solves of strided.linalg: one ``autograd.Function`` each, whose
-forward is a kernel of ``_solve_kernels.py`` and whose backward is torch's formula
+forward is a kernel op of ``ops/composite/linalg_solvers.py`` and whose backward is torch's formula
 (torch/csrc/autograd/FunctionsManual.cpp), written with ops so it runs on every backend.
 
 Note [Solver gradients]
@@ -30,8 +30,8 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..ops import bound as ops
+from ..ops.composite import linalg_solvers as K
 from ..tensor import Tensor
-from . import _solve_kernels as K
 from ._common import eps
 
 __all__ = ["solve_triangular_fn", "cholesky_fn", "lu_factor_fn", "solve_fn", "inv_fn", "det_fn", "slogdet_fn"]
@@ -78,7 +78,7 @@ def _tri(A, B, upper, unit):
 class _Cholesky(Function):
     @staticmethod
     def forward(ctx, A, upper):
-        L, info = K.cholesky_lower(A.mT if upper else A)
+        L, info = ops._linalg_cholesky_lower(A.mT if upper else A)
         out = L.mT.contiguous() if upper else L
         ctx.upper = upper
         ctx.save_for_backward(out)
@@ -139,7 +139,7 @@ def unpack(LU: Tensor) -> tuple:
 class _LUFactor(Function):
     @staticmethod
     def forward(ctx, A, pivot):
-        LU, pivots, perm, info = K.lu_factor_core(A, pivot)
+        LU, pivots, perm, info = ops._linalg_lu_factor(A, pivot)
         ctx.pivot = pivot
         ctx.perm = perm
         ctx.save_for_backward(LU)
@@ -162,7 +162,7 @@ def lu_factor_fn(A: Tensor, pivot: bool) -> tuple:
 class _Solve(Function):
     @staticmethod
     def forward(ctx, A, B, left):
-        LU, _, perm, info = K.lu_factor_core(A, True)
+        LU, _, perm, info = ops._linalg_lu_factor(A, True)
         X = K.lu_solve_perm(LU, perm, B, left, False)
         ctx.LU, ctx.perm, ctx.left = LU, perm, left
         ctx.save_for_backward(X)
@@ -187,7 +187,7 @@ def solve_fn(A: Tensor, B: Tensor, left: bool) -> tuple:
 class _Inv(Function):
     @staticmethod
     def forward(ctx, A):
-        LU, _, perm, info = K.lu_factor_core(A, True)
+        LU, _, perm, info = ops._linalg_lu_factor(A, True)
         n = A.shape[-1]
         X = K.lu_solve_perm(LU, perm, _eye_like(A, n).expand(A.shape), True, False)
         ctx.save_for_backward(X)
@@ -206,7 +206,7 @@ def inv_fn(A: Tensor) -> tuple:
 
 def _det_parts(A: Tensor) -> tuple:
     """(LU, perm, permutation sign (*,), U's diagonal) of A."""
-    LU, pivots, perm, _ = K.lu_factor_core(A, True)
+    LU, pivots, perm, _ = ops._linalg_lu_factor(A, True)
     n = A.shape[-1]
     steps = ops.arange(1, n + 1, dtype=_dt.int32, device=A.device)
     swaps = ops.sum((pivots != steps).to(_dt.int64), [-1])

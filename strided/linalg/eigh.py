@@ -1,16 +1,16 @@
-"""Symmetric eigendecomposition (eigh, eigvalsh) by parallel cyclic Jacobi (``_jacobi.py``), composed of
-ops, with torch's gradient.
+"""Symmetric eigendecomposition (eigh, eigvalsh) through the op ``_linalg_symmetric_jacobi`` (LAPACK's syevd on the
+CPU, parallel cyclic Jacobi elsewhere: fused on CUDA, composed of ops on Meta), with torch's gradient.
 
 Note [eigh on the device]
-The triangle named by UPLO is mirrored into a symmetric matrix (the other triangle is never read, as
-LAPACK's syevd), diagonalized by the round-robin Jacobi of ``_jacobi.py`` (Notes [Parallel Jacobi
-ordering], [Jacobi convergence check]: one host read per sweep), and the eigenvalues are sorted ascending
-with the eigenvectors gathered to match. The matrix is divided by its largest |entry| first (the
-eigenvalues are scaled back), so that no square of an entry over- or underflows, as LAPACK scales.
-Eigenvector signs are whatever the rotations produce (LAPACK's differ; both are valid). A matrix with a
-NaN or inf in the triangle read gives all-NaN eigenvalues and eigenvectors, as torch's CPU eigh does (no
-error): the Jacobi loop stops at once, since NaN fails the convergence comparison, and a ``where`` masks
-those matrices.
+The triangle named by UPLO is mirrored into a symmetric matrix (the other triangle is never read, as LAPACK's
+syevd), diagonalized by ``_linalg_symmetric_jacobi`` (off the CPU the round-robin Jacobi of
+ops/composite/linalg_jacobi.py, Notes [Parallel Jacobi ordering], [Jacobi convergence check]), and the
+eigenvalues are sorted ascending with the eigenvectors gathered to match. The matrix is divided by its largest
+|entry| first (the eigenvalues are scaled back), so that no square of an entry over- or underflows, as LAPACK
+scales. Eigenvector signs are LAPACK's on the CPU and whatever the rotations produce elsewhere (both are
+valid). A matrix with a NaN or inf in the triangle read gives all-NaN eigenvalues and eigenvectors, as torch's
+CPU eigh does (no error): the Jacobi loop stops at once, since NaN fails the convergence comparison, and a
+``where`` masks those matrices.
 
 Note [eigh gradient]
 torch's ``linalg_eig_backward`` for the Hermitian case (FunctionsManual.cpp): with E_ij = w_j - w_i (1 on
@@ -30,7 +30,6 @@ from ..ops import bound as ops
 from ..return_types import structseq
 from ..tensor import Tensor
 from ._common import all_finite, arg_tensor, check_matrix, diag_embed, max_abs
-from ._jacobi import symmetric_jacobi
 
 __all__ = ["eigh", "eigvalsh"]
 
@@ -60,7 +59,7 @@ def eigh_kernel(A: Tensor, upper: bool = False):
         w = S.diagonal(0, -2, -1).clone()
         return w, ops.ones((*batch, n, n), dtype=A.dtype, device=A.device) if n else S.clone()
     scale = max_abs(S)
-    w, V = symmetric_jacobi(S / scale)
+    w, V = ops._linalg_symmetric_jacobi(S / scale)
     w = w * scale[..., 0]
     w, order = ops.sort(w, -1)
     V = V.gather(-1, order.unsqueeze(-2).expand(V.shape))

@@ -10,10 +10,10 @@ import warnings
 from .. import dtypes as _dt
 from ..factories import eye as _eye
 from ..ops import bound as _ops
+from ..ops.composite.linalg_solvers import perm_from_pivots
 from ..return_types import structseq
 from ..tensor import Tensor
 from ._common import arg_tensor, floating, square, type_name
-from ._solve_kernels import perm_from_pivots
 from .derived import matrix_exp as _matrix_exp
 from .lu import det as _det
 from .lu import inv as _inv

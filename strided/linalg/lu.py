@@ -1,6 +1,6 @@
 """LU with partial pivoting and what builds on it: lu_factor(_ex), lu, lu_solve, solve(_ex), inv(_ex), det,
 slogdet and matrix_power, with torch's signatures, results, errors and gradients. The factorization is
-Note [Recursive LU] (``_solve_kernels.py``), the gradients Note [Solver gradients] (``_solve_grad.py``).
+Note [Recursive LU] (``ops/composite/linalg_solvers.py``), the gradients Note [Solver gradients] (``_solve_grad.py``).
 
 Note [LU without pivoting]
 torch's CPU backend (LAPACK) has no LU without pivoting and raises; CUDA (MAGMA / cuSOLVER) has one.
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..ops import bound as ops
+from ..ops.composite.linalg_solvers import lu_solve_perm, perm_from_pivots
 from ..return_types import structseq
 from ..tensor import Tensor
 from . import _solve_grad as G
@@ -32,7 +33,6 @@ from ._common import (
     solver_shapes,
     square,
 )
-from ._solve_kernels import lu_solve_perm, perm_from_pivots
 
 __all__ = ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve", "solve_ex", "inv", "inv_ex", "det", "slogdet",
            "matrix_power", "LinAlgError"]

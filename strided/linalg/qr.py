@@ -1,11 +1,12 @@
-"""Householder QR and least squares (qr, lstsq), composed of ops, with torch's gradients.
+"""Householder QR and least squares (qr, lstsq) through the op ``_linalg_householder_qr`` (LAPACK's geqrf / orgqr on
+the CPU, a fused kernel on CUDA, composed of ops on Meta), with torch's gradients.
 
 Note [QR gradient]
 torch's ``linalg_qr_backward`` (FunctionsManual.cpp). m >= n: gA = (gQ + Q copyltu(triu(gR R^T - Q^T gQ)))
 R^-T, where copyltu(X) = triu(X) + triu(X, 1)^T (torch's syminvadj). m < n: gA = [Q tril(X - X^T) R_1^-T,
 0] + Q gR with X = Q^T gQ - gR R^T and R_1 the leading m x m block of R. mode='r' (no Q) and
 mode='complete' with m > n (Q not determined by A) are not differentiable: backward raises torch's errors.
-The triangular solves are back substitutions built from ops (``_householder.solve_upper``), so the
+The triangular solves are back substitutions built from ops (``ops/composite/linalg_householder.solve_upper``), so the
 gradient is differentiable again.
 
 Note [lstsq drivers]
@@ -32,11 +33,11 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
+from ..ops.composite.linalg_householder import solve_upper, solve_upper_right
 from ..return_types import structseq
 from ..tensor import Tensor
 from ..type_info import finfo as _finfo
 from ._common import arg_tensor, check_matrix, type_name
-from ._householder import householder_qr, solve_upper, solve_upper_right
 from .svd import pinv, pinv_backward, svd_kernel
 
 __all__ = ["qr", "lstsq"]
@@ -49,8 +50,8 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 # -- qr -----------------------------------------------------------------------------------------------
 def _qr_kernel(A: Tensor, mode: str):
-    Q, R = householder_qr(A, complete=mode == "complete", compute_q=mode != "r")
-    return (ops.empty((0,), dtype=A.dtype, device=A.device) if Q is None else Q), R
+    Q, R = ops._linalg_householder_qr(A, mode == "complete", mode != "r")
+    return (ops.empty((0,), dtype=A.dtype, device=A.device) if mode == "r" else Q), R
 
 
 def qr_backward(gQ, gR, Q: Tensor, R: Tensor, mode: str):
@@ -131,9 +132,9 @@ def _lstsq_kernel(A: Tensor, B: Tensor, rcond: float, driver: str):
         return X, rank, ops.zeros((*batch, min(m, n)), dtype=A.dtype, device=A.device)
     if driver == "gels":
         if m >= n:
-            Q, R = householder_qr(A)
+            Q, R = ops._linalg_householder_qr(A)
             return solve_upper(R, Q.mT @ B), None, None
-        Q, R = householder_qr(A.mT)
+        Q, R = ops._linalg_householder_qr(A.mT)
         return Q @ _solve_lower(R.mT, B), None, None
     U, S, Vh = svd_kernel(A)
     keep = S > rcond * S[..., :1]

@@ -3,15 +3,16 @@ ops, with torch's gradients.
 
 Note [SVD by one-sided Jacobi]
 The SVD of a tall X (a wide A is transposed first, and U, V swap at the end) is the one-sided (Hestenes)
-Jacobi of ``_jacobi.py``: the columns of X (divided by its largest |entry|, so that no square over- or
-underflows; S is scaled back) are rotated, two at a time, until they are mutually orthogonal; then S is
-their norms (sorted descending) and V the accumulated rotations. X is never squared (no X^T X),
-so the singular values are accurate to ~eps * s_max, as LAPACK's -- also the small ones of an
-ill-conditioned matrix. The left vectors X V / S lose orthogonality as s_i gets small, and are undefined
-where s_i = 0, so they are orthonormalized by one Householder QR (``_householder.py``), with the signs of
-R's diagonal folded back so that U stays the continuation of X V / S: columns of rank-deficient matrices
-become an orthonormal completion, and ``full_matrices`` takes the complete Q, whose extra columns span
-the orthogonal complement. Sign conventions are not LAPACK's (both are valid).
+Jacobi of the op ``_linalg_onesided_jacobi`` (ops/composite/linalg_jacobi.py): the columns of X (divided by
+its largest |entry|, so that no square over- or underflows; S is scaled back) are rotated, two at a time,
+until they are mutually orthogonal; then S is their norms (sorted descending) and V the accumulated rotations.
+X is never squared (no X^T X), so the singular values are accurate to ~eps * s_max, as LAPACK's -- also the
+small ones of an ill-conditioned matrix. The left vectors X V / S lose orthogonality as s_i gets small, and
+are undefined where s_i = 0, so they are orthonormalized by one Householder QR (``_linalg_householder_qr``),
+with the signs of R's diagonal folded back so that U stays the continuation of X V / S: columns of rank-
+deficient matrices become an orthonormal completion, and ``full_matrices`` takes the complete Q, whose extra
+columns span the orthogonal complement. On the CPU the op is LAPACK's gesdd (Note [LAPACK on the CPU]), so
+signs follow LAPACK's there; elsewhere they are the rotations' (both are valid).
 
 Non-finite input (Note [Jacobi convergence check] stops the sweeps): torch's CPU svd raises for NaN ("The
 algorithm failed to converge because the input matrix contained non-finite values.") and returns NaNs for
@@ -39,8 +40,6 @@ from ..return_types import structseq
 from ..tensor import Tensor
 from ..type_info import finfo as _finfo
 from ._common import LinAlgError, all_finite, arg_tensor, check_matrix, diag_embed, max_abs, type_name
-from ._householder import householder_qr
-from ._jacobi import onesided_jacobi
 from .eigh import eigh_kernel
 from .lu import inv_ex
 from .norms import matrix_norm
@@ -77,7 +76,7 @@ def svd_kernel(A: Tensor, full_matrices: bool = False, compute_uv: bool = True):
     else:
         scale = max_abs(X)
         X = X / scale
-        G, V = onesided_jacobi(X) if K > 1 else (X, ops.ones((*batch, 1, 1), dtype=dt, device=dev))
+        G, V = ops._linalg_onesided_jacobi(X) if K > 1 else (X, ops.ones((*batch, 1, 1), dtype=dt, device=dev))
         norms, order = ops.sort(ops.sqrt(ops.sum(G * G, [-2])), -1, True)
         V = V.gather(-1, order.unsqueeze(-2).expand(V.shape))
         finite = all_finite(A)
@@ -86,7 +85,7 @@ def svd_kernel(A: Tensor, full_matrices: bool = False, compute_uv: bool = True):
             return None, S, None
         finite = finite.unsqueeze(-1).unsqueeze(-1)
         G = G.gather(-1, order.unsqueeze(-2).expand(G.shape))
-        Q, R = householder_qr(G / ops.where(norms > 0, norms, 1.0).unsqueeze(-2), complete=full_matrices and M > K)
+        Q, R = ops._linalg_householder_qr(G / ops.where(norms > 0, norms, 1.0).unsqueeze(-2), full_matrices and M > K)
         signs = ops.where(ops.diagonal(R, 0, -2, -1) < 0, -1.0, 1.0).to(dt)
         if Q.shape[-1] > K:
             signs = ops.cat([signs, ops.ones((*batch, Q.shape[-1] - K), dtype=dt, device=dev)], -1)

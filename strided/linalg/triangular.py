@@ -1,5 +1,5 @@
 """Triangular solves and the Cholesky factorization (solve_triangular, cholesky, cholesky_ex), with torch's
-signatures, results, errors and gradients. The algorithms are in ``_solve_kernels.py`` (Note [Blocked
+signatures, results, errors and gradients. The algorithms are in ``ops/composite/linalg_solvers.py`` (Note [Blocked
 triangular solve], Note [Recursive Cholesky]), the gradients in ``_solve_grad.py`` (Note [Solver
 gradients]) and the host read of ``info`` in ``_common.py`` (Note [Host reads of info])."""
 

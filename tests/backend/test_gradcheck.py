@@ -42,6 +42,9 @@ NON_DIFFERENTIABLE = {
     # a backward kernel: create_graph=True differentiates layer_norm's decomposed formula instead
     "_layer_norm_backward", "gelu_backward", "_softmax_backward_data", "_log_softmax_backward_data",
     "_thnn_fused_lstm_cell_backward_impl", "_thnn_fused_gru_cell_backward",
+    # strided.linalg's factorization kernels (Note [Linear-algebra kernels]): its autograd.Functions differentiate
+    "_linalg_tri_solve", "_linalg_cholesky_lower", "_linalg_lu_factor", "_linalg_symmetric_jacobi",
+    "_linalg_onesided_jacobi", "_linalg_householder_qr",
 }
 # Random ops: gradients are defined (zero, or through the sampled mask) but not finite-differenceable.
 RANDOM = {"bernoulli", "bernoulli_.float", "uniform_", "normal_", "random_.from", "random_.to", "random_", "dropout",

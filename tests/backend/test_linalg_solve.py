@@ -12,7 +12,7 @@ import pytest
 
 import strided as st
 from strided.autograd import gradcheck
-from strided.linalg import _solve_kernels
+from strided.ops.composite import linalg_solvers as _solve_kernels
 from strided.testing import available_devices
 
 DEVICES = available_devices()

@@ -5,6 +5,7 @@ from . import (  # noqa: F401
     factories,
     indexing,
     linalg,
+    linalg_factorizations,
     normalization,
     optim,
     pointwise,

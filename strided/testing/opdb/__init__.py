@@ -7,7 +7,8 @@ import importlib
 GROUPS = ("factories", "views", "pointwise", "reductions", "normalization", "linalg", "linalg_fused", "indexing",
           "linalg_einsum", "foreach", "rearranging", "bitwise", "selection",
           "pointwise_binary_math", "reductions_nan",
-          "order_statistics", "combining", "uniqueness", "recurrent", "recurrent_fused")
+          "order_statistics", "combining", "uniqueness", "recurrent", "recurrent_fused",
+          "linalg_kernels_triangular", "linalg_kernels_lu", "linalg_kernels_orthogonal")
 
 
 def op_db() -> list:

@@ -16,8 +16,10 @@ overflows. Non-finite input makes NaN propagate; the loops have fixed length, so
 
 from __future__ import annotations
 
-from ..ops import bound as ops
-from ..tensor import Tensor
+from ...backends.meta.linalg_factorizations import check_matrices
+from ...dispatch.library import kernel
+from ...tensor import Tensor
+from .. import bound as ops
 
 __all__ = ["householder_qr", "solve_upper", "solve_upper_right"]
 
@@ -78,3 +80,13 @@ def solve_upper(R: Tensor, B: Tensor) -> Tensor:
 def solve_upper_right(R: Tensor, B: Tensor) -> Tensor:
     """``X`` with ``X R^T = B``, i.e. ``B R^-T``, for upper triangular ``R``."""
     return solve_upper(R, B.mT).mT
+
+
+# -- the op's CompositeExplicitAutograd kernel (Note [Linear-algebra kernels] in linalg_solvers.py) ---------
+@kernel("CompositeExplicitAutograd")
+def _linalg_householder_qr(self, complete=False, compute_q=True):
+    check_matrices("_linalg_householder_qr", self)
+    Q, R = householder_qr(self, complete, compute_q)
+    if Q is None:  # an op returns tensors: no Q is a (*, m, 0) one
+        Q = ops.zeros((*self.shape[:-2], self.shape[-2], 0), dtype=self.dtype, device=self.device)
+    return Q, R

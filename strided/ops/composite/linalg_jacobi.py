@@ -42,10 +42,17 @@ returns for it. Meta tensors (and empty batches) run no sweep: shapes only.
 
 from __future__ import annotations
 
-from ..factories import tensor as _tensor
-from ..ops import bound as ops
-from ..tensor import Tensor
-from ..type_info import finfo as _finfo
+from ...backends.meta.linalg_factorizations import check_matrices
+from ...dispatch.library import kernel
+from ...tensor import Tensor
+from ...type_info import finfo as _finfo
+from .. import bound as ops
+
+
+def _tensor(values, dtype=None, device=None) -> Tensor:
+    from ...factories import tensor  # the public factory; strided.factories imports the ops layer
+
+    return tensor(values, dtype=dtype, device=device)
 
 __all__ = ["symmetric_jacobi", "onesided_jacobi", "MAX_SWEEPS"]
 
@@ -193,3 +200,21 @@ def onesided_jacobi(G: Tensor):
             break
     G, V = W[..., :m, :], W[..., m:, :]
     return _unpad(G, V, layout, n) if odd else (G, V)
+
+
+# -- the ops' CompositeExplicitAutograd kernels (Note [Linear-algebra kernels] in linalg_solvers.py) --------
+@kernel("CompositeExplicitAutograd")
+def _linalg_symmetric_jacobi(self):
+    check_matrices("_linalg_symmetric_jacobi", self, square=True)
+    if self.shape[-1] < 2:
+        return self.diagonal(0, -2, -1).clone(), ops.ones(tuple(self.shape), dtype=self.dtype, device=self.device)
+    return symmetric_jacobi(self)
+
+
+@kernel("CompositeExplicitAutograd")
+def _linalg_onesided_jacobi(self):
+    check_matrices("_linalg_onesided_jacobi", self)
+    n = self.shape[-1]
+    if n < 2:
+        return self.clone(), ops.ones((*self.shape[:-2], n, n), dtype=self.dtype, device=self.device)
+    return onesided_jacobi(self)

@@ -1,6 +1,18 @@
 """The forward algorithms of strided.linalg's solvers, on plain tensors (no autograd of their own; the
-``autograd.Function`` wrappers in ``_solve_grad.py`` call them with grad mode off). Everything is built
+``autograd.Function`` wrappers in ``linalg/_solve_grad.py`` call them with grad mode off). Everything is built
 from strided's ops, batched over the leading dims, so it runs unchanged on every backend.
+
+Note [Linear-algebra kernels]
+torch's linalg ops call LAPACK (CPU) or cuSOLVER / MAGMA (CUDA) inside their kernels. strided has neither, so
+the factorizations are ops of their own (native_functions.yaml, the ``_linalg_*`` block): ``_linalg_tri_solve``,
+``_linalg_cholesky_lower``, ``_linalg_lu_factor`` (here), ``_linalg_symmetric_jacobi``,
+``_linalg_onesided_jacobi`` (linalg_jacobi.py) and ``_linalg_householder_qr`` (linalg_householder.py). Their
+CompositeExplicitAutograd kernels compose each algorithm from strided's ops -- correct on every backend, but on
+a GPU each column step is several launches, so a 512 x 512 factorization costs thousands of them. The CUDA
+backend registers fused kernels for the same ops (backends/cuda/kernels/linalg_*), which the dispatcher takes
+first. The ops have no derivative formulas: strided.linalg's autograd.Functions call them with gradients off
+and differentiate with torch's formulas. (A direct call of a composite kernel with gradients on records the
+composed ops; call strided.linalg for gradients.)
 
 Note [Blocked triangular solve]
 ``A X = B`` with A triangular, as MAGMA's trsm does: the inverses of A's diagonal blocks (``nb`` =
@@ -41,15 +53,39 @@ the diagonal) is left unscaled, as getrf does, and ``info`` is the first zero on
 
 from __future__ import annotations
 
-from .. import dtypes as _dt
-from ..ops import bound as ops
-from ..tensor import Tensor
-from ._common import batch_of, first_failure, numel
+import math
+
+from ... import dtypes as _dt
+from ...backends.meta.common import broadcast_shapes, check
+from ...backends.meta.linalg_factorizations import check_matrices
+from ...dispatch.library import kernel
+from ...tensor import Tensor
+from .. import bound as ops
 
 __all__ = ["tri_solve", "tri_solve_any", "cholesky_lower", "lu_factor_core", "lu_solve_perm", "perm_from_pivots",
-           "inverse_perm", "gather_rows"]
+           "inverse_perm", "gather_rows", "batch_of", "first_failure", "numel"]
 
 NB = 32  # the leaf block of the triangular solve, Cholesky and LU
+
+
+def batch_of(*tensors) -> tuple:
+    """The broadcast of the batch dims (all but the last two) of matrices."""
+    return broadcast_shapes(*(tuple(t.shape[:-2]) for t in tensors))
+
+
+def numel(shape) -> int:
+    return math.prod(int(s) for s in shape)
+
+
+def first_failure(bad: Tensor) -> Tensor:
+    """int32 ``(*,)``: the 1-based position of the first True along the last dim of ``bad``, 0 where there is
+    none (LAPACK's ``info``). Device-side: a masked min over positions, no ties to break."""
+    n = bad.shape[-1]
+    if n == 0:
+        return ops.zeros(tuple(bad.shape[:-1]), dtype=_dt.int32, device=bad.device)
+    pos = ops.arange(1, n + 1, dtype=_dt.int64, device=bad.device)
+    first = ops.amin(ops.where(bad, pos, n + 1), [-1])
+    return ops.where(first > n, 0, first).to(_dt.int32)
 
 
 def _pow2(n: int) -> int:
@@ -148,8 +184,8 @@ def tri_solve(A: Tensor, B: Tensor, upper: bool, unit: bool = False) -> Tensor:
 def tri_solve_any(A: Tensor, B: Tensor, upper: bool, left: bool, unit: bool) -> Tensor:
     """``A X = B`` (left) or ``X A = B`` (right, as ``A^T X^T = B^T``)."""
     if left:
-        return tri_solve(A, B, upper, unit)
-    return tri_solve(A.mT, B.mT, not upper, unit).mT.contiguous()
+        return ops._linalg_tri_solve(A, B, upper, unit)
+    return ops._linalg_tri_solve(A.mT, B.mT, not upper, unit).mT.contiguous()
 
 
 # -- Cholesky -------------------------------------------------------------------------------------
@@ -278,7 +314,7 @@ def lu_solve_perm(LU: Tensor, perm: Tensor, B: Tensor, left: bool, adjoint: bool
     """X from an LU factorization ``A[perm] = L U`` (LU square): ``A X = B``, ``A^T X = B`` (adjoint),
     ``X A = B`` or ``X A^T = B`` (not left, as the transposed left solve). ``solve(A, B, upper, unit)``
     is the triangular solver (the differentiable one when gradients must flow through)."""
-    solve = solve or tri_solve
+    solve = solve or ops._linalg_tri_solve
     if not left:
         return lu_solve_perm(LU, perm, B.mT, True, not adjoint, solve).mT
     n, k = LU.shape[-1], B.shape[-1]
@@ -318,3 +354,24 @@ def perm_from_pivots(pivots: Tensor, m: int) -> Tensor:
             T = pairs.select(-2, 0).gather(-1, pairs.select(-2, 1))
         perm = perm.gather(-1, T.squeeze(-2))
     return perm
+
+
+# -- the ops' CompositeExplicitAutograd kernels (Note [Linear-algebra kernels]) ------------------------------
+@kernel("CompositeExplicitAutograd")
+def _linalg_tri_solve(A, B, upper, unitriangular=False):
+    check_matrices("_linalg_tri_solve", A, B)
+    check(A.shape[-1] == A.shape[-2] and B.shape[-2] == A.shape[-1],
+          lambda: f"_linalg_tri_solve: expected A (*, n, n) and B (*, n, k), got {list(A.shape)} and {list(B.shape)}")
+    return tri_solve(A, B, upper, unitriangular)
+
+
+@kernel("CompositeExplicitAutograd")
+def _linalg_cholesky_lower(self):
+    check_matrices("_linalg_cholesky_lower", self, square=True)
+    return cholesky_lower(self)
+
+
+@kernel("CompositeExplicitAutograd")
+def _linalg_lu_factor(self, pivot=True):
+    check_matrices("_linalg_lu_factor", self)
+    return lu_factor_core(self, pivot)
