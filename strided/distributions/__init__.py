@@ -5,32 +5,51 @@ error texts; sampling draws from strided's generators (``strided.manual_seed``) 
 and dtype; ``rsample``, ``log_prob``, ``cdf``, ``entropy`` and ``kl_divergence`` are differentiable
 w.r.t. the parameters, on every backend (CPU, CUDA, and Meta for shapes).
 
-Not here: the families that need ``lgamma`` / ``digamma`` (Gamma, Chi2, Beta, Dirichlet, Poisson,
-Binomial, Multinomial, NegativeBinomial, StudentT, ...) and the KL pairs that use them (Note [KL without
-lgamma] in kl.py); torch's other families (HalfNormal, Pareto, Weibull, LowRankMultivariateNormal,
-MixtureSameFamily, ...), ``biject_to`` / ``transform_to`` and the transforms beyond those in transforms.py.
+Not here: torch's LKJCholesky, Wishart, InverseGamma and GeneralizedPareto.
+
+``strided.distributions.transforms`` is torch's module of that name: transforms.py re-exports those of
+transforms_more.py; every transform is also exported from the package itself, as torch's does.
 """
 
 from __future__ import annotations
 
-from . import constraints, transforms
+from . import constraints, kl_gamma_family, kl_more, transforms  # noqa: F401 - kl_* register KL pairs
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
+from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .poisson import Poisson
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AffineTransform,
@@ -42,7 +61,22 @@ from .transforms import (
     TanhTransform,
     Transform,
 )
+from .transforms_more import (
+    AbsTransform,
+    CatTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    PowerTransform,
+    ReshapeTransform,
+    SoftmaxTransform,
+    StackTransform,
+    StickBreakingTransform,
+)
 from .uniform import Uniform
+from .von_mises import VonMises
+from .weibull import Weibull
 
 __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "Distribution", "ExpRelaxedCategorical", "Exponential",
@@ -52,3 +86,11 @@ __all__ = [
     "register_kl", "transforms", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
     "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform",
 ]
+__all__ += [
+    "AbsTransform", "CatTransform", "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+    "HalfCauchy", "HalfNormal", "Kumaraswamy", "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform",
+    "MixtureSameFamily", "Multinomial", "Pareto", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
+    "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "VonMises", "Weibull", "biject_to", "transform_to",
+]
+__all__ += ["Beta", "Binomial", "Chi2", "Dirichlet", "FisherSnedecor", "Gamma", "NegativeBinomial", "Poisson",
+            "StudentT"]

@@ -8,9 +8,11 @@ left-to-right and once right-to-left; when the two disagree the pair is ambiguou
 names the pair to register to break the tie. The result is memoized per concrete pair (cleared on every
 registration). With no match: NotImplementedError. This is torch's ``_dispatch_kl``.
 
-Note [KL without lgamma]
-torch's pairs of the families strided does not have yet (Gamma, Beta, Dirichlet, Poisson, Binomial, ...)
-are not registered here; Gumbel-Gumbel is (it needs ``lgamma``, an op now).
+Note [Where the KL pairs live]
+This module holds the dispatch and torch's pairs among the families it imports; the pairs that involve Gamma,
+Beta, Dirichlet, Poisson or Binomial (the lgamma / digamma families) are in kl_gamma_family.py, those of
+HalfNormal, Pareto, ContinuousBernoulli and LowRankMultivariateNormal with the rest in kl_more.py. Both register
+on import of ``strided.distributions``; together they are every pair torch registers among strided's families.
 
 Note [Infinite KL by masking]
 Where torch writes ``t[mask] = inf`` into the result (support of p not inside that of q), the same is

@@ -177,3 +177,10 @@ class AffineTransform(Transform):
 
     def inverse_shape(self, shape):
         return self.forward_shape(shape)
+
+
+# torch's transforms module holds every transform; the rest live in transforms_more.py (one file stays short)
+from .transforms_more import *  # noqa: E402, F401, F403
+from .transforms_more import __all__ as _more  # noqa: E402
+
+__all__ = [*__all__, *_more]

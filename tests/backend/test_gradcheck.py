@@ -45,10 +45,12 @@ NON_DIFFERENTIABLE = {
     # strided.linalg's factorization kernels (Note [Linear-algebra kernels]): its autograd.Functions differentiate
     "_linalg_tri_solve", "_linalg_cholesky_lower", "_linalg_lu_factor", "_linalg_symmetric_jacobi",
     "_linalg_onesided_jacobi", "_linalg_householder_qr",
+    # samplers' gradient helpers and samplers without a gradient (as torch's)
+    "_standard_gamma_grad", "_sample_dirichlet", "_dirichlet_grad", "binomial",
 }
 # Random ops: gradients are defined (zero, or through the sampled mask) but not finite-differenceable.
 RANDOM = {"bernoulli", "bernoulli_.float", "uniform_", "normal_", "random_.from", "random_.to", "random_", "dropout",
-          "multinomial"}
+          "multinomial", "_standard_gamma", "poisson"}
 # Ops whose output length depends on ties between values: a finite-difference step breaks the ties the
 # samples are made of, so the output changes shape (their gradient, where defined, is index_select's).
 TIE_DEPENDENT = {"_unique2", "unique_dim", "unique_consecutive", "mode"}

@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     pointwise,
     pointwise_binary_math,
     pointwise_unary,
+    random_samplers,
     recurrent,
     reductions,
 )

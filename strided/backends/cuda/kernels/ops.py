@@ -220,6 +220,7 @@ from . import binary_math_ops  # noqa: E402, F401
 from . import linalg_triangular_ops  # noqa: E402, F401
 from . import linalg_lu_ops  # noqa: E402, F401
 from . import linalg_orthogonal_ops  # noqa: E402, F401
+from . import random_samplers_ops  # noqa: E402, F401
 
 # Pointwise binary/ternary/unary ops on the elementwise engine, and the direct in-place kernels.
 from . import pointwise_ops  # noqa: E402
