@@ -5,7 +5,7 @@ error texts; sampling draws from strided's generators (``strided.manual_seed``) 
 and dtype; ``rsample``, ``log_prob``, ``cdf``, ``entropy`` and ``kl_divergence`` are differentiable
 w.r.t. the parameters, on every backend (CPU, CUDA, and Meta for shapes).
 
-Not here: torch's LKJCholesky, Wishart, InverseGamma and GeneralizedPareto.
+Not here: torch's LKJCholesky, Wishart and GeneralizedPareto.
 
 ``strided.distributions.transforms`` is torch's module of that name: transforms.py re-exports those of
 transforms_more.py; every transform is also exported from the package itself, as torch's does.
@@ -33,6 +33,7 @@ from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
@@ -92,5 +93,5 @@ __all__ += [
     "MixtureSameFamily", "Multinomial", "Pareto", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
     "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "VonMises", "Weibull", "biject_to", "transform_to",
 ]
-__all__ += ["Beta", "Binomial", "Chi2", "Dirichlet", "FisherSnedecor", "Gamma", "NegativeBinomial", "Poisson",
-            "StudentT"]
+__all__ += ["Beta", "Binomial", "Chi2", "Dirichlet", "FisherSnedecor", "Gamma", "InverseGamma", "NegativeBinomial",
+            "Poisson", "StudentT"]
