@@ -8,7 +8,8 @@ w.r.t. the parameters, on every backend (CPU, CUDA, and Meta for shapes).
 Not here: torch's LKJCholesky, Wishart and GeneralizedPareto.
 
 ``strided.distributions.transforms`` is torch's module of that name: transforms.py re-exports those of
-transforms_more.py; every transform is also exported from the package itself, as torch's does.
+transforms_more.py and transforms_composed.py; every transform is also exported from the package itself,
+as torch's does.
 """
 
 from __future__ import annotations
@@ -62,17 +63,15 @@ from .transforms import (
     TanhTransform,
     Transform,
 )
+from .transforms_composed import CatTransform, CumulativeDistributionTransform, StackTransform
 from .transforms_more import (
     AbsTransform,
-    CatTransform,
     CorrCholeskyTransform,
-    CumulativeDistributionTransform,
     LowerCholeskyTransform,
     PositiveDefiniteTransform,
     PowerTransform,
     ReshapeTransform,
     SoftmaxTransform,
-    StackTransform,
     StickBreakingTransform,
 )
 from .uniform import Uniform

@@ -16,13 +16,12 @@ from __future__ import annotations
 from . import constraints
 from .transform import ComposeTransform, IndependentTransform, identity_transform
 from .transforms import AffineTransform, ExpTransform, SigmoidTransform
+from .transforms_composed import CatTransform, StackTransform
 from .transforms_more import (
-    CatTransform,
     CorrCholeskyTransform,
     LowerCholeskyTransform,
     PositiveDefiniteTransform,
     SoftmaxTransform,
-    StackTransform,
     StickBreakingTransform,
 )
 from .utils import is_number

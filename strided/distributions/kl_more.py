@@ -11,6 +11,7 @@ import math
 
 from ..backends.meta.common import broadcast_shapes
 from ..linalg import solve_triangular
+from ..linalg._common import diag_embed
 from ..ops import bound as ops
 from .continuous_bernoulli import ContinuousBernoulli
 from .exponential import Exponential
@@ -26,7 +27,6 @@ from .lowrank_multivariate_normal import (
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .pareto import Pareto
-from .transforms_more import _diag_embed
 from .uniform import Uniform
 
 __all__: list = []
@@ -109,7 +109,7 @@ def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
     n = p.event_shape[0]
     q_scale_tril = q._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
     p_cov_factor = p._unbroadcasted_cov_factor.expand(combined_batch_shape + (n, p.cov_factor.size(-1)))
-    p_cov_diag = _diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(combined_batch_shape + (n, n))
+    p_cov_diag = diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(combined_batch_shape + (n, n))
     term21 = _batch_trace_XXT(solve_triangular(q_scale_tril, p_cov_factor, upper=False))
     term22 = _batch_trace_XXT(solve_triangular(q_scale_tril, p_cov_diag, upper=False))
     return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])

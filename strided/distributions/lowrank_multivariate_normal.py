@@ -16,12 +16,12 @@ import math
 from ..factories import eye
 from ..functional import broadcast_tensors
 from ..linalg import cholesky, solve_triangular
+from ..linalg._common import diag_embed
 from ..ops import bound as ops
 from ..tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
-from .transforms_more import _diag_embed
 from .utils import lazy_property, standard_normal
 
 __all__ = ["LowRankMultivariateNormal"]
@@ -123,14 +123,14 @@ class LowRankMultivariateNormal(Distribution):
     @lazy_property
     def covariance_matrix(self):
         W = self._unbroadcasted_cov_factor
-        return (ops.matmul(W, W.mT) + _diag_embed(self._unbroadcasted_cov_diag)).expand(self._shape(2))
+        return (ops.matmul(W, W.mT) + diag_embed(self._unbroadcasted_cov_diag)).expand(self._shape(2))
 
     @lazy_property
     def precision_matrix(self):
         # Woodbury: (W W^T + D)^-1 = D^-1 - D^-1 W C^-1 W^T D^-1
         Wt_Dinv = self._unbroadcasted_cov_factor.mT / self._unbroadcasted_cov_diag.unsqueeze(-2)
         A = solve_triangular(self._capacitance_tril, Wt_Dinv, upper=False)
-        precision_matrix = _diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - ops.matmul(A.mT, A)
+        precision_matrix = diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - ops.matmul(A.mT, A)
         return precision_matrix.expand(self._shape(2))
 
     def rsample(self, sample_shape=()):

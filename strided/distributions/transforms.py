@@ -179,8 +179,10 @@ class AffineTransform(Transform):
         return self.forward_shape(shape)
 
 
-# torch's transforms module holds every transform; the rest live in transforms_more.py (one file stays short)
+# torch's transforms module holds every transform; the rest live in transforms_more.py and transforms_composed.py
+from .transforms_composed import *  # noqa: E402, F401, F403
+from .transforms_composed import __all__ as _composed  # noqa: E402
 from .transforms_more import *  # noqa: E402, F401, F403
 from .transforms_more import __all__ as _more  # noqa: E402
 
-__all__ = [*__all__, *_more]
+__all__ = [*__all__, *_more, *_composed]

@@ -117,9 +117,9 @@ def check_matrix(op: str, A: Tensor, kernel: str, square: bool = False, integer_
 
 
 def diag_embed(v: Tensor) -> Tensor:
-    """The (*, n, n) matrices with ``v (*, n)`` on the diagonal."""
+    """The (*, n, n) matrices with ``v (*, n)`` on the diagonal and exact zeros elsewhere (also for inf / NaN)."""
     n = v.shape[-1]
-    return v.unsqueeze(-1) * ops.eye(n, n, dtype=v.dtype, device=v.device)
+    return ops.where(ops.eye(n, n, dtype=_dt.bool, device=v.device), v.unsqueeze(-1), 0.0)
 
 
 def all_finite(A: Tensor) -> Tensor:
