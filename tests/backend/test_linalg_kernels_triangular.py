@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import threading
 import warnings
 from types import SimpleNamespace
 
@@ -377,7 +378,7 @@ def emulated(monkeypatch):
     """The CUDA kernel functions (``_linalg_tri_solve``, ``_linalg_cholesky_lower``), called on CPU tensors with
     their launches run by the models above; ``launches`` records the kernel names in order."""
     from strided.backends.cuda.kernels import linalg_triangular_ops as glue
-    from strided.backends.cuda.matmul import get_float32_matmul_precision
+    from strided.backends.cuda.matmul import full_float32
 
     launches = []
 
@@ -385,7 +386,7 @@ def emulated(monkeypatch):
         values = struct.unpack(fmt, struct.pack(fmt, *values))  # what the kernel would receive
         assert name in glue.KERNELS and units >= 1 and threads % 32 == 0 and threads <= 1024
         if like.dtype is st.float32:  # the GEMMs between launches run without TF32
-            assert get_float32_matmul_precision() == "highest"
+            assert full_float32.depth > 0
         dtype = like.dtype.numpy_dtype
         launches.append(name)
         kind, nb = name.rsplit("_", 1)
@@ -416,8 +417,8 @@ def test_glue_tri_solve_emulated(emulated, dtype, n, upper, unit):
 
 
 def test_glue_keeps_tf32_out_of_factorizations(emulated):
-    """Under ``set_float32_matmul_precision("high")`` the launches see "highest" (checked in ``emulated``), the
-    setting is back afterwards, and bad arguments raise before any launch."""
+    """Under ``set_float32_matmul_precision("high")`` the launches run in a full-float32 scope (checked in
+    ``emulated``), the setting is untouched, and bad arguments raise before any launch."""
     from strided.backends.cuda import matmul
 
     rng = np.random.default_rng(22)
@@ -435,8 +436,28 @@ def test_glue_keeps_tf32_out_of_factorizations(emulated):
         with pytest.raises(RuntimeError, match="expected A"):
             emulated.tri_solve(_t(t, "cpu", "float32"), _t(b[:5], "cpu", "float32"), True)
         assert matmul.get_float32_matmul_precision() == "high" and emulated.launches == []
+        assert matmul.full_float32.depth == 0
     finally:
         matmul.set_float32_matmul_precision("highest")
+
+
+def test_full_float32_scope_is_per_thread():
+    """The scope nests, ends on an exception, and neither changes the process-wide flag nor reaches another
+    thread (Note [Full float32 scopes])."""
+    from strided.backends.cuda import matmul
+
+    seen = []
+    with matmul.full_float32_matmuls():
+        with matmul.full_float32_matmuls():
+            assert matmul.full_float32.depth == 2
+        worker = threading.Thread(target=lambda: seen.append(matmul.full_float32.depth))
+        worker.start()
+        worker.join()
+        assert matmul.get_float32_matmul_precision() == "highest"
+    assert seen == [0] and matmul.full_float32.depth == 0
+    with pytest.raises(KeyError), matmul.full_float32_matmuls():
+        raise KeyError("inside the scope")
+    assert matmul.full_float32.depth == 0
 
 
 def test_glue_tri_solve_emulated_views_and_empty(emulated):

@@ -14,6 +14,13 @@ would use for "medium", so "medium" computes like "high").  Setting ``allow_tf32
 precision back: True gives ``"high"``, False ``"highest"``.  An unknown precision warns and
 changes nothing, as torch 2.13 does.
 
+Note [Full float32 scopes]
+A factorization's GEMMs (the blocked triangular solves and Cholesky) must not drop to TF32 because the user
+allowed it for their matmuls: their accuracy must not depend on that switch, as cuSOLVER's does not. They run
+inside ``full_float32_matmuls()``, a per-thread scope that blas.py reads next to the precision flag. It used
+to set the process-wide flag for the duration, so a matmul on another thread ran in full float32 too, and a
+flag set on another thread meanwhile was lost at the scope's exit.
+
 Note [Reduced precision reduction]
 ``allow_fp16_reduced_precision_reduction`` / ``allow_bf16_…`` (default True, as torch): when
 False, split-K GEMMs must reduce their partial sums in the compute type (fp32), never in the
@@ -23,13 +30,32 @@ output type; blas.py masks cuBLASLt's reduction schemes to ``NONE | COMPUTE_TYPE
 from __future__ import annotations
 
 import sys
+import threading
 import types
 import warnings
+from contextlib import contextmanager
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision"]  # + the three flags (properties)
 
 _PRECISIONS = ("highest", "high", "medium")
 _state = {"precision": "highest", "fp16_reduction": True, "bf16_reduction": True}
+
+
+class _FullFloat32(threading.local):
+    depth = 0  # > 0 inside full_float32_matmuls() on this thread (Note [Full float32 scopes])
+
+
+full_float32 = _FullFloat32()
+
+
+@contextmanager
+def full_float32_matmuls():
+    """float32 GEMMs of this thread run without TF32 inside the block, whatever the precision flag says."""
+    full_float32.depth += 1
+    try:
+        yield
+    finally:
+        full_float32.depth -= 1
 
 
 def set_float32_matmul_precision(precision: str) -> None:

@@ -31,14 +31,14 @@ So a factorization costs O(n / 64) calls (each ~10-20 us of host time) instead o
 Every kernel loops over its work units (grid-stride, uniform per block, so the barriers are reached by
 all threads), every loop is bounded by the sizes (NaN changes no trip count), and indices are 64-bit.
 The GEMMs run in full float32 even where the user allowed TF32 for matmuls (``_full_fp32``): a
-factorization's accuracy must not depend on that switch, as cuSOLVER's does not. (The switch is
-process-wide, so a matmul on another thread during a factorization also runs in full float32.)
+factorization's accuracy must not depend on that switch, as cuSOLVER's does not. The scope is per thread
+(Note [Full float32 scopes] in backends/cuda/matmul.py): other threads' matmuls keep their precision.
 """
 
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
+from contextlib import nullcontext
 from functools import cache
 
 from .... import dtypes as dt
@@ -47,7 +47,7 @@ from ....ops import bound as ops
 from ...meta.common import broadcast_shapes, check, new_output
 from ...meta.linalg_factorizations import check_matrices
 from ..launch import get_kernel
-from ..matmul import get_float32_matmul_precision, set_float32_matmul_precision
+from ..matmul import full_float32_matmuls
 from ..reduction import kernel_source
 from ..streams import current_stream_handle
 from . import CTYPES
@@ -92,18 +92,9 @@ def _trsm(tri, rhs, sub, out, upper: bool, unit: bool) -> None:
             out.data_ptr(), *out.stride(), count, h, k, col_blocks, int(upper), int(unit))
 
 
-@contextmanager
 def _full_fp32(dtype):
     """float32 GEMMs without TF32 inside the block (Note [Fused triangular kernels])."""
-    saved = get_float32_matmul_precision()
-    if dtype is not dt.float32 or saved == "highest":
-        yield
-        return
-    set_float32_matmul_precision("highest")
-    try:
-        yield
-    finally:
-        set_float32_matmul_precision(saved)
+    return full_float32_matmuls() if dtype is dt.float32 else nullcontext()
 
 
 def _as_batch(t, batch: tuple, rows: int, cols: int, count: int):
