@@ -5,7 +5,9 @@ error texts; sampling draws from strided's generators (``strided.manual_seed``) 
 and dtype; ``rsample``, ``log_prob``, ``cdf``, ``entropy`` and ``kl_divergence`` are differentiable
 w.r.t. the parameters, on every backend (CPU, CUDA, and Meta for shapes).
 
-Not here: torch's LKJCholesky, Wishart and GeneralizedPareto.
+Every family of torch.distributions is here. Two deviate from torch on purpose: ``LKJCholesky`` samples with
+the onion method's Beta parameters (torch's draws do not follow its own ``log_prob``: Note [Onion method]) and
+``Wishart`` redraws only samples that really are singular (Note [Singular sample correction]).
 
 ``strided.distributions.transforms`` is torch's module of that name: transforms.py re-exports those of
 transforms_more.py and transforms_composed.py; every transform is also exported from the package itself,
@@ -29,6 +31,7 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -38,6 +41,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -62,6 +66,7 @@ from .transforms import (
     SoftplusTransform,
     TanhTransform,
     Transform,
+    identity_transform,
 )
 from .transforms_composed import CatTransform, CumulativeDistributionTransform, StackTransform
 from .transforms_more import (
@@ -77,6 +82,7 @@ from .transforms_more import (
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "Distribution", "ExpRelaxedCategorical", "Exponential",
@@ -94,3 +100,4 @@ __all__ += [
 ]
 __all__ += ["Beta", "Binomial", "Chi2", "Dirichlet", "FisherSnedecor", "Gamma", "InverseGamma", "NegativeBinomial",
             "Poisson", "StudentT"]
+__all__ += ["GeneralizedPareto", "LKJCholesky", "Wishart", "identity_transform"]
