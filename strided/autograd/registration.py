@@ -11,6 +11,7 @@ from .kernels import (
     make_inplace_kernel,
     make_out_kernel,
 )
+from .not_implemented import make_not_implemented_kernel, needs_not_implemented_kernel
 
 __all__ = ["register_all"]
 
@@ -102,4 +103,9 @@ def register_all() -> dict:
                 op.register(DispatchKey.Autograd, make_inplace_kernel(op, info))
             else:
                 op.register(DispatchKey.Autograd, make_functional_kernel(op, info))
+    for packet in aten:  # Note [Not-implemented derivatives]
+        for op in packet._ordered:
+            if (not op.has_kernel(DispatchKey.Autograd) and not op.has_kernel(DispatchKey.CompositeImplicitAutograd)
+                    and needs_not_implemented_kernel(op)):
+                op.register(DispatchKey.Autograd, make_not_implemented_kernel(op))
     return DERIVATIVES

@@ -73,6 +73,8 @@ OVERLOADS = _overloads()
 
 
 def _differentiable(op) -> bool:
+    if op.has_kernel(DispatchKey.Autograd) and getattr(op.kernel(DispatchKey.Autograd), "not_implemented", False):
+        return False  # Note [Not-implemented derivatives]
     return op in DERIVATIVES or op.has_kernel(DispatchKey.Autograd) or (
         op.has_kernel(DispatchKey.CompositeImplicitAutograd))
 

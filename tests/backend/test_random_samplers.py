@@ -267,9 +267,13 @@ def test_autograd(device):
     (gr,) = st.autograd.grad(st.poisson(rate).sum(), [rate])  # torch's: zero
     if device != "meta":
         assert not _host(gr).any()
-    # torch defines no derivative for these: the results are not differentiable
-    assert not st.binomial(_t([3.0, 4.0], device), rate * 0.01).requires_grad
-    assert not st._sample_dirichlet(alpha).requires_grad
+    # torch defines no derivative for these: a backward through them raises torch's error
+    # (Note [Not-implemented derivatives])
+    for out, name in ((st.binomial(_t([3.0, 4.0], device), rate * 0.01), "binomial"),
+                      (st._sample_dirichlet(alpha), "_sample_dirichlet")):
+        assert out.grad_fn.name == "NotImplemented"
+        with pytest.raises(RuntimeError, match=f"derivative for aten::{name} is not implemented"):
+            out.sum().backward()
 
 
 # -- CUDA: generator offsets and graph capture (Note [Sampler streams]) -------------------------------------------
