@@ -77,6 +77,8 @@ def _cases(scale: int):
         (f"solve batch 256x{b}x{b}", gen, (256, b, b), lambda L, a: L.linalg.solve(a, a[..., :1]), None),
         (f"slogdet batch 256x{b}x{b}", gen, (256, b, b), lambda L, a: L.linalg.slogdet(a)[1], None),
         (f"qr {n}x{n // 2}", gen, (n, n // 2), lambda L, a: L.linalg.qr(a), recon_qr),
+        (f"qr {4 * n}x{4 * n}", gen, (4 * n, 4 * n), lambda L, a: L.linalg.qr(a), recon_qr),  # the blocked QR
+        (f"qr {8 * n}x{2 * n}", gen, (8 * n, 2 * n), lambda L, a: L.linalg.qr(a), recon_qr),
         (f"eigh {n // 4}x{n // 4}", spd, (n // 4, n // 4), lambda L, a: L.linalg.eigh(a), recon_eigh),
         (f"eigh batch 64x{b // 2}x{b // 2}", spd, (64, b // 2, b // 2), lambda L, a: L.linalg.eigh(a), recon_eigh),
         (f"eigh {n // 2}x{n // 2}", spd, (n // 2, n // 2), lambda L, a: L.linalg.eigh(a), recon_eigh),

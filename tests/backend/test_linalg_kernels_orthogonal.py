@@ -4,8 +4,9 @@ backends/cuda/kernels/linalg_orthogonal_ops.py on CUDA, the composite's shapes o
 defining properties against NumPy in float64, LAPACK's exact reflector conventions for QR, sizes on both sides
 of the kernels' shared-memory thresholds (H100 / H200, 223 KiB: eigh keeps A and V in shared memory up to n = 118
 (float64) / 168 (float32), A alone up to 167 / 237; the one-sided Jacobi and QR likewise by bytes, e.g. 256 x 128
-float32 G and J both in, float64 J alone; QR 100 x 100 float64 A and Q in, 200 x 200 neither), batches, broadcast and
-non-contiguous input, degenerate and non-finite input."""
+float32 G and J both in, float64 J alone; QR 100 x 100 float64 A and Q in, 300 x 100 float64 neither; from min(m, n) =
+128 on, QR takes the blocked path of test_linalg_kernels_blocked_qr.py), batches, broadcast and non-contiguous input,
+degenerate and non-finite input."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The orthogonal factorization kernels (linalg_jacobi.cu, linalg_householder.cu) compile with NVRTC to sm_90
-CUBIN for float32 and float64 (no GPU needed)."""
+"""The orthogonal factorization kernels (linalg_jacobi.cu, linalg_householder.cu: the fused QR and the blocked QR's
+scale and panel kernels) compile with NVRTC to sm_90 CUBIN for float32 and float64 (no GPU needed)."""
 
 from __future__ import annotations
 
@@ -33,5 +33,7 @@ def test_every_dtype_and_kernel_is_instantiated():
              for file, names, text in orthogonal_sources() for name in names}
     assert found == {(f, k, wide) for f, k in [("linalg_jacobi.cu", "symmetric_jacobi"),
                                                ("linalg_jacobi.cu", "onesided_jacobi"),
-                                               ("linalg_householder.cu", "householder_qr")]
+                                               ("linalg_householder.cu", "householder_qr"),
+                                               ("linalg_householder.cu", "householder_scale"),
+                                               ("linalg_householder.cu", "householder_panel")]
                      for wide in (False, True)}

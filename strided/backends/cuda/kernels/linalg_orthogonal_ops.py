@@ -38,8 +38,11 @@ does, so Q and R are LAPACK's up to rounding, signs included; R's strict lower p
 matrix is scaled first by the power of two that brings its largest |entry| into [0.5, 1) -- exact, so squares
 neither over- nor underflow and R is scaled back exactly. The matrix and Q work column-major (a column
 contiguous) in shared memory while they fit, else in a global workspace; tau is always in shared memory.
-Threads: a warp per column (of R or Q), 2 to 32 warps. A single large matrix runs on one SM (unblocked: its
-trailing updates are matrix-vector products), slower than cuSOLVER's blocked geqrf but without host syncs.
+Threads: a warp per column (of R or Q), 2 to 32 warps. This serves min(m, n) < ``BLOCKED_MIN_K`` (128), batches
+of such matrices included: one launch and no host work per column. A large matrix on one SM would be unblocked
+(trailing updates as matrix-vector products: 512 x 256 float32 took 6.2x cuSOLVER's time on an H200), so from
+``BLOCKED_MIN_K`` on the op takes the blocked path of Note [Blocked Householder QR] (linalg_blocked_qr.py): panels
+of 32 columns by ``householder_panel`` (the same file, the same dlarfg) and GEMMs between them.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from ..launch import get_kernel
 from ..reduction import kernel_source
 from ..streams import current_stream_handle
 from . import CTYPES
+from . import linalg_blocked_qr as blocked
 
 __all__ = ["orthogonal_sources"]
 
@@ -69,6 +73,8 @@ SMEM_MARGIN = 4096  # bytes of the opt-in limit left for the static shared memor
 
 @cache
 def _source(file: str, dtype_name: str) -> str:
+    if file == "linalg_householder.cu":  # one module with the blocked path's kernels
+        return blocked.householder_source(dtype_name)
     return kernel_source(file, SCALAR_T=CTYPES[dtype_name], JACOBI_MAX_SWEEPS=str(MAX_SWEEPS))
 
 
@@ -76,7 +82,8 @@ def orthogonal_sources():
     """(file, kernel names, source) of every instantiation (NVRTC null test)."""
     for name in ("float32", "float64"):
         yield "linalg_jacobi.cu", ("symmetric_jacobi", "onesided_jacobi"), _source("linalg_jacobi.cu", name)
-        yield "linalg_householder.cu", ("householder_qr",), _source("linalg_householder.cu", name)
+        yield ("linalg_householder.cu", ("householder_qr", "householder_scale", "householder_panel"),
+               _source("linalg_householder.cu", name))
 
 
 @cache
@@ -175,6 +182,8 @@ def _linalg_householder_qr(self, complete=False, compute_q=True):
     rrows = m if complete else k
     qcols = (m if complete else k) if compute_q else 0
     batch, count = _batch(self)
+    if count and k and k >= blocked.BLOCKED_MIN_K:  # (a module knob: tests force either path)
+        return blocked.blocked_householder_qr(self, complete, compute_q)
     Q = new_output((*batch, m, qcols), self.dtype, self.device)
     R = new_output((*batch, rrows, n), self.dtype, self.device)
     if count == 0 or (Q.numel() == 0 and R.numel() == 0):  # (n == 0 with a complete Q still builds Q = I)
