@@ -144,6 +144,17 @@ def test_geometry_memo_repeats_give_the_first_calls_results():
     assert (a._sizes, a._strides, b._sizes, b._strides, (12, 12)) in memo
 
 
+def test_plan_cache_is_bounded(monkeypatch):
+    """A plan per GEMM shape, dropped all at once when MAX_PLANS is reached; products stay right."""
+    blas = _blas()
+    monkeypatch.setattr(blas, "MAX_PLANS", 4)
+    rng = np.random.default_rng(5)
+    for n in range(3, 15):
+        a64, b64 = rng.standard_normal((n, 7)), rng.standard_normal((7, n + 1))
+        assert _rel(_out(st.mm(_cuda(a64, st.float32), _cuda(b64, st.float32))), a64 @ b64) < 1e-3
+        assert len(blas._plans) <= 4
+
+
 def test_addmm_bias_epilogue_and_beta_paths():
     blas = _blas()
     rng = np.random.default_rng(1)

@@ -154,6 +154,7 @@ class _Plan:
 
 _plans: dict[tuple, _Plan | None] = {}
 _MISSING = object()
+MAX_PLANS = 4096  # cached plans (a few descriptors each); all are dropped when the cache is full
 
 
 def _make_plan(key, h: int, ws_bytes: int) -> _Plan:
@@ -269,6 +270,8 @@ def gemm(name: str, out, a, b, *, alpha=1.0, beta=0.0, c=None, bias=None, act=No
     _storage, ws_ptr, ws_n = _workspace(dev, stream, device)
     plan = _plans.get(key, _MISSING)
     if plan is _MISSING:
+        if len(_plans) >= MAX_PLANS:  # bounded: a blocked factorization makes a shape per step
+            _plans.clear()
         try:
             plan = _plans[key] = _make_plan(key, h, ws_n)
         except NoAlgorithm:
