@@ -301,3 +301,32 @@ def test_random_reproducible():
     assert r.min() == 3 and r.max() == 8
     bern = _np(st.empty(10000, device="cuda").bernoulli_(0.25))
     assert abs(bern.mean() - 0.25) < 0.03
+
+
+def test_launch_smem_counts_the_kernels_static_shared_memory():
+    """40 KiB static + 16 KiB dynamic shared memory: over the 48 KiB a block gets without opting in, although
+    the dynamic part alone is under it (the blocked QR's float64 panel failed to launch this way)."""
+    from strided.backends.cuda.launch import get_kernel
+
+    src = r"""
+    extern "C" __global__ void smem_sum(float* out, long long n) {
+      __shared__ float fixed[10240];
+      extern __shared__ float dyn[];
+      for (long long i = threadIdx.x; i < 10240; i += blockDim.x) fixed[i] = 1.0f;
+      for (long long i = threadIdx.x; i < n; i += blockDim.x) dyn[i] = 2.0f;
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        float s = 0.0f;
+        for (long long i = 0; i < 10240; ++i) s += fixed[i];
+        for (long long i = 0; i < n; ++i) s += dyn[i];
+        out[0] = s;
+      }
+    }
+    """
+    k = get_kernel(src, "smem_sum", "<Qq", 0)
+    out = st.zeros(1, device="cuda")
+    k.launch_smem(1, 128, 4096 * 4, 0, out.data_ptr(), 4096)
+    cuda.synchronize()
+    assert out.item() == 10240 + 2 * 4096
+    with pytest.raises(ValueError, match="shared memory exceed the device's"):
+        k.launch_smem(1, 128, 1 << 20, 0, out.data_ptr(), 4096)

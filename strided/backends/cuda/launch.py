@@ -44,7 +44,7 @@ class Kernel:
         self._params_addr = ctypes.addressof(self._params)
         self._owner = threading.get_ident()
         self._pack_into = self.packer.pack_into
-        self._smem_limit = 48 << 10  # dynamic shared memory allowed without opting in
+        self._smem_limit = -1  # dynamic shared bytes allowed so far (set on the first launch_smem)
         self._launch = cu().cuLaunchKernel
 
     def __call__(self, grid: int, block: int, stream: int, *values) -> None:
@@ -65,14 +65,18 @@ class Kernel:
             check_launch(self.name, err, stream)
 
     def launch_smem(self, grid: int, block: int, smem: int, stream: int, *values) -> None:
-        """Launch with ``smem`` bytes of dynamic shared memory (opting in above 48 KiB once)."""
+        """Launch with ``smem`` bytes of dynamic shared memory (opting in, once, when the kernel's static and
+        dynamic shared memory together exceed the 48 KiB a block gets without it)."""
         if smem > self._smem_limit:
-            # the kernel's static shared memory and this dynamic part must fit the opt-in limit together
-            optin = driver.attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", self.device_index)
-            if smem > optin:
-                raise ValueError(f"kernel '{self.name}': {smem} bytes of shared memory exceed the device's "
-                                 f"{optin} per block")
             driver.ensure_context(self.device_index)
+            static = self._static_smem()
+            if self._smem_limit < 0:
+                self._smem_limit = max(0, (48 << 10) - static)
+        if smem > self._smem_limit:
+            optin = driver.attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", self.device_index)
+            if smem + static > optin:
+                raise ValueError(f"kernel '{self.name}': {smem} bytes of dynamic and {static} of static shared "
+                                 f"memory exceed the device's {optin} per block")
             attr = cu().CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
             check(cu().cuFuncSetAttribute(self.func, attr, smem))
             self._smem_limit = smem
@@ -82,6 +86,11 @@ class Kernel:
         err = cu().cuLaunchKernel(self.func, grid, 1, 1, block, 1, 1, smem, stream, ctypes.addressof(params), 0)[0]
         if err != 0 or driver.LAUNCH_BLOCKING:
             check_launch(self.name, err, stream)
+
+    def _static_smem(self) -> int:
+        """The kernel's static shared memory in bytes."""
+        attr = cu().CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+        return check(cu().cuFuncGetAttribute(attr, self.func))
 
 
 def check_launch(name: str, err, stream: int) -> None:
