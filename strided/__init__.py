@@ -30,6 +30,7 @@ from .backends.cpu.threads import get_num_threads, set_num_threads  # noqa: E402
 from . import return_types  # noqa: E402
 from .interop import from_dlpack  # noqa: E402
 from .comparison import allclose, equal, isclose  # noqa: E402
+from .predicates import *  # noqa: E402, F403
 from .functional import (  # noqa: E402
     argwhere,
     block_diag,
@@ -57,6 +58,8 @@ from .backends.determinism import (  # noqa: E402
 from . import optim  # noqa: E402
 from . import amp, nn  # noqa: E402
 from .amp import autocast  # noqa: E402
+from .toplevel_functions import *  # noqa: E402, F403
+from .factories_more import *  # noqa: E402, F403
 
 _HAND_WRITTEN = set(globals())
 for _name in _bound.FUNCTIONS:

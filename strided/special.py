@@ -44,7 +44,7 @@ from .tensor import Tensor
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "erf", "erfc", "erfinv", "erfcx", "expit",
            "logit", "xlogy", "xlog1py", "entr", "sinc", "ndtr", "ndtri", "log_ndtr", "logsumexp", "softmax",
-           "log_softmax", "log1p", "expm1", "exp2", "round", "i0"]
+           "log_softmax", "log1p", "expm1", "exp2", "round", "i0", "gammainc", "gammaincc"]
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -167,6 +167,16 @@ def xlogy(input, other, *, out=None) -> Tensor:  # noqa: A002
     """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
     x, y, d = _binary_operands("xlogy", input, other)
     return _out("xlogy", _ops.xlogy(x, y).to(d), out, (input, other))
+
+
+def gammainc(input: Tensor, other: Tensor, *, out=None) -> Tensor:  # noqa: A002
+    """The regularized lower incomplete gamma function ``P(input, other)`` (``strided.igamma``)."""
+    return _out("gammainc", _ops.igamma(input, other), out, (input, other))
+
+
+def gammaincc(input: Tensor, other: Tensor, *, out=None) -> Tensor:  # noqa: A002
+    """The regularized upper incomplete gamma function ``Q(input, other)`` (``strided.igammac``)."""
+    return _out("gammaincc", _ops.igammac(input, other), out, (input, other))
 
 
 class _Xlog1py(Function):

@@ -22,6 +22,7 @@ import math
 
 from . import dtypes as _dt
 from .tensor_conversions import TensorConversions
+from .tensor_extras import TensorExtras
 from .tensor_linalg import TensorLinalg
 from .tensor_operators import TensorOperators
 
@@ -59,7 +60,7 @@ def channels_last_strides(sizes) -> tuple:
     return (h * w * c, 1, w * c, c)
 
 
-class Tensor(TensorConversions, TensorOperators, TensorLinalg):
+class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
     """A multi-dimensional strided view of a storage (see ``strided.empty_strided``)."""
 
     __slots__ = (

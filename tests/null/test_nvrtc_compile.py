@@ -158,3 +158,44 @@ def test_gamma_function_templates_compile(case):
     from strided.backends.cuda.elementwise import source_for
 
     assert compiler._compile(source_for(*case), "elementwise", "sm_90", ())[:4] == b"\x7fELF"
+
+
+def _math_more_cases():
+    """igamma / igammac / gcd / lcm / nextafter / frexp (kernels/math_more_ops.py): one instantiation per
+    (expression, output dtype, compute types), so every overload of their device functions is compiled."""
+    from strided.backends.cuda.kernels import pointwise_ops
+
+    names = ("ew_igamma(", "ew_igammac(", "ew_gcd(", "ew_lcm(", "ew_nextafter(", "ew_frexp_mantissa(",
+             "ew_frexp_exponent(")
+    seen, cases = set(), []
+    for expr, out, slots in pointwise_ops.instantiations():
+        key = (expr, out, tuple(c for _, _, c in slots))
+        if expr.startswith(names) and key not in seen:
+            seen.add(key)
+            cases.append((expr, out, slots))
+    return cases
+
+
+API_MATH_CASES = _math_more_cases()
+
+
+def test_math_more_cases_cover_every_dtype():
+    by_expr: dict = {}
+    for expr, out, _ in API_MATH_CASES:
+        by_expr.setdefault(expr.split("(")[0], set()).add(out.name)
+    floats, ints = {"float32", "float64", "float16", "bfloat16"}, {"uint8", "int8", "int16", "int32", "int64"}
+    assert by_expr == {"ew_igamma": floats, "ew_igammac": floats, "ew_nextafter": floats, "ew_frexp_mantissa": floats,
+                       "ew_frexp_exponent": {"int32"}, "ew_gcd": ints, "ew_lcm": ints}
+
+
+def test_math_more_templates_compile():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from strided.backends.cuda.elementwise import source_for
+
+    def build(case):
+        return case, compiler._compile(source_for(*case), "elementwise", "sm_90", ())
+
+    with ThreadPoolExecutor(4) as ex:
+        for case, cubin in ex.map(build, API_MATH_CASES):
+            assert cubin[:4] == b"\x7fELF", case[:2]

@@ -6,6 +6,7 @@ from . import (  # noqa: F401
     indexing,
     linalg,
     linalg_factorizations,
+    math_more,
     normalization,
     optim,
     pointwise,

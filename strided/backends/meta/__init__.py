@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     factories,
     indexing,
     linalg,
+    math_more,
     normalization,
     optim,
     pointwise,

@@ -319,3 +319,132 @@ template <class T> __device__ T ew_mvlgamma(T x, long long p) {
   for (long long j = 0; j < p; ++j) s += ew_lgamma(x - T(0.5) * static_cast<T>(j));
   return s + static_cast<T>(0.28618247146235004 * static_cast<double>(p) * static_cast<double>(p - 1));
 }
+
+// ---------------------------------------------------------------------------- further math (math_more_ops.py)
+// igamma / igammac, gcd / lcm, nextafter and frexp: the CPU kernels' algorithms and special cases
+// (strided/backends/cpu/math_more.py), so the two backends agree bit for bit where the math library allows.
+
+// igamma(a, x) = P(a, x), igammac(a, x) = Q(a, x): Note [Regularized incomplete gamma] in
+// strided/backends/cpu/math_more.py. Cephes' power series of P (x <= 1 or x <= a) or Legendre's continued
+// fraction of Q, in double for every dtype (the operands are converted to double straight from their
+// dtype, as the CPU does), the other one as 1 - it, clipped to [0, 1]; at most 5000 terms each.
+#define EW_IGAM_EPS 2.220446049250313e-16
+#define EW_IGAM_MAX_ITER 5000
+__device__ __forceinline__ double ew_igam_prefactor(double a, double x) {  // x^a e^-x / Gamma(a)
+  return exp(__dmul_rn(a, log(x)) - x - lgamma(a));
+}
+__device__ double ew_igam_series(double a, double x) {  // P(a, x)
+  double r = a, c = 1.0, total = 1.0;
+  for (int i = 0; i < EW_IGAM_MAX_ITER; ++i) {
+    r += 1.0;
+    c = c * x / r;
+    total += c;
+    if (!(fabs(c) > EW_IGAM_EPS * fabs(total))) break;
+  }
+  return total * ew_igam_prefactor(a, x) / a;
+}
+__device__ double ew_igamc_fraction(double a, double x) {  // Q(a, x), for x > 1 and x > a
+  const double big = 4.503599627370496e15, biginv = 2.22044604925031308085e-16;
+  double y = 1.0 - a, z = x + 2.0 - a, c = 0.0;
+  double pkm2 = 1.0, qkm2 = x, pkm1 = x + 1.0, qkm1 = z * x;
+  double ans = pkm1 / qkm1;
+  for (int i = 0; i < EW_IGAM_MAX_ITER; ++i) {
+    c += 1.0;
+    y += 1.0;
+    z += 2.0;
+    const double yc = y * c;
+    const double pk = __dmul_rn(pkm1, z) - __dmul_rn(pkm2, yc);  // no contraction: the CPU's rounding
+    const double qk = __dmul_rn(qkm1, z) - __dmul_rn(qkm2, yc);
+    double t = 1.0;
+    if (qk != 0.0) {
+      const double r = pk / qk;
+      t = fabs((ans - r) / (r == 0.0 ? 1.0 : r));
+      ans = r;
+    }
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    if (fabs(pkm1) > big) {
+      pkm2 *= biginv;
+      pkm1 *= biginv;
+      qkm2 *= biginv;
+      qkm1 *= biginv;
+    }
+    if (!(t > EW_IGAM_EPS)) break;
+  }
+  return ans * ew_igam_prefactor(a, x);
+}
+__device__ double ew_igamma_reg(double a, double x, bool upper) {
+  if (a != a || x != x || a < 0.0 || x < 0.0 || (a == 0.0 && x == 0.0) || (isinf(a) && isinf(x))) {
+    return ew_qnan(a);
+  }
+  if ((a == 0.0 && x > 0.0) || isinf(x)) return upper ? 0.0 : 1.0;  // (a is finite here when x is inf)
+  if (x == 0.0 || isinf(a)) return upper ? 1.0 : 0.0;
+  double v;
+  if (x > 1.0 && x > a) {
+    const double q = ew_igamc_fraction(a, x);
+    v = upper ? q : 1.0 - q;
+  } else {
+    const double p = ew_igam_series(a, x);
+    v = upper ? 1.0 - p : p;
+  }
+  return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);  // np.clip: a NaN stays NaN
+}
+__device__ __forceinline__ double ew_igamma(double a, double x) { return ew_igamma_reg(a, x, false); }
+__device__ __forceinline__ double ew_igammac(double a, double x) { return ew_igamma_reg(a, x, true); }
+
+// gcd / lcm of integers as NumPy's (the CPU kernel): gcd of the magnitudes in unsigned arithmetic, cast back
+// (so gcd(MIN, 0) is MIN); lcm = |a / gcd * b| with the product and the magnitude wrapping in the dtype.
+template <int N> struct EwUnsigned { typedef unsigned t; };
+template <> struct EwUnsigned<8> { typedef u64 t; };
+template <class T> __device__ T ew_gcd(T a, T b) {
+  typedef typename EwUnsigned<sizeof(T)>::t U;
+  U x = a < T(0) ? U(0) - (U)a : (U)a;
+  U y = b < T(0) ? U(0) - (U)b : (U)b;
+  while (y != U(0)) {
+    const U r = x % y;
+    x = y;
+    y = r;
+  }
+  return (T)x;
+}
+template <class T> __device__ T ew_lcm(T a, T b) {
+  typedef typename EwUnsigned<sizeof(T)>::t U;
+  const T g = ew_gcd(a, b);
+  if (g == T(0)) return T(0);
+  const T q = (T)(a / g);  // exact: g divides a (g is MIN only when a is 0 or MIN)
+  const T r = (T)((U)q * (U)b);
+  return r < T(0) ? (T)(U(0) - (U)r) : r;
+}
+
+// nextafter: the math library's for float and double; 16-bit floats step their bit pattern (IEEE order of
+// sign-magnitude), as the CPU's bfloat16 path; NaN in, NaN out; a == b gives b.
+__device__ __forceinline__ float ew_nextafter(float a, float b) { return nextafterf(a, b); }
+__device__ __forceinline__ double ew_nextafter(double a, double b) { return nextafter(a, b); }
+__device__ __forceinline__ unsigned short ew_bits16(__half h) { return __half_as_ushort(h); }
+__device__ __forceinline__ unsigned short ew_bits16(__nv_bfloat16 h) { return __bfloat16_as_ushort(h); }
+__device__ __forceinline__ __half ew_from_bits16(unsigned short u, __half) { return __ushort_as_half(u); }
+__device__ __forceinline__ __nv_bfloat16 ew_from_bits16(unsigned short u, __nv_bfloat16) {
+  return __ushort_as_bfloat16(u);
+}
+template <class H> __device__ H ew_nextafter16(H a, H b) {
+  const float af = ToWide<H>::get(a), bf = ToWide<H>::get(b);
+  if (af != af || bf != bf) return convert<H>(ew_qnan(af));
+  if (af == bf) return b;
+  unsigned short bits = ew_bits16(a);
+  if (af == 0.f) bits = bf > 0.f ? 1 : 0x8001;
+  else bits = (bf > af) == (af > 0.f) ? (unsigned short)(bits + 1) : (unsigned short)(bits - 1);
+  return ew_from_bits16(bits, a);
+}
+__device__ __forceinline__ __half ew_nextafter(__half a, __half b) { return ew_nextafter16(a, b); }
+__device__ __forceinline__ __nv_bfloat16 ew_nextafter(__nv_bfloat16 a, __nv_bfloat16 b) {
+  return ew_nextafter16(a, b);
+}
+
+// frexp: mantissa in [0.5, 1) with the sign of x (x itself for 0, inf and NaN) and the exponent, 0 for 0, inf
+// and NaN (the CPU's convention); 16-bit floats go through float (their opmath), where both are exact.
+__device__ __forceinline__ float ew_frexp_mantissa(float x) { int e; return frexpf(x, &e); }
+__device__ __forceinline__ double ew_frexp_mantissa(double x) { int e; return frexp(x, &e); }
+__device__ __forceinline__ int ew_frexp_exponent(float x) { int e; frexpf(x, &e); return isfinite(x) ? e : 0; }
+__device__ __forceinline__ int ew_frexp_exponent(double x) { int e; frexp(x, &e); return isfinite(x) ? e : 0; }

@@ -217,6 +217,8 @@ from . import scan_index_ops  # noqa: E402, F401
 from . import blas_ops  # noqa: E402, F401
 from . import bitwise_ops  # noqa: E402, F401
 from . import binary_math_ops  # noqa: E402, F401
+from . import math_more_ops  # noqa: E402, F401 - igamma, gcd, lcm, nextafter, frexp
+from . import scatter_reduce_ops  # noqa: E402, F401
 from . import linalg_triangular_ops  # noqa: E402, F401
 from . import linalg_lu_ops  # noqa: E402, F401
 from . import linalg_orthogonal_ops  # noqa: E402, F401

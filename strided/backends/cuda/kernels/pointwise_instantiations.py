@@ -1,5 +1,5 @@
-"""The elementwise instantiations the pointwise, bitwise and binary-math CUDA kernels use, found
-without a GPU.
+"""The elementwise instantiations the pointwise, bitwise, binary-math and further math (math_more_ops.py) CUDA
+kernels use, found without a GPU.
 
 Each kernel of ``pointwise_ops``, ``bitwise_ops`` and ``binary_math_ops`` runs on small CPU tensors
 of every dtype (tensor, Python-scalar and 0-dim CPU operands) with a recording ``run``: the Meta
@@ -14,6 +14,7 @@ from .... import dtypes as dt
 from ...meta import pointwise_unary as meta_u
 from . import binary_math_ops as bm
 from . import bitwise_ops as bw
+from . import math_more_ops as am
 from . import pointwise_ops as pw
 
 __all__ = ["instantiations"]
@@ -61,6 +62,8 @@ def _sample_calls(d: dt.dtype):
     for name in bm.NAMES:
         for other in (t(), 2, 2.5, True, f.tensor(3.0)):
             yield getattr(bm, name), (t(), other), {}
+    for fn, args in am.sample_calls(d):  # igamma, gcd, nextafter, frexp, ...
+        yield fn, args, {}
 
 
 def instantiations(dtypes=dt.all_dtypes) -> list:
@@ -76,7 +79,7 @@ def instantiations(dtypes=dt.all_dtypes) -> list:
         found.setdefault((expr, out.dtype, slots), None)
         return out
 
-    saved, pw.run, bw.run, bm.run = pw.run, record, record, record
+    saved, pw.run, bw.run, bm.run, am.run = pw.run, record, record, record, record
     try:
         for d in dtypes:
             for fn, args, kwargs in _sample_calls(d):
@@ -85,5 +88,5 @@ def instantiations(dtypes=dt.all_dtypes) -> list:
                 except (RuntimeError, NotImplementedError, TypeError, ValueError):
                     pass  # the op rejects this dtype combination (its Meta function says so)
     finally:
-        pw.run = bw.run = bm.run = saved
+        pw.run = bw.run = bm.run = am.run = saved
     return list(found)

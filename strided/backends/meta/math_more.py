@@ -1,0 +1,71 @@
+"""Meta functions for the further math kernels: igamma / igammac and nextafter (floating, same promotion as
+hypot), gcd / lcm (integers), frexp (mantissa like ``self``, int32 exponent) and scatter_reduce."""
+
+from __future__ import annotations
+
+from ... import dtypes as dt
+from ... import return_types
+from ...dispatch.library import kernel
+from ...tensor import Tensor
+from .common import check, result_dtype
+from .indexing import scatter_output
+from .pointwise import not_implemented, pointwise_output
+
+__all__ = ["SCATTER_REDUCTIONS"]
+
+SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+# torch.return_types.kthvalue / histogram / frexp, registered beside strided.return_types' own
+for _name, _fields in (("kthvalue", ("values", "indices")), ("histogram", ("hist", "bin_edges")),
+                       ("frexp", ("mantissa", "exponent"))):
+    if not hasattr(return_types, _name):
+        setattr(return_types, _name, return_types.structseq(_name, _fields))
+
+
+def _check_other(name: str, other) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+
+
+def _floating(name):
+    def meta(self, other):
+        _check_other(name, other)
+        d = result_dtype(self, other)
+        if not d.is_floating_point:
+            raise not_implemented(f"{name}_cpu", d)
+        return pointwise_output(d, self, other)
+
+    meta.__name__ = meta.__qualname__ = name
+    return kernel("Meta", name=name)(meta)
+
+
+def _integral(name):
+    def meta(self, other):
+        _check_other(name, other)
+        d = result_dtype(self, other)
+        if d.is_floating_point or d is dt.bool:
+            raise not_implemented(f"{name}_cpu", d)
+        return pointwise_output(d, self, other)
+
+    meta.__name__ = meta.__qualname__ = name
+    return kernel("Meta", name=name)(meta)
+
+
+igamma = _floating("igamma")
+igammac = _floating("igammac")
+nextafter = _floating("nextafter")
+gcd = _integral("gcd")
+lcm = _integral("lcm")
+
+
+@kernel("Meta")
+def frexp(self):
+    check(self.dtype.is_floating_point, "torch.frexp() only supports floating-point dtypes")
+    return return_types.frexp((pointwise_output(self.dtype, self), pointwise_output(dt.int32, self)))
+
+
+@kernel("Meta")
+def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    check(reduce in SCATTER_REDUCTIONS,
+          f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    return scatter_output(self, dim, index, src)

@@ -1,0 +1,131 @@
+"""torch's remaining factories: ``scalar_tensor``, ``logspace``, the deprecated inclusive ``range`` and the
+window functions (``hann_window``, ``hamming_window``, ``blackman_window``, ``bartlett_window``,
+``kaiser_window``).
+
+Note [Window functions]
+torch's windows are the symmetric ones of length ``N`` (``periodic=False``) or, by default, the first
+``N`` values of the symmetric window of length ``N + 1`` (periodic: for spectral analysis). They are
+computed in the requested floating dtype on the requested device from ``arange``, so they run on every
+backend; ``N == 0`` gives an empty tensor and ``N == 1`` a single one.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from . import dtypes as _dt
+from .ops import bound as _ops
+
+__all__ = ["scalar_tensor", "logspace", "range", "hann_window", "hamming_window", "blackman_window",
+           "bartlett_window", "kaiser_window"]
+
+
+def _finish(t, requires_grad: bool):
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad: bool = False):
+    """A 0-dim tensor holding ``s`` (the default float dtype unless ``dtype`` is given, as torch)."""
+    t = _ops.full((), s, dtype=dtype or _dt.get_default_dtype(), device=device)
+    return _finish(t, requires_grad)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=None, device=None,
+             pin_memory=None, requires_grad: bool = False):
+    """``steps`` values ``base ** x`` for ``x`` evenly spaced from ``start`` to ``end`` inclusive."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = dtype or _dt.get_default_dtype()
+    exponents = _ops.linspace(start, end, steps, dtype=_dt.float64, device=device)
+    t = _ops.pow(float(base), exponents)
+    if not dtype.is_floating_point:
+        t = _ops.round(t)
+    return _finish(t.to(dtype), requires_grad)
+
+
+def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, pin_memory=None,  # noqa: A001
+          requires_grad: bool = False):
+    """Deprecated (as torch): ``start .. end`` inclusive, ``step`` apart; use ``arange``."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", UserWarning, stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    n = int(math.floor((end - start) / step)) + 1
+    dtype = dtype or _dt.get_default_dtype()
+    t = _ops.add(_ops.mul(_ops.arange(0, n, dtype=_dt.float64, device=device), step), start)
+    return _finish(t.to(dtype), requires_grad)
+
+
+def _window(name: str, window_length: int, periodic: bool, dtype, device, requires_grad, formula):
+    dtype = dtype or _dt.get_default_dtype()
+    if window_length < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
+    if window_length <= 1:
+        return _finish(_ops.ones((window_length,), dtype=dtype, device=device), requires_grad)
+    n = window_length + 1 if periodic else window_length
+    k = _ops.arange(0, window_length, dtype=dtype, device=device)
+    return _finish(formula(k, n), requires_grad)
+
+
+def _cosine_sum(coefficients):
+    def formula(k, n):
+        out = None
+        for j, a in enumerate(coefficients):
+            term = _ops.mul(_ops.cos(_ops.mul(k, 2 * math.pi * j / (n - 1))), a) if j else None
+            out = term if out is None else _ops.add(out, term)
+        return _ops.add(out, coefficients[0])
+
+    return formula
+
+
+def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
+                pin_memory=None, requires_grad: bool = False):
+    """``0.5 - 0.5 cos(2 pi k / (N - 1))`` (Note [Window functions])."""
+    return _window("hann_window", window_length, periodic, dtype, device, requires_grad, _cosine_sum((0.5, -0.5)))
+
+
+def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
+                   dtype=None, layout=None, device=None, pin_memory=None, requires_grad: bool = False):
+    """``alpha - beta cos(2 pi k / (N - 1))`` (Note [Window functions])."""
+    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
+                   _cosine_sum((alpha, -beta)))
+
+
+def blackman_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
+                    pin_memory=None, requires_grad: bool = False):
+    """``0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1))`` (Note [Window functions])."""
+    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad,
+                   _cosine_sum((0.42, -0.5, 0.08)))
+
+
+def bartlett_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
+                    pin_memory=None, requires_grad: bool = False):
+    """The triangle ``1 - |2 k / (N - 1) - 1|`` (Note [Window functions])."""
+    def formula(k, n):
+        return _ops.rsub(_ops.abs(_ops.sub(_ops.mul(k, 2.0 / (n - 1)), 1.0)), 1.0)
+
+    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad, formula)
+
+
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype=None, layout=None,
+                  device=None, pin_memory=None, requires_grad: bool = False):
+    """``I0(beta sqrt(1 - ((k - a) / a)^2)) / I0(beta)`` with ``a = (N - 1) / 2`` (Note [Window functions])."""
+    from .special import i0
+
+    def formula(k, n):
+        a = (n - 1) / 2
+        r = _ops.div(_ops.sub(k, a), a)
+        arg = _ops.mul(_ops.sqrt(_ops.clamp(_ops.rsub(_ops.mul(r, r), 1.0), 0.0)), float(beta))
+        return _ops.div(i0(arg), i0(_ops.full((), float(beta), dtype=k.dtype, device=k.device)))
+
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, formula)

@@ -1,0 +1,42 @@
+"""In-place forms of CompositeImplicitAutograd compositions (``addmv_``, ``index_fill_``, ``sinc_``...).
+
+Note [In-place compositions]
+``autogen: name_`` gives an in-place overload a CompositeExplicitAutograd kernel, which is differentiable
+only through the functional op's formulas; these functional ops are compositions without formulas, so
+their in-place forms are compositions too: the functional result, checked as autogen's kernel checks it
+(its dtype castable to ``self``'s, its shape ``self``'s), copied into ``self`` with ``copy_`` (which
+records the history of ``self`` for autograd).
+"""
+
+from __future__ import annotations
+
+from ... import dtypes as dt
+from ...backends.meta.pointwise import scalar_type_name
+from ...dispatch.library import kernel
+from .. import bound as ops
+
+__all__ = []
+
+
+def _assign(self, result):
+    if not dt.can_cast(result.dtype, self.dtype):
+        raise RuntimeError(f"result type {scalar_type_name(result.dtype)} can't be cast to the desired output type "
+                           f"{scalar_type_name(self.dtype)}")
+    if result._sizes != self._sizes:
+        raise RuntimeError(f"output with shape {list(self._sizes)} doesn't match the broadcast shape "
+                           f"{list(result._sizes)}")
+    return ops.copy_(self, result)
+
+
+def _inplace(name: str):
+    def inplace(self, *args, **kwargs):
+        return _assign(self, getattr(ops, name)(self, *args, **kwargs))
+
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    inplace.__doc__ = f"In-place ``{name}`` (Note [In-place compositions])."
+    return kernel("CompositeImplicitAutograd", name=name + "_")(inplace)
+
+
+for _name in ("addmv", "addr", "addbmm", "renorm", "index_fill", "index_copy", "index_reduce", "masked_scatter", "put",
+              "ldexp", "heaviside", "logit", "sinc", "deg2rad", "rad2deg", "gcd", "lcm"):
+    globals()[_name + "_"] = _inplace(_name)

@@ -1,0 +1,164 @@
+"""CompositeImplicitAutograd elementwise math: ldexp, signbit, heaviside, logit, sinc, float_power,
+deg2rad, rad2deg, isneginf, isposinf, isreal, xlogy_ (each torch's own composition or an exact
+rewrite of its kernel). The igamma / gcd / nextafter / frexp kernels are in ``backends/*/math_more.py``.
+
+Note [sinc at zero]
+``sin(pi x) / (pi x)`` is 0/0 at 0; ``where(x == 0, 1, ...)`` alone would still send NaN gradients
+through the unselected branch, so the division reads a safe ``x`` (1 where x is 0), as torch's
+``sinc_backward`` is finite (0) there.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ... import dtypes as dt
+from ...backends.meta.pointwise import scalar_type_name
+from ...dispatch.library import kernel
+from ...tensor import Tensor
+from .. import bound as ops
+
+__all__ = []
+
+
+def _float(self):
+    """``self`` promoted to the default float dtype when it is integral or bool (torch's unary float ops)."""
+    return self if self.dtype.is_floating_point else self.to(dt.get_default_dtype())
+
+
+@kernel("CompositeImplicitAutograd")
+def ldexp(self, other):
+    """``self * 2 ** other`` (torch's composition)."""
+    return ops.mul(self, ops.pow(2.0, other))
+
+
+@kernel("CompositeImplicitAutograd")
+def signbit(self):
+    """True where the sign bit is set (-0.0 and negative NaN included)."""
+    if self.dtype is dt.bool or not self.dtype.is_signed:
+        return ops.zeros_like(self, dtype=dt.bool)
+    if not self.dtype.is_floating_point:
+        return ops.lt(self, 0)
+    return ops.lt(ops.copysign(ops.ones_like(self), self), 0)
+
+
+@kernel("CompositeImplicitAutograd")
+def heaviside(self, values):
+    """0 where ``self < 0``, 1 where ``self > 0`` and ``values`` where ``self == 0``."""
+    if self.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if self.dtype is dt.bool:
+        return ops.logical_or(self, values)
+    pos = ops.gt(self, 0).to(self.dtype)
+    return ops.where(ops.eq(self, 0), values, pos)
+
+
+@kernel("CompositeImplicitAutograd")
+def logit(self, eps=None):
+    """``log(x / (1 - x))``, ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    x = _float(self)
+    if eps is not None:
+        x = ops.clamp(x, eps, 1 - eps)
+    return ops.log(ops.div(x, ops.rsub(x, 1)))
+
+
+@kernel("CompositeImplicitAutograd")
+def sinc(self):
+    """``sin(pi x) / (pi x)``, 1 at 0 (Note [sinc at zero])."""
+    x = _float(self)
+    zero = ops.eq(x, 0)
+    safe = ops.where(zero, 1.0, x)
+    px = ops.mul(safe, math.pi)
+    return ops.where(zero, 1.0, ops.div(ops.sin(px), px))
+
+
+def _double(x):
+    return x.to(dt.float64) if isinstance(x, Tensor) else float(x)
+
+
+@kernel("CompositeImplicitAutograd")
+def float_power_tensor_tensor(self, exponent):
+    """``pow`` in float64."""
+    return ops.pow(_double(self), _double(exponent))
+
+
+@kernel("CompositeImplicitAutograd")
+def float_power_tensor_scalar(self, exponent):
+    """``pow`` in float64."""
+    return ops.pow(_double(self), _double(exponent))
+
+
+@kernel("CompositeImplicitAutograd")
+def float_power_scalar(self, exponent):
+    """``pow`` in float64."""
+    return ops.pow(_double(self), _double(exponent))
+
+
+def _float_power_inplace(self, exponent):
+    if self.dtype is not dt.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(self.dtype)} but the "
+                           "operation's result requires dtype Double")
+    return ops.copy_(self, ops.pow(self, _double(exponent)))
+
+
+@kernel("CompositeImplicitAutograd")
+def float_power__tensor(self, exponent):
+    """In-place ``float_power`` (``self`` must be float64)."""
+    return _float_power_inplace(self, exponent)
+
+
+@kernel("CompositeImplicitAutograd")
+def float_power__scalar(self, exponent):
+    """In-place ``float_power`` (``self`` must be float64)."""
+    return _float_power_inplace(self, exponent)
+
+
+@kernel("CompositeImplicitAutograd")
+def deg2rad(self):
+    """Degrees to radians (integers promote to the default float)."""
+    return ops.mul(_float(self), math.pi / 180)
+
+
+@kernel("CompositeImplicitAutograd")
+def rad2deg(self):
+    """Radians to degrees (integers promote to the default float)."""
+    return ops.mul(_float(self), 180 / math.pi)
+
+
+@kernel("CompositeImplicitAutograd")
+def isneginf(self):
+    """True where ``self`` is -inf."""
+    if not self.dtype.is_floating_point:
+        return ops.zeros_like(self, dtype=dt.bool)
+    return ops.eq(self, -math.inf)
+
+
+@kernel("CompositeImplicitAutograd")
+def isposinf(self):
+    """True where ``self`` is +inf."""
+    if not self.dtype.is_floating_point:
+        return ops.zeros_like(self, dtype=dt.bool)
+    return ops.eq(self, math.inf)
+
+
+@kernel("CompositeImplicitAutograd")
+def isreal(self):
+    """True everywhere (strided has no complex dtypes)."""
+    return ops.ones_like(self, dtype=dt.bool)
+
+
+@kernel("CompositeImplicitAutograd")
+def xlogy__tensor(self, other):
+    """In-place ``xlogy``."""
+    result = ops.xlogy(self, other)
+    if not dt.can_cast(result.dtype, self.dtype):
+        raise RuntimeError(f"result type {scalar_type_name(result.dtype)} can't be cast to the desired output type "
+                           f"{scalar_type_name(self.dtype)}")
+    return ops.copy_(self, result)
+
+
+@kernel("CompositeImplicitAutograd")
+def xlogy__scalar_other(self, other):
+    """In-place ``xlogy`` with a Scalar ``other``."""
+    return xlogy__tensor(self, ops.full((), other, dtype=dt.float64 if isinstance(other, float) else dt.int64,
+                                        device=self.device))

@@ -1,0 +1,196 @@
+"""Tensor methods torch has that are not operators: predicates (``is_signed``, ``is_nonzero``...), casts
+(``byte``, ``char``, ``short``), ``mH`` / ``H``, identity conjugation for real dtypes, ``sum_to_size``,
+``new_empty_strided``, ``resize_as_`` and the CPU-only element-wise Python callbacks ``apply_`` / ``map_`` /
+``map2_``."""
+
+from __future__ import annotations
+
+from . import dtypes as _dt
+
+__all__ = ["TensorExtras"]
+
+
+def _varargs(args) -> tuple:
+    return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else tuple(args)
+
+
+class TensorExtras:
+    """Mixin of :class:`strided.Tensor` (no state of its own)."""
+
+    __slots__ = ()
+
+    # ------------------------------------------------------------------ predicates and queries
+    def is_signed(self) -> bool:
+        """True if the dtype is signed (floating dtypes are)."""
+        return self.dtype.is_signed
+
+    def is_nonzero(self) -> bool:
+        """The truth value of a one-element tensor (torch's errors otherwise)."""
+        n = self.numel()
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def is_same_size(self, other) -> bool:
+        """True if ``other`` has this tensor's shape."""
+        return self._sizes == other._sizes
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is (0 for leaves)."""
+        meta = self._autograd
+        return 0 if meta is None or meta.grad_fn is None else meta.output_nr
+
+    def is_shared(self) -> bool:
+        """Whether the storage is shared between processes: CUDA memory is (as torch); CPU storages are
+        never put in shared memory here."""
+        return self.device.type == "cuda"
+
+    def dim_order(self) -> tuple:
+        """The dims from outermost to innermost in memory (largest stride first; ties keep dim order)."""
+        return tuple(sorted(range(len(self._sizes)), key=lambda d: -self._strides[d]))
+
+    def const_data_ptr(self) -> int:
+        """The address of the first element, for reading."""
+        return self.data_ptr()
+
+    def is_set_to(self, tensor) -> bool:
+        """True if both tensors view the same storage with the same offset, sizes and strides."""
+        return (self._storage is tensor._storage and self._offset == tensor._offset
+                and self._sizes == tensor._sizes and self._strides == tensor._strides)
+
+    # ------------------------------------------------------------------ conjugation (real dtypes only)
+    def is_conj(self) -> bool:
+        """False: strided has no complex dtypes, so no conjugate bit."""
+        return False
+
+    def is_neg(self) -> bool:
+        """False: strided has no complex dtypes, so no negative bit."""
+        return False
+
+    def resolve_conj(self):
+        """``self`` (nothing to resolve for real dtypes)."""
+        return self
+
+    def resolve_neg(self):
+        """``self`` (nothing to resolve for real dtypes)."""
+        return self
+
+    def conj(self):
+        """``self``: the conjugate of a real tensor (as torch)."""
+        return self
+
+    def conj_physical(self):
+        """``self``: the conjugate of a real tensor (as torch)."""
+        return self
+
+    @property
+    def real(self):
+        """``self``: the real part of a real tensor (as torch)."""
+        return self
+
+    @property
+    def mH(self):  # noqa: N802 - torch's name
+        """The conjugate transpose of the last two dims: their transpose for real dtypes."""
+        if len(self._sizes) < 2:
+            raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                               f"Got {len(self._sizes)}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):  # noqa: N802 - torch's name
+        """The conjugate transpose of a matrix: its transpose for real dtypes."""
+        n = len(self._sizes)
+        if n == 2:
+            return self.transpose(0, 1)
+        if n == 0:
+            return self
+        hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}")
+
+    # ------------------------------------------------------------------ casts and new tensors
+    def byte(self):
+        """``self.to(strided.uint8)``."""
+        return self.to(_dt.uint8)
+
+    def char(self):
+        """``self.to(strided.int8)``."""
+        return self.to(_dt.int8)
+
+    def short(self):
+        """``self.to(strided.int16)``."""
+        return self.to(_dt.int16)
+
+    def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+                          requires_grad=False):
+        """An uninitialized tensor of ``size`` and ``stride``, this tensor's dtype and device by default."""
+        from .factories import empty_strided
+
+        t = empty_strided(tuple(size), tuple(stride), dtype=dtype or self.dtype, device=device or self.device)
+        return t.requires_grad_(True) if requires_grad else t
+
+    def sum_to_size(self, *size):
+        """Sum this tensor down to ``size`` (which must expand to this tensor's shape)."""
+        size = tuple(_varargs(size))
+        n, k = len(self._sizes), len(size)
+        ok = k <= n and all(s == 1 or s == self._sizes[n - k + i] for i, s in enumerate(size))
+        if not ok:
+            raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(self._sizes)}}}.")
+        lead = tuple(range(n - k))
+        dims = lead + tuple(n - k + i for i, s in enumerate(size) if s == 1 and self._sizes[n - k + i] != 1)
+        out = self.sum(list(dims), keepdim=True) if dims else self
+        return out.reshape(size) if lead else out
+
+    def resize_as_(self, the_template, *, memory_format=None):
+        """Resize this tensor to ``the_template``'s shape (``resize_``)."""
+        return self.resize_(the_template.shape, memory_format=memory_format)
+
+    def hardshrink(self, lambd: float = 0.5):
+        """``strided.nn.functional.hardshrink(self, lambd)``."""
+        from .nn.functional import hardshrink
+
+        return hardshrink(self, lambd)
+
+    def prelu(self, weight):
+        """``strided.nn.functional.prelu(self, weight)``."""
+        from .nn.functional import prelu
+
+        return prelu(self, weight)
+
+    # ------------------------------------------------------------------ Python callbacks (CPU only)
+    def _callback_check(self, name: str, others=()) -> None:
+        for t in (self, *others):
+            if t.device.type not in ("cpu", "meta"):
+                raise TypeError(f"{name} is only implemented on CPU tensors")
+
+    def apply_(self, callable):  # noqa: A002 - torch's argument name
+        """Replace each element ``x`` by ``callable(x)`` (CPU only, slow: a Python call per element)."""
+        self._callback_check("apply_")
+        return self._callback_write(callable, ())
+
+    def map_(self, tensor, callable):  # noqa: A002
+        """``self[i] = callable(self[i], tensor[i])``, ``tensor`` broadcast to ``self`` (CPU only)."""
+        self._callback_check("map_", (tensor,))
+        return self._callback_write(callable, (tensor,))
+
+    def map2_(self, x, y, callable):  # noqa: A002
+        """``self[i] = callable(self[i], x[i], y[i])``, ``x`` and ``y`` broadcast to ``self`` (CPU only)."""
+        self._callback_check("map2_", (x, y))
+        return self._callback_write(callable, (x, y))
+
+    def _callback_write(self, fn, others):
+        if self.device.type == "meta":
+            return self
+        import numpy as np
+
+        from .factories import tensor as make
+
+        others = [o.expand(self.shape).numpy() for o in others]
+        mine = self.numpy()
+        out = np.empty(mine.shape, dtype=mine.dtype)
+        for idx in np.ndindex(mine.shape):
+            out[idx] = fn(mine[idx].item(), *(o[idx].item() for o in others))
+        self.copy_(make(out, dtype=self.dtype))
+        return self
