@@ -309,17 +309,18 @@ def test_launch_smem_counts_the_kernels_static_shared_memory():
     from strided.backends.cuda.launch import get_kernel
 
     src = r"""
-    extern "C" __global__ void smem_sum(float* out, long long n) {
+    struct SmemArgs { float* out; long long n; };  // strided's kernels take one struct (launch.py packs it)
+    extern "C" __global__ void smem_sum(const SmemArgs p) {
       __shared__ float fixed[10240];
       extern __shared__ float dyn[];
       for (long long i = threadIdx.x; i < 10240; i += blockDim.x) fixed[i] = 1.0f;
-      for (long long i = threadIdx.x; i < n; i += blockDim.x) dyn[i] = 2.0f;
+      for (long long i = threadIdx.x; i < p.n; i += blockDim.x) dyn[i] = 2.0f;
       __syncthreads();
       if (threadIdx.x == 0) {
         float s = 0.0f;
         for (long long i = 0; i < 10240; ++i) s += fixed[i];
-        for (long long i = 0; i < n; ++i) s += dyn[i];
-        out[0] = s;
+        for (long long i = 0; i < p.n; ++i) s += dyn[i];
+        p.out[0] = s;
       }
     }
     """
