@@ -9,6 +9,8 @@
 # bench/RESULTS.md; BENCHES="reductions optim" runs only those benchmarks; PYTEST_ARGS narrows the
 # tests; TESTS_TIMEOUT (seconds, default 420) bounds them (each run, with JOBS); JOBS=4 runs the
 # tests in four pytest processes sharing the GPU (tests/cuda first, alone; see run_parallel_tests).
+# PYTEST_ARGS='tests -k cuda' runs only the cases that name CUDA (tests/cuda and the cuda parameters of the
+# others), when the CPU and meta cases have passed in CI and the whole suite would outlast a time limit.
 # The last lines printed are a short summary: GPU, versions, pass/fail counts, benchmark ratios.
 set -u
 cd "$(dirname "$0")/.."
@@ -38,8 +40,7 @@ for m in ("numpy", "cuda.bindings", "nvmath", "torch", "cupy"):
 PY
 # JOBS=N (N > 1): tests/cuda first, alone (its allocator tests read the device's free memory, which
 # other processes' allocations would move), then the other test files in N pytest processes at once
-# sharing the GPU: tests/backend/test_ops.py in two (the longest: its cuda cases and the others), the rest
-# dealt to the others by file size.
+# sharing the GPU: tests/backend/test_ops.py in one (the longest), the rest dealt round-robin to the others.
 # Each process logs to tests.<i>.log; tests.log gets them all and one combined count line.
 run_parallel_tests() {
   local paths=() opts=() a f
@@ -54,54 +55,25 @@ run_parallel_tests() {
       files+=("$a")
     fi
   done
-  local serial=() groups=() kexpr=() rest=() ops_file="" n=$JOBS
+  local serial=() groups=() i=0 n=$JOBS
   for f in "${files[@]}"; do
     case "$f" in
       tests/cuda/*) serial+=("$f") ;;
-      */test_ops.py) ops_file="$f" ;;
-      *) rest+=("$f") ;;
+      */test_ops.py) groups[0]+="$f " ;;
+      *) groups[$(( 1 + i % (n - 1) ))]+="$f "; i=$((i + 1)) ;;
     esac
   done
-  # test_ops.py, the longest file, runs as two processes (its cuda cases and the others) unless the
-  # arguments already select with -k; the other files are dealt to the remaining processes by size,
-  # largest first, each to the lightest group so far
-  local split=1 first=0 o
-  for o in "${opts[@]}"; do [ "$o" = -k ] && split=0; done
-  if [ -n "$ops_file" ]; then
-    if [ $split -eq 1 ] && [ "$n" -gt 2 ]; then
-      groups[0]="$ops_file"; kexpr[0]="cuda"; groups[1]="$ops_file"; kexpr[1]="not cuda"; first=2
-    else
-      groups[0]="$ops_file"; first=1
-    fi
-  fi
-  local g
-  while IFS= read -r line; do
-    g=${line%% *}
-    groups[$((first + g))]+="${line#* } "
-  done < <(python3 - "$((n > first ? n - first : 1))" "${rest[@]}" <<'PY'
-import os, sys
-k = int(sys.argv[1])
-load = [0] * k
-for f in sorted(sys.argv[2:], key=lambda f: -os.path.getsize(f)):
-    g = load.index(min(load))
-    load[g] += os.path.getsize(f)
-    print(g, f)
-PY
-)
   local start=$SECONDS pids=() g
   rc=0
   if [ ${#serial[@]} -gt 0 ]; then
     timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest "${serial[@]}" "${opts[@]}" -p no:cacheprovider -rfEs \
       --continue-on-collection-errors >"$LOG/tests.0.log" 2>&1 || rc=$?
   fi
-  local extra
   for g in $(seq 0 $((n - 1))); do
     [ -n "${groups[$g]:-}" ] || continue
-    extra=()
-    [ -n "${kexpr[$g]:-}" ] && extra=(-k "${kexpr[$g]}")
     # shellcheck disable=SC2086 - the group is a space-separated file list
-    timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest ${groups[$g]} "${extra[@]}" "${opts[@]}" -p no:cacheprovider \
-      -rfEs --continue-on-collection-errors >"$LOG/tests.$((g + 1)).log" 2>&1 &
+    timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest ${groups[$g]} "${opts[@]}" -p no:cacheprovider -rfEs \
+      --continue-on-collection-errors >"$LOG/tests.$((g + 1)).log" 2>&1 &
     pids+=($!)
   done
   local p
