@@ -19,6 +19,13 @@ class TensorExtras:
 
     __slots__ = ()
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(self)`` after a backward has updated this leaf's ``.grad``; returns a handle whose
+        ``remove()`` unregisters it."""
+        from .autograd.graph import register_post_accumulate_grad_hook
+
+        return register_post_accumulate_grad_hook(self, hook)
+
     # ------------------------------------------------------------------ predicates and queries
     def is_signed(self) -> bool:
         """True if the dtype is signed (floating dtypes are)."""

@@ -36,7 +36,8 @@ __all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_ed
 class AutogradMeta:
     """What autograd keeps per tensor (torch's AutogradMeta)."""
 
-    __slots__ = ("grad", "grad_fn", "output_nr", "retains_grad", "hooks", "grad_accumulator", "view_of")
+    __slots__ = ("grad", "grad_fn", "output_nr", "retains_grad", "hooks", "grad_accumulator", "view_of",
+                 "post_accumulate_hooks")
 
     def __init__(self, grad_fn=None, output_nr: int = 0):
         self.grad = None
@@ -46,6 +47,7 @@ class AutogradMeta:
         self.hooks = None  # leaf hooks (run by AccumulateGrad); non-leaf hooks live on grad_fn
         self.grad_accumulator = None  # weakref to the leaf's AccumulateGrad
         self.view_of = None  # a view's base's grad_fn when the view's history was set (Note [Stale views])
+        self.post_accumulate_hooks = None  # leaf hooks run with the leaf after its .grad is updated
 
 
 def _meta(t: Tensor) -> AutogradMeta:
@@ -130,6 +132,9 @@ class AccumulateGrad(Node):
         # computed before the call: an argument being passed is one more reference on the stack
         unshared = _unshared(g, 2)  # this frame's `g` and _unshared's parameter
         accumulate_grad(var, meta, g, unshared)
+        if meta.post_accumulate_hooks:
+            for hook in tuple(meta.post_accumulate_hooks):
+                hook(var)
         return ()
 
 
@@ -360,6 +365,20 @@ def register_hook(t: Tensor, hook) -> RemovableHandle:
         hooks = node.pre_hooks.setdefault(meta.output_nr, [])
     hooks.append(hook)
     return RemovableHandle(hooks, hook)
+
+
+def register_post_accumulate_grad_hook(t: Tensor, hook) -> RemovableHandle:
+    """torch's ``Tensor.register_post_accumulate_grad_hook``: ``hook(leaf)`` runs after the leaf's ``.grad``
+    has been updated by a backward (e.g. to step an optimizer per parameter during the backward)."""
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    meta = _meta(t)
+    if meta.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if meta.post_accumulate_hooks is None:
+        meta.post_accumulate_hooks = []
+    meta.post_accumulate_hooks.append(hook)
+    return RemovableHandle(meta.post_accumulate_hooks, hook)
 
 
 class ViewOfRebased(Node):

@@ -57,3 +57,37 @@ def test_non_callable_hooks_are_rejected():
         y.grad_fn.register_hook(3)
     with pytest.raises(TypeError, match="register_prehook: expected a callable hook, got str"):
         y.grad_fn.register_prehook("x")
+
+
+def test_post_accumulate_grad_hook_runs_after_grad_is_updated():
+    """torch's register_post_accumulate_grad_hook: the hook sees the leaf with its new .grad, once per
+    accumulation, in registration order; remove() unregisters; non-leaves and tensors without grad refuse."""
+    w = st.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    h1 = w.register_post_accumulate_grad_hook(lambda t: seen.append(("a", t is w, t.grad.tolist())))
+    w.register_post_accumulate_grad_hook(lambda t: seen.append(("b", t is w, t.grad.tolist())))
+    (w * 3).sum().backward()
+    (w * w).sum().backward()
+    assert seen == [("a", True, [3.0, 3.0]), ("b", True, [3.0, 3.0]), ("a", True, [5.0, 7.0]), ("b", True, [5.0, 7.0])]
+    h1.remove()
+    seen.clear()
+    w.sum().backward()
+    assert seen == [("b", True, [6.0, 8.0])]
+    with pytest.raises(RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf tensors"):
+        (w * 2).register_post_accumulate_grad_hook(print)
+    with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+        st.ones(2).register_post_accumulate_grad_hook(print)
+
+
+def test_post_accumulate_grad_hook_can_step_in_backward():
+    """The optimizer-in-backward pattern: each parameter is updated (and its grad dropped) by its hook."""
+    w = st.tensor([1.0, -1.0], requires_grad=True)
+
+    def step(p):
+        with st.no_grad():
+            p.sub_(0.5 * p.grad)
+        p.grad = None
+
+    w.register_post_accumulate_grad_hook(step)
+    (w * w).sum().backward()
+    assert w.tolist() == [0.0, 0.0] and w.grad is None
