@@ -37,27 +37,38 @@ def _prefactor(a, x):
 
 
 def _series(a, x):
-    """P(a, x) by its power series (converges for every x; fast for x < a + 1)."""
-    r, c, total = a.copy(), np.ones_like(a), np.ones_like(a)
-    live = np.ones(a.shape, bool)
+    """P(a, x) by its power series (converges for every x; fast for x < a + 1). Converged elements leave the
+    working arrays (Note [Shrinking iterations])."""
+    out = np.ones(a.size)
+    idx = np.arange(a.size)
+    r, xs = a.ravel().copy(), x.ravel()
+    c, total = np.ones(a.size), np.ones(a.size)
     for _ in range(_MAX_ITER):
-        if not live.any():
+        if not idx.size:
             break
-        r = np.where(live, r + 1, r)
-        c = np.where(live, c * x / r, c)
-        total = np.where(live, total + c, total)
-        live &= np.abs(c) > _EPS * np.abs(total)
-    return total * _prefactor(a, x) / a
+        r = r + 1
+        c = c * xs / r
+        total = total + c
+        done = ~(np.abs(c) > _EPS * np.abs(total))
+        if done.any():
+            out[idx[done]] = total[done]
+            keep = ~done
+            idx, r, xs, c, total = idx[keep], r[keep], xs[keep], c[keep], total[keep]
+    out[idx] = total
+    return out.reshape(a.shape) * _prefactor(a, x) / a
 
 
 def _continued_fraction(a, x):
-    """Q(a, x) by Legendre's continued fraction (for x > 1 and x > a)."""
-    y, z, c = 1 - a, x + 2 - a, np.zeros_like(a)
-    pkm2, qkm2, pkm1, qkm1 = np.ones_like(a), x.copy(), x + 1, z * x
+    """Q(a, x) by Legendre's continued fraction (for x > 1 and x > a); converged elements leave the working
+    arrays (Note [Shrinking iterations])."""
+    xs = x.ravel()
+    y, z, c = 1 - a.ravel(), xs + 2 - a.ravel(), np.zeros(a.size)
+    pkm2, qkm2, pkm1, qkm1 = np.ones(a.size), xs.copy(), xs + 1, z * xs
     ans = pkm1 / qkm1
-    live = np.ones(a.shape, bool)
+    out = ans.copy()
+    idx = np.arange(a.size)
     for _ in range(_MAX_ITER):
-        if not live.any():
+        if not idx.size:
             break
         c, y, z = c + 1, y + 1, z + 2
         yc = y * c
@@ -65,14 +76,25 @@ def _continued_fraction(a, x):
         ok = qk != 0
         r = np.where(ok, pk / np.where(ok, qk, 1), ans)
         t = np.where(ok, np.abs((ans - r) / np.where(r == 0, 1, r)), 1.0)
-        ans = np.where(live, r, ans)
-        pkm2, pkm1 = np.where(live, pkm1, pkm2), np.where(live, pk, pkm1)
-        qkm2, qkm1 = np.where(live, qkm1, qkm2), np.where(live, qk, qkm1)
-        big = np.abs(pkm1) > _BIG
-        scale = np.where(big, _BIGINV, 1.0)
+        ans = r
+        pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
+        scale = np.where(np.abs(pkm1) > _BIG, _BIGINV, 1.0)
         pkm2, pkm1, qkm2, qkm1 = pkm2 * scale, pkm1 * scale, qkm2 * scale, qkm1 * scale
-        live &= t > _EPS
-    return ans * _prefactor(a, x)
+        done = ~(t > _EPS)
+        if done.any():
+            out[idx[done]] = ans[done]
+            keep = ~done
+            idx, c, y, z, ans = idx[keep], c[keep], y[keep], z[keep], ans[keep]
+            pkm2, pkm1, qkm2, qkm1 = pkm2[keep], pkm1[keep], qkm2[keep], qkm1[keep]
+    out[idx] = ans
+    return out.reshape(a.shape) * _prefactor(a, x)
+
+
+# Note [Shrinking iterations]
+# The series and the continued fraction need from a few to thousands of steps depending on (a, x). Each step
+# runs on the elements that have not converged yet: an element leaves the working arrays at the step its
+# convergence test passes, with exactly the values that step computed, so the results are those of iterating
+# every element separately, and a few slow elements no longer make the whole array iterate.
 
 
 def _regularized(a, x, upper: bool):
