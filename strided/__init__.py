@@ -7,7 +7,7 @@ backends, and a CUDA caching allocator. Importing strided never initializes CUDA
 from __future__ import annotations
 
 from . import dtypes as _dtypes
-from .device import device
+from .device import device, get_default_device, set_default_device
 from .dtypes import (
     bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8,
     int16, int32, int64, long, promote_types, result_type, set_default_dtype, short, uint8, can_cast,

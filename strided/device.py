@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["device", "DEVICE_TYPES"]
+__all__ = ["device", "DEVICE_TYPES", "set_default_device", "get_default_device"]
 
 DEVICE_TYPES = ("cpu", "cuda", "meta")
 
@@ -97,3 +97,34 @@ def _parse(s: str) -> tuple[str, int | None]:
 
 CPU = device("cpu")
 META = device("meta")
+
+
+# Note [Default device]
+# torch.set_default_device: factories given no device (empty, zeros, tensor, arange, rand, the windows...) make
+# their tensors there; ``*_like`` follow their input and from_numpy stays on the CPU. ``DEFAULT[0]`` is None
+# (the CPU) or the device set. The dispatcher keeps the matching backend key for its factory fast path
+# (``set_default_factory_key``), and the Meta function memo of ``empty`` has the default in its key.
+DEFAULT: list = [None]
+
+
+def set_default_device(dev) -> None:
+    """Make factories called without ``device=`` allocate on ``dev`` (None: the CPU again), as torch's."""
+    from .dispatch.dispatcher import set_default_factory_key
+
+    new = None if dev is None else device(dev)
+    if new is not None and new.type == "cpu":
+        new = None
+    set_default_factory_key(new)
+    DEFAULT[0] = new
+
+
+def get_default_device() -> device:
+    """The device factories use when given none (``cuda`` resolves to the current CUDA device, as torch's)."""
+    dev = DEFAULT[0]
+    if dev is None:
+        return CPU
+    if dev.type == "cuda" and dev.index is None:
+        from .backends.cuda_loader import _backend
+
+        return device("cuda", _backend().current_device())
+    return dev

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .device import device as _device
+from .device import get_default_device
 from .ops import bound as ops
 from .storage import wrap_host_memory
 from .tensor import Tensor, make_tensor
@@ -265,7 +266,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
     arr, d = _infer_array(data, dtype)
     host = from_numpy(np.array(arr, dtype=d.numpy_dtype, copy=True, order="C"))  # always a copy
-    dev = _device(device) if device is not None else _device("cpu")
+    dev = _device(device) if device is not None else get_default_device()  # Note [Default device]
     out = host if dev.type == "cpu" and not pin_memory else ops._to_copy(host, device=dev, pin_memory=pin_memory)
     return _finish(out, requires_grad)
 

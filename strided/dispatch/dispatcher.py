@@ -50,6 +50,14 @@ _CROSS_DEVICE_PREFERENCE = {"cuda": 0, "meta": 1, "cpu": 2}
 # memoized (a bool or float must not find the entry of an equal int, and must reach device()'s
 # error); an invalid string raises before its entry is made.
 _EXPLICIT_KEYS: dict = {}
+_default_factory_key = DispatchKey.CPU  # the backend of factories given no device (Note [Default device])
+
+
+def set_default_factory_key(dev) -> None:
+    """Note [Default device]: ``dev`` (None: the CPU) becomes the backend of factories given no device."""
+    global _default_factory_key
+    key = DispatchKey.CPU if dev is None else BACKEND_KEYS[dev.type]
+    _default_factory_key = key
 
 
 _refresh_view = None
@@ -158,7 +166,7 @@ class OpOverload:
         elif (name := self._factory_device) is not None and not autocast_state.active:
             explicit = kwargs.get(name)
             if explicit is None:
-                keyset = DispatchKey.CPU
+                keyset = _default_factory_key
             elif explicit.__class__ is str or explicit.__class__ is device:
                 keyset = _EXPLICIT_KEYS.get(explicit)  # Note [Explicit device keys]; a miss: _keyset
         if keyset is None:
@@ -180,7 +188,7 @@ class OpOverload:
             i, name = self._device_arg
             explicit = args[i] if i < len(args) else kwargs.get(name)
             if explicit is None:
-                key = DispatchKey.CPU
+                key = _default_factory_key
             elif (cls_ := explicit.__class__) is str or cls_ is device:
                 key = _EXPLICIT_KEYS.get(explicit)  # Note [Explicit device keys]
                 if key is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 from ... import dtypes as dt
+from ...device import CPU as _CPU
+from ...device import DEFAULT as _DEFAULT_DEVICE
 from ...device import device as _device
 from ...dispatch.library import kernel
 from ...storage import UntypedStorage
@@ -18,7 +20,7 @@ __all__ = ["empty", "empty_strided", "resolve_options", "arange_length"]
 def resolve_options(dtype, device, default_dtype=None):
     """TensorOptions: the dtype (default float dtype) and device (default cpu) of a factory."""
     d = dt.to_dtype(dtype) if dtype is not None else (default_dtype or dt.get_default_dtype())
-    dev = _device(device) if device is not None else _device("cpu")
+    dev = _device(device) if device is not None else (_DEFAULT_DEVICE[0] or _CPU)  # Note [Default device]
     if dev.type == "cuda" and dev.index is None:
         from ..cuda_loader import _backend
 
@@ -60,7 +62,8 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
     key = None
     # exact ints only: True == 1 and 2.0 == 2 would find the entry of a valid size (torch rejects them)
     if layout is None and not pin_memory and size.__class__ is tuple and exact_ints(map(type, size)):
-        key = (size, dtype, device, memory_format, dt._default_dtype, _current_cuda_index(device))
+        key = (size, dtype, device, memory_format, dt._default_dtype, _DEFAULT_DEVICE[0],
+               _current_cuda_index(device if device is not None else _DEFAULT_DEVICE[0]))
         spec = _EMPTY_MEMO.get(key)
         if spec is not None:
             sizes, strides, nbytes, d, dev = spec

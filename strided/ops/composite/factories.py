@@ -43,9 +43,9 @@ def _random_dtype(dtype, op):
 
 
 def _generator(generator, device):
-    from ...device import device as _device
+    from ...device import get_default_device
 
-    return generator if generator is not None else default_generator_for(device or _device("cpu"))
+    return generator if generator is not None else default_generator_for(device or get_default_device())
 
 
 @kernel("CompositeExplicitAutograd")
