@@ -81,6 +81,16 @@ class device:  # noqa: N801 - torch spells it lower case
     def __reduce__(self):
         return (device, (self._str,))
 
+    # ``with strided.device("cuda"):`` makes it the default device inside the block, as torch's
+    # (Note [Default device]); the blocks nest, per process as torch's default device is
+    def __enter__(self):
+        _ENTERED.append(DEFAULT[0])
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        set_default_device(_ENTERED.pop())
+
 
 def _parse(s: str) -> tuple[str, int | None]:
     dev_type, sep, idx = s.strip().partition(":")
@@ -105,6 +115,7 @@ META = device("meta")
 # (the CPU) or the device set. The dispatcher keeps the matching backend key for its factory fast path
 # (``set_default_factory_key``), and the Meta function memo of ``empty`` has the default in its key.
 DEFAULT: list = [None]
+_ENTERED: list = []  # the defaults that ``with device(...)`` blocks replaced, innermost last
 
 
 def set_default_device(dev) -> None:

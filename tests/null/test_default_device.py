@@ -67,3 +67,15 @@ def test_bad_device_raises_and_changes_nothing():
     with pytest.raises(RuntimeError):
         st.set_default_device("tpu")
     assert st.get_default_device() == st.device("cpu")
+
+
+def test_device_as_a_context_manager_nests_and_restores():
+    with st.device("meta") as d:
+        assert d == st.device("meta") and st.zeros(2).device.type == "meta"
+        with st.device("cpu"):
+            assert st.zeros(1).device.type == "cpu" and st.get_default_device() == st.device("cpu")
+        assert st.get_default_device() == st.device("meta")
+    assert st.zeros(1).device.type == "cpu" and st.get_default_device() == st.device("cpu")
+    with pytest.raises(KeyError), st.device("meta"):
+        raise KeyError("inside")
+    assert st.get_default_device() == st.device("cpu")
