@@ -278,7 +278,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         if (dtype is None or dt.to_dtype(dtype) is data.dtype) and dev == data.device:
             return data
         return ops._to_copy(data, dtype=dtype, device=dev)
-    if isinstance(data, np.ndarray) and (device is None or _device(device).type == "cpu"):
+    # a NumPy array is shared when it stays on the CPU (the default device included: Note [Default device])
+    if isinstance(data, np.ndarray) and (_device(device) if device is not None else get_default_device()).type == "cpu":
         t = from_numpy(data)
         return t if dtype is None or dt.to_dtype(dtype) is t.dtype else t.to(dtype)
     return tensor(data, dtype=dtype, device=device)

@@ -32,6 +32,8 @@ def test_factories_follow_the_default(meta_default):
             st.hann_window(4)]
     assert [t.device.type for t in made] == ["meta"] * len(made)
     assert st.empty(3, device="cpu").device.type == "cpu"  # an explicit device wins
+    assert st.as_tensor(np.ones(2)).device.type == "meta" and st.as_tensor([1, 2]).device.type == "meta"
+    assert st.as_tensor(np.ones(2), device="cpu").device.type == "cpu"
     cpu = st.from_numpy(np.ones(2))
     assert cpu.device.type == "cpu" and st.zeros_like(cpu).device.type == "cpu"  # like torch
 
