@@ -370,6 +370,8 @@ def register_hook(t: Tensor, hook) -> RemovableHandle:
 def register_post_accumulate_grad_hook(t: Tensor, hook) -> RemovableHandle:
     """torch's ``Tensor.register_post_accumulate_grad_hook``: ``hook(leaf)`` runs after the leaf's ``.grad``
     has been updated by a backward (e.g. to step an optimizer per parameter during the backward)."""
+    if not callable(hook):
+        raise TypeError(f"register_post_accumulate_grad_hook: expected a callable hook, got {type(hook).__name__}")
     if not t.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     meta = _meta(t)

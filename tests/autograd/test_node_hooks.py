@@ -77,6 +77,8 @@ def test_post_accumulate_grad_hook_runs_after_grad_is_updated():
         (w * 2).register_post_accumulate_grad_hook(print)
     with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
         st.ones(2).register_post_accumulate_grad_hook(print)
+    with pytest.raises(TypeError, match="expected a callable hook, got int"):
+        w.register_post_accumulate_grad_hook(3)
 
 
 def test_post_accumulate_grad_hook_can_step_in_backward():

@@ -6,25 +6,15 @@ from __future__ import annotations
 from ... import dtypes as dt
 from ... import return_types
 from ...dispatch.library import kernel
-from ...tensor import Tensor
 from .common import check, result_dtype
 from .indexing import scatter_output
 from .pointwise import not_implemented, pointwise_output
+from .pointwise_binary_math import _check_other
 
 __all__ = ["SCATTER_REDUCTIONS"]
 
 SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
-# torch.return_types.kthvalue / histogram / frexp, registered beside strided.return_types' own
-for _name, _fields in (("kthvalue", ("values", "indices")), ("histogram", ("hist", "bin_edges")),
-                       ("frexp", ("mantissa", "exponent"))):
-    if not hasattr(return_types, _name):
-        setattr(return_types, _name, return_types.structseq(_name, _fields))
-
-
-def _check_other(name: str, other) -> None:
-    if not isinstance(other, Tensor):
-        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
 
 
 def _floating(name):

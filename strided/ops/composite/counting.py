@@ -25,8 +25,6 @@ from .. import bound as ops
 
 __all__ = []
 
-from ...backends.meta import math_more as _meta_math_more  # noqa: E402,F401 - registers return_types.kthvalue ...
-
 
 @kernel("CompositeImplicitAutograd")
 def kthvalue(self, k, dim=-1, keepdim=False):
