@@ -51,6 +51,7 @@ from ._tensor_str import set_printoptions  # noqa: E402
 from . import autograd  # noqa: E402
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .backends.cuda.matmul import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
+from .backends import cudnn as _cudnn  # noqa: E402, F401 - strided.backends.cudnn, as torch.backends.cudnn
 from .backends.determinism import (  # noqa: E402
     are_deterministic_algorithms_enabled, get_deterministic_debug_mode, is_deterministic_algorithms_warn_only_enabled,
     set_deterministic_debug_mode, use_deterministic_algorithms,

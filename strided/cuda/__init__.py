@@ -18,6 +18,7 @@ from ..backends.cuda.device import (  # noqa: F401
 )
 from ..backends.cuda.driver import CudaError  # noqa: F401
 from ..memory.errors import OutOfMemoryError  # noqa: F401
+from . import amp  # noqa: F401
 from . import graphs  # noqa: F401
 from . import memory  # noqa: F401
 from . import tunable  # noqa: F401

@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import dtypes as dt
 from ...ops import bound
-from ..opinfo import ALL_DTYPES, FLOATING, INTEGRAL, OpInfo, SampleInput, make_arg
+from ..opinfo import ALL_DTYPES, FLOATING, INTEGRAL, TOLERANCES, OpInfo, SampleInput, make_arg
 from .pointwise_samples import (
     FLOAT_RESULT_TOL,
     binary_samples,
@@ -23,6 +23,8 @@ from .pointwise_samples import (
 __all__ = ["OPS"]
 
 _NO_BOOL = FLOATING + INTEGRAL
+# float_power computes integer inputs in float64, where CUDA's pow may differ from the CPU's by an ulp
+_FLOAT64_RESULT_TOL = {d: TOLERANCES[dt.float64] for d in INTEGRAL}
 _SIGNED_INT = (dt.int64, dt.int32, dt.int16, dt.int8)
 _F = (dt.float32, dt.float64)
 _SPECIAL = (0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.25)
@@ -256,7 +258,8 @@ _LOGIT = _unary("logit", _logit_ref, FLOATING, low=0.05, high=0.95)
 _SINC = _unary("sinc", _f64(np.sinc), ALL_DTYPES)
 _DEG = _unary("deg2rad", _f64(np.deg2rad), ALL_DTYPES)
 _RAD = _unary("rad2deg", _f64(np.rad2deg), ALL_DTYPES)
-_FP = OpInfo("float_power.Tensor_Tensor", _float_power_samples, ref=_pow_ref, dtypes=_NO_BOOL)
+_FP = OpInfo("float_power.Tensor_Tensor", _float_power_samples, ref=_pow_ref, dtypes=_NO_BOOL,
+             tolerances=_FLOAT64_RESULT_TOL)
 
 OPS = [
     _GCD, inplace_variant(_GCD, "gcd_", "gcd_"), _LCM, inplace_variant(_LCM, "lcm_", "lcm_"),
@@ -272,9 +275,10 @@ OPS = [
     _SINC, inplace_variant(_SINC, "sinc_", "sinc_", dtypes=FLOATING),
     _FP,
     OpInfo("float_power.Tensor_Scalar", lambda d, rng: (SampleInput((s.args[0], 2.5)) for s in
-                                                        _float_power_samples(d, rng)), ref=_pow_ref, dtypes=_NO_BOOL),
+                                                        _float_power_samples(d, rng)), ref=_pow_ref, dtypes=_NO_BOOL,
+           tolerances=_FLOAT64_RESULT_TOL),
     OpInfo("float_power.Scalar", lambda d, rng: (SampleInput((2, s.args[1])) for s in _float_power_samples(d, rng)),
-           ref=_pow_ref, dtypes=_NO_BOOL),
+           ref=_pow_ref, dtypes=_NO_BOOL, tolerances=_FLOAT64_RESULT_TOL),
     OpInfo("float_power_.Tensor", lambda d, rng: (s for s in _float_power_samples(d, rng)
                                                   if s.args[0].shape == np.broadcast_shapes(s.args[0].shape,
                                                                                             s.args[1].shape)),
