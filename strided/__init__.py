@@ -11,6 +11,7 @@ from .device import device, get_default_device, set_default_device
 from .dtypes import (
     bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8,
     int16, int32, int64, long, promote_types, result_type, set_default_dtype, short, uint8, can_cast,
+    cdouble, cfloat, complex64, complex128,
 )
 from .tensor import Size, Tensor
 from .storage import UntypedStorage

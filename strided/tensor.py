@@ -217,7 +217,7 @@ class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
         return self.dtype.is_floating_point
 
     def is_complex(self) -> bool:
-        return False
+        return self.dtype.is_complex
 
     def is_pinned(self) -> bool:
         return self._storage.allocator == "pinned"
@@ -423,7 +423,7 @@ def make_tensor(storage, offset: int, sizes: tuple, strides: tuple, dtype, requi
     t.dtype = dtype
     dev = storage.device
     t.device = dev
-    t._key = _BACKEND_KEYS[dev.type]
+    t._key = _BACKEND_KEYS[dev.type] | dtype._key_bit  # Note [Complex operators]
     t.requires_grad = requires_grad
     t._base = None
     t._autograd = None

@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 
 from ..device import CPU, device
-from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKENDS, DispatchKey
+from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKEND_NAMES, BACKENDS, COMPLEX_BIT, DispatchKey
 from .state import autocast_state, grad_mode
 
 __all__ = ["OpOverload", "grad_mode", "autocast_state", "NotImplementedForBackend"]
@@ -143,25 +143,29 @@ class OpOverload:
             # a view whose base requires grad may be a late-requiring view (Note [Late-requiring views])
             grad = a.requires_grad or ((x := a._base) is not None and x.requires_grad and _late(a))
             same_device = True
+            k = a._key  # the backend key, with COMPLEX_BIT for a complex tensor
             if lead == 2:
                 if isinstance(b := args[1], _Tensor):
                     same_device = b.device is a.device
+                    k |= b._key
                     grad = (b.requires_grad or ((x := b._base) is not None and x.requires_grad and _late(b))
                             or grad)
             elif lead == 3:  # addmm, linear with a bias
                 if isinstance(b := args[1], _Tensor):
                     same_device = b.device is a.device
+                    k |= b._key
                     grad = (b.requires_grad or ((x := b._base) is not None and x.requires_grad and _late(b))
                             or grad)
                 if isinstance(c := args[2], _Tensor):
                     same_device = same_device and c.device is a.device
+                    k |= c._key
                     grad = (c.requires_grad or ((x := c._base) is not None and x.requires_grad and _late(c))
                             or grad)
             if same_device:
-                keyset = backend = a._key
+                keyset = k
                 if grad and grad_mode.enabled:
                     keyset |= AUTOGRAD_BIT
-                if autocast_state.active and autocast_state.tls.mask >> backend & 1:
+                if autocast_state.active and autocast_state.tls.mask >> (k & 0xF) & 1:
                     keyset |= AUTOCAST_BIT
         elif (name := self._factory_device) is not None and not autocast_state.active:
             explicit = kwargs.get(name)
@@ -200,6 +204,7 @@ class OpOverload:
             return key
         dev = None
         grad = False
+        bits = 0  # COMPLEX_BIT when a complex tensor is among the arguments
         nargs = len(args)
         for i, name, is_list in self._tensor_args:
             a = args[i] if i < nargs else kwargs.get(name)
@@ -209,6 +214,7 @@ class OpOverload:
                 if not isinstance(t, _Tensor):
                     continue  # a Python scalar where the schema allows wrapping, or None
                 d = t.device
+                bits |= t._key
                 if dev is None:
                     dev, dev_is_cpu_scalar = d, (d is CPU and not t._sizes)
                 elif d is not dev:
@@ -234,6 +240,7 @@ class OpOverload:
         if dev is None and self._required_tensor is not None:
             self._check_required_tensor(args, kwargs)
         key = BACKEND_KEYS[dev.type] if dev is not None else DispatchKey.CPU
+        key |= bits & COMPLEX_BIT
         if grad and grad_mode.enabled:
             key |= AUTOGRAD_BIT
         if autocast_state.active and autocast_state.tls.mask >> (key & 0xF) & 1:
@@ -289,6 +296,9 @@ class OpOverload:
     def _resolve(self, keyset: int):
         """See Note [Dispatch order]."""
         backend = DispatchKey(keyset & 0xF)
+        if keyset & COMPLEX_BIT and not complex_supported(self, backend):
+            fn = self._cache[keyset] = _complex_not_implemented(self, backend)  # Note [Complex operators]
+            return fn
         fn = None
         # 1. Autocast
         if keyset & AUTOCAST_BIT:
@@ -420,6 +430,28 @@ def backend_loaded(key: DispatchKey) -> bool:
     return _load_table(key) is not None
 
 
+def _complex_not_implemented(op: OpOverload, backend: DispatchKey):
+    """The kernel of an op that takes no complex tensors: torch's AT_DISPATCH error, naming the dtype."""
+    kernel = f"{op.schema.name}_{BACKEND_NAMES[backend]}"
+
+    def refuse(*args, **kwargs):
+        d = next(t.dtype for t in _tensors(args, kwargs) if t.dtype.is_complex)
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_COMPLEX_NAMES[d.name]}\'')
+
+    return refuse
+
+
+def _tensors(args, kwargs):
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, _Tensor):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from (t for t in a if isinstance(t, _Tensor))
+
+
+_COMPLEX_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+from ..ops.complex_support import complex_supported  # noqa: E402
 from ..tensor import Tensor as _Tensor  # noqa: E402
 
 __all__ += ["KERNEL_TABLES", "KERNEL_MODULES", "BACKENDS"]

@@ -26,6 +26,7 @@ BACKEND_NAMES = {DispatchKey.CUDA: "cuda", DispatchKey.CPU: "cpu", DispatchKey.M
 # Bits above the backend key in a keyset integer (see OpOverload.__call__).
 AUTOGRAD_BIT = 1 << 4
 AUTOCAST_BIT = 1 << 5
+COMPLEX_BIT = 1 << 6  # a complex tensor among the arguments (Note [Complex operators] in ops/complex_support.py)
 
 
 def parse_key(name: str) -> DispatchKey:

@@ -1,0 +1,46 @@
+"""Which operators take complex tensors (Note [Complex operators]).
+
+Note [Complex operators]
+A complex tensor's ``_key`` carries ``COMPLEX_BIT`` (dispatch/keys.py) beside its backend key, so a
+call with a complex argument computes a keyset of its own, and the dispatcher resolves that keyset
+once, like any other (no per-call cost for real tensors, one cached lookup for complex ones). At
+resolution it asks ``complex_supported``: the op must be listed here for the backend, else the
+cached kernel raises torch's AT_DISPATCH error (``"relu_cpu" not implemented for 'ComplexFloat'``).
+This is strided's guard against silent wrong answers: NumPy would run most CPU kernels on complex
+arrays with its own semantics (ordering complex numbers by real part, for one), so an op is listed
+only when its kernels (and its Meta function's dtype rule, and its derivative) were written and
+tested for complex values. A composite op is listed only when the ops it calls are.
+Ops whose inputs are real and whose output is complex (``polar``, ``complex``, ``view_as_complex``,
+factories with ``dtype=complex64``) never see the bit; their kernels handle the dtype themselves.
+"""
+
+from __future__ import annotations
+
+from ..dispatch.keys import DispatchKey
+
+__all__ = ["COMPLEX_OPS", "CUDA_COMPLEX_OPS", "complex_supported"]
+
+# Layout: storage, views and copies move bytes whatever they mean.
+_LAYOUT = {
+    "empty_like", "zeros_like", "ones_like", "full_like", "new_empty", "new_zeros", "new_ones", "new_full",
+    "new_empty_strided", "clone", "copy_", "_to_copy", "contiguous", "detach", "alias", "set_", "resize_",
+    "view", "view_as", "_unsafe_view", "reshape", "as_strided", "transpose", "transpose_", "t", "permute", "expand",
+    "expand_as", "broadcast_to", "broadcast_tensors", "select", "slice", "narrow", "unsqueeze", "unsqueeze_",
+    "squeeze", "squeeze_", "flatten", "unflatten", "split", "split_with_sizes", "chunk", "unbind", "movedim",
+    "swapaxes", "cat", "stack", "fill_", "zero_", "_local_scalar_dense", "type_as",
+}
+# Complex math with complex kernels (CPU through NumPy's complex ufuncs).
+_MATH = {
+    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne",
+    "real", "imag", "view_as_real", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
+    "abs", "angle", "sgn", "exp", "sum", "mean",
+}
+
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH)  # the CPU and Meta backends, and the composites over them
+CUDA_COMPLEX_OPS = COMPLEX_OPS  # the CUDA backend's complex kernels cover the same ops
+
+
+def complex_supported(op, backend: DispatchKey) -> bool:
+    """Whether ``op`` (an OpOverload) takes complex tensors on ``backend``."""
+    names = CUDA_COMPLEX_OPS if backend is DispatchKey.CUDA else COMPLEX_OPS
+    return op.schema.name in names
