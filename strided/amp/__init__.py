@@ -10,6 +10,7 @@ from .autocast_mode import (
     set_autocast_dtype,
     set_autocast_enabled,
 )
+from .custom_functions import custom_bwd, custom_fwd
 from .grad_scaler import GradScaler
 from .policies import register_autocast_kernels
 
@@ -17,5 +18,5 @@ register_autocast_kernels()
 
 __all__ = [
     "autocast", "GradScaler", "is_autocast_available", "is_autocast_enabled", "set_autocast_enabled",
-    "get_autocast_dtype", "set_autocast_dtype",
+    "get_autocast_dtype", "set_autocast_dtype", "custom_fwd", "custom_bwd",
 ]

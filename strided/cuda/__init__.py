@@ -18,10 +18,12 @@ from ..backends.cuda.device import (  # noqa: F401
 )
 from ..backends.cuda.driver import CudaError  # noqa: F401
 from ..memory.errors import OutOfMemoryError  # noqa: F401
-from . import amp  # noqa: F401
-from . import graphs  # noqa: F401
-from . import memory  # noqa: F401
-from . import tunable  # noqa: F401
+from . import (
+    amp,  # noqa: F401
+    graphs,  # noqa: F401
+    memory,  # noqa: F401
+    tunable,  # noqa: F401
+)
 from .graphs import (  # noqa: F401
     CUDAGraph,
     graph,
@@ -58,6 +60,15 @@ def is_available() -> bool:
 
 def device_count() -> int:
     return _driver.device_count()
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether bfloat16 tensors work on the current device: natively from compute capability 8.0, as
+    torch's check; ``including_emulation`` (the default) also counts older GPUs, where strided's
+    bfloat16 kernels load and store bfloat16 and compute in float32 (cuda_bf16.h emulates it)."""
+    if not is_available():
+        return False
+    return including_emulation or get_device_capability()[0] >= 8
 
 
 def is_initialized() -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import functional, init, utils
+from . import attention, functional, init, utils
 from .module import Module
 from .modules import *  # noqa: F403 - the layers, listed in modules.__all__
 from .modules import __all__ as _layers

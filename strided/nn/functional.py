@@ -20,6 +20,7 @@ from ..dispatch.dispatcher import autocast_state
 from ..ops import bound as ops
 from ..tensor import Tensor
 from . import activations as _activations
+from . import attention as _attention
 from . import adaptive_max_pooling as _adaptive_max_pooling
 from . import batch_norm as _batch_norm
 from . import bilinear as _bilinear
@@ -263,6 +264,7 @@ def scaled_dot_product_attention(
     """``softmax(q @ k^T * scale + mask) @ v`` over (..., L, E) queries and (..., S, E) keys (torch's
     math reference). ``is_causal`` masks keys after each query; a bool ``attn_mask`` keeps True
     positions, a float one is added to the scores."""
+    _attention.check_math_enabled()  # Note [One attention implementation]
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     L, S = query.size(-2), key.size(-2)
