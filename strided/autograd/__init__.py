@@ -28,3 +28,5 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
 
 _register_all()
 
+
+from . import functional  # noqa: E402, F401 - strided.autograd.functional, as torch.autograd.functional
