@@ -1,11 +1,22 @@
-"""strided.optim: SGD, Adam, AdamW (for-loop, foreach and fused) and LR schedulers, as torch.optim."""
+"""strided.optim: SGD, Adam, AdamW (for-loop, foreach and fused), RMSprop, Adagrad, Adamax, NAdam, RAdam,
+Adadelta, ASGD, Rprop (for-loop and foreach), LBFGS and LR schedulers, as torch.optim."""
 
 from __future__ import annotations
 
 from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
 from .adam import Adam
+from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
+from .lbfgs import LBFGS
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
+           "ASGD", "Rprop", "LBFGS", "lr_scheduler"]

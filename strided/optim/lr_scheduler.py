@@ -151,14 +151,19 @@ class LambdaLR(LRScheduler):
                 self.lr_lambdas[i].__dict__.update(fn)
 
 
+from .lr_scheduler_plateau import ReduceLROnPlateau  # noqa: E402
+from .lr_schedulers_cyclic import CosineAnnealingWarmRestarts, CyclicLR  # noqa: E402 - they subclass LRScheduler
 from .lr_schedulers_more import (  # noqa: E402 - they subclass LRScheduler above
+    ChainedScheduler,
     ConstantLR,
     ExponentialLR,
     LinearLR,
+    MultiplicativeLR,
     MultiStepLR,
     OneCycleLR,
     PolynomialLR,
     SequentialLR,
 )
 
-__all__ += ["MultiStepLR", "ExponentialLR", "LinearLR", "ConstantLR", "PolynomialLR", "SequentialLR", "OneCycleLR"]
+__all__ += ["MultiStepLR", "ExponentialLR", "LinearLR", "ConstantLR", "PolynomialLR", "SequentialLR", "OneCycleLR",
+            "MultiplicativeLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts"]

@@ -1,5 +1,5 @@
 """More of torch.optim.lr_scheduler: MultiStepLR, ExponentialLR, LinearLR, ConstantLR, PolynomialLR,
-SequentialLR (warm-up then decay), OneCycleLR.
+SequentialLR (warm-up then decay), OneCycleLR, MultiplicativeLR, ChainedScheduler.
 
 Each follows torch's recursive ``get_lr`` (the form ``step()`` uses, so schedulers compose) and, where
 torch has one, its closed form for ``step(epoch)``; ``_is_initial`` is true during the constructor's
@@ -9,13 +9,15 @@ first step, as torch's ``_initial_mode``.
 from __future__ import annotations
 
 import math
+import types
 from bisect import bisect_right
 from collections import Counter
 
 from .lr_scheduler import LRScheduler
 from .optimizer import Optimizer
 
-__all__ = ["MultiStepLR", "ExponentialLR", "LinearLR", "ConstantLR", "PolynomialLR", "SequentialLR", "OneCycleLR"]
+__all__ = ["MultiStepLR", "ExponentialLR", "LinearLR", "ConstantLR", "PolynomialLR", "SequentialLR", "OneCycleLR",
+           "MultiplicativeLR", "ChainedScheduler"]
 
 
 def _lrs(optimizer) -> list:
@@ -274,3 +276,83 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = momentum
         return lrs
+
+
+class MultiplicativeLR(LRScheduler):
+    """Multiply each group's lr by ``lr_lambda(epoch)`` every epoch (one function, or one per group)."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch: int = -1):
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self._is_initial:
+            return _lrs(self.optimizer)
+        return [group["lr"] * fn(self.last_epoch) for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+
+    def state_dict(self) -> dict:
+        """As the base, with each lambda's ``__dict__`` (None for plain functions), as torch."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas", "_is_initial")}
+        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                               for fn in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        state_dict["lr_lambdas"] = lambdas
+        for fn, saved in zip(self.lr_lambdas, lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
+
+
+class ChainedScheduler(LRScheduler):
+    """Step several schedulers of one optimizer together, every ``step()`` (their factors compose)."""
+
+    def __init__(self, schedulers, optimizer=None):
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{name} expects at least one scheduler to be chained, but got no scheduler.")
+        from .lr_scheduler_plateau import ReduceLROnPlateau
+
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, sched in enumerate(schedulers):
+            if not hasattr(sched, "optimizer"):
+                raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+            if isinstance(sched, ReduceLROnPlateau):
+                raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+                                 "kwargs to be specified when calling `step`, but got one at index "
+                                 f"{i} in the given schedulers sequence.")
+            if optimizer != sched.optimizer:
+                raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                                 f"{type(sched).__name__} at index {i} has {sched.optimizer}, which is different "
+                                 f"from {type(optimizer).__name__}.")
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
+
+    def step(self) -> None:  # noqa: D102 - torch's signature: no epoch argument
+        for sched in self._schedulers:
+            sched.step()
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers", "_is_initial")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        scheds = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = scheds
+        for s, sd in zip(self._schedulers, scheds):
+            s.load_state_dict(sd)

@@ -1,0 +1,131 @@
+"""RMSprop (plain, centered, with momentum): for-loop and foreach, as torch.optim.RMSprop."""
+
+from __future__ import annotations
+
+from ..factories import zeros, zeros_like
+from ..ops import bound as ops
+from . import _foreach as fe
+from .optimizer import Optimizer, add_to_steps, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+
+__all__ = ["RMSprop", "rmsprop"]
+
+
+class RMSprop(Optimizer):
+    """torch.optim.RMSprop (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
+                 foreach=None, maximize=False):
+        # Note [Keyword-only flags]: torch's 8th positional argument is ``capturable``, which strided does not
+        # take here, so the flags after ``centered`` are keyword-only rather than silently shifted.
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def _init_group(self, group, params, grads, square_avgs, momentum_buffers, grad_avgs, steps):
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            params.append(p)
+            grads.append(p.grad)
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = zeros((), dtype=fe.scalar_dtype())
+                state["square_avg"] = zeros_like(p)
+                if group["momentum"] > 0:
+                    state["momentum_buffer"] = zeros_like(p)
+                if group["centered"]:
+                    state["grad_avg"] = zeros_like(p)
+            square_avgs.append(state["square_avg"])
+            steps.append(state["step"])
+            if group["momentum"] > 0:
+                momentum_buffers.append(state["momentum_buffer"])
+            if group["centered"]:
+                grad_avgs.append(state["grad_avg"])
+
+    def step(self, closure=None):
+        """One RMSprop step over every param with a ``.grad``."""
+        self._cuda_graph_capture_health_check()
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                params, grads, square_avgs, momentum_buffers, grad_avgs, steps = [], [], [], [], [], []
+                self._init_group(group, params, grads, square_avgs, momentum_buffers, grad_avgs, steps)
+                rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffers, steps, foreach=group["foreach"],
+                        maximize=group["maximize"], lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
+                        weight_decay=group["weight_decay"], momentum=group["momentum"], centered=group["centered"])
+        return loss
+
+
+def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, foreach=None, maximize=False,
+            *, lr, alpha, eps, weight_decay, momentum, centered) -> None:
+    """Functional RMSprop (``torch.optim.rmsprop.rmsprop``)."""
+    if foreach is None:
+        _, foreach = default_to_fused_or_foreach(params)
+    fn = _multi_tensor_rmsprop if foreach else _single_tensor_rmsprop
+    fn(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr=lr, alpha=alpha, eps=eps,
+       weight_decay=weight_decay, momentum=momentum, centered=centered, maximize=maximize)
+
+
+def _single_tensor_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, *, lr, alpha,
+                           eps, weight_decay, momentum, centered, maximize) -> None:
+    for i, param in enumerate(params):
+        grad = grads[i] if not maximize else -grads[i]
+        square_avg = square_avgs[i]
+        add_to_steps([state_steps[i]], 1.0)
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if centered:
+            grad_avg = grad_avgs[i]
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(eps)
+        if momentum > 0:
+            buf = momentum_buffer_list[i]
+            buf.mul_(momentum).addcdiv_(grad, avg)
+            param.add_(buf, alpha=-lr)
+        else:
+            param.addcdiv_(grad, avg, value=-lr)
+
+
+def _multi_tensor_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, *, lr, alpha,
+                          eps, weight_decay, momentum, centered, maximize) -> None:
+    if not params:
+        return
+    lists = [params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps]
+    for (p, g, sq, gavg, bufs, steps), _ in group_by_device_and_dtype(lists).values():
+        if maximize:
+            g = ops._foreach_neg.default(g)
+        add_to_steps(steps, 1.0)
+        if weight_decay != 0:
+            if maximize:
+                ops._foreach_add_.List(g, p, alpha=weight_decay)
+            else:
+                g = ops._foreach_add.List(g, p, alpha=weight_decay)
+        ops._foreach_mul_.Scalar(sq, alpha)
+        ops._foreach_addcmul_.Scalar(sq, g, g, 1 - alpha)
+        if centered:
+            ops._foreach_lerp_.Scalar(gavg, g, 1 - alpha)
+            avg = fe.addcmul(sq, gavg, gavg, -1)
+            fe.sqrt_(avg)
+        else:
+            avg = ops._foreach_sqrt.default(sq)
+        ops._foreach_add_.Scalar(avg, eps)
+        if momentum > 0:
+            ops._foreach_mul_.Scalar(bufs, momentum)
+            fe.addcdiv_(bufs, g, avg)
+            ops._foreach_add_.List(p, bufs, alpha=-lr)
+        else:
+            fe.addcdiv_(p, g, avg, -lr)
