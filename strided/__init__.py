@@ -58,6 +58,7 @@ from .backends.determinism import (  # noqa: E402
     set_deterministic_debug_mode, use_deterministic_algorithms,
 )
 from . import optim  # noqa: E402
+from . import func  # noqa: E402
 from . import amp, nn  # noqa: E402
 from .amp import autocast  # noqa: E402
 from .toplevel_functions import *  # noqa: E402, F403

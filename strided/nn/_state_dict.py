@@ -48,8 +48,20 @@ class StateDictMixin:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         return destination
 
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        """Call ``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)``
+        (``module`` first with ``with_module``) before this module loads its entries; the hook may rename keys."""
+        from functools import partial
+
+        from .module import RemovableHandle
+
+        hooks = self.__dict__.setdefault("_load_state_dict_pre_hooks", {})
+        return RemovableHandle(hooks, partial(hook, self) if with_module else hook)
+
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs, assign=False) -> None:
+        for hook in tuple(self.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in {**self._parameters, **persistent}.items() if v is not None}
         for name, param in local_state.items():
@@ -105,6 +117,7 @@ class StateDictMixin:
         """
         if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        state_dict = OrderedDict(state_dict)  # a copy: load pre-hooks may rename keys (as torch)
         missing: list[str] = []
         unexpected: list[str] = []
         errors: list[str] = []
