@@ -90,7 +90,8 @@ rc=0
 if [ "$MODE" != bench ]; then
   # warm the NVRTC cache with the pointwise kernels, in parallel (the op tests would compile them one by one)
   timeout 150 python3 -c "from strided.backends.cuda import elementwise as e; from strided.backends.cuda.kernels \
-import pointwise_ops as p; print('precompiled', e.precompile(p.instantiations(), workers=16))" >"$LOG/precompile.log" 2>&1
+import pointwise_ops as p, complex_ops as c; print('precompiled', e.precompile(p.instantiations() + c.instantiations(), \
+workers=16))" >"$LOG/precompile.log" 2>&1
   # PYTEST_ARGS narrows the run (e.g. the GPU-only cases when the CPU tiers already passed elsewhere);
   # it is split like a shell command line, so quoted -k expressions work
   eval "set -- ${PYTEST_ARGS:-tests}"

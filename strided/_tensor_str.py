@@ -14,9 +14,10 @@ nonzero finite values (scientific when max/min > 1000, max > 1e8 or min < 1e-4, 
 ``sci_mode`` forces; else ``int_mode`` when all are integral: ``1.``; else fixed with ``precision``
 digits); tensors with
 more than ``threshold`` elements print ``edgeitems`` rows/columns at each end around ``...``;
-rows wrap at ``linewidth``. Suffixes name what the data doesn't show: a non-CPU device, a dtype
-other than the default float, int64 and bool, ``requires_grad`` / ``grad_fn``, and the size of
-empty and meta tensors.
+rows wrap at ``linewidth``. Complex elements print their real and imaginary parts with a formatter
+each (``1.+2.j``). Suffixes name what the data doesn't show: a non-CPU device, a dtype other than
+the default float, the default complex dtype, int64 and bool, ``requires_grad`` / ``grad_fn``, and
+the size of empty and meta tensors.
 """
 
 from __future__ import annotations
@@ -134,6 +135,20 @@ class _Formatter:
         return (self.max_width - len(ret)) * " " + ret
 
 
+class _ComplexFormatter:
+    """A complex element as torch prints it: the real part, then the imaginary part with its sign and ``j``,
+    each with its own ``_Formatter`` (``1.+2.j``, ``-0.5000-1.2500j``)."""
+
+    def __init__(self, values: np.ndarray):
+        self.real = _Formatter(values.real.astype(np.float64), True)
+        self.imag = _Formatter(values.imag.astype(np.float64), True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1  # torch's element length, less 2
+
+    def format(self, value) -> str:
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return self.real.format(value.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
 def _summarized(a: np.ndarray) -> np.ndarray:
     """The elements a summarized repr shows (torch's ``get_summarized_data``)."""
     e = PRINT_OPTS.edgeitems
@@ -189,6 +204,8 @@ def _data_str(t, indent: int) -> str:
     a = tensor_to_numpy(t, force=True)
     summarize = a.size > PRINT_OPTS.threshold
     shown = _summarized(a) if summarize else a
+    if t.dtype.is_complex:
+        return _nested_str(a, indent, summarize, _ComplexFormatter(shown))
     floating = t.dtype.is_floating_point
     fmt = _Formatter(shown.astype(np.float64) if floating else shown, floating)
     return _nested_str(a, indent, summarize, fmt)
@@ -239,7 +256,7 @@ def tensor_repr(t, *, tensor_contents: str | None = None) -> str:
     else:
         if not PRINT_OPTS.edgeitems:
             suffixes.append(size)
-        if t.dtype not in (default, dt.int64, dt.bool):
+        if t.dtype not in (default, dt.default_complex_dtype(), dt.int64, dt.bool):
             suffixes.append(dtype)
         body = _data_str(t, indent)
     if tensor_contents is not None:

@@ -46,7 +46,7 @@ def _size(size, op):
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
-        if not t.dtype.is_floating_point:
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return t
@@ -197,14 +197,14 @@ def _infer_array(data, dtype):
                         f"mixed or unsupported types")
     if dtype is not None:
         d = dt.to_dtype(dtype)
-        if arr.dtype.kind in "iu" and arr.size and not d.is_floating_point and d is not dt.bool:
+        if arr.dtype.kind in "iu" and arr.size and d.category == dt.INTEGRAL:
             info = np.iinfo(d.numpy_dtype)  # Python ints that do not fit: torch's error, not a wrap
             lo = info.min if info.min < 0 else -int(info.max)  # c10's overflows(): unsigned takes -max..max
             if arr.min() < lo or arr.max() > info.max:
                 bad = arr.max() if arr.max() > info.max else arr.min()
                 raise RuntimeError(f"value cannot be converted to type {d.name} without overflow (got {bad})")
         return arr, d
-    if arr.dtype.kind in "biuf":  # Note [NumPy scalars in tensor()]
+    if arr.dtype.kind in "biufc":  # Note [NumPy scalars in tensor()]
         types = {type(data)} if isinstance(data, np.generic) else (
             _leaf_types(data) if isinstance(data, (list, tuple)) else ())
         d = _scalar_types_dtype(types)
@@ -218,6 +218,8 @@ def _infer_array(data, dtype):
         return arr, dt.int64
     if arr.dtype.kind == "f":
         return arr, dt.get_default_dtype()
+    if arr.dtype.kind == "c":  # Python complex numbers: torch's default complex dtype
+        return arr, dt.default_complex_dtype()
     if arr.dtype.kind in ("U", "S"):
         raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str' or 'bytes'}'")
     return arr, dt.from_numpy_dtype(arr.dtype)
@@ -256,6 +258,8 @@ def _scalar_types_dtype(types) -> dt.dtype | None:
             d = dt.bool
         elif leaf_type is int:
             d = dt.int64
+        elif leaf_type is complex:
+            d = dt.default_complex_dtype()
         else:
             d = dt.get_default_dtype()
         out = d if out is None else dt.promote_types(out, d)

@@ -247,7 +247,7 @@ def to_dlpack(t: Tensor, *, stream=None, max_version=None, dl_device=None, copy=
 
 
 # ---------------------------------------------------------------------- import
-_DTYPES = {(d.dlpack_code, 8 * d.itemsize): d for d in dt.all_dtypes}
+_DTYPES = {(d.dlpack_code, 8 * d.itemsize): d for d in dt.all_dtypes + dt.complex_dtypes}
 
 
 class _ForeignOwner:

@@ -7,12 +7,12 @@ from .storage import UntypedStorage
 from .tensor import Tensor
 
 __all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "is_same_size", "is_signed",
-           "numel", "typename", "is_conj", "is_neg", "resolve_conj", "resolve_neg", "conj",
-           "conj_physical", "real", "resize_as_"]
+           "numel", "typename", "is_conj", "is_neg", "resize_as_"]
 
 # torch's legacy tensor type names (``torch.FloatTensor``), by dtype name
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def is_tensor(obj) -> bool:
@@ -31,7 +31,7 @@ def is_floating_point(input: Tensor) -> bool:  # noqa: A002 - torch's argument n
 
 
 def is_complex(input: Tensor) -> bool:  # noqa: A002
-    """True if ``input``'s dtype is complex (strided has no complex dtypes: always False)."""
+    """True if ``input``'s dtype is complex (complex64 or complex128)."""
     return input.is_complex()
 
 
@@ -66,38 +66,13 @@ def typename(obj) -> str:
 
 
 def is_conj(input: Tensor) -> bool:  # noqa: A002
-    """Whether ``input``'s conjugate bit is set (never: strided has no complex dtypes)."""
+    """Whether ``input``'s conjugate bit is set (never: Note [No conjugate bit] in ops/composite/complex_ops.py)."""
     return input.is_conj()
 
 
 def is_neg(input: Tensor) -> bool:  # noqa: A002
-    """Whether ``input``'s negative bit is set (never: strided has no complex dtypes)."""
+    """Whether ``input``'s negative bit is set (never: Note [No conjugate bit] in ops/composite/complex_ops.py)."""
     return input.is_neg()
-
-
-def resolve_conj(input: Tensor) -> Tensor:  # noqa: A002
-    """``input`` (no conjugate bit to resolve)."""
-    return input.resolve_conj()
-
-
-def resolve_neg(input: Tensor) -> Tensor:  # noqa: A002
-    """``input`` (no negative bit to resolve)."""
-    return input.resolve_neg()
-
-
-def conj(input: Tensor) -> Tensor:  # noqa: A002
-    """The complex conjugate: ``input`` itself for real dtypes (as torch)."""
-    return input.conj()
-
-
-def conj_physical(input: Tensor) -> Tensor:  # noqa: A002
-    """The complex conjugate, materialized: ``input`` itself for real dtypes (as torch)."""
-    return input.conj_physical()
-
-
-def real(input: Tensor) -> Tensor:  # noqa: A002
-    """The real part: ``input`` itself for real dtypes (as torch)."""
-    return input.real
 
 
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:  # noqa: A002

@@ -360,7 +360,7 @@ class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
         (torch's ``set_data``); its autograd history, ``requires_grad`` and ``.grad`` stay."""
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-        if self.requires_grad and not value.dtype.is_floating_point:
+        if self.requires_grad and not (value.dtype.is_floating_point or value.dtype.is_complex):
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._storage, self._offset = value._storage, value._offset
         self._sizes, self._strides = value._sizes, value._strides

@@ -1,5 +1,5 @@
 """Tensor methods torch has that are not operators: predicates (``is_signed``, ``is_nonzero``...), casts
-(``byte``, ``char``, ``short``), ``mH`` / ``H``, identity conjugation for real dtypes, ``sum_to_size``,
+(``byte``, ``char``, ``short``), ``mH`` / ``H``, the ``real`` / ``imag`` properties, ``sum_to_size``,
 ``new_empty_strided``, ``resize_as_`` and the CPU-only element-wise Python callbacks ``apply_`` / ``map_`` /
 ``map2_``."""
 
@@ -8,6 +8,20 @@ from __future__ import annotations
 from . import dtypes as _dt
 
 __all__ = ["TensorExtras"]
+
+
+def _ops():
+    from .ops import bound
+
+    return bound
+
+
+def _set_part(part, value) -> None:
+    """``x.real = value`` / ``x.imag = value``: copy (or fill with a number) into the part's view."""
+    if hasattr(value, "_storage"):
+        part.copy_(value)
+    else:
+        part.fill_(value)
 
 
 def _varargs(args) -> tuple:
@@ -68,52 +82,51 @@ class TensorExtras:
         return (self._storage is tensor._storage and self._offset == tensor._offset
                 and self._sizes == tensor._sizes and self._strides == tensor._strides)
 
-    # ------------------------------------------------------------------ conjugation (real dtypes only)
+    # ------------------------------------------------------------------ complex parts and conjugation
     def is_conj(self) -> bool:
-        """False: strided has no complex dtypes, so no conjugate bit."""
+        """False: strided has no conjugate bit (Note [No conjugate bit] in ops/composite/complex_ops.py)."""
         return False
 
     def is_neg(self) -> bool:
-        """False: strided has no complex dtypes, so no negative bit."""
+        """False: strided has no negative bit (Note [No conjugate bit] in ops/composite/complex_ops.py)."""
         return False
-
-    def resolve_conj(self):
-        """``self`` (nothing to resolve for real dtypes)."""
-        return self
-
-    def resolve_neg(self):
-        """``self`` (nothing to resolve for real dtypes)."""
-        return self
-
-    def conj(self):
-        """``self``: the conjugate of a real tensor (as torch)."""
-        return self
-
-    def conj_physical(self):
-        """``self``: the conjugate of a real tensor (as torch)."""
-        return self
 
     @property
     def real(self):
-        """``self``: the real part of a real tensor (as torch)."""
-        return self
+        """The real part: a view of a complex tensor, ``self`` for a real one (as torch)."""
+        return _ops().real(self)
+
+    @real.setter
+    def real(self, value):
+        _set_part(_ops().real(self), value)
+
+    @property
+    def imag(self):
+        """The imaginary part of a complex tensor, a view (torch's error for real dtypes)."""
+        return _ops().imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        _set_part(_ops().imag(self), value)
 
     @property
     def mH(self):  # noqa: N802 - torch's name
-        """The conjugate transpose of the last two dims: their transpose for real dtypes."""
+        """The conjugate transpose of the last two dims (their transpose for real dtypes)."""
         if len(self._sizes) < 2:
             raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
                                f"Got {len(self._sizes)}-D tensor.")
-        return self.transpose(-2, -1)
+        t = self.transpose(-2, -1)
+        return t.conj() if self.dtype.is_complex else t
 
     @property
     def H(self):  # noqa: N802 - torch's name
-        """The conjugate transpose of a matrix: its transpose for real dtypes."""
+        """The conjugate transpose of a matrix (its transpose for real dtypes)."""
         n = len(self._sizes)
         if n == 2:
-            return self.transpose(0, 1)
+            t = self.transpose(0, 1)
+            return t.conj() if self.dtype.is_complex else t
         if n == 0:
-            return self
+            return self.conj()
         hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}")
 

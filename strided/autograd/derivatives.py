@@ -18,7 +18,9 @@ As in torch, one formula may serve several inputs (``input, weight, bias: f(...)
 tuple with one gradient (or None) per named input and may read ``grad_input_mask``, a tuple of
 bools saying which of them need a gradient; intermediate values are then computed once.
 Gradients are reduced to each input's shape and cast to its dtype by the engine, so formulas
-never handle broadcasting. Every error names ``derivatives.yaml:<line>``.
+never handle broadcasting. A formula wrapped in ``handle_r_to_c(...)`` (one input, the whole
+formula) may return a complex gradient for a real input: the engine keeps its real part (Note
+[handle_r_to_c]). Every error names ``derivatives.yaml:<line>``.
 
 Only what the formulas read is saved: an argument used only through ``.shape``, ``.dtype``,
 ``.device``, ``.ndim``, ``.dim()``, ``.size()``, ``.stride()``, ``.numel()`` or ``sizes(...)`` is saved as its
@@ -55,6 +57,7 @@ class DerivativeInfo:
     fn: object  # backward(grads, needs, *saved values) -> tuple of grads (lists for Tensor[] inputs)
     uses_result: bool
     saves_self: bool
+    r_to_c: tuple = ()  # per input: its formula was wrapped in handle_r_to_c (Note [handle_r_to_c])
 
     @property
     def name(self) -> str:
@@ -74,10 +77,10 @@ class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
 def formula_namespace() -> dict:
     """Names a formula may call: every operator, then the helpers (which take precedence)."""
     from ..ops import bound
-    from . import functions, functions_nn, functions_recurrent, functions_views
+    from . import functions, functions_complex, functions_nn, functions_recurrent, functions_views
 
     ns = {k: v for k, v in vars(bound).items() if not k.startswith("_")}
-    for module in (functions, functions_nn, functions_recurrent, functions_views):
+    for module in (functions, functions_complex, functions_nn, functions_recurrent, functions_views):
         ns.update({k: getattr(module, k) for k in module.__all__})
     ns["__builtins__"] = builtins
     return ns
@@ -106,6 +109,25 @@ def _uses(tree: ast.AST, names: set) -> dict:
     return out
 
 
+# Note [handle_r_to_c]
+# torch's formulas for ops that mix real and complex operands (add, sub, mul, div, _to_copy) wrap
+# an input's gradient in ``handle_r_to_c(self.scalar_type(), g)``: the real part of ``g`` when the
+# input is real and ``g`` complex. Here the wrapper is stripped when the formula is compiled and
+# recorded per input, and the engine takes the real part where the gradient's dtype differs from
+# the input's (its slow path, already taken for a dtype cast): a real op's backward runs no extra
+# code and saves no dtype. An unwrapped formula that returns a complex gradient for a real input
+# gets torch's validate_outputs error, as in torch.
+def _strip_r_to_c(tree: ast.Expression, where: str, key: str):
+    """``handle_r_to_c(expr)`` -> (``expr``'s tree and source, True); anything else -> (tree, None, False)."""
+    body = tree.body
+    if not (isinstance(body, ast.Call) and isinstance(body.func, ast.Name) and body.func.id == "handle_r_to_c"):
+        return tree, None, False
+    if len(body.args) != 1 or body.keywords or "," in key:
+        raise SchemaError(f"{where}: handle_r_to_c(...) takes the whole formula of one input ('{key}')")
+    inner = ast.Expression(body=body.args[0])
+    return inner, ast.unparse(inner), True
+
+
 def _compile(op, entry: dict, where: str, namespace: dict) -> DerivativeInfo:
     schema = op.schema
     args = {a.name: (i, a) for i, a in enumerate(schema.arguments)}
@@ -116,7 +138,7 @@ def _compile(op, entry: dict, where: str, namespace: dict) -> DerivativeInfo:
     elif not isinstance(diff, list) or len(diff) != len(schema.returns):
         raise SchemaError(f"{where}: output_differentiability must list one bool per return of "
                           f"{schema.qualified_name}")
-    inputs, exprs = [], []  # exprs: (source, tree, number of inputs it computes)
+    inputs, exprs, r_to_c = [], [], []  # exprs: (source, tree, number of inputs it computes)
     grad_names = {"grad", "grads"}
     for key, expr in entry.items():
         names = [k.strip() for k in key.split(",")]
@@ -131,6 +153,8 @@ def _compile(op, entry: dict, where: str, namespace: dict) -> DerivativeInfo:
             tree = ast.parse(str(expr), mode="eval")
         except SyntaxError as e:
             raise SchemaError(f"{where}: formula for '{key}' is not a Python expression: {e.msg}") from None
+        tree, stripped, wrapped = _strip_r_to_c(tree, where, key)
+        expr = stripped if wrapped else expr
         bound = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
                  for n in ast.walk(c.target) if isinstance(n, ast.Name)}
         if len(names) > 1:
@@ -143,6 +167,7 @@ def _compile(op, entry: dict, where: str, namespace: dict) -> DerivativeInfo:
         for name in names:
             arg = args[name][1]
             inputs.append((name, args[name][0], "list" if arg.type.is_list else "tensor"))
+            r_to_c.append(wrapped)
         exprs.append((str(expr), tree, len(names)))
     # what to save: arguments and outputs the formulas read
     saveable = set(args) | set(ret_names)
@@ -177,7 +202,7 @@ def _compile(op, entry: dict, where: str, namespace: dict) -> DerivativeInfo:
     uses_result = any(s[1] is None for s in saved)
     saves_self = any(s[0] == "self" and s[2] == "tensor" for s in saved)
     return DerivativeInfo(op, where, tuple(inputs), tuple(saved), tuple(bool(d) for d in diff),
-                          len(schema.returns), local["backward"], uses_result, saves_self)
+                          len(schema.returns), local["backward"], uses_result, saves_self, tuple(r_to_c))
 
 
 def load_derivatives(path: str = DERIVATIVES_PATH) -> dict:

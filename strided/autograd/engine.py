@@ -12,7 +12,8 @@ Note [Engine]
    ``create_graph``.
 4. Each gradient a node returns is checked against the input it belongs to (torch's
    ``validate_outputs``): a broadcast gradient is summed back to the input's shape and cast to its
-   dtype, so formulas never handle broadcasting or type promotion.
+   dtype, so formulas never handle broadcasting or type promotion; a complex gradient of a real
+   input is refused unless the node's formula asked for its real part (Note [handle_r_to_c]).
 5. Without ``retain_graph`` every node frees its saved tensors after running; running it again
    raises torch's "Trying to backward through the graph a second time" error.
 
@@ -84,8 +85,24 @@ def _validate(grad, meta, node, index: int):
                                f"{list(grad._sizes)} but "
                                f"expected shape compatible with {list(sizes)}") from None
     if grad.dtype is not dtype:
-        grad = grad.to(dtype)
+        if grad.dtype.is_complex and not dtype.is_complex:
+            if not node.takes_real_part(index):  # Note [handle_r_to_c] in derivatives.py
+                raise RuntimeError(_R_TO_C)
+            from ..ops import bound as ops
+
+            grad = ops.real(grad)
+        elif dtype.is_complex and not grad.dtype.is_floating_point:
+            raise RuntimeError(_R_TO_C)
+        if grad.dtype is not dtype:
+            grad = grad.to(dtype)
     return grad
+
+
+# torch's validate_outputs check, word for word: a real gradient may flow into a complex input
+# (it is cast, its imaginary part zero), a complex one into a real input only through handle_r_to_c
+_R_TO_C = ("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to be true, but "
+           "got false.  (Could this error message be improved?  If so, please report an enhancement request to "
+           "PyTorch.)")
 
 
 class _TaskState(threading.local):

@@ -77,6 +77,11 @@ class Node:
     def apply(self, grads: list) -> tuple:
         raise NotImplementedError
 
+    def takes_real_part(self, index: int) -> bool:
+        """Whether a complex gradient this node returns for its real input ``index`` is reduced to
+        its real part (Note [handle_r_to_c] in derivatives.py) rather than refused."""
+        return False
+
     def release(self) -> None:
         """Free saved tensors (after a backward without retain_graph)."""
 
@@ -392,13 +397,13 @@ class ViewOfRebased(Node):
     def __init__(self, base: Tensor, view: Tensor, edge):
         super().__init__((edge,), ((base._sizes, base.dtype, base.device),))
         self.base_geometry = (base._sizes, base._strides, base._offset, base.dtype, base.device)
-        self.view_geometry = (view._sizes, view._strides, view._offset)
+        self.view_geometry = (view._sizes, view._strides, view._offset, view.dtype)
 
     def apply(self, grads: list) -> tuple:
         from ..ops import bound as ops
+        from .inplace import view_region
 
         sizes, strides, offset, dtype, device = self.base_geometry
-        vsizes, vstrides, voffset = self.view_geometry
         result = ops.empty_strided(sizes, strides, dtype=dtype, device=device).zero_()
-        ops.as_strided(result, vsizes, vstrides, voffset - offset).copy_(grads[0])
+        view_region(result, offset, self.view_geometry).copy_(grads[0])
         return (result,)

@@ -40,19 +40,36 @@ class CopySlices(Node):
     def __init__(self, base: Tensor, view: Tensor, next_edges, input_meta):
         super().__init__(next_edges, input_meta)
         self.base_geometry = (base._sizes, base._strides, base._offset, base.dtype, base.device)
-        self.view_geometry = (view._sizes, view._strides, view._offset)
+        self.view_geometry = (view._sizes, view._strides, view._offset, view.dtype)
 
     def apply(self, grads: list) -> tuple:
         from ..ops import bound as ops
 
         sizes, strides, offset, dtype, device = self.base_geometry
-        vsizes, vstrides, voffset = self.view_geometry
         result = ops.empty_strided(sizes, strides, dtype=dtype, device=device)
         result.copy_(grads[0])
-        region = ops.as_strided(result, vsizes, vstrides, voffset - offset)
+        region = view_region(result, offset, self.view_geometry)
         inner = region.clone() if self.next_edges[1] is not None else None
         region.fill_(0)
         return (result, inner)
+
+
+# Note [Views of another dtype]
+# A view's geometry counts elements of its own dtype: ``view_as_real`` / ``real`` / ``imag`` of a
+# complex base see its storage as real pairs, ``view_as_complex`` of a real base as complex
+# numbers. The base-shaped gradient is viewed the same way (torch replays the view instead of
+# as_strided, for the same reason) before the view's region of it is taken.
+def view_region(result: Tensor, base_offset: int, view_geometry: tuple) -> Tensor:
+    """The region of ``result`` (fresh, with the base's geometry) that the view covers."""
+    from ..ops import bound as ops
+
+    vsizes, vstrides, voffset, vdtype = view_geometry
+    if vdtype is result.dtype:
+        return ops.as_strided(result, vsizes, vstrides, voffset - base_offset)
+    if result.dtype.is_complex:  # a real view of a complex base
+        return ops.as_strided(ops.view_as_real(result), vsizes, vstrides, voffset - 2 * base_offset)
+    pairs = ops.as_strided(result, (*vsizes, 2), (*(2 * s for s in vstrides), 1), 2 * voffset - base_offset)
+    return ops.view_as_complex(pairs)
 
 
 def rebase_history(t: Tensor, node: Node, output_nr: int = 0) -> None:

@@ -5,7 +5,7 @@ For an overload with formulas, the Autograd kernel (built once, at import) runs 
 autograd -- grad mode off, so the kernels and any ops they call record nothing --, then, if an
 input with a formula requires grad, builds one ``FormulaNode``: next edges to those inputs, the
 values its formulas read (Note [Saved tensors]) and the CUDA stream of the forward; the floating
-outputs named differentiable get it as ``grad_fn``.
+(or complex) outputs named differentiable get it as ``grad_fn``.
 
 Note [In-place autograd]
 An in-place overload uses its own formulas or, for autogen ones (``add_.Tensor``), its
@@ -45,8 +45,9 @@ DECOMPOSED = ("dropout",)
 # ``fn(args) -> new args or None``, the copies its kernel would make; the Autograd kernel makes
 # them before the op runs, runs the op on them and saves them, while the edges stay on the
 # originals. The copies are recorded (a clone node each, as torch's reshape records its copy), so
-# a double backward differentiates the formulas through them back to the originals. Values, gradients and copies are torch's; an in-place write to an original after the
-# op no longer fails backward's version check, as in torch, where bmm saved the copy.
+# a double backward differentiates the formulas through them back to the originals. Values,
+# gradients and copies are torch's; an in-place write to an original after the op no longer fails
+# backward's version check, as in torch, where bmm saved the copy.
 OPERAND_COPIES: dict = {}  # schema name (``matmul``) -> fn(args) -> new positional args or None
 
 
@@ -138,6 +139,12 @@ class FormulaNode(Node):
             else:
                 out.append(r)
         return out
+
+    def takes_real_part(self, index: int) -> bool:
+        for (start, count, _), wrapped in zip(self.layout, self.info.r_to_c):
+            if start <= index < start + count:
+                return wrapped
+        return False
 
     def release(self) -> None:
         self.saved = None
@@ -268,7 +275,7 @@ def _attach(node, info, outputs) -> None:
         node.saved = tuple(node.saved)
         if outputs.device.type == "cuda":
             _set_stream(node, (outputs,))
-        if info.output_differentiability[0] and outputs.dtype.is_floating_point:
+        if info.output_differentiability[0] and (outputs.dtype.is_floating_point or outputs.dtype.is_complex):
             set_history(outputs, node, 0)
         return
     if isinstance(outputs, list):  # Tensor[] return: one output per element
@@ -292,7 +299,7 @@ def _attach(node, info, outputs) -> None:
     if outs and outs[0].device.type == "cuda":
         _set_stream(node, outs)
     for i, (o, d) in enumerate(zip(outs, diffs)):
-        if d and o.dtype.is_floating_point:
+        if d and (o.dtype.is_floating_point or o.dtype.is_complex):
             set_history(o, node, i)
 
 
@@ -369,7 +376,7 @@ def make_inplace_kernel(op, info):
             mode.enabled = False
             try:
                 node = None
-                if self.dtype.is_floating_point:
+                if self.dtype.is_floating_point or self.dtype.is_complex:
                     if self.requires_grad:
                         self_edge = (gradient_edge(self), (self._sizes, self.dtype, self.device))
                     else:

@@ -60,7 +60,7 @@ def needs_not_implemented_kernel(op) -> bool:
 def _edges(values, edges: list, metas: list) -> None:
     for v in values:
         if isinstance(v, Tensor):
-            if v.dtype.is_floating_point:
+            if v.dtype.is_floating_point or v.dtype.is_complex:
                 collect_edge(v, edges, metas)
         elif isinstance(v, (list, tuple)):
             _edges(v, edges, metas)
@@ -93,7 +93,7 @@ def make_not_implemented_kernel(op):
                 if outs and isinstance(outs[0], Tensor) and outs[0].device.type == "cuda":
                     _set_stream(node, outs)
                 for i, o in enumerate(outs):
-                    if isinstance(o, Tensor) and o.dtype.is_floating_point:
+                    if isinstance(o, Tensor) and (o.dtype.is_floating_point or o.dtype.is_complex):
                         set_history(o, node, i)
             return out
 

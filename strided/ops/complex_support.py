@@ -29,15 +29,21 @@ _LAYOUT = {
     "squeeze", "squeeze_", "flatten", "unflatten", "split", "split_with_sizes", "chunk", "unbind", "movedim",
     "swapaxes", "cat", "stack", "fill_", "zero_", "_local_scalar_dense", "type_as",
 }
-# Complex math with complex kernels (CPU through NumPy's complex ufuncs).
+# Complex math with complex kernels (CPU through NumPy's complex ufuncs). ``polar``, ``complex`` and
+# ``view_as_complex`` take real tensors; they are listed so that a complex argument reaches their Meta
+# checks and torch's words ("Expected both inputs to be Half, Float or Double tensors ...").
 _MATH = {
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne",
-    "real", "imag", "view_as_real", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
-    "abs", "angle", "sgn", "exp", "sum", "mean",
+    "real", "imag", "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj",
+    "resolve_neg", "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
 }
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH)  # the CPU and Meta backends, and the composites over them
-CUDA_COMPLEX_OPS = COMPLEX_OPS  # the CUDA backend's complex kernels cover the same ops
+CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
+    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
+    "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
+    "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
+})
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:

@@ -187,7 +187,7 @@ def _check_no_internal_overlap(t) -> None:
 def _dtype_word(d) -> str:
     return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
             "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[d.name]
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
 
 
 def load() -> Namespace:

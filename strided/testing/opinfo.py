@@ -18,17 +18,19 @@ from .. import dtypes as dt
 from ..tensor import Tensor
 
 __all__ = ["OpInfo", "SampleInput", "ErrorInput", "make_arg", "available_devices", "to_device",
-           "FLOATING", "INTEGRAL", "ALL_DTYPES", "TOLERANCES"]
+           "FLOATING", "INTEGRAL", "ALL_DTYPES", "COMPLEX", "TOLERANCES"]
 
 FLOATING = (dt.float32, dt.float64, dt.float16, dt.bfloat16)
 INTEGRAL = (dt.int64, dt.int32, dt.int16, dt.int8, dt.uint8)
 ALL_DTYPES = FLOATING + INTEGRAL + (dt.bool,)
+COMPLEX = (dt.complex64, dt.complex128)  # not in ALL_DTYPES: Note [Complex operators]
 
 # (rtol, atol) per dtype for comparing with a float64 reference.
 TOLERANCES = {
     dt.float64: (1e-7, 1e-7), dt.float32: (1.3e-6, 1e-5), dt.float16: (1e-3, 1e-3),
     dt.bfloat16: (1.6e-2, 1e-2),
 }
+TOLERANCES[dt.complex64], TOLERANCES[dt.complex128] = TOLERANCES[dt.float32], TOLERANCES[dt.float64]  # by part
 
 
 @dataclasses.dataclass
@@ -114,10 +116,12 @@ def make_arg(shape, dtype=dt.float32, *, low=None, high=None, noncontiguous=Fals
     shape = tuple(shape)
     if dtype is dt.bool:
         data = rng.random(shape) < 0.5
-    elif dtype.is_floating_point:
+    elif dtype.is_floating_point or dtype.is_complex:
         lo = -9.0 if low is None else low
         hi = 9.0 if high is None else high
         data = rng.uniform(lo, hi, size=shape)
+        if dtype.is_complex:  # both parts in [low, high)
+            data = data + 1j * rng.uniform(lo, hi, size=shape)
     else:
         info = np.iinfo(dtype.numpy_dtype)
         lo = max(-9 if low is None else low, int(info.min))

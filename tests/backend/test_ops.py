@@ -23,6 +23,8 @@ def _cases():
 def _to_numpy(x):
     if isinstance(x, Tensor):
         a = x.numpy(force=True)
+        if x.dtype.is_complex:
+            return a.astype(np.complex128)
         return a.astype(np.float64) if x.dtype.is_floating_point else a
     if isinstance(x, (list, tuple)):
         return type(x)(_to_numpy(v) for v in x)
@@ -50,6 +52,9 @@ def _compare(info, dtype, actual, expected, where):
             got = got.astype(np.float64)
             np.testing.assert_allclose(got, e.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True,
                                        err_msg=where)
+        elif got.dtype.kind == "c":  # at the tolerance of the real dtype (TOLERANCES), nan in either part
+            np.testing.assert_allclose(got.astype(np.complex128), e.astype(np.complex128), rtol=rtol, atol=atol,
+                                       equal_nan=True, err_msg=where)
         else:
             np.testing.assert_array_equal(got, e.astype(got.dtype), err_msg=where)
 

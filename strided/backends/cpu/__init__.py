@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401
     bitwise,
+    complex_ops,
     factories,
     indexing,
     linalg,

@@ -7,12 +7,14 @@ rounded once when stored; every other dtype computes in itself.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ... import dtypes as dt
 from ...tensor import Tensor
 
-__all__ = ["as_numpy", "compute_dtype", "store", "operand", "np_dtype"]
+__all__ = ["as_numpy", "compute_dtype", "store", "operand", "np_dtype", "discard_imag"]
 
 _OPMATH = {dt.float16: np.dtype(np.float32), dt.bfloat16: np.dtype(np.float32)}
 
@@ -54,3 +56,10 @@ def store(out: Tensor, value) -> Tensor:
     if dst.size:
         np.copyto(dst, value, casting="unsafe")
     return out
+
+
+def discard_imag(a: np.ndarray) -> np.ndarray:
+    """The real part of a complex array cast to a real dtype, with torch's warning (NumPy's ComplexWarning
+    would name another class)."""
+    warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+    return a.real

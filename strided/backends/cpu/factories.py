@@ -9,7 +9,7 @@ from ...dispatch.library import kernel
 from ...random import default_generator
 from ...tensor import Tensor
 from ..meta import factories as meta
-from .common import as_numpy, store
+from .common import as_numpy, discard_imag, store
 
 __all__ = []
 
@@ -104,6 +104,9 @@ def copy_(self, src, non_blocking=False):
     s = as_numpy(src)
     if self._storage is src._storage and np.shares_memory(dst, s):
         s = s.copy()
+    if src.dtype.is_complex and not self.dtype.is_complex:
+        # to bool: nonzero in either part, without a warning (torch's); to other real dtypes: the real part
+        s = s != 0 if self.dtype is dt.bool else discard_imag(s)
     np.copyto(dst, s, casting="unsafe")
     return self
 
@@ -117,4 +120,6 @@ def _local_scalar_dense(self):
         return bool(v)
     if self.dtype.is_floating_point:
         return float(v)
+    if self.dtype.is_complex:
+        return complex(v)
     return int(v)

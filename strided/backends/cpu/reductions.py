@@ -16,7 +16,7 @@ from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ..meta import reductions as meta
 from ..meta.common import wrap_dim
-from .common import as_numpy, compute_dtype, store
+from .common import as_numpy, compute_dtype, discard_imag, store
 
 __all__ = []
 
@@ -31,7 +31,7 @@ def _input(self, d: dt.dtype) -> np.ndarray:
     as torch's ``self.to(d)`` would before computing)."""
     a = as_numpy(self)
     if a.dtype != d.numpy_dtype:
-        a = a.astype(d.numpy_dtype)
+        a = (discard_imag(a) if self.dtype.is_complex and not d.is_complex else a).astype(d.numpy_dtype)
     cd = compute_dtype(d)
     return a if a.dtype == cd else a.astype(cd)
 

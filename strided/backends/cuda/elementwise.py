@@ -30,11 +30,12 @@ the key (source text, vector width, struct formats) is computed once.
 from __future__ import annotations
 
 import math
+import struct
 
 from ... import dtypes as dt
 from ...tensor import Tensor, make_tensor
 from .. import allocate
-from .kernels import CTYPES, MAX_DIMS, _text, coalesce
+from .kernels import ALL_CTYPES, MAX_DIMS, _text, coalesce, complex_header
 from .launch import get_kernel
 from .streams import current_stream_handle
 
@@ -48,6 +49,7 @@ _BLOCK = 256
 _INT31 = 1 << 31
 _STRIDED_GRID_CAP = 1 << 20
 _OPMATH = {dt.float16: dt.float32, dt.bfloat16: dt.float32}
+_F64, _I64 = struct.Struct("<d"), struct.Struct("<q")
 _ZERO4 = (0, 0, 0, 0)
 _ZEROF4 = (0.0, 0.0, 0.0, 0.0)
 _ZERO_DIMS = (0,) * MAX_DIMS
@@ -62,18 +64,20 @@ def opmath(d: dt.dtype) -> dt.dtype:
 def source_for(expr: str, out: dt.dtype, slots) -> str:
     """The instantiated source for ``expr`` writing ``out``; ``slots`` = ((kind, dtype, compute), ...)
     with kind 1 = tensor, 2 = scalar (Note [Elementwise kernels])."""
-    lines = [f"typedef {CTYPES[out.name]} OUT_T;", f"#define EXPR ({expr})"]
+    lines = [f"typedef {ALL_CTYPES[out.name]} OUT_T;", f"#define EXPR ({expr})"]
     widest = out.itemsize
     for k in range(4):
         if k < len(slots):
             kind, d, c = slots[k]
         else:
             kind, d, c = 0, None, None
-        ct = CTYPES[c.name] if c is not None else "char"
+        ct = ALL_CTYPES[c.name] if c is not None else "char"
         lines.append(f"#define K{k} {kind}")
-        lines.append(f"typedef {CTYPES[d.name] if d is not None else 'char'} T{k};")
+        lines.append(f"typedef {ALL_CTYPES[d.name] if d is not None else 'char'} T{k};")
         lines.append(f"typedef {ct} C{k};")
-        if kind == 2:
+        if kind == 2 and c.is_complex:  # Note [Complex scalar arguments]
+            lines.append(f"#define SCALAR{k} C{k}(f.sd[{k}], __longlong_as_double(f.si[{k}]))")
+        elif kind == 2:
             field = "sd" if c.is_floating_point else "si"
             lines.append(f"#define SCALAR{k} convert<C{k}>(f.{field}[{k}])")
         else:
@@ -81,8 +85,9 @@ def source_for(expr: str, out: dt.dtype, slots) -> str:
         if kind == 1:
             widest = max(widest, d.itemsize)
     lines.append(f"#define VEC {16 // widest}")
-    return _text("common.cuh") + "\n" + "\n".join(lines) + "\n" + _text("elementwise.cuh") + "\n" + \
-        _text("elementwise.cu")
+    names = [out.name] + [x.name for s in slots for x in s[1:] if x is not None]
+    return _text("common.cuh") + "\n" + complex_header(*names) + "\n".join(lines) + "\n" + \
+        _text("elementwise.cuh") + "\n" + _text("elementwise.cu")
 
 
 class _Launcher:
@@ -98,9 +103,9 @@ class _Launcher:
         self.per_block = _BLOCK * self.vec * (1 if self.vec >= 16 else 2)  # EW_UNROLL in elementwise.cu
         self.out_align = self.vec * out.itemsize
         self.tensor_aligns = tuple(self.vec * d.itemsize if kind == 1 else 0 for kind, d, _ in slots)
-        # per scalar slot: (slot, field 0 = double / 1 = int / 2 = bool)
+        # per scalar slot: (slot, field 0 = double / 1 = int / 2 = bool / 3 = complex)
         self.scalar_slots = tuple(
-            (k, 0 if c.is_floating_point else (2 if c is dt.bool else 1))
+            (k, 0 if c.is_floating_point else (2 if c is dt.bool else (3 if c.is_complex else 1)))
             for k, (kind, _, c) in enumerate(slots) if kind == 2
         )
         aligns = {self.out_align} | {a for a in self.tensor_aligns if a}
@@ -126,6 +131,15 @@ def _launcher(key, expr, out_dtype, slots) -> _Launcher:
     if ln is None:
         ln = _launchers[key] = _Launcher(expr, out_dtype, slots)
     return ln
+
+
+# Note [Complex scalar arguments]
+# A scalar operand computed as complex (``z * 1j``, ``alpha=2 - 1j``) travels in the same parameter struct as
+# the others: the real part in its ``sd`` slot, the imaginary part's IEEE bits in its ``si`` slot (read back
+# with ``__longlong_as_double``), so real-dtype kernels keep their struct and formats.
+def _complex_fields(v) -> tuple[float, int]:
+    z = complex(v)
+    return z.real, _I64.unpack(_F64.pack(z.imag))[0]
 
 
 def is_tensor_operand(a) -> bool:
@@ -201,8 +215,10 @@ def run(expr: str, out: Tensor, args, computes, dense: bool = True) -> Tensor:
                 sd[j] = float(v)
             elif field == 1:
                 si[j] = int(v)
-            else:
+            elif field == 2:
                 si[j] = 1 if v else 0
+            else:
+                sd[j], si[j] = _complex_fields(v)
     else:
         sd, si = _ZEROF4, _ZERO4
     dev = out.device.index

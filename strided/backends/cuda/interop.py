@@ -41,7 +41,7 @@ __all__ = ["export_dlpack", "import_dlpack", "consumer_stream", "cuda_array_inte
            "from_cuda_array_interface", "ImportedMemory", "CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD"]
 
 CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = 1, 2
-_TYPESTR = {d: np.dtype(d.numpy_dtype).str for d in dt.all_dtypes if d is not dt.bfloat16}
+_TYPESTR = {d: np.dtype(d.numpy_dtype).str for d in dt.all_dtypes + dt.complex_dtypes if d is not dt.bfloat16}
 _FROM_TYPESTR = {s: d for d, s in _TYPESTR.items()}
 _events: dict[int, list[int]] = {}  # device index -> idle events (Note [DLPack stream ordering])
 

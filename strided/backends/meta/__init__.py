@@ -6,6 +6,7 @@ same functions to allocate their outputs.
 
 from . import (  # noqa: F401
     bitwise,
+    complex_ops,
     factories,
     indexing,
     linalg,

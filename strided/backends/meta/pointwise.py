@@ -32,13 +32,14 @@ ROUNDING_MODES = (None, "trunc", "floor")
 _SCALAR_TYPE_NAMES = {
     dt.float32: "Float", dt.float64: "Double", dt.float16: "Half", dt.bfloat16: "BFloat16",
     dt.int64: "Long", dt.int32: "Int", dt.int16: "Short", dt.int8: "Char", dt.uint8: "Byte",
-    dt.bool: "Bool",
+    dt.bool: "Bool", dt.complex64: "ComplexFloat", dt.complex128: "ComplexDouble",
 }
 # caffe2::TypeMeta names (torch's "... dtype long int" messages: masked_fill, lerp).
 _TYPE_META_NAMES = {
     dt.float32: "float", dt.float64: "double", dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16",
     dt.int64: "long int", dt.int32: "int", dt.int16: "short int", dt.int8: "signed char",
-    dt.uint8: "unsigned char", dt.bool: "bool",
+    dt.uint8: "unsigned char", dt.bool: "bool", dt.complex64: "c10::complex<float>",
+    dt.complex128: "c10::complex<double>",
 }
 
 
@@ -92,7 +93,7 @@ def check_scalar_fits(value, d: dt.dtype) -> None:
     As c10's ``overflows``: unsigned types also accept negative integers down to ``-max`` (they wrap),
     floating types accept inf and nan, integer types accept neither.
     """
-    if d is dt.bool or isinstance(value, (bool, np.bool_)):
+    if d is dt.bool or isinstance(value, (bool, np.bool_)) or d.is_complex:
         return
     lo, hi = _LIMITS[d]
     if isinstance(value, (int, np.integer)):
@@ -118,8 +119,10 @@ def _check_alpha(alpha, d: dt.dtype) -> None:
         return
     check(not isinstance(alpha, (bool, np.bool_)) or d is dt.bool,
           "Boolean alpha only supported for Boolean results.")
-    check(d.is_floating_point or isinstance(alpha, (int, np.integer, np.bool_)),
+    check(d.is_floating_point or d.is_complex or isinstance(alpha, (int, np.integer, np.bool_)),
           "For integral input tensors, argument alpha must not be a floating point number.")
+    check(d.is_complex or not isinstance(alpha, (complex, np.complexfloating)),
+          "For non-complex input tensors, argument alpha must not be a complex number.")
     check_scalar_fits(alpha, d)
 
 
@@ -161,9 +164,9 @@ def div(self, other, *, rounding_mode=None):
     check_rounding_mode(rounding_mode)
     d = result_dtype(self, other)
     if rounding_mode is None:
-        if not d.is_floating_point:
+        if d.category < dt.FLOATING:
             d = dt.get_default_dtype()  # true division: int / int is float (torch's int-to-float)
-    elif d is dt.bool:
+    elif d is dt.bool or d.is_complex:
         raise not_implemented(f"div_{rounding_mode}_cpu", d)
     return pointwise_output(d, self, other)
 

@@ -25,7 +25,7 @@ GELU_APPROXIMATIONS = ("none", "tanh")
 
 def float_unary_dtype(d: dt.dtype) -> dt.dtype:
     """The result dtype of a floating unary op (Note [Unary int-to-float])."""
-    return d if d.category == dt.FLOATING else dt.get_default_dtype()
+    return d if d.category >= dt.FLOATING else dt.get_default_dtype()  # floating and complex keep theirs
 
 
 FLOAT_UNARY = ("exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tanh",
@@ -80,7 +80,7 @@ def neg(self):
 def abs(self):  # noqa: A001 - the op's name
     if self.dtype is dt.bool:
         raise not_implemented("abs_cpu", self.dtype)
-    return new_output_like(self)
+    return new_output_like(self, self.dtype.to_real() if self.dtype.is_complex else None)
 
 
 @kernel("Meta")

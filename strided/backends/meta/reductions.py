@@ -25,6 +25,7 @@ __all__ = ["type_name", "sum_dtype", "mean_dtype", "logical_dtype", "logsumexp_d
 _TYPE_NAMES = {
     "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
     "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
 }
 
 
@@ -37,7 +38,7 @@ def sum_dtype(self, dtype) -> dt.dtype:
     """sum/prod/cumsum: ``dtype`` if given, else int64 for integral and bool inputs."""
     if dtype is not None:
         return dt.to_dtype(dtype)
-    return self.dtype if self.dtype.is_floating_point else dt.int64
+    return self.dtype if self.dtype.category >= dt.FLOATING else dt.int64
 
 
 def reduction_output(self, dim, keepdim, out_dtype) -> tuple:
@@ -52,14 +53,14 @@ def sum_(self, dim=None, keepdim=False, *, dtype=None):
 
 
 def mean_dtype(self, dtype) -> dt.dtype:
-    """mean's result dtype: ``dtype`` or the input's, which must be floating."""
+    """mean's result dtype: ``dtype`` or the input's, which must be floating or complex."""
     if dtype is not None:
         d = dt.to_dtype(dtype)
-        check(d.is_floating_point, lambda: "mean(): could not infer output dtype. Optional dtype must be "
+        check(d.category >= dt.FLOATING, lambda: "mean(): could not infer output dtype. Optional dtype must be "
                                            f"either a floating point or complex dtype. Got: {type_name(d)}")
     else:
         d = self.dtype
-        check(d.is_floating_point, lambda: "mean(): could not infer output dtype. Input dtype must be "
+        check(d.category >= dt.FLOATING, lambda: "mean(): could not infer output dtype. Input dtype must be "
                                            f"either a floating point or complex dtype. Got: {type_name(d)}")
     return d
 

@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     aliases,
     aliases_more,
     combining,
+    complex_ops,
     conversions,
     counting,
     decompositions,

@@ -23,7 +23,7 @@ _CIA = "CompositeImplicitAutograd"
 # one-argument aliases and their in-place forms: name -> the op it calls
 _UNARY = {
     "absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin", "arcsinh": "asinh",
-    "arctan": "atan", "arctanh": "atanh", "negative": "neg", "fix": "trunc", "sgn": "sign",
+    "arctan": "atan", "arctanh": "atanh", "negative": "neg", "fix": "trunc",
 }
 # two-argument aliases (every overload has the same argument names): name -> the op it calls
 _BINARY = {

@@ -26,8 +26,9 @@ from pathlib import Path
 from ....dtypes import dtype as _dtype
 from ..launch import get_kernel
 
-__all__ = ["CTYPES", "source", "coalesce", "launch_config", "copy_kernel", "fill_kernel",
-           "arange_kernel", "random_kernel", "MAX_DIMS", "all_sources", "transpose_source"]
+__all__ = ["CTYPES", "COMPLEX_CTYPES", "ALL_CTYPES", "complex_header", "source", "coalesce", "launch_config",
+           "copy_kernel", "fill_kernel", "arange_kernel", "random_kernel", "MAX_DIMS", "all_sources", "complex_sources",
+           "transpose_source"]
 
 HERE = Path(__file__).parent
 MAX_DIMS = 8
@@ -36,6 +37,13 @@ CTYPES = {
     "int64": "long long", "float16": "__half", "float32": "float", "float64": "double",
     "bool": "bool", "bfloat16": "__nv_bfloat16",
 }
+# Note [Complex C types]
+# CTYPES lists the real dtypes only, as ``dtypes.all_dtypes`` does (Note [Complex dtypes]): it means "every
+# dtype" to the kernel tables and their NVRTC tests (random, sort, scatter_reduce ... have no complex
+# instantiations). The complex C types (complex.cuh, Note [Device complex type]) are COMPLEX_CTYPES;
+# ALL_CTYPES is what instantiation looks names up in.
+COMPLEX_CTYPES = {"complex64": "complex64_t", "complex128": "complex128_t"}
+ALL_CTYPES = {**CTYPES, **COMPLEX_CTYPES}
 COPY_FMT = "<QQqq8q8q8q"
 FILL_FMT = "<Qqq8q8qdq"
 ARANGE_FMT = "<Qqddqq"
@@ -47,14 +55,20 @@ def _text(name: str) -> str:
     return (HERE / name).read_text()
 
 
+def complex_header(*names) -> str:
+    """``complex.cuh`` (with its newline) when a dtype name among ``names`` is complex, else "": real-dtype
+    sources stay byte for byte what they were (their cache keys too)."""
+    return _text("complex.cuh") + "\n" if any(n in COMPLEX_CTYPES for n in names) else ""
+
+
 @cache
 def source(file: str, dst: str, src: str | None = None) -> str:
     """The source of ``file`` instantiated for dtype names ``dst`` (and ``src``)."""
-    lines = [f"#define DST_T {CTYPES[dst]}",
+    lines = [f"#define DST_T {ALL_CTYPES[dst]}",
              f"#define IS_FLOAT {1 if dst in ('float16', 'float32', 'float64', 'bfloat16') else 0}"]
     if src is not None:
-        lines.append(f"#define SRC_T {CTYPES[src]}")
-    return "\n".join(lines) + "\n" + _text("common.cuh") + "\n" + _text(file)
+        lines.append(f"#define SRC_T {ALL_CTYPES[src]}")
+    return "\n".join(lines) + "\n" + _text("common.cuh") + "\n" + complex_header(dst, src) + _text(file)
 
 
 def _dtype_of(name: str) -> _dtype:
@@ -73,6 +87,7 @@ def all_sources():
         for vec in {1: (1, 2, 4), 2: (1, 2, 4), 4: (1, 2)}.get(_dtype_of(d).itemsize, (1,)):
             yield "transpose.cu", ("transpose_copy",), transpose_source(d, d, vec)
     yield "transpose.cu", ("transpose_copy",), transpose_source("float32", "bfloat16", 1)
+    yield from complex_sources()
     for d in CTYPES:  # the indexing kernels (kernels/indexing_ops.py, sort_ops.py)
         yield "index.cu", ("index_gather", "index_scatter", "index_scatter_add", "index_bounds"), \
             source("index.cu", d, d)
@@ -89,6 +104,18 @@ def all_sources():
             yield "multi_tensor.cu", ("fused_adam", "fused_sgd", "foreach_apply"), mt_source(d, m)
     for half in ("float16", "bfloat16"):  # 16-bit floats accumulate in float32
         yield "index.cu", ("index_scatter_add",), source("index.cu", "float32", half)
+
+
+def complex_sources():
+    """The copy, transpose and cat kernels of the complex dtypes: casts to and from every dtype."""
+    for c in COMPLEX_CTYPES:
+        for other in ALL_CTYPES:
+            yield "copy.cu", ("strided_copy", "contiguous_copy"), source("copy.cu", c, other)
+            yield "transpose.cu", ("transpose_copy",), transpose_source(c, other, 1)
+            if other not in COMPLEX_CTYPES:
+                yield "copy.cu", ("strided_copy", "contiguous_copy"), source("copy.cu", other, c)
+                yield "transpose.cu", ("transpose_copy",), transpose_source(other, c, 1)
+        yield "cat.cu", ("cat_copy",), source("cat.cu", c)
 
 
 def coalesce(sizes, *stride_sets):

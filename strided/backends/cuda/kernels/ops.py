@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .... import dtypes as dt
@@ -39,6 +41,8 @@ def fill_(self, value):
     meta.fill_(self, value)
     if isinstance(value, Tensor):
         value = value.item()
+    if self.dtype.is_complex:
+        return complex_ops.fill_complex(self, value)
     if self.dtype is dt.bool:
         value = bool(value)
     i = self.device.index
@@ -53,6 +57,8 @@ def copy_(self, src, non_blocking=False):
         if src.device.type == "meta" and self.device.type != "meta":
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self
+    if src.dtype.is_complex and not self.dtype.is_complex and self.dtype is not dt.bool:  # torch's copy_ (Copy.cpp)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
     return _copy_impl(self, src, non_blocking)
 
 
@@ -112,6 +118,8 @@ def _local_scalar_dense(self):
         return bool(v)
     if self.dtype.is_floating_point:
         return float(v)
+    if self.dtype.is_complex:
+        return complex(v)
     return int(v)
 
 
@@ -226,5 +234,6 @@ from . import random_samplers_ops  # noqa: E402, F401
 
 # Pointwise binary/ternary/unary ops on the elementwise engine, and the direct in-place kernels.
 from . import pointwise_ops  # noqa: E402
+from . import complex_ops  # noqa: E402 - conj_physical, angle, polar, complex (complex.cuh)
 
 pointwise_ops.register_inplace()

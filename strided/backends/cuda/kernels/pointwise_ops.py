@@ -35,7 +35,7 @@ from ..elementwise import binary, opmath, run
 
 __all__ = ["register_inplace", "instantiations"]
 
-_C4 = {d: (opmath(d),) * 4 for d in dt.all_dtypes}  # every operand in the result's opmath type
+_C4 = {d: (opmath(d),) * 4 for d in dt.all_dtypes + dt.complex_dtypes}  # each operand in the result's opmath type
 _SAME4 = {d: (d,) * 4 for d in dt.all_dtypes}
 _BOOL4 = (dt.bool,) * 4
 
@@ -86,7 +86,7 @@ def div(self, other, *, rounding_mode=None):
         return binary("x0 / x1", meta.div, self, other, _C4)
     out = meta.div(self, other, rounding_mode=rounding_mode)
     d = out.dtype
-    return run(_DIV[rounding_mode, _floating(d)], out, (self, other), _C4[d])
+    return run(_DIV[rounding_mode, d.category >= dt.FLOATING], out, (self, other), _C4[d])  # complex: x0 / x1
 
 
 @kernel("CUDA")
@@ -238,6 +238,8 @@ def neg(self):
 @kernel("CUDA")
 def abs(self):  # noqa: A001 - the op's name
     out = meta_u.abs(self)
+    if self.dtype.is_complex:  # |z| in the real dtype (complex.cuh)
+        return run("ew_cabs(x0)", out, (self,), (self.dtype,))
     d = out.dtype
     expr = "ew_fabs(x0)" if _floating(d) else ("x0" if d is dt.uint8 else "(x0 < 0 ? -x0 : x0)")
     return run(expr, out, (self,), _C4[d])
@@ -387,7 +389,7 @@ def _not_bool(d, other) -> bool:
 
 
 def _floating_result(d, other) -> bool:
-    return _floating(d)
+    return d.category >= dt.FLOATING  # floating or complex
 
 
 def register_inplace() -> None:

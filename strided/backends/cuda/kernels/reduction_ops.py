@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ....dispatch.library import kernel
+from ....tensor import make_tensor
 from ...meta import normalization as meta_norm
 from ...meta import reductions as meta
 from ...meta.common import new_output, wrap_dim
@@ -32,13 +33,40 @@ def _dims(self, dims):
 @kernel("CUDA", name="sum")
 def sum_(self, dim=None, keepdim=False, *, dtype=None):
     out, dims = meta.reduction_output(self, dim, keepdim, meta.sum_dtype(self, dtype))
+    if out.dtype.is_complex or self.dtype.is_complex:
+        return _complex_reduce("sum", self, out, _dims(self, dims))
     return reduce("sum", self, out, _dims(self, dims), cast=out.dtype)
 
 
 @kernel("CUDA")
 def mean(self, dim=None, keepdim=False, *, dtype=None):
     out, dims = meta.reduction_output(self, dim, keepdim, meta.mean_dtype(self, dtype))
+    if out.dtype.is_complex or self.dtype.is_complex:
+        return _complex_reduce("mean", self, out, _dims(self, dims))
     return reduce("mean", self, out, _dims(self, dims), cast=out.dtype)
+
+
+# Note [Complex sum and mean]
+# Summing complex numbers sums their real parts and their imaginary parts apart, and mean divides both by
+# the count, so a complex sum / mean is the real one over the (..., 2) view of the pairs (view_as_real's
+# layout) with the pair dim kept: the same float / double kernels, accumulators and NaN / empty rules (0, and
+# NaN for the mean of nothing, in each part), no complex reducer in reduce.cu. An input whose dtype is not
+# the result's (complex64 summed as complex128, a real tensor with a complex dtype=, a complex one with a real
+# dtype=) is cast first, as the CPU kernels' ``self.to(dtype)`` (complex -> real warns, in copy_).
+def _as_real(t):
+    """The (..., 2) real view of a complex tensor's (re, im) pairs."""
+    return make_tensor(t._storage, 2 * t._offset, t._sizes + (2,), tuple(2 * s for s in t._strides) + (1,),
+                       t.dtype.to_real())
+
+
+def _complex_reduce(op, self, out, dims):
+    if self.dtype is not out.dtype:
+        self = self.to(out.dtype)
+    if not out.dtype.is_complex:
+        return reduce(op, self, out, dims, cast=out.dtype)
+    part = out.dtype.to_real()
+    reduce(op, _as_real(self), _as_real(out), dims, cast=part)
+    return out
 
 
 @kernel("CUDA")

@@ -1,0 +1,125 @@
+"""CUDA kernels of the complex ops (``conj_physical``, ``angle``, ``polar``, ``complex``) on the elementwise
+engine, with the device complex type of ``complex.cuh`` (Note [Device complex type]).
+
+The Meta functions (``backends/meta/complex_ops.py``) give the outputs, as for every CUDA kernel. The
+complex arithmetic of the shared ops (add, sub, mul, div, neg, eq, ne, abs, exp) runs through their
+``pointwise_ops`` kernels: a complex result computes in its own type (``_C4``). ``instantiations`` lists
+every complex instantiation those kernels make, for the NVRTC null test and ``elementwise.precompile``.
+"""
+
+from __future__ import annotations
+
+from .... import dtypes as dt
+from ....dispatch.library import kernel
+from ...meta import complex_ops as meta
+from ..copies import copy_ as _copy
+from ..elementwise import opmath, run
+
+__all__ = ["instantiations", "fill_complex"]
+
+# torch's angle of a real x: NaN stays NaN, pi below 0, else 0 (-0 too); integers and bool as the default float.
+_ANGLE_REAL = "(x0 != x0 ? x0 : (x0 < C0(0) ? C0(3.14159265358979323846) : C0(0)))"
+
+
+def fill_complex(self, value):
+    """``fill_`` of a complex tensor (any layout): both parts of ``value`` ride one scalar operand
+    (Note [Complex scalar arguments] in elementwise.py)."""
+    return run("x0", self, (value,), (self.dtype,), dense=False)
+
+
+@kernel("CUDA")
+def conj_physical(self):
+    out = meta.conj_physical(self)
+    if self.dtype.is_complex:
+        return run("ew_conj(x0)", out, (self,), (self.dtype,))
+    return _copy(out, self)  # a real tensor is its own conjugate
+
+
+@kernel("CUDA")
+def angle(self):
+    out = meta.angle(self)
+    if self.dtype.is_complex:
+        return run("ew_carg(x0)", out, (self,), (self.dtype,))
+    return run(_ANGLE_REAL, out, (self,), (opmath(out.dtype),))
+
+
+@kernel("CUDA")
+def polar(abs, angle):  # noqa: A002 - torch's argument names
+    out = meta.polar(abs, angle)
+    r = out.dtype.to_real()
+    return run("ew_polar(x0, x1)", out, (abs, angle), (r, r))
+
+
+@kernel("CUDA")
+def complex(real, imag):  # noqa: A001 - the op's name
+    out = meta.complex(real, imag)
+    r = out.dtype.to_real()
+    return run("ew_complex(x0, x1)", out, (real, imag), (r, r))
+
+
+def _sample_calls(c: dt.dtype):
+    """Calls that reach every complex instantiation of dtype ``c``: tensor, Python-scalar, 0-dim CPU and
+    real operands of the binary ops, alpha, and the unary and complex ops."""
+    from .... import factories as f
+    from . import pointwise_ops as pw
+
+    r = c.to_real()
+
+    def t(x=c):
+        return f.ones(3, dtype=x)
+
+    for fn in (pw.add, pw.sub, pw.mul, pw.div, pw.eq, pw.ne):
+        for a, b in ((t(), t()), (t(), t(r)), (t(r), t()), (t(), 2), (t(), 2.5), (t(), 1.5 - 2j), (t(r), 1j),
+                     (t(), f.tensor(2 + 1j)), (t(), t(dt.int64)), (t(), t(dt.bool)), (t(), t(dt.float64)),
+                     (t(), t(dt.bfloat16))):
+            yield fn, (a, b), {}
+    for fn in (pw.add, pw.sub):
+        yield fn, (t(), t()), {"alpha": 2 - 1j}
+        yield fn, (t(), 1j), {"alpha": 2}
+    for fn in (pw.neg, pw.abs, pw.exp, conj_physical, angle):
+        yield fn, (t(),), {}
+    yield fill_complex, (t(), 1 - 2j), {}
+    for fn in (polar, complex):
+        yield fn, (t(r), t(r)), {}
+        yield fn, (t(r), f.tensor(0.5, dtype=r)), {}
+
+
+def _real_sample_calls():
+    """conj_physical and angle of real inputs (angle makes new real instantiations)."""
+    from .... import factories as f
+
+    for d in dt.all_dtypes:
+        yield angle, (f.ones(3, dtype=d),), {}
+
+
+def instantiations(dtypes=dt.complex_dtypes, real: bool = True) -> list:
+    """The ``(expr, out dtype, slots)`` the complex kernels instantiate for ``dtypes`` (and, with ``real``,
+    real ``angle``); as ``pointwise_ops.instantiations``, a recording ``run`` on small CPU tensors."""
+    from .. import elementwise
+    from . import pointwise_ops as pw
+
+    found = {}
+
+    def record(expr, out, args, computes, dense=True):
+        slots = tuple((1, a.dtype, c) if elementwise.is_tensor_operand(a) else (2, None, c)
+                      for a, c in zip(args, computes))
+        found.setdefault((expr, out.dtype, slots), None)
+        return out
+
+    def binary(expr, meta_fn, a, b, computes):
+        out = meta_fn(a, b)
+        return record(expr, out, (a, b), computes[out.dtype])
+
+    mod = globals()
+    saved = pw.run, pw.binary, mod["run"]
+    pw.run, pw.binary, mod["run"] = record, binary, record
+    calls = [call for c in dtypes for call in _sample_calls(c)] + (list(_real_sample_calls()) if real else [])
+    try:
+        for fn, args, kwargs in calls:
+            try:
+                fn(*args, **kwargs)
+            except (RuntimeError, NotImplementedError):
+                pass  # the Meta function rejects this combination (complex - bool)
+    finally:
+        pw.run, pw.binary, mod["run"] = saved
+    return list(found)
