@@ -280,3 +280,11 @@ def test_dropout_reproducible_per_generator():
     assert math.isclose((r1 == 0).mean(), 0.25, abs_tol=0.05)
     r3 = _np(st.dropout(x, 0.25, True, generator=g1))
     assert not np.array_equal(r1, r3)
+
+
+@pytest.mark.parametrize("src", [st.float32, st.float64, st.float16, st.bfloat16])
+def test_negative_floats_cast_to_uint8_wrap_through_int64_as_on_the_cpu(src):
+    values = st.tensor([-3.5, -1.0, -0.5, 0.0, 2.75, 255.0, -200.0]).to(src)
+    expected = values.to(st.uint8).numpy()  # the CPU: 253, 255, 0, 0, 2, 255, 56 (c10 casts through int64)
+    np.testing.assert_array_equal(values.cuda().to(st.uint8).cpu().numpy(), expected)
+    np.testing.assert_array_equal(expected, np.array([253, 255, 0, 0, 2, 255, 56], dtype=np.uint8))

@@ -107,7 +107,9 @@ def _part_samples(d, rng):
 
 
 def _identity_check(result, sample):
-    assert result is sample.args[0], "expected the input itself"
+    # the sample holds the CPU argument; a CUDA run gets a copy of it, so identity is checkable on the CPU only
+    if result.device == sample.args[0].device:
+        assert result is sample.args[0], "expected the input itself"
 
 
 # ---------------------------------------------------------------------------- conj, angle

@@ -11,6 +11,15 @@ typedef unsigned long long u64;
 template <class T> struct Conv {
   template <class S> __device__ static T from(S v) { return static_cast<T>(v); }
 };
+// To uint8 through int64, as c10's static_cast_with_inter_type<uint8_t, ...>: a negative float wraps (-3.5 -> 253)
+// as on the CPU, where a direct float -> unsigned cast is undefined (the GPU saturates it to 0).
+template <> struct Conv<unsigned char> {
+  template <class S> __device__ static unsigned char from(S v) { return static_cast<unsigned char>(static_cast<i64>(v)); }
+  __device__ static unsigned char from(__half v) { return static_cast<unsigned char>(static_cast<i64>(__half2float(v))); }
+  __device__ static unsigned char from(__nv_bfloat16 v) {
+    return static_cast<unsigned char>(static_cast<i64>(__bfloat162float(v)));
+  }
+};
 template <> struct Conv<bool> {
   template <class S> __device__ static bool from(S v) { return v != S(0); }
   __device__ static bool from(__half v) { return __half2float(v) != 0.f; }
