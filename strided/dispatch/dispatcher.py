@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 
 from ..device import CPU, device
-from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKEND_NAMES, BACKENDS, COMPLEX_BIT, DispatchKey
+from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKENDS, COMPLEX_BIT, DispatchKey
 from .state import autocast_state, grad_mode
 
 __all__ = ["OpOverload", "grad_mode", "autocast_state", "NotImplementedForBackend"]
@@ -297,7 +297,7 @@ class OpOverload:
         """See Note [Dispatch order]."""
         backend = DispatchKey(keyset & 0xF)
         if keyset & COMPLEX_BIT and not complex_supported(self, backend):
-            fn = self._cache[keyset] = _complex_not_implemented(self, backend)  # Note [Complex operators]
+            fn = self._cache[keyset] = complex_refusal(self, backend)  # Note [Complex operators]
             return fn
         fn = None
         # 1. Autocast
@@ -430,28 +430,7 @@ def backend_loaded(key: DispatchKey) -> bool:
     return _load_table(key) is not None
 
 
-def _complex_not_implemented(op: OpOverload, backend: DispatchKey):
-    """The kernel of an op that takes no complex tensors: torch's AT_DISPATCH error, naming the dtype."""
-    kernel = f"{op.schema.name}_{BACKEND_NAMES[backend]}"
-
-    def refuse(*args, **kwargs):
-        d = next(t.dtype for t in _tensors(args, kwargs) if t.dtype.is_complex)
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_COMPLEX_NAMES[d.name]}\'')
-
-    return refuse
-
-
-def _tensors(args, kwargs):
-    for a in (*args, *kwargs.values()):
-        if isinstance(a, _Tensor):
-            yield a
-        elif isinstance(a, (list, tuple)):
-            yield from (t for t in a if isinstance(t, _Tensor))
-
-
-_COMPLEX_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-from ..ops.complex_support import complex_supported  # noqa: E402
+from ..ops.complex_support import complex_refusal, complex_supported  # noqa: E402
 from ..tensor import Tensor as _Tensor  # noqa: E402
 
 __all__ += ["KERNEL_TABLES", "KERNEL_MODULES", "BACKENDS"]

@@ -16,9 +16,9 @@ factories with ``dtype=complex64``) never see the bit; their kernels handle the 
 
 from __future__ import annotations
 
-from ..dispatch.keys import DispatchKey
+from ..dispatch.keys import BACKEND_NAMES, DispatchKey
 
-__all__ = ["COMPLEX_OPS", "CUDA_COMPLEX_OPS", "complex_supported"]
+__all__ = ["COMPLEX_OPS", "CUDA_COMPLEX_OPS", "complex_supported", "complex_refusal"]
 
 # Layout: storage, views and copies move bytes whatever they mean.
 _LAYOUT = {
@@ -50,3 +50,21 @@ def complex_supported(op, backend: DispatchKey) -> bool:
     """Whether ``op`` (an OpOverload) takes complex tensors on ``backend``."""
     names = CUDA_COMPLEX_OPS if backend is DispatchKey.CUDA else COMPLEX_OPS
     return op.schema.name in names
+
+
+_COMPLEX_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def complex_refusal(op, backend: DispatchKey):
+    """The kernel of an op that takes no complex tensors: torch's AT_DISPATCH error, naming the dtype."""
+    kernel = f"{op.schema.name}_{BACKEND_NAMES[backend]}"
+
+    def refuse(*args, **kwargs):
+        from ..tensor import Tensor
+
+        values = (*args, *kwargs.values())
+        tensors = [t for a in values for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, Tensor)]
+        d = next(t.dtype for t in tensors if t.dtype.is_complex)
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_COMPLEX_NAMES[d.name]}\'')
+
+    return refuse
