@@ -282,6 +282,7 @@ def test_dropout_reproducible_per_generator():
     assert not np.array_equal(r1, r3)
 
 
+@gpu
 @pytest.mark.parametrize("src", [st.float32, st.float64, st.float16, st.bfloat16])
 def test_negative_floats_cast_to_uint8_wrap_through_int64_as_on_the_cpu(src):
     values = st.tensor([-3.5, -1.0, -0.5, 0.0, 2.75, 255.0, -200.0]).to(src)
