@@ -77,11 +77,14 @@ class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
 def formula_namespace() -> dict:
     """Names a formula may call: every operator, then the helpers (which take precedence)."""
     from ..ops import bound
-    from . import functions, functions_complex, functions_nn, functions_recurrent, functions_views
+    from . import functions, functions_complex, functions_fft, functions_nn, functions_recurrent, functions_views
 
     ns = {k: v for k, v in vars(bound).items() if not k.startswith("_")}
-    for module in (functions, functions_complex, functions_nn, functions_recurrent, functions_views):
+    for module in (functions, functions_complex, functions_fft, functions_nn, functions_recurrent,
+                   functions_views):
         ns.update({k: getattr(module, k) for k in module.__all__})
+    from . import functions_eig  # linalg_eig_backward (Note [eig gradient])
+    ns.update({k: getattr(functions_eig, k) for k in functions_eig.__all__})
     ns["__builtins__"] = builtins
     return ns
 

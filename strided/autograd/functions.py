@@ -318,5 +318,7 @@ def pow_backward_self(grad, self, exponent):
 def pow_backward_exponent(grad, self, exponent, result):
     """d (b^e) / d e = b^e * log(b), with 0 where b == 0 and e >= 0 (torch's convention)."""
     base = self if isinstance(self, Tensor) else ops.full_like(result, self)
-    cond = ops.logical_and(ops.eq(base, 0), ops.ge(exponent, 0))
+    real = ops.ge(exponent, 0) if not exponent.dtype.is_complex else \
+        ops.logical_and(ops.eq(ops.imag(exponent), 0), ops.ge(ops.real(exponent), 0))  # torch's complex rule
+    cond = ops.logical_and(ops.eq(base, 0), real)
     return ops.where(cond, 0.0, grad * result * ops.log(base))

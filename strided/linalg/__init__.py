@@ -7,7 +7,8 @@ sorting, scaling, the gradients -- is composed of ops here.
 
 One module per family: ``norms`` (vector / matrix norms, cross, vecdot), ``triangular`` (triangular
 solves, Cholesky), ``lu`` (LU with partial pivoting, solve, inv, det), ``qr`` (Householder QR, lstsq),
-``eigh`` (symmetric eigendecomposition), ``svd`` (singular values, pinv, rank) and ``derived``
+``eigh`` (symmetric eigendecomposition), ``eig`` (eig, eigvals: general
+square matrices, complex results), ``svd`` (singular values, pinv, rank) and ``derived``
 (multi_dot, vander, matrix_exp, householder_product, tensorinv, tensorsolve); ``legacy`` holds the
 torch.* forms (``strided.det``, ``strided.svd``, ...) and the Tensor methods call into it.
 """
@@ -15,6 +16,7 @@ torch.* forms (``strided.det``, ``strided.svd``, ...) and the Tensor methods cal
 from __future__ import annotations
 
 from . import derived as _derived
+from . import eig as _eig
 from . import eigh as _eigh
 from . import lu as _lu
 from . import norms as _norms
@@ -22,6 +24,7 @@ from . import qr as _qr
 from . import svd as _svd
 from . import triangular as _triangular
 from .derived import *  # noqa: F403
+from .eig import *  # noqa: F403
 from .eigh import *  # noqa: F403
 from .lu import *  # noqa: F403
 from .norms import *  # noqa: F403
@@ -30,4 +33,4 @@ from .svd import *  # noqa: F403
 from .triangular import *  # noqa: F403
 
 __all__ = [*_norms.__all__, *_triangular.__all__, *_lu.__all__, *_qr.__all__, *_eigh.__all__, *_svd.__all__,
-           *_derived.__all__]
+           *_derived.__all__, *_eig.__all__]

@@ -36,14 +36,28 @@ _MATH = {
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne",
     "real", "imag", "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj",
     "resolve_neg", "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
+    "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [FFT ops]: no CUDA kernels (none in CUDA_COMPLEX_OPS)
+    "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # geev (backends/cpu/linalg_eig.py)
 }
 
-COMPLEX_OPS = frozenset(_LAYOUT | _MATH)  # the CPU and Meta backends, and the composites over them
+# The common math (Note [Complex math ops] in backends/cpu/complex_math.py), on every backend, and the
+# matrix products NumPy computes in complex on the CPU (cuBLASLt's complex GEMM is not wired), with the
+# accumulating scatters of index_select's and gather's gradients (np.add.at; no complex atomics on CUDA).
+_COMMON_MATH = {
+    "sqrt", "sqrt_", "rsqrt", "rsqrt_", "log", "log_", "log1p", "log1p_", "sin", "sin_", "cos", "cos_", "tan",
+    "tan_", "sinh", "sinh_", "cosh", "cosh_", "tanh", "tanh_", "sigmoid", "sigmoid_", "reciprocal", "reciprocal_",
+    "square", "square_", "pow", "pow_", "isnan", "isinf", "isfinite", "where", "masked_fill", "masked_fill_",
+    "prod", "cumsum", "cumsum_", "flip", "roll", "index_select", "gather",
+}
+_CPU_ONLY = {"matmul", "mm", "bmm", "index_add", "scatter_add"}
+
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _CPU_ONLY)  # CPU and Meta, and the composites over them
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
     "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
-})
+    "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]
+} | _COMMON_MATH)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:

@@ -45,6 +45,7 @@ NON_DIFFERENTIABLE = {
     # strided.linalg's factorization kernels (Note [Linear-algebra kernels]): its autograd.Functions differentiate
     "_linalg_tri_solve", "_linalg_cholesky_lower", "_linalg_lu_factor", "_linalg_symmetric_jacobi",
     "_linalg_onesided_jacobi", "_linalg_householder_qr",
+    "_linalg_eigvals",  # eigvals without gradients (Note [eigvals through eig]), as torch's
     # samplers' gradient helpers and samplers without a gradient (as torch's)
     "_standard_gamma_grad", "_sample_dirichlet", "_dirichlet_grad", "binomial",
 }

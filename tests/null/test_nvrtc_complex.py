@@ -119,3 +119,21 @@ def test_cuda_complex_math_ops_exist():
 
     for name in CUDA_COMPLEX_OPS - _LAYOUT:
         assert registry.namespace("aten")._get(name) is not None, name
+
+
+def test_instantiations_cover_complex_math():
+    """The math of Note [Complex math] (complex.cuh) is instantiated for both complex dtypes; the predicates
+    give bool; where and masked_fill take complex tensors, Python scalars and real tensors."""
+    by_expr: dict = {}
+    for expr, out, _ in ELEMENTWISE:
+        by_expr.setdefault(expr, set()).add(out.name)
+    both = {"complex64", "complex128"}
+    for name in ("sqrt", "log", "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sigmoid"):
+        assert by_expr[f"ew_{name}(x0)"] == both, name
+    assert by_expr["C0(1) / ew_sqrt(x0)"] == by_expr["C0(1) / x0"] == by_expr["ew_pow(x0, x1)"] == both
+    for name in ("isnan", "isinf", "isfinite"):
+        assert by_expr[f"ew_{name}(x0)"] == {"bool"}, name
+    assert by_expr["x0 ? x1 : x2"] == by_expr["x1 ? x2 : x0"] == both
+    pow_slots = {sl for expr, _, sl in ELEMENTWISE if expr == "ew_pow(x0, x1)"}
+    assert ((1, dt.float64, dt.complex128), (1, dt.complex128, dt.complex128)) in pow_slots  # real ** complex
+    assert ((1, dt.complex64, dt.complex64), (2, None, dt.complex64)) in pow_slots  # complex ** scalar

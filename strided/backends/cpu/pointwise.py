@@ -26,6 +26,7 @@ from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ...tensor import Tensor
 from ..meta import pointwise as meta
+from . import complex_math
 from .common import as_numpy, compute_dtype, operand, store
 
 __all__ = ["quiet", "scalar_operand", "arg", "apply_ufunc", "store_result"]
@@ -179,6 +180,8 @@ def _pow(out, a, b):
     d = out.dtype
     if d.is_floating_point:
         return apply_ufunc(np.power, out, a, b)
+    if d.is_complex:  # Note [Complex math ops]
+        return store_result(out, complex_math.pow(a, b))
     if d is dt.bool:  # bool ** bool scalar (torch allows it): compute on 0/1 integers
         return store_result(out, np.power(np.asarray(a, np.int8), np.int8(b)))
     return store_result(out, _int_pow(a, b))

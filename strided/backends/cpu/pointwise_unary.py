@@ -10,6 +10,7 @@ import numpy as np
 from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ..meta import pointwise_unary as meta
+from . import complex_math
 from . import gamma_functions as gamma
 from . import special_functions as special
 from .common import as_numpy, operand, store
@@ -90,7 +91,14 @@ def _evaluate_into(out, fn, *args):
 
 
 def _float_unary(name, fn):
-    if isinstance(fn, np.ufunc):
+    cfn = complex_math.COMPLEX_FNS.get(name)  # Note [Complex math ops]
+    if cfn is not None:
+        def unary(self):
+            out = meta.float_unary(self)
+            if self.dtype.is_complex:
+                return quiet(_evaluate_into, out, cfn, operand(self, out.dtype))
+            return quiet(apply_ufunc, fn, out, operand(self, out.dtype))
+    elif isinstance(fn, np.ufunc):
         def unary(self):
             out = meta.float_unary(self)
             return quiet(apply_ufunc, fn, out, operand(self, out.dtype))
@@ -190,7 +198,7 @@ def softplus(self, beta=1, threshold=20):
 def _predicate(name, ufunc, integer_value):
     def predicate(self):
         out = meta.predicate(self)
-        if not self.dtype.is_floating_point:
+        if self.dtype.category < dt.FLOATING:  # complex: NumPy's (either part nan / inf; both finite)
             return store_result(out, integer_value)
         return apply_ufunc(ufunc, out, as_numpy(self))
 

@@ -185,7 +185,7 @@ def remainder(self, other):
 
 
 def _check_int_pow(base_dtype: dt.dtype, exponent) -> None:
-    if (base_dtype.category != dt.FLOATING and isinstance(exponent, (int, np.integer))
+    if (base_dtype.category < dt.FLOATING and isinstance(exponent, (int, np.integer))
             and exponent < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 

@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     indexing_more,
     inplace_compositions,
     joining,
+    linalg_eig,
     linalg_helpers,
     linalg_householder,
     linalg_jacobi,

@@ -100,3 +100,144 @@ template <class T> __device__ __forceinline__ Complex<T> ew_polar(T r, T theta) 
 }
 template <class T> __device__ __forceinline__ Complex<T> ew_complex(T re, T im) { return Complex<T>(re, im); }
 
+
+// ---------------------------------------------------------------------------- complex math (Note [Complex math])
+// Note [Complex math]
+// The unary math of torch's complex CUDA kernels, as c10/util/complex_math.h computes it through thrust
+// (FreeBSD's msun formulas): sqrt with scaling near overflow and its C99 special values, log as
+// (log|z|, arg z) (log1p of (|x|-1)(|x|+1) + y^2 near |z| = 1, for NumPy's accuracy there), log1p as c10's,
+// sinh / cosh / tanh from the real functions (tanh as thrust's ctanh, saturating for large |x|), and sin, cos,
+// tan through them (sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz)). sigmoid is torch's
+// 1 / (1 + exp(-z)); rsqrt and reciprocal are the real kernels' 1 / sqrt(z) and 1 / z in the division above
+// (its zero, infinite and nan cases give torch's reciprocal_wrapper values: inf + nan i, 0, nan). pow is exp(y log x) (thrust::pow) except at x = 0, where it
+// follows NumPy's cpow as the CPU backend does (1 for y = 0, 0 for real y > 0, else nan).
+__device__ __forceinline__ float cx_log(float x) { return logf(x); }
+__device__ __forceinline__ double cx_log(double x) { return log(x); }
+__device__ __forceinline__ float cx_log1p(float x) { return log1pf(x); }
+__device__ __forceinline__ double cx_log1p(double x) { return log1p(x); }
+__device__ __forceinline__ float cx_sinh(float x) { return sinhf(x); }
+__device__ __forceinline__ double cx_sinh(double x) { return sinh(x); }
+__device__ __forceinline__ float cx_cosh(float x) { return coshf(x); }
+__device__ __forceinline__ double cx_cosh(double x) { return cosh(x); }
+__device__ __forceinline__ float cx_tanh_real(float x) { return tanhf(x); }
+__device__ __forceinline__ double cx_tanh_real(double x) { return tanh(x); }
+__device__ __forceinline__ float cx_nan(float) { return __int_as_float(0x7fc00000); }
+__device__ __forceinline__ double cx_nan(double) { return __longlong_as_double(0x7ff8000000000000LL); }
+__device__ __forceinline__ float cx_tan(float x) { return tanf(x); }
+__device__ __forceinline__ double cx_tan(double x) { return tan(x); }
+__device__ __forceinline__ float cx_copysign(float a, float b) { return copysignf(a, b); }
+__device__ __forceinline__ double cx_copysign(double a, double b) { return copysign(a, b); }
+__device__ __forceinline__ bool cx_isinf(float x) { return isinf(x); }
+__device__ __forceinline__ bool cx_isinf(double x) { return isinf(x); }
+__device__ __forceinline__ float cx_sqrt_big(float) { return 1.40949553037932e+38f; }  // max / (1 + sqrt 2)
+__device__ __forceinline__ double cx_sqrt_big(double) { return 7.446288774449766337959726e+307; }
+__device__ __forceinline__ float cx_tanh_big(float) { return 9.f; }  // tanh(x) rounds to +-1 past here
+__device__ __forceinline__ double cx_tanh_big(double) { return 22.; }
+
+template <class T> __device__ __forceinline__ bool ew_isinf(Complex<T> z) { return cx_isinf(z.re) || cx_isinf(z.im); }
+template <class T> __device__ __forceinline__ bool ew_isfinite(Complex<T> z) {
+  return !cx_isinf(z.re) && !cx_isinf(z.im) && z.re == z.re && z.im == z.im;
+}
+
+template <class T> __device__ Complex<T> ew_sqrt(Complex<T> z) {
+  T a = z.re, b = z.im;
+  if (a == T(0) && b == T(0)) return Complex<T>(T(0), b);
+  if (cx_isinf(b)) return Complex<T>(cx_fabs(b), b);
+  if (a != a) return Complex<T>(a, (b - b) / (b - b));
+  if (cx_isinf(a)) {
+    if (a < T(0)) return Complex<T>(cx_fabs(b - b), cx_copysign(a, b));
+    return Complex<T>(a, cx_copysign(b - b, b));
+  }
+  const bool scale = cx_fabs(a) >= cx_sqrt_big(a) || cx_fabs(b) >= cx_sqrt_big(a);
+  if (scale) { a *= T(0.25); b *= T(0.25); }
+  Complex<T> r;
+  if (a >= T(0)) {
+    const T t = cx_sqrt((a + cx_hypot(a, b)) * T(0.5));
+    r = Complex<T>(t, b / (T(2) * t));
+  } else {
+    const T t = cx_sqrt((-a + cx_hypot(a, b)) * T(0.5));
+    r = Complex<T>(cx_fabs(b) / (T(2) * t), cx_copysign(t, b));
+  }
+  return scale ? Complex<T>(r.re * T(2), r.im * T(2)) : r;
+}
+
+template <class T> __device__ Complex<T> ew_log(Complex<T> z) {
+  const T h = cx_hypot(z.re, z.im), theta = cx_atan2(z.im, z.re);
+  if (h > T(0.5) && h < T(2)) {
+    const T ax = cx_fabs(z.re), ay = cx_fabs(z.im);
+    return Complex<T>(T(0.5) * cx_log1p((ax - T(1)) * (ax + T(1)) + ay * ay), theta);
+  }
+  return Complex<T>(cx_log(h), theta);
+}
+
+template <class T> __device__ Complex<T> ew_log1p(Complex<T> z) {
+  const T x = z.re, y = z.im, theta = cx_atan2(y, x + T(1));
+  if (cx_hypot(x, y) < T(0.5)) {
+    const T r = x * (T(2) + x) + y * y;
+    return Complex<T>(r == T(0) ? x : T(0.5) * cx_log1p(r), theta);
+  }
+  return Complex<T>(cx_log(cx_hypot(x + T(1), y)), theta);
+}
+
+template <class T> __device__ Complex<T> ew_sinh(Complex<T> z) {
+  const T x = z.re, y = z.im;
+  if (y == T(0)) return Complex<T>(cx_sinh(x), y);
+  T s, c;
+  cx_sincos(y, &s, &c);
+  if (x == T(0)) return Complex<T>(x, s);
+  return Complex<T>(cx_sinh(x) * c, cx_cosh(x) * s);
+}
+
+template <class T> __device__ Complex<T> ew_cosh(Complex<T> z) {
+  const T x = z.re, y = z.im;
+  if (y == T(0)) return Complex<T>(cx_cosh(x), cx_copysign(T(0), x) * y);
+  T s, c;
+  cx_sincos(y, &s, &c);
+  if (x == T(0)) return Complex<T>(c, s == s ? x * s : x);
+  return Complex<T>(cx_cosh(x) * c, cx_sinh(x) * s);
+}
+
+template <class T> __device__ Complex<T> ew_tanh(Complex<T> z) {
+  const T x = z.re, y = z.im;
+  if (x != x) return Complex<T>(x, y == T(0) ? y : x * y);
+  if (cx_isinf(x)) {
+    T s, c;
+    cx_sincos(y, &s, &c);
+    return Complex<T>(cx_copysign(T(1), x), cx_copysign(T(0), cx_isinf(y) ? y : s * c));
+  }
+  if (y == T(0)) return Complex<T>(cx_tanh_real(x), y);
+  if (cx_isinf(y) || y != y) return Complex<T>(y - y, y - y);
+  if (cx_fabs(x) >= cx_tanh_big(x)) {
+    T s, c;
+    cx_sincos(y, &s, &c);
+    const T e = cx_exp(-cx_fabs(x));
+    return Complex<T>(cx_copysign(T(1), x), T(4) * s * c * e * e);
+  }
+  const T t = cx_tan(y), beta = T(1) + t * t, s = cx_sinh(x), rho = cx_sqrt(T(1) + s * s);
+  const T denom = T(1) + beta * s * s;
+  return Complex<T>(beta * rho * s / denom, t / denom);
+}
+
+// sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz) (iz = -y + ix).
+template <class T> __device__ Complex<T> ew_sin(Complex<T> z) {
+  const Complex<T> w = ew_sinh(Complex<T>(-z.im, z.re));
+  return Complex<T>(w.im, -w.re);
+}
+template <class T> __device__ Complex<T> ew_cos(Complex<T> z) { return ew_cosh(Complex<T>(-z.im, z.re)); }
+template <class T> __device__ Complex<T> ew_tan(Complex<T> z) {
+  const Complex<T> w = ew_tanh(Complex<T>(-z.im, z.re));
+  return Complex<T>(w.im, -w.re);
+}
+
+template <class T> __device__ Complex<T> ew_sigmoid(Complex<T> z) {
+  return Complex<T>(T(1)) / (Complex<T>(T(1)) + ew_exp(-z));
+}
+
+template <class T> __device__ Complex<T> ew_pow(Complex<T> x, Complex<T> y) {
+  if (x.re == T(0) && x.im == T(0)) {
+    if (y.re == T(0) && y.im == T(0)) return Complex<T>(T(1), T(0));
+    if (y.im == T(0) && y.re > T(0)) return Complex<T>(T(0), T(0));
+    return Complex<T>(cx_nan(T(0)), cx_nan(T(0)));
+  }
+  return ew_exp(y * ew_log(x));
+}

@@ -11,14 +11,45 @@ from __future__ import annotations
 
 from .... import dtypes as dt
 from ....dispatch.library import kernel
+from ....tensor import make_tensor
 from ...meta import complex_ops as meta
 from ..copies import copy_ as _copy
 from ..elementwise import opmath, run
 
-__all__ = ["instantiations", "fill_complex"]
+__all__ = ["instantiations", "fill_complex", "as_real", "over_pairs"]
 
 # torch's angle of a real x: NaN stays NaN, pi below 0, else 0 (-0 too); integers and bool as the default float.
 _ANGLE_REAL = "(x0 != x0 ? x0 : (x0 < C0(0) ? C0(3.14159265358979323846) : C0(0)))"
+
+
+def as_real(t):
+    """The (..., 2) real view of a complex tensor's (re, im) pairs (view_as_real's layout)."""
+    return make_tensor(t._storage, 2 * t._offset, t._sizes + (2,), tuple(2 * s for s in t._strides) + (1,),
+                       t.dtype.to_real())
+
+
+# Note [Complex gathers]
+# index_select, gather and cumsum move or add the real and imaginary parts apart, so a complex one is the
+# real kernel over the (..., 2) real view of the pairs, the pair dim last and never the one indexed or
+# scanned (gather's index is broadcast over it): the real instantiations serve, and their sources stay
+# as they were. The Meta function still checks the complex call and gives its shape; a 0-dim input runs
+# as one element.
+def over_pairs(fn, out, self, dim, index=None):
+    """``fn(real view, dim[, index])`` of complex ``self``, as a complex tensor of ``out``'s shape."""
+    from ...meta.common import wrap_dim
+
+    d = wrap_dim(dim, self.dim()) if self._sizes else 0
+    src = as_real(self if self._sizes else self.reshape((1,)))
+    if index is None:
+        r = fn(src, d)
+    else:
+        if fn.__name__ == "gather":
+            index = index if index._sizes else index.reshape((1,))
+            index = index.unsqueeze(-1).expand(index._sizes + (2,))
+        r = fn(src, d, index)
+    z = make_tensor(r._storage, r._offset // 2, r._sizes[:-1], tuple(s // 2 for s in r._strides[:-1]),
+                    self.dtype if out is None else out.dtype)
+    return z.reshape(out._sizes)
 
 
 def fill_complex(self, value):
@@ -57,6 +88,9 @@ def complex(real, imag):  # noqa: A001 - the op's name
     return run("ew_complex(x0, x1)", out, (real, imag), (r, r))
 
 
+_MATH_UNARY = ("sqrt", "rsqrt", "log", "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sigmoid", "reciprocal")
+
+
 def _sample_calls(c: dt.dtype):
     """Calls that reach every complex instantiation of dtype ``c``: tensor, Python-scalar, 0-dim CPU and
     real operands of the binary ops, alpha, and the unary and complex ops."""
@@ -76,8 +110,18 @@ def _sample_calls(c: dt.dtype):
     for fn in (pw.add, pw.sub):
         yield fn, (t(), t()), {"alpha": 2 - 1j}
         yield fn, (t(), 1j), {"alpha": 2}
-    for fn in (pw.neg, pw.abs, pw.exp, conj_physical, angle):
+    for fn in (pw.neg, pw.abs, pw.exp, conj_physical, angle, pw.isnan, pw.isinf, pw.isfinite,
+               *(getattr(pw, name) for name in _MATH_UNARY)):
         yield fn, (t(),), {}
+    for e in (2, 2.5, 1 + 1j, t(), t(r), t(dt.int64)):  # Note [Complex math] (complex.cuh)
+        yield pw.pow, (t(), e), {}
+    for b in (2, 1j, t(r)):
+        yield (pw.pow_scalar_base, (b, t()), {}) if not hasattr(b, "_sizes") else (pw.pow, (b, t()), {})
+    mask = t(dt.bool)
+    for a, b in ((t(), t()), (t(), 2j), (t(), t(r)), (2, t()), (t(r), 1 - 1j)):
+        yield pw.where, (mask, a, b), {}
+    for v in (1 - 2j, 3, f.tensor(0.5j, dtype=c)):
+        yield pw.masked_fill, (t(), mask, v), {}
     yield fill_complex, (t(), 1 - 2j), {}
     for fn in (polar, complex):
         yield fn, (t(r), t(r)), {}

@@ -16,6 +16,7 @@ from ....tensor import Tensor, contiguous_strides
 from ...meta import factories as fmeta
 from ...meta import indexing as meta
 from ...meta.common import new_output, wrap_dim
+from .complex_ops import over_pairs
 from .index_launch import (
     Target,
     copy_into,
@@ -57,6 +58,8 @@ def _bounds(dim: int, size: int) -> str:
 @kernel("CUDA")
 def index_select(self, dim, index):
     out = meta.index_select(self, dim, index)
+    if self.dtype.is_complex:  # Note [Complex gathers]
+        return over_pairs(index_select, out, self, dim, index)
     d = wrap_dim(dim, len(self._sizes))
     idx = to_cuda_i64(index, self.device).reshape(-1)
     size = meta.nonempty_size(self, d)
@@ -77,6 +80,8 @@ def gather(self, dim, index, *, sparse_grad=False):
     out = meta.gather(self, dim, index, sparse_grad=sparse_grad)
     if not out.numel():
         return out
+    if self.dtype.is_complex:  # Note [Complex gathers]
+        return over_pairs(gather, out, self, dim, index)
     d = wrap_dim(dim, len(self._sizes))
     sizes, strides = _sizes1(self)
     idx = to_cuda_i64(index, self.device)

@@ -230,6 +230,7 @@ from . import scatter_reduce_ops  # noqa: E402, F401
 from . import linalg_triangular_ops  # noqa: E402, F401
 from . import linalg_lu_ops  # noqa: E402, F401
 from . import linalg_orthogonal_ops  # noqa: E402, F401
+from . import linalg_eig_ops  # noqa: E402, F401 - linalg_eig on a host copy (Note [eig on the host])
 from . import random_samplers_ops  # noqa: E402, F401
 
 # Pointwise binary/ternary/unary ops on the elementwise engine, and the direct in-place kernels.

@@ -105,7 +105,7 @@ def remainder(self, other):
 
 def _pow(out, base, exponent):
     d = out.dtype
-    if _floating(d):
+    if d.category >= dt.FLOATING:  # complex: ew_pow of complex.cuh (Note [Complex math])
         return run("ew_pow(x0, x1)", out, (base, exponent), _C4[d])
     if d is dt.bool:  # bool ** bool (torch allows it): integers 0/1
         return run("ew_powi(x0, x1)", out, (base, exponent), _SAME4[dt.int32])
@@ -327,7 +327,7 @@ def _predicate(name, expr, integer_value):
     def predicate(self):
         out = meta_u.predicate(self)
         d = self.dtype
-        return run(expr if _floating(d) else integer_value, out, (self,), _C4[d])
+        return run(expr if d.category >= dt.FLOATING else integer_value, out, (self,), _C4[d])  # complex.cuh
 
     predicate.__name__ = predicate.__qualname__ = name
     return kernel("CUDA")(predicate)

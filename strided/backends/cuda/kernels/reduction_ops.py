@@ -72,7 +72,28 @@ def _complex_reduce(op, self, out, dims):
 @kernel("CUDA")
 def prod(self, dim=None, keepdim=False, *, dtype=None):
     out, dims = meta.reduction_output(self, dim, keepdim, meta.sum_dtype(self, dtype))
+    if out.dtype.is_complex or self.dtype.is_complex:
+        return _complex_prod(self, out, _dims(self, dims))
     return reduce("prod", self, out, _dims(self, dims), cast=out.dtype)
+
+
+def _complex_prod(self, out, dims):
+    """A complex product as halves multiplied pairwise (complex ``mul`` kernels, log2 n launches): reduce.cu
+    has no complex reducer, and a product does not split into its parts' products as a sum does."""
+    x = self if self.dtype is out.dtype else self.to(out.dtype)
+    dims = sorted(dims) if x._sizes else []
+    keep = [d for d in range(x.dim()) if d not in dims]
+    from ....ops import bound as ops
+
+    rows, n = math.prod(x._sizes[d] for d in keep), math.prod(x._sizes[d] for d in dims)
+    if not rows or not n:
+        return out.fill_(1)
+    x = x.permute(keep + dims).reshape((rows, n))
+    while x._sizes[1] > 1:
+        n, h = x._sizes[1], x._sizes[1] // 2
+        y = x[:, :h] * x[:, h:2 * h]
+        x = ops.cat([y, x[:, 2 * h:]], 1) if n % 2 else y
+    return out.copy_(x.reshape(out._sizes))
 
 
 @kernel("CUDA")
@@ -176,6 +197,11 @@ def logsumexp(self, dim, keepdim=False):
 @kernel("CUDA")
 def cumsum(self, dim, *, dtype=None):
     out = meta.cumsum(self, dim, dtype=dtype)
+    if out.dtype.is_complex:  # Note [Complex gathers]: the parts' scans; another dtype is cast first
+        src = self if self.dtype is out.dtype else self.to(out.dtype)
+        scan(_as_real(src.reshape((1,)) if not src._sizes else src), _as_real(out if out._sizes else out.reshape((1,))),
+             wrap_dim(dim, self.dim()) if self._sizes else 0)
+        return out
     return scan(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0)
 
 

@@ -1,0 +1,59 @@
+"""Complex forms of the CPU math kernels whose NumPy ufunc differs from torch (Note [Complex math ops]).
+
+Note [Complex math ops]
+NumPy's complex ufuncs (sqrt, log, sin, tanh, ...) give torch's values, special values included, so the
+floating unary kernels run them on complex arrays unchanged. Three differ and are written here as torch's
+CPU kernels compute them: ``log1p`` (c10's formula: ``log1p`` of ``x (2 + x) + y^2`` near 0, else
+``log(hypot(1 + x, y))``), ``reciprocal`` (c10's division ``1 / z``: ``inf + nan i`` at zero, where NumPy gives
+``nan + nan i``) and ``pow`` with a Python-scalar exponent (torch's pow_tensor_scalar_kernel: 0.5, -0.5 and
+-1 run sqrt, rsqrt and reciprocal; 2, 3 and -2 multiply; other exponents ``std::pow``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["COMPLEX_FNS", "log1p", "reciprocal", "pow"]
+
+
+def log1p(z):
+    """c10's complex log1p (c10/util/complex_math.h)."""
+    z = np.asarray(z)
+    x, y = z.real, z.imag
+    theta = np.arctan2(y, x + 1)
+    small = np.abs(z) < 0.5
+    r = x * (2 + x) + y * y
+    re = np.where(small, np.where(r == 0, x, 0.5 * np.log1p(r)), np.log(np.hypot(x + 1, y)))
+    out = np.empty(z.shape, z.dtype)
+    out.real, out.imag = re, theta
+    return out
+
+
+def reciprocal(z):
+    """``1 / z`` as c10's complex division: Smith's algorithm, ``inf + nan i`` for a zero ``z``."""
+    z = np.asarray(z)
+    out = np.reciprocal(z)
+    zero = z == 0
+    if np.any(zero):
+        out = np.where(zero, np.array(complex(np.inf, np.nan), z.dtype), out)
+    return out
+
+
+def _rsqrt(z):
+    return np.divide(1, np.sqrt(z))
+
+
+_FAST_POW = {0.5: np.sqrt, -0.5: _rsqrt, -1: reciprocal, 2: lambda z: z * z, 3: lambda z: z * z * z,
+             -2: lambda z: reciprocal(z * z)}
+
+
+def pow(base, exponent):  # noqa: A001 - the op's name
+    """torch's complex ``pow``: the fast paths of a scalar exponent, else NumPy's ``power``."""
+    if isinstance(exponent, np.generic) and isinstance(base, np.ndarray):
+        fast = _FAST_POW.get(complex(exponent))
+        if fast is not None:
+            return fast(base)
+    return np.power(base, exponent)
+
+
+COMPLEX_FNS = {"log1p": log1p, "reciprocal": reciprocal}

@@ -1,0 +1,142 @@
+"""The complex math ops against torch on the CPU (Note [Complex math ops]): values over a grid of special
+values (signed zeros, inf and nan in either part, huge and tiny parts), result dtypes, pow's overloads and
+fast paths, the in-place forms, and the matrix products."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import strided as st
+
+torch = pytest.importorskip("torch")
+
+_PARTS = (0.0, -0.0, 1.5, -2.0, math.inf, -math.inf, math.nan, 1e30, -1e-30)
+_GRID = [complex(a, b) for a in _PARTS for b in (0.0, -0.0, 0.7, -3.0, math.inf, -math.inf, math.nan)]
+_FINITE = [z for z in _GRID if math.isfinite(z.real) and math.isfinite(z.imag)]
+_DTYPES = ["complex64", "complex128"]
+
+
+def _pair(values, dtype):
+    a = np.array(values, dtype=dtype)
+    return st.from_numpy(a.copy()), torch.from_numpy(a.copy())
+
+
+def _same(ours, theirs, tol=1e-5):
+    a, b = np.asarray(ours), theirs.numpy()
+    assert a.dtype == b.dtype and a.shape == b.shape
+    if a.dtype.kind != "c":
+        np.testing.assert_array_equal(a, b)
+        return
+    for x, y in ((a.real, b.real), (a.imag, b.imag)):  # part by part: infinities compare as values
+        np.testing.assert_allclose(x, y, rtol=tol, atol=tol, equal_nan=True)
+
+
+# torch's CPU log1p is vectorized (Sleef) and gives nan where an infinite part meets a nan or a tiny real
+# part; strided computes c10's scalar formula there (inf, as NumPy).
+_INF, _NAN = math.inf, math.nan
+_LOG1P_DIFFERS = {repr(z) for z in (complex(_INF, _NAN), complex(-_INF, _NAN), complex(_NAN, _INF),
+                                    complex(_NAN, -_INF), complex(-1e-30, _INF), complex(-1e-30, -_INF))}
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("name", ["sqrt", "rsqrt", "log", "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+                                  "sigmoid", "reciprocal", "square", "isnan", "isinf", "isfinite"])
+def test_unary_special_values(name, dtype):
+    values = [z for z in _GRID if not (name == "log1p" and repr(z) in _LOG1P_DIFFERS)]
+    if name == "square" and dtype == "complex64":  # torch's vectorized float product keeps -inf past overflow
+        values = [z for z in values if abs(z.real) != 1e30]
+    x, t = _pair(values, dtype)
+    _same(getattr(st, name)(x), getattr(torch, name)(t))
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("name", ["sqrt", "log", "sin", "tanh", "sigmoid", "reciprocal", "square"])
+def test_inplace_forms(name, dtype):
+    x, t = _pair(_FINITE, dtype)
+    assert getattr(x, f"{name}_")() is x
+    getattr(t, f"{name}_")()
+    _same(x, t)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("exponent", [2, 3, -2, -1, 0.5, -0.5, 2.5, 0, 1.5 - 0.5j, 1j])
+def test_pow_scalar_exponent(exponent, dtype):
+    """torch's fast paths: 0.5 / -0.5 / -1 as sqrt / rsqrt / reciprocal, 2 / 3 / -2 as products."""
+    values = _GRID if exponent in (2, 3, -2, -1, 0.5, -0.5, 0) else _FINITE
+    if dtype == "complex64" and exponent in (2, 3, -2):
+        values = [z for z in values if abs(z.real) != 1e30]
+    x, t = _pair(values, dtype)
+    _same(x ** exponent, t ** exponent, tol=1e-4)
+    y, u = x.clone().pow_(exponent), t.clone().pow_(exponent)
+    _same(y, u, tol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_pow_tensor_and_scalar_base(dtype):
+    rng = np.random.default_rng(0)
+    a = (rng.uniform(-2, 2, 12) + 1j * rng.uniform(-2, 2, 12)).astype(dtype)
+    b = (rng.uniform(-2, 2, 12) + 1j * rng.uniform(-2, 2, 12)).astype(dtype)
+    real = rng.uniform(0.5, 2, 12).astype("float32" if dtype == "complex64" else "float64")
+    x, y, r = st.from_numpy(a), st.from_numpy(b), st.from_numpy(real)
+    t, u, s = torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(real)
+    _same(x ** y, t ** u, tol=1e-4)
+    _same(r ** x, s ** t, tol=1e-4)
+    _same(x ** r, t ** s, tol=1e-4)
+    _same((2 - 1j) ** x, (2 - 1j) ** t, tol=1e-4)
+    _same(2 ** x, 2 ** t, tol=1e-4)
+    _same(r ** (1 + 1j), s ** (1 + 1j), tol=1e-4)
+    _same(st.tensor([1, 2, 3]) ** (0.5 + 1j), torch.tensor([1, 2, 3]) ** (0.5 + 1j), tol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_meta_dtypes(dtype):
+    z = st.empty((2, 3), dtype=getattr(st, dtype), device="meta")
+    for name in ("sqrt", "log", "sin", "tanh", "sigmoid", "reciprocal", "square"):
+        assert getattr(st, name)(z).dtype is z.dtype, name
+    for name in ("isnan", "isinf", "isfinite"):
+        assert getattr(st, name)(z).dtype is st.bool, name
+    assert (z ** 2).dtype is z.dtype and (2 ** z).dtype is z.dtype
+    assert (st.empty(3, device="meta") ** (1 + 1j)).dtype is st.complex64
+    assert st.where(st.empty(3, dtype=st.bool, device="meta"), z[0], 1.0).dtype is z.dtype
+    assert z.prod().dtype is z.dtype and z.cumsum(1).dtype is z.dtype
+    assert st.matmul(z, z.t()).shape == (2, 2)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_selection_and_reductions(dtype):
+    x, t = _pair(_FINITE[:24], dtype)
+    x, t = x.reshape(4, 6), t.reshape(4, 6)
+    mask = np.arange(24).reshape(4, 6) % 5 == 0
+    m, mt = st.from_numpy(mask), torch.from_numpy(mask)
+    _same(st.where(m, x, x.flip(0)), torch.where(mt, t, t.flip(0)))
+    _same(st.where(m, x, 2j), torch.where(mt, t, 2j))
+    _same(x.masked_fill(m, 1 - 2j), t.masked_fill(mt, 1 - 2j))
+    _same(x.clone().masked_fill_(m, 3), t.clone().masked_fill_(mt, 3))
+    _same(x.prod(1), t.prod(1), tol=1e-4)
+    _same(x[:2, :3].prod(), t[:2, :3].prod(), tol=1e-4)
+    _same(x.cumsum(0), t.cumsum(0))
+    _same(x.clone().cumsum_(1), t.clone().cumsum_(1))
+    _same(x.roll((1, -2), (0, 1)), t.roll((1, -2), (0, 1)))
+    _same(x.index_select(1, st.tensor([5, 0, 5])), t.index_select(1, torch.tensor([5, 0, 5])))
+    _same(x.gather(0, st.tensor([[3, 0], [1, 2]])), t.gather(0, torch.tensor([[3, 0], [1, 2]])))
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_matrix_products(dtype):
+    rng = np.random.default_rng(1)
+
+    def arr(*shape):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+    for a, b in ((arr(3, 4), arr(4, 2)), (arr(4), arr(4)), (arr(3, 4), arr(4)), (arr(2, 3, 4), arr(4, 5)),
+                 (arr(2, 1, 3, 4), arr(3, 4, 2))):
+        _same(st.matmul(st.from_numpy(a), st.from_numpy(b)), torch.matmul(torch.from_numpy(a), torch.from_numpy(b)),
+              tol=1e-4)
+    a, b = arr(2, 3, 4), arr(2, 4, 2)
+    _same(st.bmm(st.from_numpy(a), st.from_numpy(b)), torch.bmm(torch.from_numpy(a), torch.from_numpy(b)), tol=1e-4)
+    _same(st.mm(st.from_numpy(a[0]), st.from_numpy(b[0])), torch.mm(torch.from_numpy(a[0]), torch.from_numpy(b[0])),
+          tol=1e-4)

@@ -1,0 +1,158 @@
+"""The complex math on the CUDA backend (Note [Complex math] in complex.cuh), against NumPy and the CPU backend:
+the unary math with its accuracy near |z| = 1 and overflow, special values, pow, where / masked_fill, and
+index_select / gather / cumsum over the pairs' real view, prod pairwise (Note [Complex gathers])."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as st
+import strided.cuda as cuda
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not cuda.is_available(), reason="no CUDA GPU / driver on this machine")]
+
+DTYPES = ["complex64", "complex128"]
+NP = {"complex64": np.complex64, "complex128": np.complex128}
+TOL = {"complex64": {"rtol": 2e-5, "atol": 2e-5}, "complex128": {"rtol": 1e-12, "atol": 1e-12}}
+LAYOUTS = {"contiguous": lambda t: t, "transposed": lambda t: t.t(), "sliced": lambda t: t[1:, ::2]}
+
+
+def _rand(shape, dtype, seed=0, lo=0.5):
+    """Complex values with magnitudes in [lo, 2) and any phase."""
+    rng = np.random.default_rng(seed)
+    mag = rng.uniform(lo, 2.0, shape)
+    return (mag * np.exp(1j * rng.uniform(-np.pi, np.pi, shape))).astype(NP[dtype])
+
+
+def _cuda(a):
+    return st.from_numpy(np.ascontiguousarray(a)).cuda()
+
+
+def _host(t):
+    return t.cpu().numpy()
+
+
+_MATH_TOL = {"complex64": {"rtol": 1e-5, "atol": 1e-5}, "complex128": {"rtol": 1e-12, "atol": 1e-12}}
+_MATH = {"sqrt": np.sqrt, "rsqrt": lambda a: 1 / np.sqrt(a), "log": np.log, "sin": np.sin, "cos": np.cos,
+         "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
+         "reciprocal": np.reciprocal, "square": np.square}
+
+
+def _parts_close(got, want, dtype):
+    for x, y in ((got.real, want.real), (got.imag, want.imag)):  # infinities compare as values
+        np.testing.assert_allclose(x, y, equal_nan=True, **_MATH_TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(_MATH) + ["log1p"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+def test_unary_math(dtype, name, layout):
+    a = _rand((6, 8), dtype, seed=3, lo=0.05) * 3
+    g = LAYOUTS[layout](_cuda(a))
+    got = _host(getattr(st, name)(g))
+    want = np.asarray(getattr(st, name)(LAYOUTS[layout](st.from_numpy(a))))  # the CPU backend
+    _parts_close(got, want, dtype)
+    if name in _MATH:
+        _parts_close(got, _MATH[name](LAYOUTS[layout](a)).astype(got.dtype), dtype)
+    if layout == "contiguous":
+        h = _cuda(a)
+        assert getattr(h, f"{name}_")() is h
+        _parts_close(_host(h), got, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_math_accuracy_near_one_and_large(dtype):
+    """log near |z| = 1 (log1p form), sqrt near overflow (scaled), tanh past saturation, tiny log1p."""
+    eps = 1e-3 if dtype == "complex64" else 1e-7
+    big = 1e38 if dtype == "complex64" else 1e307
+    a = np.array([1 + eps * 1j, 1 - eps + 0j, np.exp(1j * 0.3) * (1 + eps), big + big * 1j, -big + 1j,
+                  30 + 1j, -30 - 2j, eps * (1 + 1j), -eps + 1e-20j], dtype=NP[dtype])
+    for name, ref in (("log", np.log), ("sqrt", np.sqrt), ("tanh", np.tanh), ("log1p", np.log1p)):
+        got = _host(getattr(st, name)(_cuda(a)))
+        with np.errstate(all="ignore"):
+            want = ref(a.astype(np.complex128)).astype(a.dtype)
+        _parts_close(got, want, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_special_values(dtype):
+    """C99 / NumPy special values: sqrt, log and exp of zeros, infinities and nan; the predicates."""
+    inf, nan = np.inf, np.nan
+    a = np.array([0j, complex(-0.0, -0.0), complex(inf, 1), complex(-inf, 1), complex(1, inf), complex(nan, 1),
+                  complex(1, nan), complex(-4, 0), complex(-4, -0.0)], dtype=NP[dtype])
+    g = _cuda(a)
+    with np.errstate(all="ignore"):
+        for name, ref in (("sqrt", np.sqrt), ("log", np.log)):
+            _parts_close(_host(getattr(st, name)(g)), ref(a), dtype)
+    np.testing.assert_array_equal(_host(st.isnan(g)), np.isnan(a))
+    np.testing.assert_array_equal(_host(st.isinf(g)), np.isinf(a))
+    np.testing.assert_array_equal(_host(st.isfinite(g)), np.isfinite(a))
+    assert st.isnan(g).dtype is st.bool
+    r = _host(st.reciprocal(_cuda(np.array([0j, complex(inf, 1), complex(nan, 0)], dtype=NP[dtype]))))
+    assert np.isinf(r[0].real) and np.isnan(r[0].imag) and r[1] == 0 and np.isnan(r[2].real)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pow(dtype):
+    a, b = _rand((4, 5), dtype, seed=4), _rand((4, 5), dtype, seed=5)
+    real = np.random.default_rng(6).uniform(0.5, 2, (4, 5)).astype(np.float32 if dtype == "complex64" else np.float64)
+    g, h, r = _cuda(a), _cuda(b), _cuda(real)
+    tol = {"complex64": {"rtol": 1e-4, "atol": 1e-4}, "complex128": {"rtol": 1e-11, "atol": 1e-11}}[dtype]
+    for got, want in ((g ** h, a ** b), (g ** 2, a * a), (g ** 2.5, a ** 2.5), (g ** (1 - 1j), a ** (1 - 1j)),
+                      (g ** r, a ** real), (r ** g, real ** a), ((2 - 1j) ** g, (2 - 1j) ** a), (2 ** g, 2 ** a),
+                      (st.square(g), a * a), (g ** 0.5, np.sqrt(a)), (g ** -1, 1 / a)):
+        np.testing.assert_allclose(_host(got), want.astype(a.dtype), **tol)
+    z = _host(_cuda(np.zeros(3, NP[dtype])) ** _cuda(np.array([0, 2, 1j], NP[dtype])))
+    assert z[0] == 1 and z[1] == 0 and np.isnan(z[2].real)  # NumPy's cpow at 0, as the CPU backend
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_where_and_masked_fill(dtype):
+    a, b = _rand((4, 5), dtype, seed=7), _rand((4, 5), dtype, seed=8)
+    mask = np.arange(20).reshape(4, 5) % 3 == 0
+    g, h, m = _cuda(a), _cuda(b), _cuda(mask)
+    np.testing.assert_array_equal(_host(st.where(m, g, h)), np.where(mask, a, b))
+    np.testing.assert_array_equal(_host(st.where(m, g, 2 - 1j)), np.where(mask, a, np.asarray(2 - 1j, a.dtype)))
+    np.testing.assert_array_equal(_host(st.where(m, g.real, h)), np.where(mask, a.real, b))
+    np.testing.assert_array_equal(_host(g.masked_fill(m, 1 - 2j)), np.where(mask, np.asarray(1 - 2j, a.dtype), a))
+    c = g.clone()
+    assert c.masked_fill_(m, 3) is c
+    np.testing.assert_array_equal(_host(c), np.where(mask, np.asarray(3, a.dtype), a))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+def test_gathers_scans_and_products(dtype, layout):
+    """Note [Complex gathers]: index_select / gather / cumsum over the pairs' real view; prod pairwise."""
+    a = _rand((6, 8), dtype, seed=9)
+    g, x = LAYOUTS[layout](_cuda(a)), LAYOUTS[layout](a)
+    idx = np.array([2, 0, 2])
+    np.testing.assert_array_equal(_host(g.index_select(1, st.tensor(idx).cuda())), np.take(x, idx, 1))
+    np.testing.assert_array_equal(_host(g.index_select(-2, st.tensor([1]))), x[[1]])
+    gi = np.array([[0, 2], [1, 1]])
+    np.testing.assert_array_equal(_host(g.gather(1, st.tensor(gi).cuda())), np.take_along_axis(x[:2], gi, 1))
+    np.testing.assert_array_equal(_host(g.flip([0, 1])), x[::-1, ::-1])
+    np.testing.assert_array_equal(_host(g.roll(2, 1)), np.roll(x, 2, 1))
+    np.testing.assert_allclose(_host(g.cumsum(0)), np.cumsum(x, 0), **TOL[dtype])
+    np.testing.assert_allclose(_host(g.cumsum(1)), np.cumsum(x, 1), **TOL[dtype])
+    ptol = 1e-4 if dtype == "complex64" else 1e-11
+    np.testing.assert_allclose(_host(g.prod(1)), np.prod(x, 1), rtol=ptol)
+    np.testing.assert_allclose(_host(g[:3, :3].prod()), np.prod(x[:3, :3]), rtol=ptol)
+    np.testing.assert_allclose(_host(g.prod(0, keepdim=True)), np.prod(x, 0, keepdims=True), rtol=ptol)
+    z = _cuda(a[0, 0])
+    assert _host(z.index_select(0, st.tensor([0]))) == a[0, 0] and _host(z.cumsum(0)) == a[0, 0]
+    assert _host(z.prod()) == a[0, 0]
+    np.testing.assert_array_equal(_host(_cuda(np.zeros((0, 3), NP[dtype])).prod(0)), np.ones(3, NP[dtype]))
+    np.testing.assert_allclose(_host(_cuda(a.real.copy()).cumsum(0, dtype=getattr(st, dtype))), np.cumsum(a.real, 0),
+                               **TOL[dtype])
+
+
+def test_complex_gradients_on_cuda():
+    a = _rand((3, 4), "complex128", seed=10)
+    x = _cuda(a).requires_grad_()
+    (st.view_as_real(st.sin(x) * st.sqrt(x) + x.prod(1, keepdim=True) + x.cumsum(0)).sum()).backward()
+    y = st.from_numpy(a.copy()).requires_grad_()
+    (st.view_as_real(st.sin(y) * st.sqrt(y) + y.prod(1, keepdim=True) + y.cumsum(0)).sum()).backward()
+    np.testing.assert_allclose(_host(x.grad), np.asarray(y.grad), rtol=1e-10, atol=1e-10)
