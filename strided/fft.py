@@ -325,9 +325,8 @@ def fftfreq(n: int, d: float = 1.0, *, out=None, dtype=None, layout=None, device
     dt = _freq_dtype("fftfreq", dtype)
     k = _ops.cat([arange((n + 1) // 2, dtype=_dt.int64, device=device),
                   arange(-(n // 2), 0, dtype=_dt.int64, device=device)]) if n > 0 else arange(0, device=device)
-    result = (k.to(dt) * tensor(1.0 / (n * d) if n else math.inf, dtype=dt, device=device)).requires_grad_(
-        requires_grad)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    result = k.to(dt) * tensor(1.0 / (n * d) if n else math.inf, dtype=dt, device=device)
+    return _freq_result(result, out, layout, requires_grad, pin_memory)
 
 
 def rfftfreq(n: int, d: float = 1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -336,9 +335,19 @@ def rfftfreq(n: int, d: float = 1.0, *, out=None, dtype=None, layout=None, devic
     from .factories import arange, tensor
 
     dt = _freq_dtype("rfftfreq", dtype)
-    result = (arange(n // 2 + 1, device=device).to(dt) * tensor(1.0 / (n * d), dtype=dt, device=device))
-    result.requires_grad_(requires_grad)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    result = arange(n // 2 + 1, device=device).to(dt) * tensor(1.0 / (n * d), dtype=dt, device=device)
+    return _freq_result(result, out, layout, requires_grad, pin_memory)
+
+
+def _freq_result(result: Tensor, out, layout, requires_grad: bool, pin_memory: bool) -> Tensor:
+    """The factory options of fftfreq / rfftfreq: layout (strided only), pinned memory, requires_grad, out=."""
+    if layout not in (None, "strided"):
+        raise RuntimeError(f"fftfreq(): only the strided layout is supported, got {layout!r}")
+    if pin_memory:
+        result = result.pin_memory()
+    if out is not None:
+        return out.resize_(result.shape).copy_(result)
+    return result.requires_grad_(requires_grad)
 
 
 def _roll(input: Tensor, dim, shift_of) -> Tensor:
