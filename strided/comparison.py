@@ -19,7 +19,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     if rtol < 0 or atol < 0:
         raise RuntimeError(f"isclose(): rtol and atol must be non-negative, got rtol={rtol}, atol={atol}")
     close = _ops.eq(input, other)
-    if input.dtype.is_floating_point:
+    if input.dtype.is_floating_point or input.dtype.is_complex:  # complex: |a - b| is the modulus, as torch
         diff = _ops.abs(_ops.sub(input, other))
         within = _ops.le(diff, _ops.add(_ops.mul(_ops.abs(other), rtol), atol))
         close = _ops.logical_or(close, _ops.logical_and(within, _ops.logical_not(_ops.isinf(diff))))

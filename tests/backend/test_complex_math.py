@@ -140,3 +140,18 @@ def test_matrix_products(dtype):
     _same(st.bmm(st.from_numpy(a), st.from_numpy(b)), torch.bmm(torch.from_numpy(a), torch.from_numpy(b)), tol=1e-4)
     _same(st.mm(st.from_numpy(a[0]), st.from_numpy(b[0])), torch.mm(torch.from_numpy(a[0]), torch.from_numpy(b[0])),
           tol=1e-4)
+
+
+@pytest.mark.parametrize("equal_nan", [False, True])
+@pytest.mark.parametrize("tolerances", [{}, {"rtol": 1e-3, "atol": 0.0}])
+def test_isclose_and_allclose_take_the_modulus_of_complex_differences(equal_nan, tolerances):
+    nan, inf = float("nan"), float("inf")
+    a = np.array([1 + 1j, 1 + 1e-7j, complex(nan, 0), complex(inf, 1), complex(inf, 0), 1e-9j, 2 + 2j])
+    b = np.array([1 + 1j, 1 + 0j, complex(nan, 0), complex(inf, 1), complex(inf, 1), 0j, 2 + 2.001j])
+    for dtype in ("complex64", "complex128"):
+        x, y = a.astype(dtype), b.astype(dtype)
+        got = st.isclose(st.from_numpy(x), st.from_numpy(y), equal_nan=equal_nan, **tolerances).tolist()
+        want = torch.isclose(torch.from_numpy(x), torch.from_numpy(y), equal_nan=equal_nan, **tolerances).tolist()
+        assert got == want
+    assert st.allclose(st.from_numpy(a[:2]), st.from_numpy(b[:2])) is torch.allclose(torch.from_numpy(a[:2]),
+                                                                                       torch.from_numpy(b[:2]))
