@@ -17,7 +17,7 @@ import warnings
 from . import dtypes as _dt
 from .ops import bound as _ops
 
-__all__ = ["scalar_tensor", "logspace", "range", "hann_window", "hamming_window", "blackman_window",
+__all__ = ["scalar_tensor", "logspace", "range", "asarray", "hann_window", "hamming_window", "blackman_window",
            "bartlett_window", "kaiser_window"]
 
 
@@ -129,3 +129,62 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
         return _ops.div(i0(arg), i0(_ops.full((), float(beta), dtype=k.dtype, device=k.device)))
 
     return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, formula)
+
+
+# Note [asarray]
+# torch.asarray shares memory whenever it can and copies only when it must (or when ``copy=True``):
+# a tensor is returned as is when dtype and device already match, a NumPy array or a buffer (bytes,
+# bytearray, array.array, memoryview: read as ``dtype``, the default dtype if none, as torch) is shared
+# on the CPU, and an object with ``__dlpack__`` is imported zero-copy first. ``copy=False`` turns every
+# needed copy into torch's ValueError. ``requires_grad=None`` follows a tensor's own flag (torch 2.14's
+# default; torch also warns about the change of default, strided does not).
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """A tensor from ``obj`` sharing its memory when dtype and device allow (Note [asarray])."""
+    import numpy as np
+
+    from .device import device as _device
+    from .factories import from_numpy, tensor
+    from .interop import from_dlpack
+    from .tensor import Tensor
+
+    d = None if dtype is None else _dt.to_dtype(dtype)
+    if not isinstance(obj, (Tensor, np.ndarray)) and hasattr(obj, "__dlpack__"):
+        obj = from_dlpack(obj)
+    if isinstance(obj, (bytes, bytearray, memoryview)) or type(obj).__name__ == "array":
+        view = d or _dt.get_default_dtype()
+        nbytes = memoryview(obj).nbytes
+        if nbytes % view.itemsize:
+            raise ValueError(f"buffer length ({nbytes} bytes) after offset (0 bytes) must be a multiple of "
+                             f"element size ({view.itemsize})")
+        obj, d = np.frombuffer(obj, dtype=view.numpy_dtype), view
+    if isinstance(obj, np.ndarray):
+        try:
+            obj = from_numpy(obj)
+        except (TypeError, ValueError):
+            if copy is False:
+                raise
+            obj = from_numpy(np.ascontiguousarray(obj).copy())
+    if not isinstance(obj, Tensor):
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        return tensor(obj, dtype=dtype, device=device, requires_grad=bool(requires_grad))
+    target = obj.device if device is None else _device(device)
+    d = obj.dtype if d is None else d
+    if copy is False:
+        if d is not obj.dtype:
+            raise ValueError(f"can't alias tensor with dtype '{_dt_word(obj.dtype)}' into dtype '{_dt_word(d)}'.")
+        if target != obj.device:
+            raise ValueError(f"can't alias tensor from device '{obj.device}' to '{target}'.")
+    grad = obj.requires_grad if requires_grad is None else bool(requires_grad)
+    if copy or d is not obj.dtype or target != obj.device:
+        out = obj.to(device=target, dtype=d, copy=True)
+        return out if grad else out.detach()
+    if grad == obj.requires_grad:
+        return obj
+    return obj.detach().requires_grad_(grad) if grad else obj.detach()
+
+
+def _dt_word(d) -> str:
+    from .backends.meta.pointwise import scalar_type_name
+
+    return scalar_type_name(d)

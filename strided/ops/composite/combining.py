@@ -1,5 +1,5 @@
-"""CompositeImplicitAutograd ops that combine several tensors: broadcast_tensors, meshgrid,
-cartesian_prod, block_diag, kron, tensordot, cross / linalg_cross, cdist.
+"""CompositeImplicitAutograd ops that combine several tensors (or a tensor's elements): broadcast_tensors,
+meshgrid, cartesian_prod, combinations, block_diag, kron, tensordot, cross / linalg_cross, cdist.
 
 Each is built from views (expand, reshape, permute), ``cat`` / ``stack``, pointwise ops, ``mm`` and
 ``norm``, so every backend and autograd follow from those parts. Errors are torch's, raised before
@@ -16,6 +16,7 @@ at 1e-30 before the square root (so the gradient stays finite at zero distance).
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -89,6 +90,24 @@ def cartesian_prod(tensors):
     if len(tensors) == 1:
         return tensors[0]
     return ops.stack([ops.reshape(g, (-1,)) for g in _meshgrid(tensors, "ij")], 1)
+
+
+@kernel("CompositeImplicitAutograd")
+def combinations(self, r=2, with_replacement=False):
+    """The length-``r`` combinations of a 1-D tensor's elements as rows, in itertools' order (one
+    ``index_select``; the indices depend on the size only, so nothing is read from the device)."""
+    if self.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(self._sizes)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return ops.empty((0,), dtype=self.dtype, device=self.device)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = [i for combo in pick(range(self._sizes[0]), r) for i in combo]
+    from ...factories import tensor  # the public factory; strided.factories imports the ops layer
+
+    index = tensor(rows, dtype=dt.int64, device=self.device)
+    return ops.reshape(ops.index_select(self, 0, index), (len(rows) // r, r))
 
 
 @kernel("CompositeImplicitAutograd")

@@ -61,6 +61,23 @@ def _cartesian_samples(d, rng):
     yield SampleInput(([_a((0,), d, rng), _a((2,), d, rng)],), name="zero-size")
 
 
+def _combinations_samples(d, rng):
+    yield SampleInput((_a((4,), d, rng),), name="pairs")
+    yield SampleInput((_a((4,), d, rng, nc=True), 3), name="triples, noncontig")
+    yield SampleInput((_a((3,), d, rng), 2, True), name="with replacement")
+    yield SampleInput((_a((3,), d, rng), 4), name="r > n")
+    yield SampleInput((_a((3,), d, rng), 0), name="r = 0")
+    yield SampleInput((_a((0,), d, rng), 2), name="zero-size")
+
+
+def _combinations_ref(a, r=2, with_replacement=False):
+    if r == 0:
+        return np.empty((0,), a.dtype)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(a.tolist(), r))
+    return np.array(rows, dtype=a.dtype).reshape(len(rows), r)
+
+
 def _cartesian_ref(tensors):
     if len(tensors) == 1:
         return tensors[0]
@@ -281,6 +298,11 @@ OPS = [
     OpInfo("cartesian_prod", _cartesian_samples, ref=_cartesian_ref, dtypes=ALL_DTYPES,
            errors=lambda rng: iter([err(([_a((2, 2), _F, rng), _a((3,), _F, rng)],), RuntimeError,
                                         "Expect a 1D vector, but got shape [2, 2]")])),
+    OpInfo("combinations", _combinations_samples, ref=_combinations_ref, dtypes=ALL_DTYPES,
+           errors=lambda rng: iter([err((_a((2, 2), _F, rng),), RuntimeError,
+                                        "Expect a 1D vector, but got shape [2, 2]"),
+                                    err((_a((3,), _F, rng), -1), RuntimeError,
+                                        "Expect a non-negative number, but got -1")])),
     OpInfo("block_diag", _block_diag_samples, ref=_block_diag_ref, dtypes=ALL_DTYPES,
            errors=lambda rng: iter([err(([_a((2, 2, 2), _F, rng)],), RuntimeError, "torch.block_diag: Input tensors "
                                         "must have 2 or fewer dimensions. Input 0 has 3 dimensions")])),
