@@ -5,23 +5,33 @@ from __future__ import annotations
 from ..factories import zeros, zeros_like
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, add_to_steps, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import (
+    Optimizer,
+    add_to_steps,
+    check_hyperparameters,
+    default_to_fused_or_foreach,
+    group_by_device_and_dtype,
+    no_grad,
+)
 
 __all__ = ["Adadelta", "adadelta"]
+
+
+def _fresh_state(state, p, group) -> None:
+    """The state of a param's first step, as torch's."""
+    state["step"] = zeros((), dtype=fe.scalar_dtype())
+    state["square_avg"] = zeros_like(p)
+    state["acc_delta"] = zeros_like(p)
 
 
 class Adadelta(Optimizer):
     """torch.optim.Adadelta (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_hyperparameters(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_hyperparameters(eps=eps, weight_decay=weight_decay)
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach)
         super().__init__(params, defaults)
 
@@ -31,20 +41,8 @@ class Adadelta(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, square_avgs, acc_deltas, steps = [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    params.append(p)
-                    grads.append(p.grad)
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = zeros((), dtype=fe.scalar_dtype())
-                        state["square_avg"] = zeros_like(p)
-                        state["acc_delta"] = zeros_like(p)
-                    square_avgs.append(state["square_avg"])
-                    acc_deltas.append(state["acc_delta"])
-                    steps.append(state["step"])
+                params, grads, (square_avgs, acc_deltas, steps,) = self._gather(
+                    group, ("square_avg", "acc_delta", "step"), _fresh_state)
                 adadelta(params, grads, square_avgs, acc_deltas, steps, foreach=group["foreach"],
                          maximize=group["maximize"], lr=group["lr"], rho=group["rho"], eps=group["eps"],
                          weight_decay=group["weight_decay"])

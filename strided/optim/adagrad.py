@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..factories import full_like, tensor
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import Optimizer, check_hyperparameters, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -19,16 +19,8 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_hyperparameters(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                              initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)
@@ -43,15 +35,8 @@ class Adagrad(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, sums, steps = [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    params.append(p)
-                    grads.append(p.grad)
-                    sums.append(state["sum"])
-                    steps.append(state["step"])
+                params, grads, (sums, steps,) = self._gather(
+                    group, ("sum", "step"))
                 adagrad(params, grads, sums, steps, foreach=group["foreach"], lr=group["lr"],
                         weight_decay=group["weight_decay"], lr_decay=group["lr_decay"], eps=group["eps"],
                         maximize=group["maximize"])

@@ -5,9 +5,16 @@ from __future__ import annotations
 from ..factories import tensor, zeros_like
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import Optimizer, check_hyperparameters, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
 
 __all__ = ["Adamax", "adamax"]
+
+
+def _fresh_state(state, p, group) -> None:
+    """The state of a param's first step, as torch's."""
+    state["step"] = tensor(0.0, dtype=fe.scalar_dtype())
+    state["exp_avg"] = zeros_like(p)
+    state["exp_inf"] = zeros_like(p)
 
 
 class Adamax(Optimizer):
@@ -15,16 +22,7 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)
 
@@ -34,20 +32,8 @@ class Adamax(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, exp_avgs, exp_infs, steps = [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    params.append(p)
-                    grads.append(p.grad)
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = tensor(0.0, dtype=fe.scalar_dtype())
-                        state["exp_avg"] = zeros_like(p)
-                        state["exp_inf"] = zeros_like(p)
-                    exp_avgs.append(state["exp_avg"])
-                    exp_infs.append(state["exp_inf"])
-                    steps.append(state["step"])
+                params, grads, (exp_avgs, exp_infs, steps,) = self._gather(
+                    group, ("exp_avg", "exp_inf", "step"), _fresh_state)
                 beta1, beta2 = group["betas"]
                 adamax(params, grads, exp_avgs, exp_infs, steps, foreach=group["foreach"], maximize=group["maximize"],
                        eps=group["eps"], beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"])

@@ -7,7 +7,7 @@ import numpy as np
 from ..factories import ones, tensor, zeros, zeros_like
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import Optimizer, check_hyperparameters, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
 
 __all__ = ["ASGD", "asgd"]
 
@@ -22,15 +22,21 @@ __all__ = ["ASGD", "asgd"]
 # ``alpha=0.5``, where torch's pow takes its float32 sqrt kernel, which can differ from a correctly
 # rounded sqrt by one ulp (a relative 6e-8 in eta).
 
+
+def _fresh_state(state, p, group) -> None:
+    """The state of a param's first step, as torch's."""
+    state["step"] = zeros((), dtype=fe.scalar_dtype(), device=p.device)
+    state["eta"] = tensor(group["lr"], dtype=fe.scalar_dtype(), device=p.device)
+    state["mu"] = ones((), dtype=fe.scalar_dtype(), device=p.device)
+    state["ax"] = zeros_like(p)
+
+
 class ASGD(Optimizer):
     """torch.optim.ASGD (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_hyperparameters(lr=lr, weight_decay=weight_decay)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                         maximize=maximize)
         super().__init__(params, defaults)
@@ -41,22 +47,8 @@ class ASGD(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, mus, axs, etas, steps = [], [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    params.append(p)
-                    grads.append(p.grad)
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = zeros((), dtype=fe.scalar_dtype(), device=p.device)
-                        state["eta"] = tensor(group["lr"], dtype=fe.scalar_dtype(), device=p.device)
-                        state["mu"] = ones((), dtype=fe.scalar_dtype(), device=p.device)
-                        state["ax"] = zeros_like(p)
-                    mus.append(state["mu"])
-                    axs.append(state["ax"])
-                    etas.append(state["eta"])
-                    steps.append(state["step"])
+                params, grads, (mus, axs, etas, steps,) = self._gather(
+                    group, ("mu", "ax", "eta", "step"), _fresh_state)
                 asgd(params, grads, axs, mus, etas, steps, foreach=group["foreach"], maximize=group["maximize"],
                      lambd=group["lambd"], lr=group["lr"], t0=group["t0"], alpha=group["alpha"],
                      weight_decay=group["weight_decay"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..factories import tensor, zeros_like
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import Optimizer, check_hyperparameters, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
 
 __all__ = ["NAdam", "nadam"]
 
@@ -17,23 +17,20 @@ __all__ = ["NAdam", "nadam"]
 # tensor and does the same in-place multiply, so the step sizes agree with torch's to the last bit.
 
 
+def _fresh_state(state, p, group) -> None:
+    """The state of a param's first step, as torch's."""
+    state["step"] = tensor(0.0, dtype=fe.scalar_dtype())
+    state["mu_product"] = tensor(1.0, dtype=fe.scalar_dtype())
+    state["exp_avg"] = zeros_like(p)
+    state["exp_avg_sq"] = zeros_like(p)
+
+
 class NAdam(Optimizer):
     """torch.optim.NAdam (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach)
         super().__init__(params, defaults)
@@ -44,22 +41,8 @@ class NAdam(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, exp_avgs, exp_avg_sqs, mu_products, steps = [], [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    params.append(p)
-                    grads.append(p.grad)
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = tensor(0.0, dtype=fe.scalar_dtype())
-                        state["mu_product"] = tensor(1.0, dtype=fe.scalar_dtype())
-                        state["exp_avg"] = zeros_like(p)
-                        state["exp_avg_sq"] = zeros_like(p)
-                    exp_avgs.append(state["exp_avg"])
-                    exp_avg_sqs.append(state["exp_avg_sq"])
-                    mu_products.append(state["mu_product"])
-                    steps.append(state["step"])
+                params, grads, (exp_avgs, exp_avg_sqs, mu_products, steps,) = self._gather(
+                    group, ("exp_avg", "exp_avg_sq", "mu_product", "step"), _fresh_state)
                 beta1, beta2 = group["betas"]
                 nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, foreach=group["foreach"],
                       maximize=group["maximize"], beta1=beta1, beta2=beta2, lr=group["lr"],

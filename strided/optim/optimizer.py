@@ -23,6 +23,20 @@ _FUSED_DEVICES = ("cuda", "cpu")
 _FOREACH_DEVICES = ("cuda",)
 
 
+_VALUE_WORDS = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def check_hyperparameters(**values) -> None:
+    """torch's constructor checks, in the order given: each value non-negative, ``betas`` each in [0, 1)."""
+    for name, v in values.items():
+        if name == "betas":
+            for i, b in enumerate(v):
+                if not 0.0 <= b < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+        elif not 0.0 <= v:
+            raise ValueError(f"Invalid {_VALUE_WORDS.get(name, name + ' value')}: {v}")
+
+
 @contextlib.contextmanager
 def no_grad():
     """Grad mode off for the optimizer's in-place updates."""
@@ -215,6 +229,23 @@ class Optimizer:
             if not all(g.get("capturable") or g.get("fused") for g in self.param_groups):
                 raise RuntimeError(f"Attempting CUDA graph capture of step() for an instance of "
                                    f"{self.__class__.__name__} but param_groups' capturable is False.")
+
+    def _gather(self, group, keys, init=None):
+        """The params of ``group`` that have a ``.grad``, their grads, and a list per state key in ``keys``
+        (torch's ``_init_group``); ``init(state, p, group)`` fills the state of a param seen for the first time."""
+        params, grads = [], []
+        lists = tuple([] for _ in keys)
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            params.append(p)
+            grads.append(p.grad)
+            state = self.state[p]
+            if init is not None and len(state) == 0:
+                init(state, p, group)
+            for out, key in zip(lists, keys):
+                out.append(state[key])
+        return params, grads, lists
 
     def _closure_loss(self, closure):
         if closure is None:

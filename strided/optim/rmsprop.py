@@ -5,7 +5,14 @@ from __future__ import annotations
 from ..factories import zeros, zeros_like
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, add_to_steps, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import (
+    Optimizer,
+    add_to_steps,
+    check_hyperparameters,
+    default_to_fused_or_foreach,
+    group_by_device_and_dtype,
+    no_grad,
+)
 
 __all__ = ["RMSprop", "rmsprop"]
 
@@ -17,16 +24,7 @@ class RMSprop(Optimizer):
                  foreach=None, maximize=False):
         # Note [Keyword-only flags]: torch's 8th positional argument is ``capturable``, which strided does not
         # take here, so the flags after ``centered`` are keyword-only rather than silently shifted.
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        check_hyperparameters(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)

@@ -5,17 +5,30 @@ from __future__ import annotations
 from ..factories import full_like, zeros, zeros_like
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, add_to_steps, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import (
+    Optimizer,
+    add_to_steps,
+    check_hyperparameters,
+    default_to_fused_or_foreach,
+    group_by_device_and_dtype,
+    no_grad,
+)
 
 __all__ = ["Rprop", "rprop"]
+
+
+def _fresh_state(state, p, group) -> None:
+    """The state of a param's first step, as torch's."""
+    state["step"] = zeros((), dtype=fe.scalar_dtype())
+    state["prev"] = zeros_like(p)
+    state["step_size"] = full_like(p.grad, group["lr"])
 
 
 class Rprop(Optimizer):
     """torch.optim.Rprop (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, foreach=None, maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_hyperparameters(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize)
@@ -27,20 +40,8 @@ class Rprop(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, prevs, step_sizes, steps = [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    params.append(p)
-                    grads.append(p.grad)
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = zeros((), dtype=fe.scalar_dtype())
-                        state["prev"] = zeros_like(p)
-                        state["step_size"] = full_like(p.grad, group["lr"])
-                    prevs.append(state["prev"])
-                    step_sizes.append(state["step_size"])
-                    steps.append(state["step"])
+                params, grads, (prevs, step_sizes, steps,) = self._gather(
+                    group, ("prev", "step_size", "step"), _fresh_state)
                 etaminus, etaplus = group["etas"]
                 step_size_min, step_size_max = group["step_sizes"]
                 rprop(params, grads, prevs, step_sizes, steps, foreach=group["foreach"], maximize=group["maximize"],
