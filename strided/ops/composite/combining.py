@@ -98,6 +98,8 @@ def combinations(self, r=2, with_replacement=False):
     ``index_select``; the indices depend on the size only, so nothing is read from the device)."""
     if self.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(self._sizes)}")
+    if r.__class__ is not int:
+        raise TypeError(f"combinations(): argument 'r' must be int, not {type(r).__name__}")
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
