@@ -39,13 +39,18 @@ for m in ("numpy", "cuda.bindings", "nvmath", "torch", "cupy"):
         print(m, "missing", type(e).__name__)
 PY
 # JOBS=N (N > 1): tests/cuda first, alone (its allocator tests read the device's free memory, which
-# other processes' allocations would move), then the other test files in N pytest processes at once
-# sharing the GPU: tests/backend/test_ops.py in one (the longest), the rest dealt round-robin to the others.
-# Each process logs to tests.<i>.log; tests.log gets them all and one combined count line.
+# other processes' allocations would move), then the other test files in pytest processes at once
+# sharing the GPU: tests/backend/test_ops.py (the longest) split by dtype into 7 processes (OPS_SLICES=1:
+# one), the rest dealt round-robin to N - 1 others. A -k expression in PYTEST_ARGS is kept (give it as
+# -k EXPR). Each process logs to tests.<i>.log; tests.log gets them
+# all and one combined count line.
 run_parallel_tests() {
-  local paths=() opts=() a f
+  local paths=() opts=() a f kexpr="" takek=0
   for a in "$@"; do
-    if [ -e "${a%%::*}" ]; then paths+=("$a"); else opts+=("$a"); fi
+    if [ $takek = 1 ]; then kexpr=$a; takek=0
+    elif [ "$a" = -k ]; then takek=1
+    elif [ -e "${a%%::*}" ]; then paths+=("$a")
+    else opts+=("$a"); fi
   done
   local files=()
   for a in "${paths[@]}"; do
@@ -55,27 +60,43 @@ run_parallel_tests() {
       files+=("$a")
     fi
   done
-  local serial=() groups=() i=0 n=$JOBS
+  local serial=() groups=() ops=() i=0 n=$JOBS
   for f in "${files[@]}"; do
     case "$f" in
       tests/cuda/*) serial+=("$f") ;;
-      */test_ops.py) groups[0]+="$f " ;;
+      */test_ops.py) ops+=("$f") ;;
       *) groups[$(( 1 + i % (n - 1) ))]+="$f "; i=$((i + 1)) ;;
     esac
   done
-  local start=$SECONDS pids=() g
+  local start=$SECONDS pids=() g kopt=() slice
+  [ -n "$kexpr" ] && kopt=(-k "$kexpr")
   rc=0
   if [ ${#serial[@]} -gt 0 ]; then
-    timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest "${serial[@]}" "${opts[@]}" -p no:cacheprovider -rfEs \
+    timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest "${serial[@]}" "${opts[@]}" "${kopt[@]}" -p no:cacheprovider -rfEs \
       --continue-on-collection-errors >"$LOG/tests.0.log" 2>&1 || rc=$?
   fi
-  for g in $(seq 0 $((n - 1))); do
+  for g in $(seq 1 $((n - 1))); do
     [ -n "${groups[$g]:-}" ] || continue
     # shellcheck disable=SC2086 - the group is a space-separated file list
-    timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest ${groups[$g]} "${opts[@]}" -p no:cacheprovider -rfEs \
-      --continue-on-collection-errors >"$LOG/tests.$((g + 1)).log" 2>&1 &
+    timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest ${groups[$g]} "${opts[@]}" "${kopt[@]}" -p no:cacheprovider \
+      -rfEs --continue-on-collection-errors >"$LOG/tests.$g.log" 2>&1 &
     pids+=($!)
   done
+  # the op tests' ids name their dtype: one slice per dtype family, the last slice everything else
+  # (-k matches substrings, so float16 takes bfloat16 and int8 takes uint8; every id lands in one slice)
+  local slices=(float32 float64 float16 int64 int32 "int16 or int8") all="" j=0
+  [ "${OPS_SLICES:-7}" -le 1 ] && slices=()
+  for slice in "${slices[@]}"; do all+="${all:+ or }$slice"; done
+  [ ${#slices[@]} -gt 0 ] && slices+=("not ($all)") || slices=("")
+  if [ ${#ops[@]} -gt 0 ]; then
+    for slice in "${slices[@]}"; do
+      local k="${kexpr:+($kexpr)}"
+      [ -n "$slice" ] && k="${k:+$k and }($slice)"
+      timeout "${TESTS_TIMEOUT:-420}" python3 -m pytest "${ops[@]}" "${opts[@]}" ${k:+-k "$k"} -p no:cacheprovider \
+        -rfEs --continue-on-collection-errors >"$LOG/tests.ops$j.log" 2>&1 &
+      pids+=($!); j=$((j + 1))
+    done
+  fi
   local p
   for p in "${pids[@]}"; do wait "$p" || rc=$?; done
   cat "$LOG"/tests.*.log >"$LOG/tests.log"
