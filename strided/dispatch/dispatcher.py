@@ -293,10 +293,15 @@ class OpOverload:
     def available_keys(self) -> list[str]:
         return [k.name for k in DispatchKey if self.has_kernel(k)]
 
+    def _runs_on(self, backend: DispatchKey) -> bool:
+        """Whether some kernel would serve ``backend`` (else the call gets the no-kernel error, complex or not)."""
+        return any(self.has_kernel(k) for k in (backend, DispatchKey.CompositeExplicitAutograd,
+                                                 DispatchKey.CompositeImplicitAutograd))
+
     def _resolve(self, keyset: int):
         """See Note [Dispatch order]."""
         backend = DispatchKey(keyset & 0xF)
-        if keyset & COMPLEX_BIT and not complex_supported(self, backend):
+        if keyset & COMPLEX_BIT and not complex_supported(self, backend) and self._runs_on(backend):
             fn = self._cache[keyset] = complex_refusal(self, backend)  # Note [Complex operators]
             return fn
         fn = None

@@ -6,6 +6,9 @@ call with a complex argument computes a keyset of its own, and the dispatcher re
 once, like any other (no per-call cost for real tensors, one cached lookup for complex ones). At
 resolution it asks ``complex_supported``: the op must be listed here for the backend, else the
 cached kernel raises torch's AT_DISPATCH error (``"relu_cpu" not implemented for 'ComplexFloat'``).
+An op with no kernel for the backend at all (the FFT ops on CUDA) gets the dispatcher's own "Could
+not run 'aten::_fft_c2c' with arguments from the 'CUDA' backend" instead, complex or not: the dtype
+is not what is missing.
 This is strided's guard against silent wrong answers: NumPy would run most CPU kernels on complex
 arrays with its own semantics (ordering complex numbers by real part, for one), so an op is listed
 only when its kernels (and its Meta function's dtype rule, and its derivative) were written and
