@@ -95,7 +95,7 @@ def main() -> int:
     print(f"geomean ratio {geo:.3f}; min {min(ratios):.3f} (target >= 0.95)")
     if args.append:
         props = scuda.get_device_properties(0)
-        lines = [f"\n## {date(2026, 11, 22).isoformat()} — bench_reductions (issue 5): reduction and "
+        lines = [f"\n## {date.today().isoformat()} — bench_reductions (issue 5): reduction and "
                  "normalization bandwidth\n",
                  f"\nGPU: {props.name}; strided {getattr(st, '__version__', 'dev')}, torch {torch.__version__}, "
                  f"numpy {np.__version__}. Bandwidth = (bytes read + written) / median time of batches of "

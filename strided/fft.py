@@ -3,14 +3,8 @@
 Each function takes torch's arguments (``n`` / ``s``, ``dim``, ``norm``, ``out=``), promotes as torch
 (integer and bool inputs to the default float dtype, real to complex where the transform needs it), pads
 with zeros or trims the signal to ``n`` / ``s`` and raises torch's errors (torch's SpectralOps.cpp). The
-transforms run on the CPU and Meta backends (Note [FFT ops]); gradients come from the ops' formulas.
-
-Note [No CUDA FFT]
-strided has no cuFFT binding and the ops have no CUDA kernels, so a CUDA tensor gets the dispatcher's
-"Could not run 'aten::_fft_c2c' with arguments from the 'CUDA' backend. ... 'aten::_fft_c2c' is only
-available for these backends: [Autograd, CPU, Meta]." (torch's words, naming the op and where it runs; a
-machine without a driver gets "the CUDA backend is not available" first): the honest answer, not a slow
-copy through the host behind the user's back.
+transforms run on the CPU (numpy.fft's pocketfft), CUDA (strided's own kernels, Note [CUDA FFT] in
+backends/cuda/kernels/fft_ops.py) and Meta backends (Note [FFT ops]); gradients come from the ops' formulas.
 """
 
 from __future__ import annotations

@@ -6,9 +6,8 @@ call with a complex argument computes a keyset of its own, and the dispatcher re
 once, like any other (no per-call cost for real tensors, one cached lookup for complex ones). At
 resolution it asks ``complex_supported``: the op must be listed here for the backend, else the
 cached kernel raises torch's AT_DISPATCH error (``"relu_cpu" not implemented for 'ComplexFloat'``).
-An op with no kernel for the backend at all (the FFT ops on CUDA) gets the dispatcher's own "Could
-not run 'aten::_fft_c2c' with arguments from the 'CUDA' backend" instead, complex or not: the dtype
-is not what is missing.
+An op with no kernel for the backend at all gets the dispatcher's own "Could not run 'aten::foo'
+with arguments from the 'CUDA' backend" instead, complex or not: the dtype is not what is missing.
 This is strided's guard against silent wrong answers: NumPy would run most CPU kernels on complex
 arrays with its own semantics (ordering complex numbers by real part, for one), so an op is listed
 only when its kernels (and its Meta function's dtype rule, and its derivative) were written and
@@ -39,7 +38,7 @@ _MATH = {
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne",
     "real", "imag", "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj",
     "resolve_neg", "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
-    "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [FFT ops]: no CUDA kernels (none in CUDA_COMPLEX_OPS)
+    "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [FFT ops]; Note [CUDA FFT] (backends/cuda/kernels/fft_ops.py)
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # geev (backends/cpu/linalg_eig.py)
 }
 
@@ -60,6 +59,7 @@ CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
     "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]
+    "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
 } | _COMMON_MATH)
 
 

@@ -1,5 +1,5 @@
 """strided.fft against torch.fft: every front-end's values (float32 / float64 / complex64 / complex128 and
-integer inputs, each norm, n / s / dim variants), errors, the Meta and CUDA answers, and gradients (finite
+integer inputs, each norm, n / s / dim variants), errors, the Meta answers, CUDA against the CPU, and gradients (finite
 differences through real views, and real losses against torch's gradients)."""
 
 from __future__ import annotations
@@ -152,14 +152,18 @@ def test_meta_shapes_match_cpu():
         assert got.dtype.name == str(want.dtype).split(".")[-1]
 
 
-def test_cuda_tensors_get_the_dispatchers_answer():
-    """Note [No CUDA FFT]: the ops have no CUDA kernels; the error names the op and where it runs."""
-    op = st.ops.aten._fft_c2c.default
-    assert not op.has_kernel(st.dispatch.keys.DispatchKey.CUDA)
+def test_cuda_front_ends_match_the_cpu():
+    """Note [CUDA FFT]: the ops have CUDA kernels; tests/cuda/test_fft_cuda.py compares them with cuFFT."""
+    for op in (st.ops.aten._fft_c2c.default, st.ops.aten._fft_r2c.default, st.ops.aten._fft_c2r.default):
+        assert op.has_kernel(st.dispatch.keys.DispatchKey.CUDA)
     if not st.cuda.is_available():
         pytest.skip("no CUDA GPU / driver on this machine")
-    with pytest.raises(NotImplementedError, match="Could not run 'aten::_fft_c2c' with arguments from the 'CUDA'"):
-        st.fft.fft(st.ones(4, dtype=st.complex64, device="cuda"))
+    x, _ = _pair((3, 4, 6), "complex64")
+    for name in _C2C + _C2R + _ND:
+        if name not in _REAL_ONLY:
+            got = getattr(st.fft, name)(x.cuda())
+            assert got.device.type == "cuda"
+            np.testing.assert_allclose(got.cpu().numpy(), getattr(st.fft, name)(x).numpy(), rtol=0, atol=1e-4)
 
 
 # ---------------------------------------------------------------------------- gradients

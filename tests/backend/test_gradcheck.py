@@ -284,14 +284,9 @@ def _runs_on_cuda(info):
                                            DispatchKey.CompositeImplicitAutograd))
 
 
-# Note [No CUDA FFT] (strided/fft.py): the FFT ops are the differentiable ops with no CUDA kernel;
-# of them only _fft_r2c takes float64 inputs (c2c and c2r take complex ones, not in _cases)
-NO_CUDA_KERNEL = {"_fft_r2c"}
-
-
-def test_only_the_fft_ops_lack_a_cuda_kernel():
-    """The CUDA gradient comparison below leaves out exactly the ops that cannot run on CUDA."""
-    assert {p.values[0].name for p in _cases() if not _runs_on_cuda(p.values[0])} == NO_CUDA_KERNEL
+def test_every_differentiable_op_runs_on_cuda():
+    """The CUDA gradient comparison below leaves nothing out: every op of the list has a CUDA (or composite) kernel."""
+    assert [p.values[0].name for p in _cases() if not _runs_on_cuda(p.values[0])] == []
 
 
 @pytest.mark.skipif(not CUDA, reason="no CUDA GPU / driver on this machine")

@@ -86,9 +86,6 @@ _NO_CUDA_INTEGER_GEMM = {"mm", "bmm", "addmm", "addmm_", "baddbmm", "baddbmm_", 
 # compositions that reach a GEMM for some samples only (a matrix operand) and elementwise ops for others
 # (vectors): each sample either computes the CPU's values or raises that same error
 _CUDA_INTEGER_GEMM_SOMETIMES = {"inner", "mv", "addmv", "addmv_"}
-# strided has no CUDA FFT (Note [No CUDA FFT] in strided/fft.py): a complex input is refused by the complex
-# guard (torch's words, naming the op and dtype) and the autogen'd out= forms must say so too
-_NO_CUDA_FFT = {"_fft_c2c", "_fft_c2r", "_fft_r2c"}
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -97,11 +94,6 @@ def test_op(info, dtype, device):
     rng = np.random.default_rng(1234)
     fn = info.get_op()
     if device == "cuda":
-        if info.name.split(".")[0] in _NO_CUDA_FFT:
-            sample = next(iter(info.samples(dtype, rng)))
-            with pytest.raises(NotImplementedError, match="""_cuda" not implemented for|from the 'CUDA' backend"""):
-                fn(*to_device(sample.args, device), **to_device(sample.kwargs, device))
-            return
         _skip_without_cuda_kernel(fn)
         if info.name.split(".")[0] in _NO_CUDA_INTEGER_GEMM and not dtype.is_floating_point:
             sample = next(iter(info.samples(dtype, rng)))

@@ -44,7 +44,7 @@ static EmuDim threadIdx, blockIdx, blockDim, gridDim;
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 #define __shared__ static
 #define __syncthreads() emu_wait(1, __LINE__)

@@ -18,7 +18,7 @@ from ...dispatch.library import kernel
 from .common import check, new_output, wrap_dim
 from .pointwise import scalar_type_name
 
-__all__ = ["fft_dims"]
+__all__ = ["fft_dims", "r2c_sizes", "c2r_sizes", "check_complex"]
 
 _REAL = (dt.float32, dt.float64)
 
@@ -41,24 +41,30 @@ def _check_real(self) -> None:
         raise TypeError(f"Only supports floating-point dtypes, but found: {scalar_type_name(d)}")
 
 
-def _check_complex(self) -> None:
+def check_complex(self) -> None:
     check(self.dtype.is_complex,
           lambda: f"Only supports complex dtypes, but found: {scalar_type_name(self.dtype)}")
 
 
-@kernel("Meta")
-def _fft_r2c(self, dim, normalization, onesided):
+def r2c_sizes(self, dim, onesided) -> tuple:
+    """torch's checks of ``_fft_r2c``; (the wrapped dims, the output's sizes)."""
     _check_real(self)
     dims = fft_dims(self, dim, "_fft_r2c")
     sizes = list(self._sizes)
     if onesided:
         sizes[dims[-1]] = sizes[dims[-1]] // 2 + 1
-    return new_output(sizes, self.dtype.to_complex(), self.device)
+    return dims, tuple(sizes)
 
 
 @kernel("Meta")
-def _fft_c2r(self, dim, normalization, last_dim_size):
-    _check_complex(self)
+def _fft_r2c(self, dim, normalization, onesided):
+    _, sizes = r2c_sizes(self, dim, onesided)
+    return new_output(sizes, self.dtype.to_complex(), self.device)
+
+
+def c2r_sizes(self, dim, last_dim_size) -> tuple:
+    """torch's checks of ``_fft_c2r``; (the wrapped dims, the output's sizes)."""
+    check_complex(self)
     dims = fft_dims(self, dim, "_fft_c2r")
     n = last_dim_size
     check(n >= 1, lambda: f"Invalid number of data points ({n}) specified")
@@ -69,11 +75,17 @@ def _fft_c2r(self, dim, normalization, last_dim_size):
     check(all(self._sizes[d] > 0 for d in dims[:-1]), "Invalid number of data points (0) specified")
     sizes = list(self._sizes)
     sizes[dims[-1]] = n
+    return dims, tuple(sizes)
+
+
+@kernel("Meta")
+def _fft_c2r(self, dim, normalization, last_dim_size):
+    _, sizes = c2r_sizes(self, dim, last_dim_size)
     return new_output(sizes, self.dtype.to_real(), self.device)
 
 
 @kernel("Meta")
 def _fft_c2c(self, dim, normalization, forward):
-    _check_complex(self)
+    check_complex(self)
     fft_dims(self, dim, "_fft_c2c")
     return new_output(self._sizes, self.dtype, self.device)

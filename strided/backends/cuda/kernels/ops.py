@@ -232,6 +232,7 @@ from . import linalg_lu_ops  # noqa: E402, F401
 from . import linalg_orthogonal_ops  # noqa: E402, F401
 from . import linalg_eig_ops  # noqa: E402, F401 - linalg_eig on a host copy (Note [eig on the host])
 from . import random_samplers_ops  # noqa: E402, F401
+from . import fft_ops  # noqa: E402, F401 - _fft_c2c, _fft_r2c, _fft_c2r (Note [CUDA FFT])
 
 # Pointwise binary/ternary/unary ops on the elementwise engine, and the direct in-place kernels.
 from . import pointwise_ops  # noqa: E402

@@ -1,0 +1,374 @@
+// Fast Fourier transforms of contiguous (batch, n) complex rows (Note [CUDA FFT] in fft_ops.py). DST_T is the
+// complex type (complex64_t / complex128_t, complex.cuh); every kernel takes one struct.
+//
+// fft_radix<R>   one Stockham pass of radix R (2, 3, 4, 5, 7, 8): a thread per R-point butterfly
+// fft_radix_any  one Stockham pass of any radix (the other primes up to BLUESTEIN_ABOVE): a thread per output
+// fft_bluestein  Bluestein's steps around a power-of-two convolution: the conjugate chirp filter, the
+//                pre-multiply and zero-pad, the product with the filter's spectrum, the post-multiply
+// fft_hermitian  a onesided spectrum (h entries a row) extended to all n by Hermitian symmetry (for c2r)
+// fft_smem       whole transforms of short rows in shared memory, r2c / c2r fused (Note [Shared-memory FFT])
+//
+// Note [Twiddles in double]
+// There are no twiddle tables (so no plans to build, cache, keep per stream or capture): every twiddle
+// exp(-+2 pi i a / n) is computed where it is used, with sincospi in double precision on the integer ratio a / n,
+// and rounded once to the data's precision. A butterfly computes w = w_n^a once and its powers w^r as products in
+// double (a few ulps of double at most); fft_radix_any steps along its sum the same way. Measured on an H200
+// (2026-11-27), this costs a quarter of a 4096-point shared-memory transform's time, and a table of the n values
+// read instead was slower still (70 against 62 us for 1024 rows; 1.07 against 0.65 ms for one 2^24 row, whose
+// table does not stay in cache).
+
+typedef DST_T fc_t;
+typedef fc_t::value_type fr_t;
+typedef Complex<double> fd_t;
+
+// exp(-2 pi i a / b) (forward) or exp(+2 pi i a / b) (inverse), 0 <= a < b, in double (exact at the quarter turns)
+__device__ __forceinline__ fd_t fft_root(i64 a, i64 b, i64 inverse) {
+  double s, c;
+  sincospi(2.0 * (double(a) / double(b)), &s, &c);
+  return fd_t(c, inverse ? s : -s);
+}
+
+// exp(-+2 pi i a / n) with two_over_n = 2.0 / n (a pass's twiddles: a product instead of a division per call)
+__device__ __forceinline__ fd_t fft_twiddle(i64 a, double two_over_n, i64 inverse) {
+  double s, c;
+  sincospi(double(a) * two_over_n, &s, &c);
+  return fd_t(c, inverse ? s : -s);
+}
+
+__device__ __forceinline__ fc_t fft_round(fd_t w) { return fc_t(fr_t(w.re), fr_t(w.im)); }
+
+__device__ __forceinline__ fc_t fft_scaled(fc_t v, fr_t s) { return fc_t(v.re * s, v.im * s); }
+
+// Note [Butterflies]
+// The R-point DFT of a butterfly, in place: radix 2, 4 and 8 as additions and multiplications by -+i (swaps) and
+// sqrt(1/2) only (8 = two 4-point DFTs and a radix-2 step), as pocketfft's and cuFFT's; 3, 5 and 7 as the sum
+// over the roots w_R^x (computed once per thread and pass). `inverse` flips the roots' sign.
+__device__ __forceinline__ fc_t fft_rot(fc_t z, bool inverse) {  // z * w_4 = z * (-i), or z * i inverse
+  return inverse ? fc_t(-z.im, z.re) : fc_t(z.im, -z.re);
+}
+
+__device__ __forceinline__ void fft_dft4(fc_t& a, fc_t& b, fc_t& c, fc_t& d, bool inverse) {
+  const fc_t t0 = a + c, t1 = a - c, t2 = b + d, t3 = fft_rot(b - d, inverse);
+  a = t0 + t2;
+  c = t0 - t2;
+  b = t1 + t3;
+  d = t1 - t3;
+}
+
+template <int R> struct FftDft {
+  fc_t root[R];  // w_R^x
+  __device__ __forceinline__ explicit FftDft(bool inverse) {
+#pragma unroll
+    for (int x = 0; x < R; ++x) root[x] = fft_round(fft_root(x, R, inverse));
+  }
+  __device__ __forceinline__ void operator()(fc_t (&v)[R], bool) const {
+    fc_t y[R];
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+      y[q] = v[0];
+#pragma unroll
+      for (int r = 1; r < R; ++r) y[q] += v[r] * root[(r * q) % R];
+    }
+#pragma unroll
+    for (int q = 0; q < R; ++q) v[q] = y[q];
+  }
+};
+
+template <> struct FftDft<2> {
+  __device__ __forceinline__ explicit FftDft(bool) {}
+  __device__ __forceinline__ void operator()(fc_t (&v)[2], bool) const {
+    const fc_t a = v[0];
+    v[0] = a + v[1];
+    v[1] = a - v[1];
+  }
+};
+
+template <> struct FftDft<4> {
+  __device__ __forceinline__ explicit FftDft(bool) {}
+  __device__ __forceinline__ void operator()(fc_t (&v)[4], bool inverse) const {
+    fft_dft4(v[0], v[1], v[2], v[3], inverse);
+  }
+};
+
+template <> struct FftDft<8> {
+  __device__ __forceinline__ explicit FftDft(bool) {}
+  __device__ __forceinline__ void operator()(fc_t (&v)[8], bool inverse) const {
+    const fr_t h = fr_t(0.70710678118654752440);  // sqrt(1/2)
+    fc_t e0 = v[0], e1 = v[2], e2 = v[4], e3 = v[6], o0 = v[1], o1 = v[3], o2 = v[5], o3 = v[7];
+    fft_dft4(e0, e1, e2, e3, inverse);
+    fft_dft4(o0, o1, o2, o3, inverse);
+    // o_q *= w_8^q: w_8 = sqrt(1/2) (1 -+ i), w_8^2 = -+i, w_8^3 = sqrt(1/2) (-1 -+ i)
+    const fc_t r1 = fft_rot(o1, inverse), r3 = fft_rot(o3, inverse);
+    o1 = fc_t((o1.re + r1.re) * h, (o1.im + r1.im) * h);
+    o2 = fft_rot(o2, inverse);
+    o3 = fc_t((r3.re - o3.re) * h, (r3.im - o3.im) * h);
+    v[0] = e0 + o0;
+    v[4] = e0 - o0;
+    v[1] = e1 + o1;
+    v[5] = e1 - o1;
+    v[2] = e2 + o2;
+    v[6] = e2 - o2;
+    v[3] = e3 + o3;
+    v[7] = e3 - o3;
+  }
+};
+
+// v[r] *= w^r for r = 1 .. R-1, w = w_n^a (Note [Twiddles in double])
+template <int R>
+__device__ __forceinline__ void fft_twiddle_entries(fc_t (&v)[R], i64 a, double two_over_n, i64 inverse) {
+  const fd_t w1 = fft_twiddle(a, two_over_n, inverse);
+  fd_t w = w1;
+#pragma unroll
+  for (int r = 1; r < R; ++r) {
+    v[r] = v[r] * fft_round(w);
+    if (r + 1 < R) w = w * w1;
+  }
+}
+
+struct FftStage {
+  const fc_t* in;  // batch x n, contiguous
+  fc_t* out;       // batch x n, contiguous (another buffer: Stockham passes are out of place)
+  i64 batch, n;
+  i64 ns;          // the product of the radices of the passes before this one
+  i64 radix;       // fft_radix_any only (the others have it as R)
+  i64 total;       // threads: batch * n / R (fft_radix<R>), batch * n (fft_radix_any)
+  i64 inverse;     // 1: exp(+...) twiddles
+  double scale;    // applied to every output (the normalization, on a transform's last pass; else 1)
+};
+
+// Note [Stockham pass]
+// Pass p of radix R over a length n = R_1 ... R_k, with ns = R_1 ... R_{p-1}: butterfly j (of n / R) reads
+// in[j + r (n / R)] for r < R, multiplies entry r by w_n^(r * (j mod ns) * n / (ns R)), takes the R-point DFT
+// and writes output q to out[(j - j mod ns) R + j mod ns + q ns]. After the last pass the output is in
+// natural order (the auto-sort: no bit reversal). Reads are coalesced across j; writes are coalesced in
+// runs of ns (all but the first pass).
+template <int R, class I>
+__device__ __forceinline__ void fft_pass(const FftStage& p) {
+  const I n = I(p.n), m = n / I(R), ns = I(p.ns), ts = n / (ns * I(R)), total = I(p.total);
+  const FftDft<R> dft(p.inverse);
+  const double two_over_n = 2.0 / double(p.n);
+  const fr_t scale = fr_t(p.scale);
+  for (I t = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); t < total; t += I(gridDim.x) * I(blockDim.x)) {
+    const I b = t / m, j = t - b * m, k = j % ns;
+    const fc_t* in = p.in + i64(b) * i64(n);
+    fc_t* out = p.out + i64(b) * i64(n);
+    fc_t v[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) v[r] = in[j + I(r) * m];
+    if (k != 0) fft_twiddle_entries<R>(v, i64(k) * i64(ts), two_over_n, p.inverse);
+    dft(v, p.inverse);
+    const I base = (j - k) * I(R) + k;
+#pragma unroll
+    for (int q = 0; q < R; ++q) out[base + I(q) * ns] = fft_scaled(v[q], scale);
+  }
+}
+
+template <class I>
+__device__ __forceinline__ void fft_pass_any(const FftStage& p) {
+  const I n = I(p.n), R = I(p.radix), m = n / R, ns = I(p.ns), ts = n / (ns * R), total = I(p.total);
+  const fr_t scale = fr_t(p.scale);
+  for (I t = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); t < total; t += I(gridDim.x) * I(blockDim.x)) {
+    const I b = t / n, rest = t - b * n, q = rest / m, j = rest - q * m, k = j % ns;
+    const fc_t* in = p.in + i64(b) * i64(n);
+    // entry r's factor is w_n^(r (k ts + q m)): the twiddle times the DFT's root (w_R^(rq) = w_n^(rqm))
+    const fd_t step = fft_root((i64(k) * i64(ts) + i64(q) * i64(m)) % i64(n), n, p.inverse);
+    fd_t w(1.0, 0.0);
+    fc_t y(fr_t(0), fr_t(0));
+    for (I r = 0; r < R; ++r) {
+      y += in[j + r * m] * fft_round(w);
+      w = w * step;
+    }
+    p.out[i64(b) * i64(n) + i64((j - k) * R + k + q * ns)] = fft_scaled(y, scale);
+  }
+}
+
+#define FFT_PASS(R)                                                                        \
+  extern "C" __global__ void fft_radix##R##_i32(FftStage p) { fft_pass<R, unsigned>(p); } \
+  extern "C" __global__ void fft_radix##R##_i64(FftStage p) { fft_pass<R, i64>(p); }
+FFT_PASS(2)
+FFT_PASS(3)
+FFT_PASS(4)
+FFT_PASS(5)
+FFT_PASS(7)
+FFT_PASS(8)
+#undef FFT_PASS
+extern "C" __global__ void fft_radix_any_i32(FftStage p) { fft_pass_any<unsigned>(p); }
+extern "C" __global__ void fft_radix_any_i64(FftStage p) { fft_pass_any<i64>(p); }
+
+// Bluestein's chirp c[k] = exp(-+pi i k^2 / n): k^2 is reduced mod 2n in integers first, so the angle is
+// exact for any k < n (2^31 > n)
+__device__ __forceinline__ fd_t fft_chirp(i64 k, i64 n, i64 inverse) {
+  double s, c;
+  sincospi(double((k * k) % (2 * n)) / double(n), &s, &c);
+  return fd_t(c, inverse ? s : -s);
+}
+
+struct FftBluestein {
+  const fc_t* x;  // step 1: the input rows (batch x n); step 3: the convolution (batch x m)
+  fc_t* y;        // step 0: the filter (m); 1: the padded rows (batch x m); 2: the spectra, in place; 3: the output
+  const fc_t* f;  // step 2: the filter's spectrum (m entries)
+  i64 batch, n, m;
+  i64 inverse;
+  i64 step;       // 0 the filter, 1 pre-multiply and pad, 2 multiply by the filter's spectrum, 3 post-multiply
+  double scale;   // step 0: 1 / m (the inner inverse transform's); step 3: the normalization
+};
+
+// X[k] = c[k] sum_j (x[j] c[j]) conj(c[k - j]): the sum is a circular convolution of length m >= 2n - 1 with the
+// filter b[l] = conj(c[l]) for |l| < n (index l mod m), zero between.
+extern "C" __global__ void fft_bluestein(FftBluestein p) {
+  const i64 row = p.step == 3 ? p.n : p.m, total = (p.step == 0 ? 1 : p.batch) * row;
+  for (i64 t = i64(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += i64(gridDim.x) * blockDim.x) {
+    const i64 b = t / row, k = t - b * row;
+    if (p.step == 0) {
+      const i64 at = k < p.n ? k : (k > p.m - p.n ? p.m - k : -1);
+      const fd_t c = at >= 0 ? fft_chirp(at, p.n, p.inverse) : fd_t(0.0, 0.0);
+      p.y[t] = fc_t(fr_t(c.re * p.scale), fr_t(-c.im * p.scale));
+    } else if (p.step == 1) {
+      p.y[t] = k < p.n ? p.x[b * p.n + k] * fft_round(fft_chirp(k, p.n, p.inverse)) : fc_t(fr_t(0), fr_t(0));
+    } else if (p.step == 2) {
+      p.y[t] = p.y[t] * p.f[k];
+    } else {
+      p.y[t] = fft_scaled(p.x[b * p.m + k] * fft_round(fft_chirp(k, p.n, p.inverse)), fr_t(p.scale));
+    }
+  }
+}
+
+struct FftHermitian {
+  const fc_t* x;  // batch x h (h >= n / 2 + 1), contiguous
+  fc_t* y;        // batch x n, contiguous
+  i64 batch, h, n;
+};
+
+extern "C" __global__ void fft_hermitian(FftHermitian p) {
+  const i64 total = p.batch * p.n;
+  for (i64 t = i64(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += i64(gridDim.x) * blockDim.x) {
+    const i64 b = t / p.n, k = t - b * p.n;
+    if (2 * k <= p.n) {
+      p.y[t] = p.x[b * p.h + k];
+    } else {
+      const fc_t v = p.x[b * p.h + (p.n - k)];
+      p.y[t] = fc_t(v.re, -v.im);
+    }
+  }
+}
+
+// Note [Shared-memory FFT]
+// A row whose two buffers fit SMEM_MAX_BYTES (fft_ops.py) is transformed in one launch: a block loads `rows`
+// whole rows into shared memory (coalesced, FFT_STAGE loads in flight a thread), runs every Stockham pass there
+// (two buffers, a barrier between passes) and writes the rows back, so the data crosses global memory once each
+// way instead of once per pass. The load and store have forms that fuse r2c and c2r: a real input row (the
+// imaginary parts zero), a onesided input extended by Hermitian symmetry, only the first out_cols outputs kept
+// (the onesided half), or only the real parts kept. Launch bounds hold a thread to the registers that let two
+// of the largest blocks share an SM (64 for complex64, 128 for complex128; no spills, the NVRTC tier checks):
+// without them a 512-thread block took 78 and had an SM to itself, and the load phase ran at 0.6x a copy.
+// Measured on an H200 (2026-11-27), 1024 rows of 4096 complex64: 55 us, of which the load and store are 24
+// (torch's copy of the same tensor: 18.5), the twiddles 13; cuFFT takes 24.
+struct FftSmem {
+  const void* in;  // rows of in_row elements (complex; real when load == 1)
+  void* out;       // rows of out_row elements (complex; real when store == 1)
+  i64 batch, n;
+  i64 rows;        // rows per block (the dynamic shared memory: two buffers of fft_pad(rows * n) values)
+  i64 in_row, out_row;
+  i64 load;        // 0 complex, 1 real, 2 a onesided spectrum (n / 2 + 1 entries read) extended to n
+  i64 store;       // 0 complex (the first out_cols entries), 1 the real parts (n entries)
+  i64 out_cols;
+  i64 inverse;
+  i64 code;        // the radices, 4 bits each, first pass lowest; 0 ends the list
+  double scale;
+};
+
+// Shared-memory index i padded by one entry every 8: butterfly outputs written at a stride of R entries (the
+// first passes) then fall in different banks instead of a handful.
+__device__ __forceinline__ int fft_pad(int i) { return i + (i >> 3); }
+
+template <int R>
+__device__ __forceinline__ void fft_smem_pass(const fc_t* a, fc_t* b, int n, int ns, int nr, i64 inverse) {
+  const int m = n / R, ts = n / (ns * R);
+  const FftDft<R> dft(inverse);
+  const double two_over_n = 2.0 / double(n);
+  for (int e = threadIdx.x; e < nr * m; e += blockDim.x) {
+    const int row = e / m, j = e - row * m, k = j % ns;
+    fc_t v[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) v[r] = a[fft_pad(row * n + j + r * m)];
+    if (k != 0) fft_twiddle_entries<R>(v, i64(k) * ts, two_over_n, inverse);
+    dft(v, inverse);
+    const int base = row * n + (j - k) * R + k;
+#pragma unroll
+    for (int q = 0; q < R; ++q) b[fft_pad(base + q * ns)] = v[q];
+  }
+}
+
+#define FFT_STAGE 8  // global loads a thread keeps in flight in fft_smem's load phase
+
+// entry k of row r of fft_smem's input as complex (e = r n + k): real, Hermitian-extended or as stored
+__device__ __forceinline__ fc_t fft_load(const FftSmem& p, i64 row0, int e, int n) {
+  const int row = e / n, k = e - row * n;
+  const i64 at = (row0 + row) * p.in_row;
+  if (p.load == 1) return fc_t(static_cast<const fr_t*>(p.in)[at + k], fr_t(0));
+  if (p.load == 2 && 2 * k > n) {
+    const fc_t v = static_cast<const fc_t*>(p.in)[at + (n - k)];
+    return fc_t(v.re, -v.im);
+  }
+  return static_cast<const fc_t*>(p.in)[at + k];
+}
+
+// Two blocks of the largest size (fft_ops.smem_max_threads) fit an SM's registers, without spills
+#define FFT_SMEM_THREADS (sizeof(fr_t) == 4 ? 512 : 256)
+
+extern "C" __global__ void __launch_bounds__(FFT_SMEM_THREADS, 2) fft_smem(FftSmem p) {
+  extern __shared__ __align__(16) unsigned char fft_shared[];
+  const int n = int(p.n), rows = int(p.rows);
+  const fr_t scale = fr_t(p.scale);
+  for (i64 row0 = i64(blockIdx.x) * rows; row0 < p.batch; row0 += i64(gridDim.x) * rows) {
+    const int nr = int(p.batch - row0 < rows ? p.batch - row0 : rows);
+    fc_t* a = reinterpret_cast<fc_t*>(fft_shared);
+    fc_t* b = a + fft_pad(rows * n);
+    // FFT_STAGE loads in registers before any shared store: the loads are in flight together (a shared store
+    // through a generic pointer would otherwise keep the compiler from moving the next load above it)
+    for (int e0 = threadIdx.x; e0 < nr * n; e0 += FFT_STAGE * blockDim.x) {
+      fc_t staged[FFT_STAGE];
+#pragma unroll
+      for (int u = 0; u < FFT_STAGE; ++u) {
+        const int e = e0 + u * blockDim.x;
+        if (e < nr * n) staged[u] = fft_load(p, row0, e, n);
+      }
+#pragma unroll
+      for (int u = 0; u < FFT_STAGE; ++u) {
+        const int e = e0 + u * blockDim.x;
+        if (e < nr * n) a[fft_pad(e)] = staged[u];
+      }
+    }
+    __syncthreads();
+    int ns = 1;
+    for (i64 code = p.code; code != 0; code >>= 4) {
+      const int R = int(code & 15);
+      switch (R) {
+        case 2: fft_smem_pass<2>(a, b, n, ns, nr, p.inverse); break;
+        case 3: fft_smem_pass<3>(a, b, n, ns, nr, p.inverse); break;
+        case 4: fft_smem_pass<4>(a, b, n, ns, nr, p.inverse); break;
+        case 5: fft_smem_pass<5>(a, b, n, ns, nr, p.inverse); break;
+        case 7: fft_smem_pass<7>(a, b, n, ns, nr, p.inverse); break;
+        default: fft_smem_pass<8>(a, b, n, ns, nr, p.inverse); break;
+      }
+      __syncthreads();
+      fc_t* t = a;
+      a = b;
+      b = t;
+      ns *= R;
+    }
+    const int cols = p.store == 1 ? n : int(p.out_cols);
+#pragma unroll 4
+    for (int e = threadIdx.x; e < nr * cols; e += blockDim.x) {
+      const int row = e / cols, k = e - row * cols;
+      const fc_t v = a[fft_pad(row * n + k)];
+      const i64 at = (row0 + row) * p.out_row + k;
+      if (p.store == 1) {
+        static_cast<fr_t*>(p.out)[at] = v.re * scale;
+      } else {
+        static_cast<fc_t*>(p.out)[at] = fft_scaled(v, scale);
+      }
+    }
+    __syncthreads();  // the next rows' load overwrites a
+  }
+}
