@@ -42,18 +42,19 @@ _MATH = {
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # geev (backends/cpu/linalg_eig.py)
 }
 
-# The common math (Note [Complex math ops] in backends/cpu/complex_math.py), on every backend, and the
-# matrix products NumPy computes in complex on the CPU (cuBLASLt's complex GEMM is not wired), with the
-# accumulating scatters of index_select's and gather's gradients (np.add.at; no complex atomics on CUDA).
+# The common math (Note [Complex math ops] in backends/cpu/complex_math.py), the matrix products (NumPy on the
+# CPU, cuBLASLt's complex types on CUDA: Note [Complex GEMM]) and the accumulating scatters of index_select's
+# and gather's gradients (np.add.at; on CUDA the real atomics over the pairs, Note [Complex gathers]), on every
+# backend.
 _COMMON_MATH = {
     "sqrt", "sqrt_", "rsqrt", "rsqrt_", "log", "log_", "log1p", "log1p_", "sin", "sin_", "cos", "cos_", "tan",
     "tan_", "sinh", "sinh_", "cosh", "cosh_", "tanh", "tanh_", "sigmoid", "sigmoid_", "reciprocal", "reciprocal_",
     "square", "square_", "pow", "pow_", "isnan", "isinf", "isfinite", "where", "masked_fill", "masked_fill_",
     "prod", "cumsum", "cumsum_", "flip", "roll", "index_select", "gather",
+    "matmul", "mm", "bmm", "index_add", "scatter_add",
 }
-_CPU_ONLY = {"matmul", "mm", "bmm", "index_add", "scatter_add"}
 
-COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _CPU_ONLY)  # CPU and Meta, and the composites over them
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH)  # CPU and Meta, and the composites over them
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",

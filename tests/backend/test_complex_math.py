@@ -5,6 +5,7 @@ fast paths, the in-place forms, and the matrix products."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -155,3 +156,24 @@ def test_isclose_and_allclose_take_the_modulus_of_complex_differences(equal_nan,
         assert got == want
     assert st.allclose(st.from_numpy(a[:2]), st.from_numpy(b[:2])) is torch.allclose(torch.from_numpy(a[:2]),
                                                                                        torch.from_numpy(b[:2]))
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_index_add_takes_a_complex_alpha(dtype):
+    a = np.array([[1 + 2j, 3 - 1j], [0.5j, -2 + 0j], [4 + 0j, 1j]], dtype=dtype)
+    src = np.array([[1 - 1j, 2 + 0j], [0.25j, -1 + 3j]], dtype=dtype)
+    x, tx = _pair(a, dtype)
+    s, ts = _pair(src, dtype)
+    _same(x.index_add(0, st.tensor([2, 2]), s, alpha=1 - 2j), tx.index_add(0, torch.tensor([2, 2]), ts, alpha=1 - 2j))
+
+
+@pytest.mark.parametrize("dtype,name", [("float32", "float"), ("float64", "double"), ("int64", "int64_t"),
+                                        ("float16", "c10::Half")])
+def test_a_complex_alpha_for_a_real_tensor_needs_a_zero_imaginary_part(dtype, name):
+    x = st.ones(3, dtype=getattr(st, dtype))
+    with pytest.raises(RuntimeError, match=f"value cannot be converted to type {re.escape(name)} without overflow"):
+        x.index_add(0, st.tensor([0]), st.ones(1, dtype=x.dtype), alpha=1j)
+    got = x.index_add(0, st.tensor([0]), st.ones(1, dtype=x.dtype), alpha=2 + 0j)
+    want = torch.ones(3, dtype=getattr(torch, dtype)).index_add(0, torch.tensor([0]), torch.ones(1, dtype=getattr(
+        torch, dtype)), alpha=2 + 0j)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

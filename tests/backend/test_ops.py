@@ -95,7 +95,7 @@ def test_op(info, dtype, device):
     fn = info.get_op()
     if device == "cuda":
         _skip_without_cuda_kernel(fn)
-        if info.name.split(".")[0] in _NO_CUDA_INTEGER_GEMM and not dtype.is_floating_point:
+        if info.name.split(".")[0] in _NO_CUDA_INTEGER_GEMM and not (dtype.is_floating_point or dtype.is_complex):
             sample = next(iter(info.samples(dtype, rng)))
             with pytest.raises(NotImplementedError, match='_cuda" not implemented for'):
                 fn(*to_device(sample.args, device), **to_device(sample.kwargs, device))
@@ -117,7 +117,8 @@ def test_op(info, dtype, device):
             with pytest.raises(NotImplementedError, match="meta tensors"):
                 fn(*args, **kwargs)
             continue
-        if device == "cuda" and info.name in _CUDA_INTEGER_GEMM_SOMETIMES and not dtype.is_floating_point:
+        if device == "cuda" and info.name in _CUDA_INTEGER_GEMM_SOMETIMES and not (dtype.is_floating_point
+                                                                                    or dtype.is_complex):
             try:
                 result = fn(*args, **kwargs)
             except NotImplementedError as e:

@@ -1,6 +1,7 @@
 """The complex math on the CUDA backend (Note [Complex math] in complex.cuh), against NumPy and the CPU backend:
-the unary math with its accuracy near |z| = 1 and overflow, special values, pow, where / masked_fill, and
-index_select / gather / cumsum over the pairs' real view, prod pairwise (Note [Complex gathers])."""
+the unary math with its accuracy near |z| = 1 and overflow, special values, pow, where / masked_fill,
+index_select / gather / cumsum / index_add / scatter_add over the pairs' real view, prod pairwise (Note [Complex
+gathers]), and the matrix products on cuBLASLt's complex types (Note [Complex GEMM])."""
 
 from __future__ import annotations
 
@@ -157,3 +158,61 @@ def test_complex_gradients_on_cuda():
     y = st.from_numpy(a.copy()).requires_grad_()
     (st.view_as_real(st.sin(y) * st.sqrt(y) + y.prod(1, keepdim=True) + y.cumsum(0)).sum()).backward()
     np.testing.assert_allclose(_host(x.grad), np.asarray(y.grad), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_matrix_products_match_numpy(dtype):
+    """Note [Complex GEMM]: mm, bmm, matmul (broadcast batches, vectors) and transposed / sliced operands."""
+    tol = {"rtol": 2e-5, "atol": 2e-5} if dtype == "complex64" else {"rtol": 1e-12, "atol": 1e-12}
+    a, b = _rand((5, 7), dtype, seed=20), _rand((7, 3), dtype, seed=21)
+    np.testing.assert_allclose(_host(st.mm(_cuda(a), _cuda(b))), a @ b, **tol)
+    np.testing.assert_allclose(_host(st.mm(_cuda(a.T.copy()).t(), _cuda(b))), a @ b, **tol)  # transposed operand
+    np.testing.assert_allclose(_host(_cuda(a)[1:, ::2] @ _cuda(b)[::2]), a[1:, ::2] @ b[::2], **tol)
+    x, y = _rand((4, 5, 7), dtype, seed=22), _rand((4, 7, 6), dtype, seed=23)
+    np.testing.assert_allclose(_host(st.bmm(_cuda(x), _cuda(y))), x @ y, **tol)
+    np.testing.assert_allclose(_host(st.matmul(_cuda(x), _cuda(b))), x @ b, **tol)  # a broadcast batch
+    v = _rand((7,), dtype, seed=24)
+    np.testing.assert_allclose(_host(st.matmul(_cuda(a), _cuda(v))), a @ v, **tol)
+    np.testing.assert_allclose(_host(st.matmul(_cuda(v), _cuda(b))), v @ b, **tol)
+    big = _rand((256, 512), dtype, seed=25)
+    np.testing.assert_allclose(_host(_cuda(big) @ _cuda(big.T.copy())), big @ big.T, rtol=1e-4 if dtype ==
+                               "complex64" else 1e-11, atol=1e-3 if dtype == "complex64" else 1e-10)
+    np.testing.assert_array_equal(_host(st.mm(_cuda(a[:, :0]), _cuda(b[:0]))), np.zeros((5, 3), NP[dtype]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_index_add_and_scatter_add(dtype):
+    """Note [Complex gathers]: the real atomics over the pairs; a complex alpha; repeated indices accumulate."""
+    a, src = _rand((5, 4), dtype, seed=30), _rand((3, 4), dtype, seed=31)
+    idx = np.array([4, 0, 4])
+    want = a.copy()
+    np.add.at(want, idx, (1 - 2j) * src)
+    got = _cuda(a).index_add(0, st.tensor(idx).cuda(), _cuda(src), alpha=1 - 2j)
+    np.testing.assert_allclose(_host(got), want, **TOL[dtype])
+    got = _cuda(a).t().index_add(-1, st.tensor(idx).cuda(), _cuda(src).t())  # transposed, a negative dim
+    want = a.copy()
+    np.add.at(want, idx, src)
+    np.testing.assert_allclose(_host(got), want.T, **TOL[dtype])
+    gi = np.array([[1, 3], [1, 0]])
+    want = a.copy()
+    for i in range(2):
+        for j in range(2):
+            want[i, gi[i, j]] += src[i, j]
+    got = _cuda(a).scatter_add(1, st.tensor(gi).cuda(), _cuda(src))
+    np.testing.assert_allclose(_host(got), want, **TOL[dtype])
+    z = _cuda(a[0, 0])
+    assert np.isclose(_host(z.index_add(0, st.tensor([0]).cuda(), _cuda(src[0, 0]))), a[0, 0] + src[0, 0])
+
+
+def test_complex_matmul_and_gather_gradients_equal_the_cpu():
+    a, b = _rand((4, 6), "complex128", seed=40), _rand((6, 3), "complex128", seed=41)
+    idx = st.tensor([3, 0, 3, 1])
+    grads = []
+    for dev in ("cpu", "cuda"):
+        x = st.from_numpy(a.copy()).to(dev).requires_grad_()
+        w = st.from_numpy(b.copy()).to(dev).requires_grad_()
+        y = (x @ w).index_select(0, idx.to(dev)) + x.gather(1, idx.to(dev).reshape(2, 2)).sum()
+        st.view_as_real(y).pow(2).sum().backward()
+        grads.append((x.grad.cpu().numpy(), w.grad.cpu().numpy()))
+    for c, g in zip(grads[0], grads[1]):
+        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-10)

@@ -122,9 +122,11 @@ def index_add(self, dim, index, source, *, alpha=1):
     idx = _atleast_1d(as_numpy(index))
     _check_bounds(idx, acc.shape[d], d)
     src = _atleast_1d(as_numpy(source)).astype(cd)
+    if isinstance(alpha, complex) and not self.dtype.is_complex:
+        alpha = alpha.real  # its imaginary part is 0 (the Meta function's check)
     if self.dtype is dt.bool:
         alpha = bool(alpha)
-    elif not self.dtype.is_floating_point:
+    elif not (self.dtype.is_floating_point or self.dtype.is_complex):
         alpha = int(alpha)
     if alpha != 1:
         src = src * np.asarray(alpha).astype(cd)

@@ -55,7 +55,17 @@ _TYPES = {  # dtype -> (data type, compute type, scale type, host scalar dtype)
     dt.float16: (int(_DT.CUDA_R_16F), int(_cublas.ComputeType.COMPUTE_32F), int(_DT.CUDA_R_32F), np.float32),
     dt.bfloat16: (int(_DT.CUDA_R_16BF), int(_cublas.ComputeType.COMPUTE_32F), int(_DT.CUDA_R_32F), np.float32),
     dt.float64: (int(_DT.CUDA_R_64F), int(_cublas.ComputeType.COMPUTE_64F), int(_DT.CUDA_R_64F), np.float64),
+    # complex64 / complex128 (Note [Complex GEMM])
+    dt.complex64: (int(_DT.CUDA_C_32F), int(_cublas.ComputeType.COMPUTE_32F), int(_DT.CUDA_C_32F), np.complex64),
+    dt.complex128: (int(_DT.CUDA_C_64F), int(_cublas.ComputeType.COMPUTE_64F), int(_DT.CUDA_C_64F),
+                    np.complex128),
 }
+# Note [Complex GEMM]
+# complex64 / complex128 products are cuBLASLt's C_32F / C_64F with complex alpha and beta (this thread's scalar
+# buffers hold them). strided has no conjugate bit (Note [No conjugate bit]), so an operand is never read
+# conjugated: a transposed operand is cuBLAS's plain T, as for real dtypes, and a conjugate was materialized by
+# the caller. complex64 keeps full float32 precision even where TF32 is allowed (strided applies TF32 to float32
+# only; torch's handle math mode would let cublasCgemm use it). No epilogues.
 _TF32 = int(_cublas.ComputeType.COMPUTE_32F_FAST_TF32)
 SUPPORTED_DTYPES = frozenset(_TYPES)
 _RS = lt.ReductionScheme
@@ -197,8 +207,8 @@ def _make_plan(key, h: int, ws_bytes: int) -> _Plan:
     p.tuned = False
     p.bias_arg = np.zeros(1, np.int64)
     p.bias_addr = p.bias_arg.ctypes.data
-    tname = {dt.float32: "tf32" if compute == _TF32 else "float", dt.float16: "half",
-             dt.bfloat16: "bf16", dt.float64: "double"}[dtype]
+    tname = {dt.float32: "tf32" if compute == _TF32 else "float", dt.float16: "half", dt.bfloat16: "bf16",
+             dt.float64: "double", dt.complex64: "c10::complex<float>", dt.complex128: "c10::complex<double>"}[dtype]
     p.op = f"GemmTunableOp_{tname}_{'NT'[ta == _T]}{'NT'[tb == _T]}_e{epi}"
     p.params = "_".join(str(v) for v in key[3:])
     return p
@@ -217,7 +227,7 @@ def _scalars(np_dtype):
     bufs = _tls.bufs
     if bufs is None:
         bufs = _tls.bufs = {}
-        for d in (np.float32, np.float64):
+        for d in (np.float32, np.float64, np.complex64, np.complex128):
             a = np.zeros(2, d)
             bufs[d] = (a, a.ctypes.data)
     return bufs[np_dtype]

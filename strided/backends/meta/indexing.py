@@ -14,6 +14,7 @@ from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ...tensor import Tensor
 from .common import check, new_output, wrap_dim
+from .pointwise import check_scalar_fits
 
 __all__ = ["TYPE_WORDS", "type_string", "nonempty_size", "one_hot_output", "scatter_output"]
 
@@ -106,6 +107,7 @@ def scatter_add(self, dim, index, src):
 
 @kernel("Meta")
 def index_add(self, dim, index, source, *, alpha=1):
+    check_scalar_fits(alpha, self.dtype)
     d = wrap_dim(dim, len(self._sizes))
     if len(index._sizes) > 1:
         raise IndexError(

@@ -61,6 +61,8 @@ def gemm_scalar(value, d: dt.dtype):
     Half types take a float32 scalar; floats truncate towards zero for integral results; Python
     ints may wrap into unsigned types (C++'s two's complement conversion).
     """
+    if d.is_complex:
+        return complex(value)
     if d.is_floating_point:
         v = float(value)
         if d is not dt.float64 and math.isfinite(v) and abs(v) > _FLOAT32_MAX:

@@ -95,6 +95,10 @@ def check_scalar_fits(value, d: dt.dtype) -> None:
     """
     if d is dt.bool or isinstance(value, (bool, np.bool_)) or d.is_complex:
         return
+    if isinstance(value, (complex, np.complexfloating)):  # a real type holds it only with a zero imaginary part
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[d]} without overflow")
+        value = value.real
     lo, hi = _LIMITS[d]
     if isinstance(value, (int, np.integer)):
         value = int(value)

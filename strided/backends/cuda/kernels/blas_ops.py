@@ -14,6 +14,8 @@ contiguous 1-D row of length N and ``beta == 1`` (torch's Lt condition); otherwi
 approximation, which is what torch's CUDA kernel computes (its CPU kernel uses exact gelu).
 An empty inner dimension (or ``alpha == 0``) still runs the fused GEMM, with one zero column so
 ``beta``, bias and activation are applied in one place and NaNs in ignored operands never leak.
+complex64 / complex128 run the same way (cuBLASLt's complex types, complex alpha and beta; Note [Complex GEMM]
+in blas.py), without the bias epilogue.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..copies import copy_ as _copy
 
 __all__ = []
 
-_FLOATING = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64))
+_FLOATING = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64, dt.complex64, dt.complex128))
 _blas = None
 
 
@@ -66,8 +68,8 @@ def _run(name, out, a, b, alpha, beta, self, act, allow_bias):
         alpha = 0.0
     blas = _gemm()
     n = out._sizes[-1]
-    if (allow_bias and beta == 1 and self.dim() == 1 and self._sizes[0] == n and self._strides[0] == 1
-            and self.data_ptr() % 16 == 0 and n > 1 and out._sizes[0] > 1):
+    if (allow_bias and not d.is_complex and beta == 1 and self.dim() == 1 and self._sizes[0] == n
+            and self._strides[0] == 1 and self.data_ptr() % 16 == 0 and n > 1 and out._sizes[0] > 1):
         try:
             blas.gemm(name, out, a, b, alpha=alpha, bias=self, act=act)
             return out

@@ -47,9 +47,40 @@ def over_pairs(fn, out, self, dim, index=None):
             index = index if index._sizes else index.reshape((1,))
             index = index.unsqueeze(-1).expand(index._sizes + (2,))
         r = fn(src, d, index)
-    z = make_tensor(r._storage, r._offset // 2, r._sizes[:-1], tuple(s // 2 for s in r._strides[:-1]),
-                    self.dtype if out is None else out.dtype)
-    return z.reshape(out._sizes)
+    return from_pairs(r, self.dtype if out is None else out.dtype, out._sizes)
+
+
+def from_pairs(r, dtype, sizes):
+    """The complex tensor of ``dtype`` whose (re, im) pairs are the real (..., 2) tensor ``r``, as ``sizes``."""
+    z = make_tensor(r._storage, r._offset // 2, r._sizes[:-1], tuple(s // 2 for s in r._strides[:-1]), dtype)
+    return z.reshape(sizes)
+
+
+def _one_dim(t):
+    return t if t._sizes else t.reshape((1,))
+
+
+# index_add and scatter_add add the parts apart too (Note [Complex gathers]): the real kernels over the pairs'
+# views, the pair dim last (scatter's index broadcast over it), a complex alpha applied to the source first.
+def index_add_pairs(index_add, out, self, dim, index, source, alpha):
+    """Complex ``index_add`` through the real kernel ``index_add``, as a tensor of ``out``'s shape."""
+    from ...meta.common import wrap_dim
+
+    d = wrap_dim(dim, self.dim()) if self._sizes else 0
+    src = source if alpha == 1 else source * alpha
+    r = index_add(as_real(_one_dim(self)), d, index, as_real(_one_dim(src)))
+    return from_pairs(r, out.dtype, out._sizes)
+
+
+def scatter_add_pairs(scatter_add, out, self, dim, index, src):
+    """Complex ``scatter_add`` through the real kernel ``scatter_add``, as a tensor of ``out``'s shape."""
+    from ...meta.common import wrap_dim
+
+    d = wrap_dim(dim, self.dim()) if self._sizes else 0
+    index = _one_dim(index)
+    r = scatter_add(as_real(_one_dim(self)), d, index.unsqueeze(-1).expand(index._sizes + (2,)),
+                    as_real(_one_dim(src)))
+    return from_pairs(r, out.dtype, out._sizes)
 
 
 def fill_complex(self, value):

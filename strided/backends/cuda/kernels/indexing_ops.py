@@ -16,7 +16,7 @@ from ....tensor import Tensor, contiguous_strides
 from ...meta import factories as fmeta
 from ...meta import indexing as meta
 from ...meta.common import new_output, wrap_dim
-from .complex_ops import over_pairs
+from .complex_ops import index_add_pairs, over_pairs, scatter_add_pairs
 from .index_launch import (
     Target,
     copy_into,
@@ -124,12 +124,19 @@ def scatter(self, dim, index, src=None, value=None):
 
 @kernel("CUDA")
 def scatter_add(self, dim, index, src):
+    if self.dtype.is_complex:  # Note [Complex gathers]
+        out = meta.scatter_output(self, dim, index, src)
+        return scatter_add_pairs(scatter_add, out, self, dim, index, src)
     return _scatter(self, dim, index, src, True, "scatter_add_cuda_kernel")
 
 
 @kernel("CUDA")
 def index_add(self, dim, index, source, *, alpha=1):
     out = meta.index_add(self, dim, index, source, alpha=alpha)
+    if self.dtype.is_complex:  # Note [Complex gathers]
+        return index_add_pairs(index_add, out, self, dim, index, source, alpha)
+    if isinstance(alpha, complex):
+        alpha = alpha.real  # its imaginary part is 0 (the Meta function's check)
     copy_into(out, self)
     d = wrap_dim(dim, len(self._sizes))
     sizes, strides = _sizes1(out)
