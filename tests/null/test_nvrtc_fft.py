@@ -159,7 +159,7 @@ def test_emulated_c2c_several_strided_dims(emulated, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
-@pytest.mark.parametrize("n", [1, 6, 7, 16, 67])
+@pytest.mark.parametrize("n", [1, 2, 4, 6, 7, 16, 30, 67, 134])
 def test_emulated_r2c_and_c2r_match_numpy(emulated, dtype, n):
     cdtype = np.complex64 if dtype == np.float32 else np.complex128
     a = np.random.default_rng(n).standard_normal((3, 4, n)).astype(dtype)
@@ -177,6 +177,10 @@ def test_emulated_r2c_and_c2r_match_numpy(emulated, dtype, n):
     full = _complex((2, n), cdtype, 3)  # the full-length input: only the first n // 2 + 1 entries count
     want = np.fft.irfft(full[:, :n // 2 + 1], n=n, axis=1, norm="forward")
     _check(fft_ops._fft_c2r(st.tensor(full), [1], 0, n).numpy(), want, cdtype, n)
+    # Note [Packed real transforms]: even lengths whose half fits the shared-memory kernel run packed
+    forms = {values[7:9] for name, _g, _b, _s, values in emulated if name == "fft_smem"}
+    packed = fft_ops.SMEM_MAX_BYTES and n % 2 == 0 and fft_ops._smem_plan(n // 2, 8) is not None
+    assert ((3, 2) in forms and (4, 3) in forms) == bool(packed), forms
 
 
 def test_emulated_zero_size_batches_launch_nothing(emulated):

@@ -269,8 +269,9 @@ struct FftSmem {
   i64 batch, n;
   i64 rows;        // rows per block (the dynamic shared memory: two buffers of fft_pad(rows * n) values)
   i64 in_row, out_row;
-  i64 load;        // 0 complex, 1 real, 2 a onesided spectrum (n / 2 + 1 entries read) extended to n
-  i64 store;       // 0 complex (the first out_cols entries), 1 the real parts (n entries)
+  i64 load;        // 0 complex, 1 real, 2 a onesided spectrum (n / 2 + 1 entries read) extended to n,
+                   // 3 / 4 the packed real transforms' (Note [Packed real transforms]: n is half the signal)
+  i64 store;       // 0 complex (the first out_cols entries), 1 the real parts (n entries), 2 / 3 packed
   i64 out_cols;
   i64 inverse;
   i64 code;        // the radices, 4 bits each, first pass lowest; 0 ends the list
@@ -301,7 +302,17 @@ __device__ __forceinline__ void fft_smem_pass(const fc_t* a, fc_t* b, int n, int
 
 #define FFT_STAGE 8  // global loads a thread keeps in flight in fft_smem's load phase
 
-// entry k of row r of fft_smem's input as complex (e = r n + k): real, Hermitian-extended or as stored
+// Note [Packed real transforms]
+// A real signal x of even length 2h is transformed as the complex signal z[m] = x[2m] + i x[2m+1] of length h,
+// so the passes do half the work: with Z = FFT_h(z), the spectrum is X[k] = E[k] + w^k O[k] (w = w_2h) where
+// E[k] = (Z[k] + conj Z[h-k]) / 2 and O[k] = -i (Z[k] - conj Z[h-k]) / 2 (indices mod h), for k = 0 .. h
+// (store form 2). The inverse runs backwards: Z[k] = S + i w^-k D with S, D = X[k] +- conj X[h-k] (load form 4;
+// the factor 2 makes the unnormalized transform's scale), and x[2m], x[2m+1] are the real and imaginary parts of
+// IFFT_h(Z) (store form 3). The imaginary parts of X[0] and X[h] are dropped on load, so the result is the real
+// part of the Hermitian-extended inverse, as the unpacked c2r's (and pocketfft's).
+
+// entry k of row r of fft_smem's input as complex (e = r n + k): real, Hermitian-extended or as stored, or the
+// packed forms (Note [Packed real transforms]; n is h there)
 __device__ __forceinline__ fc_t fft_load(const FftSmem& p, i64 row0, int e, int n) {
   const int row = e / n, k = e - row * n;
   const i64 at = (row0 + row) * p.in_row;
@@ -309,6 +320,21 @@ __device__ __forceinline__ fc_t fft_load(const FftSmem& p, i64 row0, int e, int 
   if (p.load == 2 && 2 * k > n) {
     const fc_t v = static_cast<const fc_t*>(p.in)[at + (n - k)];
     return fc_t(v.re, -v.im);
+  }
+  if (p.load == 3) {
+    const fr_t* x = static_cast<const fr_t*>(p.in) + at + 2 * k;
+    return fc_t(x[0], x[1]);
+  }
+  if (p.load == 4) {
+    const fc_t* X = static_cast<const fc_t*>(p.in) + at;
+    fc_t xk = X[k], xm = X[n - k];
+    if (k == 0) {
+      xk.im = fr_t(0);
+      xm.im = fr_t(0);
+    }
+    const fc_t xm_conj(xm.re, -xm.im);
+    const fc_t d = (xk - xm_conj) * fft_round(fft_twiddle(k, 1.0 / double(n), 1));
+    return xk + xm_conj + fc_t(-d.im, d.re);
   }
   return static_cast<const fc_t*>(p.in)[at + k];
 }
@@ -357,16 +383,25 @@ extern "C" __global__ void __launch_bounds__(FFT_SMEM_THREADS, 2) fft_smem(FftSm
       b = t;
       ns *= R;
     }
-    const int cols = p.store == 1 ? n : int(p.out_cols);
-#pragma unroll 4
+    const int cols = p.store == 1 || p.store == 3 ? n : int(p.out_cols);
     for (int e = threadIdx.x; e < nr * cols; e += blockDim.x) {
       const int row = e / cols, k = e - row * cols;
+      const i64 at = (row0 + row) * p.out_row;
+      if (p.store == 2) {  // the packed r2c's spectrum, k = 0 .. n (Note [Packed real transforms])
+        const fc_t z = a[fft_pad(row * n + (k == n ? 0 : k))], zm = a[fft_pad(row * n + (k == 0 ? 0 : n - k))];
+        const fc_t zm_conj(zm.re, -zm.im), sum = z + zm_conj, dif = z - zm_conj;
+        const fc_t odd = fc_t(dif.im, -dif.re) * fft_round(fft_twiddle(k, 1.0 / double(n), 0));
+        static_cast<fc_t*>(p.out)[at + k] = fft_scaled(sum + odd, scale * fr_t(0.5));
+        continue;
+      }
       const fc_t v = a[fft_pad(row * n + k)];
-      const i64 at = (row0 + row) * p.out_row + k;
       if (p.store == 1) {
-        static_cast<fr_t*>(p.out)[at] = v.re * scale;
+        static_cast<fr_t*>(p.out)[at + k] = v.re * scale;
+      } else if (p.store == 3) {
+        static_cast<fr_t*>(p.out)[at + 2 * k] = v.re * scale;
+        static_cast<fr_t*>(p.out)[at + 2 * k + 1] = v.im * scale;
       } else {
-        static_cast<fc_t*>(p.out)[at] = fft_scaled(v, scale);
+        static_cast<fc_t*>(p.out)[at + k] = fft_scaled(v, scale);
       }
     }
     __syncthreads();  // the next rows' load overwrites a

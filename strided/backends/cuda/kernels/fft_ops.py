@@ -19,7 +19,8 @@ its own kernels, one dim at a time over contiguous rows (the dim moved last and 
   dim's onesided spectrum to all n entries by Hermitian symmetry and keeps the real part of its inverse, which
   ignores the imaginary parts of the zero- (and Nyquist-) frequency entries, as pocketfft's c2r. In the
   shared-memory kernel both are fused into its load and store (no complex copy of a real input, no complex
-  result of c2r); on the pass-at-a-time path they are separate steps.
+  result of c2r), and an even length is packed into a complex transform of half the length (Note [Packed real
+  transforms] in fft.cu); on the pass-at-a-time path they are separate steps.
 
 Twiddles are computed in the kernels (Note [Twiddles in double]), so there is no plan to build or cache: every
 launch and temporary is stream-ordered on the current stream, and the ops record into CUDA graphs. Results
@@ -229,7 +230,16 @@ def _fft_r2c(self, dim, normalization, onesided):
     n = self._sizes[last]
     cdtype = self.dtype.to_complex()
     plan = _smem_plan(n, cdtype.itemsize)
-    if plan is not None:  # the real rows loaded as complex, the onesided half stored (Note [Shared-memory FFT])
+    half = _smem_plan(n // 2, cdtype.itemsize) if onesided and n % 2 == 0 else None
+    if half is not None:  # Note [Packed real transforms]: a complex transform of half the length
+        moved = self.movedim(last, -1)
+        rows = moved.contiguous()
+        batch, h = rows.numel() // n, n // 2
+        out = new_output((batch, h + 1), cdtype, self.device)
+        _smem(cdtype, self.device.index, half, rows, out, batch, h, n, h + 1, 3, 2, h + 1, False,
+              _scale(normalization, n))
+        t = out.view(*moved.shape[:-1], h + 1).movedim(-1, last)
+    elif plan is not None:  # the real rows loaded as complex, the onesided half stored (Note [Shared-memory FFT])
         moved = self.movedim(last, -1)
         rows = moved.contiguous()
         batch, cols = rows.numel() // n, (n // 2 + 1 if onesided else n)
@@ -260,6 +270,12 @@ def _fft_c2r(self, dim, normalization, last_dim_size):
     half = moved.contiguous()
     h = half._sizes[-1]
     batch = half.numel() // h
+    packed = _smem_plan(n // 2, half.dtype.itemsize) if n % 2 == 0 else None
+    if packed is not None:  # Note [Packed real transforms]: an inverse of half the length
+        real = new_output((batch, n), half.dtype.to_real(), half.device)
+        _smem(half.dtype, half.device.index, packed, half, real, batch, n // 2, h, n, 4, 3, n // 2, True,
+              _scale(normalization, n))
+        return _result(real.view(*moved.shape[:-1], n).movedim(-1, last))
     plan = _smem_plan(n, half.dtype.itemsize)
     if plan is not None:  # the Hermitian extension on load, the real parts stored (Note [Shared-memory FFT])
         real = new_output((batch, n), half.dtype.to_real(), half.device)
