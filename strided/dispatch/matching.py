@@ -9,7 +9,7 @@ import numpy as np
 from ..dtypes import dtype as _dtype
 from ..tensor import Tensor
 
-__all__ = ["matches", "describe_call"]
+__all__ = ["matches", "describe_call", "scalars_from_tensors"]
 
 
 def _is_int(x) -> bool:
@@ -20,7 +20,7 @@ def _is_scalar(x) -> bool:
     return isinstance(x, (numbers.Number, np.bool_, np.number)) and not isinstance(x, Tensor)
 
 
-def _fits(value, typ) -> bool:
+def _fits(value, typ, scalar_tensors: bool = False) -> bool:
     if value is None:
         return typ.optional
     base = typ.base
@@ -37,8 +37,9 @@ def _fits(value, typ) -> bool:
         return all(_fits(v, type(typ)(base)) for v in value)
     if base == "Tensor":
         return isinstance(value, Tensor)
-    if base == "Scalar":
-        return _is_scalar(value)
+    if base == "Scalar":  # Note [Tensors as Scalars]
+        return _is_scalar(value) or (scalar_tensors and isinstance(value, Tensor) and value.dim() == 0
+                                     and not value.requires_grad)
     if base in ("int", "SymInt"):
         return _is_int(value) or (isinstance(value, Tensor) and value.dim() == 0 and
                                   value.dtype.category == 1)
@@ -63,27 +64,60 @@ def _fits(value, typ) -> bool:
 # ``int? to`` with no default (random_.from's) may be None but must be passed, as in torch's
 # Python argument parser: only a default makes an argument omissible. So ``x.random_(5)`` binds
 # ``random_.to`` instead of ``random_.from`` with ``to`` missing.
-def matches(schema, args, kwargs) -> bool:
-    """True if ``args``/``kwargs`` bind to ``schema``'s arguments with compatible types."""
+def matches(schema, args, kwargs, scalar_tensors: bool = False) -> bool:
+    """True if ``args``/``kwargs`` bind to ``schema``'s arguments with compatible types (with
+    ``scalar_tensors``, a 0-dim tensor binds to a Scalar too: Note [Tensors as Scalars])."""
     arguments = schema.arguments
     positional = [a for a in arguments if not a.kwarg_only]
     if len(args) > len(positional):
         return False
     for value, arg in zip(args, positional):
-        if not _fits(value, arg.type):
+        if not _fits(value, arg.type, scalar_tensors):
             return False
     names = {a.name: a for a in arguments}
     for k, v in kwargs.items():
         arg = names.get(k)
         if arg is None or (not arg.kwarg_only and positional.index(arg) < len(args)):
             return False
-        if not _fits(v, arg.type):
+        if not _fits(v, arg.type, scalar_tensors):
             return False
     for i, arg in enumerate(arguments):
         given = (not arg.kwarg_only and i < len(args)) or arg.name in kwargs
         if not given and not arg.has_default:  # Note [Optional without default]
             return False
     return True
+
+
+# Note [Tensors as Scalars]
+# torch's argument parser lets a 0-dim tensor that does not require grad stand for a Scalar (``x.add(y,
+# alpha=torch.tensor(2.))``), reading its value with ``item()``. strided matches the strict way first, so every
+# call that binds today binds the same overload (``clamp(x, min=t)`` keeps clamp.Tensor and reads nothing from
+# the device); only when no overload fits is the call matched again with 0-dim tensors allowed as Scalars, and
+# the chosen overload is called with their values (``scalars_from_tensors``; a CUDA tensor's read waits for
+# the device, as torch's does).
+def scalars_from_tensors(op):
+    """``op`` behind a converter: the 0-dim tensors its call binds to Scalar arguments become Python numbers."""
+    arguments = op.schema.arguments
+    names = [a.name for a in arguments if not a.kwarg_only]
+    positional = [i for i, a in enumerate(a for a in arguments if not a.kwarg_only) if a.type.base == "Scalar"]
+    named = {a.name for a in arguments if a.type.base == "Scalar"}
+
+    def value(t, name):
+        # the match is cached by argument types, so each call checks its own tensors as torch's parser does
+        if t.dim() != 0 or t.requires_grad:
+            raise TypeError(f"{op.schema.name}(): argument '{name}' must be Number, not Tensor")
+        return t.item()
+
+    def call(*args, **kwargs):
+        if any(i < len(args) and isinstance(args[i], Tensor) for i in positional):
+            args = tuple(value(a, names[i]) if i in positional and isinstance(a, Tensor) else a
+                         for i, a in enumerate(args))
+        for k, v in kwargs.items():
+            if k in named and isinstance(v, Tensor):
+                kwargs[k] = value(v, k)
+        return op(*args, **kwargs)
+
+    return call
 
 
 def describe_call(args, kwargs) -> str:

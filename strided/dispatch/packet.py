@@ -36,11 +36,35 @@ def _sequence_key(args, kwargs):
     return tuple(out), tuple(kwargs)
 
 
+def _tensor_in(slots, args, kwargs) -> bool:
+    """Whether a tensor sits in one of the Scalar argument ``slots`` of this call (numbers are the rule: their
+    classes are tested first, a few tens of ns)."""
+    pos, names = slots
+    n = len(args)
+    for i in pos:
+        if i < n and args[i].__class__ not in _NUMBERS and _is_tensor(args[i]):
+            return True
+    if kwargs:
+        for k, v in kwargs.items():
+            if k in names and v.__class__ not in _NUMBERS and _is_tensor(v):
+                return True
+    return False
+
+
+_NUMBERS = frozenset((int, float, bool, complex))
+
+
+def _is_tensor(v) -> bool:
+    from ..tensor import Tensor
+
+    return isinstance(v, Tensor)
+
+
 class OpOverloadPacket:
     """All overloads of one operator name; calling it picks the overload from the arguments."""
 
-    __slots__ = ("name", "namespace", "overloads", "_ordered", "_match_cache", "__name__", "__qualname__",
-                 "__dict__")
+    __slots__ = ("name", "namespace", "overloads", "_ordered", "_match_cache", "_scalar_slots", "__name__",
+                 "__qualname__", "__dict__")
 
     def __init__(self, name: str, namespace: str = "aten"):
         self.name = name
@@ -48,6 +72,7 @@ class OpOverloadPacket:
         self.overloads: dict[str, OpOverload] = {}
         self._ordered: list[OpOverload] = []
         self._match_cache: dict = {}
+        self._scalar_slots = None  # a lone overload's Scalar arguments: (positions, names) (Note [Tensors as Scalars])
         self.__name__ = name
         self.__qualname__ = name
         self.__doc__ = None
@@ -61,6 +86,13 @@ class OpOverloadPacket:
         self._ordered.append(op)
         op.packet = self
         self._match_cache.clear()
+        self._scalar_slots = None
+        if len(self._ordered) == 1:
+            args = op.schema.arguments
+            pos = tuple(i for i, a in enumerate(a for a in args if not a.kwarg_only) if a.type.base == "Scalar")
+            names = frozenset(a.name for a in args if a.type.base == "Scalar")
+            if names:
+                self._scalar_slots = (pos, names)
         self.__doc__ = "\n".join(f"{self.namespace}::{o.schema}" for o in self._ordered)
 
     # Note [Overload attributes]
@@ -80,6 +112,10 @@ class OpOverloadPacket:
     def __call__(self, *args, **kwargs):
         ordered = self._ordered
         if len(ordered) == 1:
+            if (slots := self._scalar_slots) is not None and _tensor_in(slots, args, kwargs):
+                from .matching import scalars_from_tensors  # Note [Tensors as Scalars]
+
+                return scalars_from_tensors(ordered[0])(*args, **kwargs)
             return ordered[0](*args, **kwargs)
         # Note [Overload match cache]: an overload is chosen by the arguments' types only (and by
         # the element types of list arguments), so the choice is cached per type signature
@@ -106,6 +142,11 @@ class OpOverloadPacket:
         for op in self._ordered:
             if matches(op.schema, args, kwargs):
                 return op
+        for op in self._ordered:  # Note [Tensors as Scalars]: only when nothing fits the strict way
+            if matches(op.schema, args, kwargs, scalar_tensors=True):
+                from .matching import scalars_from_tensors
+
+                return scalars_from_tensors(op)
         from .matching import describe_call
 
         expected = "\n".join(

@@ -207,3 +207,24 @@ def test_a_non_tensor_where_a_tensor_is_required_gets_torchs_binding_error():
                                             rf"{type(value).__name__}"):
             fn(value)
     assert st.exp(st.zeros(2)).tolist() == [1.0, 1.0]
+
+
+def test_a_zero_dim_tensor_stands_for_a_scalar_as_in_torch():
+    """Note [Tensors as Scalars]: only when no overload fits the strict way; each call checks its tensors."""
+    x, y = st.ones(3), st.ones(3)
+    assert x.add(y, alpha=st.tensor(2.0)).tolist() == [3.0, 3.0, 3.0]
+    assert st.sub(x, y, alpha=st.tensor(-1)).tolist() == [2.0, 2.0, 2.0]
+    assert st.arange(st.tensor(1.0), 3).tolist() == [1.0, 2.0]  # a lone overload
+    assert st.arange(st.tensor(3)).dtype is st.int64  # the tensor's value keeps its type
+    for bad in (st.tensor([2.0]), st.tensor(2.0, requires_grad=True)):  # after a cached match, too
+        with pytest.raises(TypeError, match="add\\(\\): argument 'alpha' must be Number, not Tensor"):
+            x.add(y, alpha=bad)
+    ns, op = _fresh_op("f(Tensor self, Tensor other) -> Tensor")
+    op.register(DispatchKey.CPU, lambda self, other: other)
+    calls = []
+    lib = st.library.Library(ns, "FRAGMENT")
+    scalar = lib.define("f.Scalar(Tensor self, Scalar other) -> Tensor")
+    scalar.register(DispatchKey.CPU, lambda self, other: calls.append(other) or self)
+    t = st.tensor(5.0)
+    assert getattr(st.ops, ns).f(x, t) is t  # a 0-dim tensor binds the Tensor overload when there is one
+    assert calls == []
