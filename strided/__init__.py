@@ -60,6 +60,7 @@ from .backends.determinism import (  # noqa: E402
 from . import optim  # noqa: E402
 from . import func  # noqa: E402
 from . import fft  # noqa: E402
+from .stft import istft, stft  # noqa: E402
 from . import amp, nn  # noqa: E402
 from .amp import autocast  # noqa: E402
 from .toplevel_functions import *  # noqa: E402, F403

@@ -82,6 +82,23 @@ class TensorExtras:
         return (self._storage is tensor._storage and self._offset == tensor._offset
                 and self._sizes == tensor._sizes and self._strides == tensor._strides)
 
+    # ------------------------------------------------------------------ short-time Fourier transforms
+    def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+             normalized=False, onesided=None, return_complex=None, align_to_window=None):
+        """``strided.stft(self, ...)`` (Note [STFT composition] in stft.py)."""
+        from .stft import stft
+
+        return stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                    return_complex, align_to_window)
+
+    def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+              onesided=None, length=None, return_complex=False):
+        """``strided.istft(self, ...)`` (Note [STFT composition] in stft.py)."""
+        from .stft import istft
+
+        return istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+                     return_complex)
+
     # ------------------------------------------------------------------ complex parts and conjugation
     def is_conj(self) -> bool:
         """False: strided has no conjugate bit (Note [No conjugate bit] in ops/composite/complex_ops.py)."""
