@@ -21,9 +21,9 @@ from strided.backends.cuda.kernels import HERE, fft_ops  # noqa: E402
 from strided.ops import bound  # noqa: E402
 
 KERNELS = {**{f"fft_radix{r}_{i}": "FftStage" for r in (*fft_ops.RADICES, "_any") for i in ("i32", "i64")},
-           "fft_bluestein": "FftBluestein", "fft_hermitian": "FftHermitian", "fft_smem": "FftSmem"}
+           "fft_bluestein": "FftBluestein", "fft_hermitian": "FftHermitian", "fft_smem": "FftSmem", "fft_big": "FftBig"}
 FORMATS = {"FftStage": fft_ops.STAGE_FMT, "FftBluestein": fft_ops.BLUESTEIN_FMT, "FftHermitian": fft_ops.HERMITIAN_FMT,
-           "FftSmem": fft_ops.SMEM_FMT}
+           "FftSmem": fft_ops.SMEM_FMT, "FftBig": fft_ops.BIG_FMT}
 _FORWARD_NORM = {0: "backward", 1: "ortho", 2: "forward"}
 _INVERSE_NORM = {0: "forward", 1: "ortho", 2: "backward"}
 
@@ -50,8 +50,9 @@ def test_fft_kernels_compile_without_spills(name):
         assert "0 bytes spill stores, 0 bytes spill loads" in report, (kernel, report)
         used = int(re.search(r"Used (\d+) registers", report).group(1))
         # launch_config's 256; _smem_plan's at most smem_max_threads
-        threads = fft_ops.smem_max_threads(16 if name == "complex128" else 8) if kernel == "fft_smem" else 256
-        assert used * threads * (2 if kernel == "fft_smem" else 1) <= 65536, (kernel, report)  # fft_smem: 2 blocks
+        smem = kernel in ("fft_smem", "fft_big")
+        threads = fft_ops.smem_max_threads(16 if name == "complex128" else 8) if smem else 256
+        assert used * threads * (2 if smem else 1) <= 65536, (kernel, report)  # fft_smem / fft_big: 2 blocks
 
 
 # -- the emulator ------------------------------------------------------------------------------------------------
@@ -72,21 +73,31 @@ def libs(tmp_path_factory):
     for name, ctype in (("complex64", "complex64_t"), ("complex128", "complex128_t")):
         text = SHIMS + types + (HERE / "fft.cu").read_text()
         source, counts = emulator_source(text, {"DST_T": ctype}, KERNELS)
-        # 7 entry points in the text: FFT_PASS's two (one macro for six radices), the any-radix two, three more
-        assert counts == (1, 0, 7), "fft.cu changed: update the emulator's kernel list"
+        # 8 entry points in the text: FFT_PASS's two (one macro for six radices), the any-radix two, four more
+        assert counts == (2, 0, 8), "fft.cu changed: update the emulator's kernel list"
         built[name] = build(out, f"fft_{name}", source)
     return built
 
 
-@pytest.fixture(params=["shared", "passes"])
+@pytest.fixture(params=["shared", "big", "passes"])
 def emulated(libs, monkeypatch, request):
     """The CUDA op kernels of fft_ops on CPU tensors, every launch on the emulator (threads in shuffled order
     between barriers); every buffer the kernels allocate sits between NaN canaries, checked after the call. Each
-    test runs twice: with the shared-memory kernel where it applies, and with a pass per launch only. Yields the
-    log of launches."""
+    test runs three times: with the shared-memory kernel where it applies; with the big passes instead (radices of
+    at most 16, 32-byte loads, so that short rows take several); and with a pass per launch only. Yields the log
+    of launches."""
     guarded, log = [], []
-    fft_ops._smem_plan.cache_clear()
-    request.addfinalizer(fft_ops._smem_plan.cache_clear)
+
+    def clear():
+        fft_ops._smem_plan.cache_clear()
+        fft_ops._big_plan.cache_clear()
+
+    clear()
+    request.addfinalizer(clear)
+    if request.param == "big":
+        monkeypatch.setattr(fft_ops, "WHOLE_ROWS", False)
+        monkeypatch.setattr(fft_ops, "BIG_RADIX_MAX", 16)
+        monkeypatch.setattr(fft_ops, "BIG_LOAD_BYTES", 32)
     if request.param == "passes":
         monkeypatch.setattr(fft_ops, "SMEM_MAX_BYTES", 0)
 
@@ -143,7 +154,10 @@ def test_emulated_c2c_rows_match_numpy(emulated, dtype, n):
     elif any(r not in fft_ops.RADICES for r in passes):
         assert "fft_radix_any_i32" in names
     elif n > 1:
-        assert names == ({"fft_smem"} if fft_ops.SMEM_MAX_BYTES else {f"fft_radix{r}_i32" for r in passes})
+        if not fft_ops.WHOLE_ROWS:
+            assert names == ({"fft_big"} if fft_ops._big_plan(n, a.itemsize) else {f"fft_radix{r}_i32" for r in passes})
+        else:
+            assert names == ({"fft_smem"} if fft_ops.SMEM_MAX_BYTES else {f"fft_radix{r}_i32" for r in passes})
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["complex64", "complex128"])

@@ -7,6 +7,7 @@
 //                pre-multiply and zero-pad, the product with the filter's spectrum, the post-multiply
 // fft_hermitian  a onesided spectrum (h entries a row) extended to all n by Hermitian symmetry (for c2r)
 // fft_smem       whole transforms of short rows in shared memory, r2c / c2r fused (Note [Shared-memory FFT])
+// fft_big        one pass of a large radix for long rows, its butterflies in shared memory (Note [Big Stockham passes])
 //
 // Note [Twiddles in double]
 // There are no twiddle tables (so no plans to build, cache, keep per stream or capture): every twiddle
@@ -339,6 +340,29 @@ __device__ __forceinline__ fc_t fft_load(const FftSmem& p, i64 row0, int e, int 
   return static_cast<const fc_t*>(p.in)[at + k];
 }
 
+// Every pass of an n-point transform of nr rows in shared memory (`code`: the radices, 4 bits each), from buffer a
+// (loaded, the block synchronized) through b and back; returns the buffer holding the result.
+__device__ __forceinline__ fc_t* fft_smem_passes(fc_t* a, fc_t* b, int n, int nr, i64 code, i64 inverse) {
+  int ns = 1;
+  for (; code != 0; code >>= 4) {
+    const int R = int(code & 15);
+    switch (R) {
+      case 2: fft_smem_pass<2>(a, b, n, ns, nr, inverse); break;
+      case 3: fft_smem_pass<3>(a, b, n, ns, nr, inverse); break;
+      case 4: fft_smem_pass<4>(a, b, n, ns, nr, inverse); break;
+      case 5: fft_smem_pass<5>(a, b, n, ns, nr, inverse); break;
+      case 7: fft_smem_pass<7>(a, b, n, ns, nr, inverse); break;
+      default: fft_smem_pass<8>(a, b, n, ns, nr, inverse); break;
+    }
+    __syncthreads();
+    fc_t* t = a;
+    a = b;
+    b = t;
+    ns *= R;
+  }
+  return a;
+}
+
 // Two blocks of the largest size (fft_ops.smem_max_threads) fit an SM's registers, without spills
 #define FFT_SMEM_THREADS (sizeof(fr_t) == 4 ? 512 : 256)
 
@@ -366,23 +390,7 @@ extern "C" __global__ void __launch_bounds__(FFT_SMEM_THREADS, 2) fft_smem(FftSm
       }
     }
     __syncthreads();
-    int ns = 1;
-    for (i64 code = p.code; code != 0; code >>= 4) {
-      const int R = int(code & 15);
-      switch (R) {
-        case 2: fft_smem_pass<2>(a, b, n, ns, nr, p.inverse); break;
-        case 3: fft_smem_pass<3>(a, b, n, ns, nr, p.inverse); break;
-        case 4: fft_smem_pass<4>(a, b, n, ns, nr, p.inverse); break;
-        case 5: fft_smem_pass<5>(a, b, n, ns, nr, p.inverse); break;
-        case 7: fft_smem_pass<7>(a, b, n, ns, nr, p.inverse); break;
-        default: fft_smem_pass<8>(a, b, n, ns, nr, p.inverse); break;
-      }
-      __syncthreads();
-      fc_t* t = a;
-      a = b;
-      b = t;
-      ns *= R;
-    }
+    a = fft_smem_passes(a, b, n, nr, p.code, p.inverse);
     const int cols = p.store == 1 || p.store == 3 ? n : int(p.out_cols);
     for (int e = threadIdx.x; e < nr * cols; e += blockDim.x) {
       const int row = e / cols, k = e - row * cols;
@@ -405,5 +413,75 @@ extern "C" __global__ void __launch_bounds__(FFT_SMEM_THREADS, 2) fft_smem(FftSm
       }
     }
     __syncthreads();  // the next rows' load overwrites a
+  }
+}
+
+// Note [Big Stockham passes]
+// A row too long for one block is transformed in a few passes of a large radix R (up to BIG_RADIX_MAX, a product of
+// the special radices), each one launch: a Stockham pass (Note [Stockham pass]) whose R-point butterflies are
+// whole transforms in shared memory. A block takes `rows` consecutive butterflies j: it loads in[j + r (n / R)]
+// for r < R -- for each r the block's butterflies are consecutive entries, so the loads coalesce across them --
+// multiplies entry r by the pass's twiddle w_n^(r (j mod ns) n / (ns R)) (computed in double, Note [Twiddles in
+// double]), runs the R-point transform of every butterfly in shared memory (fft_smem_passes, the radix code of R)
+// and writes output q to out[(j - j mod ns) R + j mod ns + q ns]: in the first pass (ns = 1) each butterfly's R
+// outputs are consecutive; later (ns >= rows) the block's butterflies are consecutive for each q. So a 2^24-point
+// row takes three passes of radix 256 (one read and one write each) instead of eight of radix 8.
+struct FftBig {
+  const fc_t* in;  // batch x n
+  fc_t* out;       // batch x n (another buffer)
+  i64 batch, n;    // the rows' count and length
+  i64 radix;       // R: this pass's butterflies are R-point transforms (in shared memory)
+  i64 ns;          // the product of the radices of the passes before this one
+  i64 rows;        // butterflies per block (the shared memory holds two buffers of fft_pad(rows * R))
+  i64 inverse;
+  i64 code;        // R's radices (as FftSmem's)
+  double scale;
+};
+
+extern "C" __global__ void __launch_bounds__(FFT_SMEM_THREADS, 2) fft_big(FftBig p) {
+  extern __shared__ __align__(16) unsigned char fft_shared[];
+  // a row is shorter than 2^31 and m = n / R >= rows (fft_ops._big_plan), so a block's butterflies span at most
+  // two rows and their indices within a row are ints: one 64-bit division a block
+  const int R = int(p.radix), rows = int(p.rows), m = int(p.n / p.radix), ns = int(p.ns), ts = int(p.n / (p.ns * R));
+  const i64 n = p.n, butterflies = p.batch * m;
+  const double two_over_n = 2.0 / double(n);
+  const fr_t scale = fr_t(p.scale);
+  for (i64 g0 = i64(blockIdx.x) * rows; g0 < butterflies; g0 += i64(gridDim.x) * rows) {
+    const int nr = int(butterflies - g0 < rows ? butterflies - g0 : rows);
+    const i64 b0 = g0 / m;
+    const int j0 = int(g0 - b0 * m);
+    fc_t* a = reinterpret_cast<fc_t*>(fft_shared);
+    fc_t* b = a + fft_pad(rows * R);
+    for (int e0 = threadIdx.x; e0 < nr * R; e0 += FFT_STAGE * blockDim.x) {  // butterflies fastest: coalesced
+      fc_t staged[FFT_STAGE];
+#pragma unroll
+      for (int u = 0; u < FFT_STAGE; ++u) {
+        const int e = e0 + u * blockDim.x;
+        if (e < nr * R) {
+          const int row = e % nr, r = e / nr, j = j0 + row;
+          const i64 at = j < m ? b0 * n + j : (b0 + 1) * n + (j - m);
+          staged[u] = p.in[at + i64(r) * m];
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < FFT_STAGE; ++u) {
+        const int e = e0 + u * blockDim.x;
+        if (e < nr * R) {
+          const int row = e % nr, r = e / nr, j = j0 + row, k = (j < m ? j : j - m) % ns;
+          fc_t v = staged[u];
+          if (k != 0 && r != 0) v = v * fft_round(fft_twiddle(i64(r) * k * ts, two_over_n, p.inverse));
+          a[fft_pad(row * R + r)] = v;
+        }
+      }
+    }
+    __syncthreads();
+    a = fft_smem_passes(a, b, R, nr, p.code, p.inverse);
+    for (int e = threadIdx.x; e < nr * R; e += blockDim.x) {
+      const int row = ns == 1 ? e / R : e % nr, q = ns == 1 ? e % R : e / nr, jr = j0 + row;
+      const int j = jr < m ? jr : jr - m, k = j % ns;
+      const i64 at = (jr < m ? b0 : b0 + 1) * n + i64(j - k) * R + k + i64(q) * ns;
+      p.out[at] = fft_scaled(a[fft_pad(row * R + q)], scale);
+    }
+    __syncthreads();  // the next butterflies' load overwrites a
   }
 }

@@ -8,9 +8,10 @@ its own kernels, one dim at a time over contiguous rows (the dim moved last and 
 - A length whose prime factors are 2, 3, 5, 7 (and other primes up to ``BLUESTEIN_ABOVE``) is a Stockham
   auto-sort FFT: one out-of-place pass per factor (radix 8 first, then 4, 2, 3, 5, 7; Note [Stockham pass] in
   fft.cu), the normalization folded into the last pass. Short rows of the special radices run all their
-  passes in one launch in shared memory (Note [Shared-memory FFT]); longer ones launch a pass at a time,
-  ping-ponging between two global buffers. Other primes run as a pass of any radix, a thread per output
-  summing over the radix.
+  passes in one launch in shared memory (Note [Shared-memory FFT]); longer ones run a few passes of a large
+  radix whose butterflies are transforms in shared memory (Note [Big Stockham passes]). Lengths with other
+  primes launch a pass per factor, ping-ponging between two global buffers, those primes as a pass of any
+  radix, a thread per output summing over the radix.
 - A length with a larger prime factor goes through Bluestein's algorithm: the transform as a circular
   convolution with a chirp, done with power-of-two transforms of length m >= 2n - 1 (three of them, the
   filter's included), so every length costs O(n log n).
@@ -44,6 +45,7 @@ __all__ = ["fft_sources", "BLUESTEIN_ABOVE"]
 
 STAGE_FMT = "<QQqqqqqqd"
 SMEM_FMT = "<QQqqqqqqqqqqd"
+BIG_FMT = "<QQqqqqqqqd"
 BLUESTEIN_FMT = "<QQQqqqqqd"
 HERMITIAN_FMT = "<QQqqq"
 RADICES = (8, 4, 2, 3, 5, 7)  # the passes with a kernel of their own, in the order they are taken
@@ -51,6 +53,9 @@ BLUESTEIN_ABOVE = 64  # a length with a prime factor above this goes through Blu
 _I32_LIMIT = 1 << 31
 SMEM_MAX_BYTES = 160 << 10  # a block's two shared buffers (Note [Shared-memory FFT]): complex64 rows up to 8192
 SMEM_BLOCK_ELEMS = 2048  # short rows: as many whole rows per block as fit this many entries
+WHOLE_ROWS = True  # rows that fit use the shared-memory kernel (tests switch it off to reach the big passes)
+BIG_RADIX_MAX = 512  # the largest radix of a big pass (Note [Big Stockham passes])
+BIG_LOAD_BYTES = 128  # a big pass's block takes this many bytes of consecutive butterflies: 128-byte loads
 
 
 @cache
@@ -62,7 +67,7 @@ def fft_sources():
     """(file, kernel names, source) of every fft.cu instantiation (NVRTC null test)."""
     names = tuple(f"fft_radix{r}_{i}" for r in (*RADICES, "_any") for i in ("i32", "i64"))
     for name in ("complex64", "complex128"):
-        yield "fft.cu", (*names, "fft_bluestein", "fft_hermitian", "fft_smem"), _source(name)
+        yield "fft.cu", (*names, "fft_bluestein", "fft_hermitian", "fft_smem", "fft_big"), _source(name)
 
 
 @cache
@@ -108,6 +113,30 @@ def _smem_plan(n: int, itemsize: int) -> tuple | None:
     return code, rows, threads
 
 
+@cache
+def _big_plan(n: int, itemsize: int) -> tuple | None:
+    """((radix, radix code) of each pass, butterflies per block, threads) of the big passes for rows of ``n``
+    (Note [Big Stockham passes]), or None when a factor is not a special radix or the radices do not group."""
+    passes = radices(n)
+    if passes is None or any(r not in RADICES for r in passes):
+        return None
+    rows = max(1, BIG_LOAD_BYTES // itemsize)
+    for count in range(2, 8):
+        groups = [[] for _ in range(count)]
+        for r in sorted(passes, reverse=True):  # balanced: each factor to the group with the smallest product
+            min(groups, key=math.prod).append(r)
+        sizes = [math.prod(g) for g in groups]
+        if max(sizes) <= BIG_RADIX_MAX and _smem_bytes(rows, max(sizes), itemsize) <= SMEM_MAX_BYTES:
+            order = sorted(zip(sizes, groups), key=lambda sg: -sg[0])  # the largest first: later ns >= rows
+            if order[0][0] < rows or order[-1][0] == 1 or n // order[0][0] < rows or n >= 1 << 31:
+                return None  # fft_big's index arithmetic: ns >= rows after the first pass, n / R >= rows, int rows
+            threads = 64
+            while threads < smem_max_threads(itemsize) and threads * 8 < rows * order[0][0]:
+                threads *= 2
+            return tuple((size, sum(r << (4 * i) for i, r in enumerate(g))) for size, g in order), rows, threads
+    return None
+
+
 def smem_max_threads(itemsize: int) -> int:
     """fft_smem's largest block: 512 threads for complex64, 256 for complex128 (its registers: 166 a thread)."""
     return 512 if itemsize <= 8 else 256
@@ -145,11 +174,14 @@ def _rows(x, batch: int, n: int, inverse: bool, scale: float, owned: bool = Fals
     if passes is None:
         return _bluestein(x, batch, n, inverse, scale)
     dev = x.device.index
-    plan = _smem_plan(n, x.dtype.itemsize)
+    plan = _smem_plan(n, x.dtype.itemsize) if WHOLE_ROWS else None
     if plan is not None:
         out = _buffer(x, batch, n)
         _smem(x.dtype, dev, plan, x, out, batch, n, n, n, 0, 0, n, inverse, scale)
         return out
+    big = _big_plan(n, x.dtype.itemsize)
+    if big is not None:
+        return _big_passes(x, batch, n, inverse, scale, owned, big)
     suffix = "i32" if batch * n < _I32_LIMIT else "i64"
     cur, spare = x, None
     ns = 1
@@ -164,6 +196,24 @@ def _rows(x, batch: int, n: int, inverse: bool, scale: float, owned: bool = Fals
         spare = cur if (cur is not x or owned) else None
         cur = out
         ns *= r
+    return cur
+
+
+def _big_passes(x, batch: int, n: int, inverse: bool, scale: float, owned: bool, plan):
+    """The transform of long rows in a few passes of a large radix (Note [Big Stockham passes])."""
+    groups, rows, threads = plan
+    dev = x.device.index
+    k = get_kernel(_source(x.dtype.name), "fft_big", BIG_FMT, dev)
+    cur, spare, ns = x, None, 1
+    for i, (radix, code) in enumerate(groups):
+        out = spare if spare is not None else _buffer(x, batch, n)
+        grid = min(-(-(batch * (n // radix)) // rows), 1 << 20)
+        k.launch_smem(grid, threads, _smem_bytes(rows, radix, x.dtype.itemsize), current_stream_handle(dev),
+                      cur.data_ptr(), out.data_ptr(), batch, n, radix, ns, rows, int(inverse), code,
+                      scale if i == len(groups) - 1 else 1.0)
+        spare = cur if (cur is not x or owned) else None
+        cur = out
+        ns *= radix
     return cur
 
 
