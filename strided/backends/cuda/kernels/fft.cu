@@ -424,8 +424,11 @@ extern "C" __global__ void __launch_bounds__(FFT_SMEM_THREADS, 2) fft_smem(FftSm
 // multiplies entry r by the pass's twiddle w_n^(r (j mod ns) n / (ns R)) (computed in double, Note [Twiddles in
 // double]), runs the R-point transform of every butterfly in shared memory (fft_smem_passes, the radix code of R)
 // and writes output q to out[(j - j mod ns) R + j mod ns + q ns]: in the first pass (ns = 1) each butterfly's R
-// outputs are consecutive; later (ns >= rows) the block's butterflies are consecutive for each q. So a 2^24-point
-// row takes three passes of radix 256 (one read and one write each) instead of eight of radix 8.
+// outputs are consecutive; later (ns >= rows) the block's butterflies are consecutive for each q. A 2^24-point
+// row takes four passes of radix 64 instead of eight of radix 8. Measured on an H200 (2026-11-27, complex64):
+// 0.53 against 0.65 ms for one 2^24 row, 112 against 140 us for 16 rows of 2^18, no gain for 8 rows of 2^20;
+// a pass costs more than its memory traffic (the in-block passes' index arithmetic and twiddles), so radices
+// above 128 were slower (a 2^24 row in three passes of 256: 0.67 ms), and cuFFT stays 2-3x faster.
 struct FftBig {
   const fc_t* in;  // batch x n
   fc_t* out;       // batch x n (another buffer)
@@ -438,49 +441,55 @@ struct FftBig {
   double scale;
 };
 
+#define FFT_BIG_STAGE 4  // fft_big's loads in flight a thread (8 spill under the launch bounds)
+
 extern "C" __global__ void __launch_bounds__(FFT_SMEM_THREADS, 2) fft_big(FftBig p) {
   extern __shared__ __align__(16) unsigned char fft_shared[];
-  // a row is shorter than 2^31 and m = n / R >= rows (fft_ops._big_plan), so a block's butterflies span at most
-  // two rows and their indices within a row are ints: one 64-bit division a block
+  // A row is shorter than 2^31 and m = n / R >= rows (fft_ops._big_plan), so a block's butterflies span at most
+  // two rows and their indices within a row are ints: one 64-bit division a block. rows divides blockDim, so a
+  // thread keeps its butterfly (row) in the load and in the later passes' store, and steps r (q) by
+  // blockDim / rows: no division per entry, and its twiddles are powers of one (Note [Twiddles in double]).
   const int R = int(p.radix), rows = int(p.rows), m = int(p.n / p.radix), ns = int(p.ns), ts = int(p.n / (p.ns * R));
   const i64 n = p.n, butterflies = p.batch * m;
   const double two_over_n = 2.0 / double(n);
   const fr_t scale = fr_t(p.scale);
+  const int row = int(threadIdx.x) % rows, step = int(blockDim.x) / rows, r0 = int(threadIdx.x) / rows;
   for (i64 g0 = i64(blockIdx.x) * rows; g0 < butterflies; g0 += i64(gridDim.x) * rows) {
     const int nr = int(butterflies - g0 < rows ? butterflies - g0 : rows);
     const i64 b0 = g0 / m;
-    const int j0 = int(g0 - b0 * m);
+    const int j0 = int(g0 - b0 * m), jr = j0 + row, j = jr < m ? jr : jr - m, k = j % ns;
+    const i64 base = (jr < m ? b0 : b0 + 1) * n;
     fc_t* a = reinterpret_cast<fc_t*>(fft_shared);
     fc_t* b = a + fft_pad(rows * R);
-    for (int e0 = threadIdx.x; e0 < nr * R; e0 += FFT_STAGE * blockDim.x) {  // butterflies fastest: coalesced
-      fc_t staged[FFT_STAGE];
+    if (row < nr) {
+      const fc_t* in = p.in + base + j;
+      fd_t w = fft_twiddle(i64(r0) * k * ts, two_over_n, p.inverse);  // w_n^(r k ts), r = r0, r0 + step, ...
+      const fd_t w_step = fft_twiddle(i64(step) * k * ts % n, two_over_n, p.inverse);
+      for (int r1 = r0; r1 < R; r1 += FFT_BIG_STAGE * step) {
+        fc_t staged[FFT_BIG_STAGE];
 #pragma unroll
-      for (int u = 0; u < FFT_STAGE; ++u) {
-        const int e = e0 + u * blockDim.x;
-        if (e < nr * R) {
-          const int row = e % nr, r = e / nr, j = j0 + row;
-          const i64 at = j < m ? b0 * n + j : (b0 + 1) * n + (j - m);
-          staged[u] = p.in[at + i64(r) * m];
+        for (int u = 0; u < FFT_BIG_STAGE; ++u) {
+          const int r = r1 + u * step;
+          if (r < R) staged[u] = in[i64(r) * m];
         }
-      }
 #pragma unroll
-      for (int u = 0; u < FFT_STAGE; ++u) {
-        const int e = e0 + u * blockDim.x;
-        if (e < nr * R) {
-          const int row = e % nr, r = e / nr, j = j0 + row, k = (j < m ? j : j - m) % ns;
-          fc_t v = staged[u];
-          if (k != 0 && r != 0) v = v * fft_round(fft_twiddle(i64(r) * k * ts, two_over_n, p.inverse));
-          a[fft_pad(row * R + r)] = v;
+        for (int u = 0; u < FFT_BIG_STAGE; ++u) {
+          const int r = r1 + u * step;
+          if (r < R) {
+            a[fft_pad(row * R + r)] = k == 0 ? staged[u] : staged[u] * fft_round(w);
+            w = w * w_step;
+          }
         }
       }
     }
     __syncthreads();
     a = fft_smem_passes(a, b, R, nr, p.code, p.inverse);
-    for (int e = threadIdx.x; e < nr * R; e += blockDim.x) {
-      const int row = ns == 1 ? e / R : e % nr, q = ns == 1 ? e % R : e / nr, jr = j0 + row;
-      const int j = jr < m ? jr : jr - m, k = j % ns;
-      const i64 at = (jr < m ? b0 : b0 + 1) * n + i64(j - k) * R + k + i64(q) * ns;
-      p.out[at] = fft_scaled(a[fft_pad(row * R + q)], scale);
+    if (ns == 1) {  // the block's outputs are one contiguous span: out[(j0 + row) R + q] = e
+      fc_t* out = p.out + b0 * n + i64(j0) * R;
+      for (int e = threadIdx.x; e < nr * R; e += blockDim.x) out[e] = fft_scaled(a[fft_pad(e)], scale);
+    } else if (row < nr) {
+      fc_t* out = p.out + base + i64(j - k) * R + k;
+      for (int q = r0; q < R; q += step) out[i64(q) * ns] = fft_scaled(a[fft_pad(row * R + q)], scale);
     }
     __syncthreads();  // the next butterflies' load overwrites a
   }

@@ -54,7 +54,7 @@ _I32_LIMIT = 1 << 31
 SMEM_MAX_BYTES = 160 << 10  # a block's two shared buffers (Note [Shared-memory FFT]): complex64 rows up to 8192
 SMEM_BLOCK_ELEMS = 2048  # short rows: as many whole rows per block as fit this many entries
 WHOLE_ROWS = True  # rows that fit use the shared-memory kernel (tests switch it off to reach the big passes)
-BIG_RADIX_MAX = 512  # the largest radix of a big pass (Note [Big Stockham passes])
+BIG_RADIX_MAX = 128  # the largest radix of a big pass (Note [Big Stockham passes]); larger measured slower
 BIG_LOAD_BYTES = 128  # a big pass's block takes this many bytes of consecutive butterflies: 128-byte loads
 
 
@@ -121,19 +121,24 @@ def _big_plan(n: int, itemsize: int) -> tuple | None:
     if passes is None or any(r not in RADICES for r in passes):
         return None
     rows = max(1, BIG_LOAD_BYTES // itemsize)
+    primes, rest = [], n
+    for p in (2, 3, 5, 7):
+        while rest % p == 0:
+            primes.append(p)
+            rest //= p
     for count in range(2, 8):
-        groups = [[] for _ in range(count)]
-        for r in sorted(passes, reverse=True):  # balanced: each factor to the group with the smallest product
-            min(groups, key=math.prod).append(r)
-        sizes = [math.prod(g) for g in groups]
+        sizes = [1] * count
+        for p in sorted(primes, reverse=True):  # balanced: each prime to the group with the smallest product
+            sizes[sizes.index(min(sizes))] *= p
         if max(sizes) <= BIG_RADIX_MAX and _smem_bytes(rows, max(sizes), itemsize) <= SMEM_MAX_BYTES:
-            order = sorted(zip(sizes, groups), key=lambda sg: -sg[0])  # the largest first: later ns >= rows
-            if order[0][0] < rows or order[-1][0] == 1 or n // order[0][0] < rows or n >= 1 << 31:
+            sizes.sort(reverse=True)  # the largest first: ns >= rows after the first pass
+            if sizes[0] < rows or sizes[-1] == 1 or n // sizes[0] < rows or n >= 1 << 31:
                 return None  # fft_big's index arithmetic: ns >= rows after the first pass, n / R >= rows, int rows
             threads = 64
-            while threads < smem_max_threads(itemsize) and threads * 8 < rows * order[0][0]:
+            while threads < smem_max_threads(itemsize) and threads * 8 < rows * sizes[0]:
                 threads *= 2
-            return tuple((size, sum(r << (4 * i) for i, r in enumerate(g))) for size, g in order), rows, threads
+            codes = tuple(sum(r << (4 * i) for i, r in enumerate(radices(size))) for size in sizes)
+            return tuple(zip(sizes, codes)), rows, threads
     return None
 
 
