@@ -94,9 +94,15 @@ def matches(schema, args, kwargs, scalar_tensors: bool = False) -> bool:
 # call that binds today binds the same overload (``clamp(x, min=t)`` keeps clamp.Tensor and reads nothing from
 # the device); only when no overload fits is the call matched again with 0-dim tensors allowed as Scalars, and
 # the chosen overload is called with their values (``scalars_from_tensors``; a CUDA tensor's read waits for
-# the device, as torch's does).
-def scalars_from_tensors(op):
-    """``op`` behind a converter: the 0-dim tensors its call binds to Scalar arguments become Python numbers."""
+# the device, as torch's does). A packet's lone overload is called without matching; there a 0-dim CPU tensor
+# in a Scalar argument is read (``arange(lengths.max())``), and other tensors reach the kernels as before.
+def scalars_from_tensors(op, lone: bool = False):
+    """``op`` behind a converter: the 0-dim tensors its call binds to Scalar arguments become Python numbers.
+
+    ``lone``: ``op`` is its packet's only overload, whose kernels received tensors in Scalar arguments before
+    this conversion existed (``fill_``, ``masked_fill_``, ``clamp_min`` stand in for torch's missing ``.Tensor``
+    overloads); there only 0-dim CPU tensors are read, and any other tensor passes through unchanged.
+    """
     arguments = op.schema.arguments
     names = [a.name for a in arguments if not a.kwarg_only]
     positional = [i for i, a in enumerate(a for a in arguments if not a.kwarg_only) if a.type.base == "Scalar"]
@@ -105,7 +111,11 @@ def scalars_from_tensors(op):
     def value(t, name):
         # the match is cached by argument types, so each call checks its own tensors as torch's parser does
         if t.dim() != 0 or t.requires_grad:
+            if lone:
+                return t
             raise TypeError(f"{op.schema.name}(): argument '{name}' must be Number, not Tensor")
+        if lone and t.device.type != "cpu":
+            return t
         return t.item()
 
     def call(*args, **kwargs):

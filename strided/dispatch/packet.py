@@ -115,7 +115,7 @@ class OpOverloadPacket:
             if (slots := self._scalar_slots) is not None and _tensor_in(slots, args, kwargs):
                 from .matching import scalars_from_tensors  # Note [Tensors as Scalars]
 
-                return scalars_from_tensors(ordered[0])(*args, **kwargs)
+                return scalars_from_tensors(ordered[0], lone=True)(*args, **kwargs)
             return ordered[0](*args, **kwargs)
         # Note [Overload match cache]: an overload is chosen by the arguments' types only (and by
         # the element types of list arguments), so the choice is cached per type signature
