@@ -37,11 +37,13 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     _tensor("vector_norm", "input", 1, x)
     if dtype is not None:
         x = x.to(dtype)
-    if not x.dtype.is_floating_point:
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_type_word(x.dtype)}")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    if x.dtype.is_complex:
+        x = _ops.abs(x)  # the norm of the moduli, a real result (as torch); gradients through abs's formula
     dims = _dims(dim, x.dim())
     if x.dim() == 0:
         x = x.reshape(1)

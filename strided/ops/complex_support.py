@@ -52,6 +52,10 @@ _COMMON_MATH = {
     "square", "square_", "pow", "pow_", "isnan", "isinf", "isfinite", "where", "masked_fill", "masked_fill_",
     "prod", "cumsum", "cumsum_", "flip", "roll", "index_select", "gather",
     "matmul", "mm", "bmm", "index_add", "scatter_add",
+    # composites over the ops above (Note [Complex operators]: listed once their callees are)
+    "diagonal", "repeat", "einsum", "tensordot", "dot", "vdot", "inner", "outer", "trace", "diag",
+    "count_nonzero", "masked_select", "index", "index_put", "index_put_", "nonzero",
+    "rand_like", "randn_like",  # each part sampled through the real view (ops/composite/factories.py)
 }
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH)  # CPU and Meta, and the composites over them

@@ -177,3 +177,69 @@ def test_a_complex_alpha_for_a_real_tensor_needs_a_zero_imaginary_part(dtype, na
     want = torch.ones(3, dtype=getattr(torch, dtype)).index_add(0, torch.tensor([0]), torch.ones(1, dtype=getattr(
         torch, dtype)), alpha=2 + 0j)
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+_PRODUCTS = {
+    "outer": lambda m, x: m.outer(x[0], x[1]),
+    "einsum ij,kj->ik": lambda m, x: m.einsum("ij,kj->ik", x, x),
+    "einsum bij,bjk->bik": lambda m, x: m.einsum("bij,bjk->bik", x.reshape(2, 3, 2), x.reshape(2, 2, 3)),
+    "tensordot": lambda m, x: m.tensordot(x, x.T, 1),
+    "dot": lambda m, x: m.dot(x[0], x[1]),
+    "vdot conjugates the first": lambda m, x: m.vdot(x[0], x[1]),
+    "inner": lambda m, x: m.inner(x, x),
+    "trace": lambda m, x: m.trace(x[:, :3]),
+    "diag": lambda m, x: m.diag(x[:, :3]),
+    "diag of a vector": lambda m, x: m.diag(x[0], 1),
+    "diagonal": lambda m, x: x[:, :3].diagonal(1),
+    "repeat": lambda m, x: x.repeat(2, 1),
+    "count_nonzero": lambda m, x: m.count_nonzero(x * (x.abs() > 1)),
+    "masked_select": lambda m, x: m.masked_select(x, x.abs() > 1),
+    "index": lambda m, x: x[m.tensor([0, 2, 0])],
+    "index two dims": lambda m, x: x[m.tensor([0, 2]), m.tensor([1, 3])],
+    "index by mask": lambda m, x: x[x.abs() > 1],
+    "index_put": lambda m, x: x.clone().index_put_((m.tensor([0, 2]),), x[1]),
+    "index_put accumulate": lambda m, x: x.clone().index_put_((m.tensor([0, 0]),), x[:2], accumulate=True),
+    "setitem": lambda m, x: (lambda y: (y.__setitem__((0, 1), 1 - 1j), y)[1])(x.clone()),
+    "nonzero": lambda m, x: m.nonzero(x * (x.abs() > 1)),
+    "linalg.vector_norm": lambda m, x: m.linalg.vector_norm(x, 3, dim=1),
+    "linalg.norm": lambda m, x: m.linalg.norm(x),
+}
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("name", list(_PRODUCTS))
+def test_products_indexing_and_norms(name, dtype):
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    z, tz = _pair(a, dtype)
+    got, want = _PRODUCTS[name](st, z), _PRODUCTS[name](torch, tz)
+    tol = 1e-5 if dtype == "complex64" else 1e-12
+    if want.dtype.is_floating_point:  # the norms' real results
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=tol)
+    else:
+        _same(got, want, tol=tol)
+
+
+def test_complex_gradients_through_einsum_index_and_norm():
+    a = np.random.default_rng(8).standard_normal((3, 4)) + 1j * np.random.default_rng(9).standard_normal((3, 4))
+    x, tx = st.from_numpy(a.copy()).requires_grad_(), torch.from_numpy(a.copy()).requires_grad_()
+    for m, t in ((st, x), (torch, tx)):
+        y = m.einsum("ij,kj->ik", t, t)[m.tensor([0, 2])]
+        (m.view_as_real(y).sum() + m.linalg.vector_norm(t) + m.vdot(t[0], t[1]).real).backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_random_complex_samples_as_torch(dtype):
+    """Each part uniform on [0, 1) (rand) or normal with variance 1/2 (randn), so that E|z|^2 = 1."""
+    z = st.randn(200_000, dtype=getattr(st, dtype))
+    assert z.dtype is getattr(st, dtype)
+    assert abs(float(z.real.var()) - 0.5) < 0.01 and abs(float(z.imag.var()) - 0.5) < 0.01
+    assert abs(float((z.abs() ** 2).mean()) - 1.0) < 0.01
+    r = st.rand(100_000, dtype=getattr(st, dtype))
+    assert 0 <= float(r.real.min()) and float(r.imag.max()) < 1 and abs(float(r.imag.mean()) - 0.5) < 0.01
+    assert st.randn_like(z[:3]).dtype is z.dtype and st.rand_like(r[:2]).shape == (2,)
+    g = st.Generator().manual_seed(3)
+    assert st.equal(st.randn(4, dtype=z.dtype, generator=g), st.randn(4, dtype=z.dtype,
+                                                                      generator=st.Generator().manual_seed(3)))

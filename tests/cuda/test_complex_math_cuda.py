@@ -216,3 +216,27 @@ def test_complex_matmul_and_gather_gradients_equal_the_cpu():
         grads.append((x.grad.cpu().numpy(), w.grad.cpu().numpy()))
     for c, g in zip(grads[0], grads[1]):
         np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_products_indexing_norms_and_sampling_on_cuda(dtype):
+    """The composites over the complex kernels (einsum, tensordot, vdot, trace, ...) and the pairs' advanced
+    indexing (Note [Complex gathers]) give the CPU backend's values."""
+    a = _rand((3, 4), dtype, seed=50)
+    cases = {
+        "einsum": lambda x: st.einsum("ij,kj->ik", x, x), "tensordot": lambda x: st.tensordot(x, x.t(), 1),
+        "vdot": lambda x: st.vdot(x[0], x[1]), "outer": lambda x: st.outer(x[0], x[1]),
+        "trace": lambda x: st.trace(x[:, :3]), "diag": lambda x: st.diag(x[0], -1), "repeat": lambda x: x.repeat(2, 1),
+        "index": lambda x: x[st.tensor([0, 2, 0]).to(x.device)], "mask": lambda x: x[x.abs() > 1],
+        "index_put": lambda x: x.clone().index_put_((st.tensor([0, 0]).to(x.device),), x[:2], accumulate=True),
+        "setitem": lambda x: (lambda y: (y.__setitem__((0, 1), 1 - 1j), y)[1])(x.clone()),
+        "nonzero": lambda x: st.nonzero(x * (x.abs() > 1)), "count_nonzero": lambda x: st.count_nonzero(x),
+        "norm": lambda x: st.linalg.vector_norm(x, 3, dim=1),
+    }
+    for name, f in cases.items():
+        got, want = _host(f(_cuda(a))), np.asarray(f(st.from_numpy(a.copy())))
+        np.testing.assert_allclose(got, want, err_msg=name, **TOL[dtype])
+    z = st.randn(100_000, dtype=getattr(st, dtype), device="cuda")
+    assert z.device.type == "cuda" and abs(float(z.real.var()) - 0.5) < 0.02 and abs(float(z.imag.var()) - 0.5) < 0.02
+    r = st.rand_like(z)
+    assert float(r.real.min()) >= 0 and float(r.imag.max()) < 1

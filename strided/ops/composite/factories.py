@@ -37,9 +37,22 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
 
 def _random_dtype(dtype, op):
     d = dt.to_dtype(dtype) if dtype is not None else dt.get_default_dtype()
-    if not d.is_floating_point:
+    if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"\"{op}\" not implemented for '{d.name}'; {op} needs a floating dtype")
     return d
+
+
+# torch's complex samples: each part uniform on [0, 1) (rand), or normal with variance 1/2 so that |z|^2 has mean 1
+_COMPLEX_NORMAL_STD = 0.5 ** 0.5
+
+
+def _parts(t):
+    """``t`` itself, or the (re, im) real view of a complex ``t`` (filled in place)."""
+    return ops.view_as_real(t) if t.dtype.is_complex else t
+
+
+def _std(t) -> float:
+    return _COMPLEX_NORMAL_STD if t.dtype.is_complex else 1.0
 
 
 def _generator(generator, device):
@@ -52,14 +65,16 @@ def _generator(generator, device):
 def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     d = _random_dtype(dtype, "check_uniform_bounds")
     t = ops.empty(size, dtype=d, layout=layout, device=device, pin_memory=pin_memory)
-    return t.uniform_(0, 1, generator=_generator(generator, t.device))
+    _parts(t).uniform_(0, 1, generator=_generator(generator, t.device))
+    return t
 
 
 @kernel("CompositeExplicitAutograd")
 def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     d = _random_dtype(dtype, "normal_kernel")
     t = ops.empty(size, dtype=d, layout=layout, device=device, pin_memory=pin_memory)
-    return t.normal_(0, 1, generator=_generator(generator, t.device))
+    _parts(t).normal_(0, _std(t), generator=_generator(generator, t.device))
+    return t
 
 
 @kernel("CompositeExplicitAutograd")
@@ -129,7 +144,8 @@ def rand_like(self, *, generator=None, dtype=None, layout=None, device=None, pin
               memory_format=None):
     t = _like(self, dtype, layout, device, pin_memory, memory_format)
     _random_dtype(t.dtype, "check_uniform_bounds")
-    return t.uniform_(0, 1, generator=_generator(generator, t.device))
+    _parts(t).uniform_(0, 1, generator=_generator(generator, t.device))
+    return t
 
 
 @kernel("CompositeExplicitAutograd")
@@ -137,7 +153,8 @@ def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pi
                memory_format=None):
     t = _like(self, dtype, layout, device, pin_memory, memory_format)
     _random_dtype(t.dtype, "normal_kernel")
-    return t.normal_(0, 1, generator=_generator(generator, t.device))
+    _parts(t).normal_(0, _std(t), generator=_generator(generator, t.device))
+    return t
 
 
 # Note [randperm]

@@ -45,9 +45,9 @@ def dot(self, tensor):
 
 @kernel("CompositeImplicitAutograd")
 def vdot(self, other):
-    """``dot`` conjugating the first argument (strided has no complex dtypes: equal to dot)."""
+    """``dot`` conjugating the first argument (a copy of a complex one: Note [No conjugate bit]; real: dot)."""
     _check_vectors(self, other, "dot")
-    return ops.sum(ops.mul(self, other), dtype=self.dtype)
+    return ops.sum(ops.mul(ops.conj(self), other), dtype=self.dtype)
 
 
 @kernel("CompositeImplicitAutograd")

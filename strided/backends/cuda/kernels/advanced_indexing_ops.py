@@ -20,6 +20,7 @@ from ...meta.common import new_output, new_output_like
 from ..copies import broadcast_strides
 from ..copies import copy_ as copy_impl
 from . import copy_kernel
+from .complex_ops import as_real, from_pairs
 from .index_launch import (
     Target,
     copy_into,
@@ -126,6 +127,9 @@ def _plan(self_sizes, self_strides, arrays, dims):
 
 @kernel("CUDA")
 def index(self, indices):
+    if self.dtype.is_complex:  # Note [Complex gathers]: the pair dim last, never indexed
+        r = index(as_real(self), indices)
+        return from_pairs(r, self.dtype, r._sizes[:-1])
     arrays, dims, out = ameta.prepare_index(self, indices, _BACKEND)
     if not out.numel():
         ameta.prepare_index(self, indices, _BACKEND_NOW)  # no launch to report a bad index: check now
@@ -166,8 +170,18 @@ def _put(target: Tensor, arrays, dims, values: Tensor, accumulate: bool) -> None
     t.finish()
 
 
+def _complex_values(self, values):
+    """``values`` as ``self``'s complex dtype on its device (for the pairs' view, Note [Complex gathers])."""
+    if values.dtype is not self.dtype:
+        values = values.to(self.dtype)
+    return values if values.device is self.device else values.to(self.device)
+
+
 @kernel("CUDA")
 def index_put(self, indices, values, accumulate=False):
+    if self.dtype.is_complex:  # Note [Complex gathers]: the pairs' scatter (atomics add the parts apart)
+        r = index_put(as_real(self), indices, as_real(_complex_values(self, values)), accumulate)
+        return from_pairs(r, self.dtype, self._sizes)
     arrays, dims = ameta.prepare_index_put(self, indices, values, accumulate, _BACKEND)
     out = new_output_like(self)
     copy_into(out, self)
@@ -180,6 +194,9 @@ def index_put(self, indices, values, accumulate=False):
 
 def index_put_(self, indices, values, accumulate=False):
     """The in-place form, registered directly as on the CPU: ``x[i] = v`` writes without copying x."""
+    if self.dtype.is_complex:  # Note [Complex gathers]: in place through the pairs' view
+        index_put_(as_real(self), indices, as_real(_complex_values(self, values)), accumulate)
+        return self
     ameta.check_no_internal_overlap(self)
     arrays, dims = ameta.prepare_index_put(self, indices, values, accumulate, _BACKEND)
     if self.numel():
