@@ -209,14 +209,14 @@ def norm_backward(grad, self, p, result, dim=None, keepdim=False):
     r = unsqueeze_dims(result, dim, self.dim(), keepdim)
     if p == 0.0:
         return ops.zeros_like(self)
-    if p == 1.0:
-        return ops.sign(self) * g
+    if p == 1.0:  # sgn: z / |z| for complex (the conjugate-Wirtinger gradient of |z|), sign for real
+        return ops.sgn(self) * g
     if p == 2.0:
         return ops.where(ops.eq(r, 0), 0.0, self * (g / r))
     if math.isinf(p):
         mask = ops.eq(ops.abs(self), r)
         count = ops.sum(mask, _dims(dim, self.dim()), keepdim=True)
-        return ops.where(mask, ops.sign(self) * g / count, 0.0)
+        return ops.where(mask, ops.sgn(self) * g / count, 0.0)
     scale = ops.abs(self) ** (p - 2) * self
     return ops.where(ops.eq(r, 0), 0.0, scale * g / r ** (p - 1))
 

@@ -58,7 +58,10 @@ _COMMON_MATH = {
     "rand_like", "randn_like",  # each part sampled through the real view (ops/composite/factories.py)
 }
 
-COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH)  # CPU and Meta, and the composites over them
+# CPU and Meta only: the CUDA kernels have no complex path yet
+_CPU_ONLY = {"norm"}  # of the moduli (NumPy's abs first), a real result
+
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _CPU_ONLY)  # CPU and Meta, and the composites over them
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",

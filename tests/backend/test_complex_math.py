@@ -243,3 +243,19 @@ def test_random_complex_samples_as_torch(dtype):
     g = st.Generator().manual_seed(3)
     assert st.equal(st.randn(4, dtype=z.dtype, generator=g), st.randn(4, dtype=z.dtype,
                                                                       generator=st.Generator().manual_seed(3)))
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, math.inf, -1])
+def test_norm_of_complex_is_the_norm_of_the_moduli_with_torchs_gradient(p):
+    """The norm op takes complex tensors on the CPU (real results); its gradient uses sgn (z / |z|)."""
+    a = np.random.default_rng(11).standard_normal((3, 4)) + 1j * np.random.default_rng(12).standard_normal((3, 4))
+    x, tx = st.from_numpy(a.copy()).requires_grad_(), torch.from_numpy(a.copy()).requires_grad_()
+    r, tr = x.norm(p), tx.norm(p)
+    r2, tr2 = st.norm(x, p, dim=1, keepdim=True), torch.norm(tx, p, dim=1, keepdim=True)
+    assert r.dtype is st.float64 and tuple(r2.shape) == (3, 1)
+    np.testing.assert_allclose(r2.detach().numpy(), tr2.detach().numpy(), rtol=1e-12)
+    (r + r2.sum()).backward()
+    (tr + tr2.sum()).backward()
+    np.testing.assert_allclose(float(r), float(tr), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+    assert st.from_numpy(a.astype(np.complex64)).to("meta").norm().dtype is st.float32

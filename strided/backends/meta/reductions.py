@@ -182,7 +182,7 @@ def std(self, dim=None, *, correction=None, keepdim=False):
 
 def norm_output(self, p, dim, keepdim) -> tuple:
     """(output, p as a float, reduced dims) of norm, after linalg.vector_norm's checks."""
-    check(self.dtype.is_floating_point,
+    check(self.dtype.is_floating_point or self.dtype.is_complex,
           lambda: "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                   f"{type_name(self.dtype)}")
     p = 2.0 if p is None else p
@@ -196,7 +196,8 @@ def norm_output(self, p, dim, keepdim) -> tuple:
             check(self.dim() == 0 or self._sizes[d] != 0,
                   lambda d=d: f"linalg.vector_norm cannot compute the {word} norm on the dimension {d}"
                               "because this dimension is empty and the operation does not have an identity")
-    return new_output(reduced_shape(self._sizes, dims, keepdim), self.dtype, self.device), float(p), dims
+    out_dtype = self.dtype.to_real() if self.dtype.is_complex else self.dtype  # the norm of the moduli
+    return new_output(reduced_shape(self._sizes, dims, keepdim), out_dtype, self.device), float(p), dims
 
 
 def _num(p) -> str:
