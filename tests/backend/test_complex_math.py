@@ -259,3 +259,24 @@ def test_norm_of_complex_is_the_norm_of_the_moduli_with_torchs_gradient(p):
     np.testing.assert_allclose(float(r), float(tr), rtol=1e-12)
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), atol=1e-12)
     assert st.from_numpy(a.astype(np.complex64)).to("meta").norm().dtype is st.float32
+
+
+_SPREADS = {
+    "var": lambda m, x: x.var(),
+    "std dim": lambda m, x: x.std(dim=0),
+    "var correction 0 keepdim": lambda m, x: m.var(x, dim=1, correction=0, keepdim=True),
+    "std unbiased=False": lambda m, x: x.std(1, unbiased=False),
+}
+
+
+@pytest.mark.parametrize("name", list(_SPREADS))
+def test_var_and_std_of_complex_as_torch(name):
+    """E|z - mean|^2 (real results) on the CPU, with torch's gradients."""
+    a = np.random.default_rng(13).standard_normal((3, 4)) + 1j * np.random.default_rng(14).standard_normal((3, 4))
+    x, tx = st.from_numpy(a.copy()).requires_grad_(), torch.from_numpy(a.copy()).requires_grad_()
+    r, tr = _SPREADS[name](st, x), _SPREADS[name](torch, tx)
+    assert r.dtype is st.float64
+    np.testing.assert_allclose(r.detach().numpy(), tr.detach().numpy(), rtol=1e-12)
+    r.sum().backward()
+    tr.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), atol=1e-12)

@@ -148,9 +148,11 @@ def _var(self, dim, correction, keepdim):
     with np.errstate(invalid="ignore", divide="ignore"):
         mu = np.sum(a, axis=axes, keepdims=True, dtype=a.dtype) / a.dtype.type(n)
         dev = a - mu
-        m2 = np.sum(dev * dev, axis=axes, keepdims=keepdim, dtype=a.dtype)
+        if dev.dtype.kind == "c":  # |z - mean|^2 = re^2 + im^2: the variance of a complex tensor is real
+            dev = np.abs(dev)
+        m2 = np.sum(dev * dev, axis=axes, keepdims=keepdim, dtype=dev.dtype)
         # torch divides by max(0, N - correction): 0/0 -> nan, x/0 -> inf.
-        return out, m2 / a.dtype.type(max(0, n - c))
+        return out, m2 / dev.dtype.type(max(0, n - c))
 
 
 @kernel("CPU")

@@ -159,7 +159,8 @@ def argmin(self, dim=None, keepdim=False):
 
 def var_output(self, dim, correction, keepdim) -> tuple:
     """(output, reduced dims, correction as a number) of var/std."""
-    check(self.dtype.is_floating_point, "std and var only support floating point and complex dtypes")
+    check(self.dtype.is_floating_point or self.dtype.is_complex,
+          "std and var only support floating point and complex dtypes")
     dims = reduction_dims(dim, self.dim())
     c = 1 if correction is None else correction
     shape = reduced_shape(self._sizes, dims, keepdim)
@@ -167,7 +168,8 @@ def var_output(self, dim, correction, keepdim) -> tuple:
     if n - c <= 0:
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the "
                       "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
-    return new_output(shape, self.dtype, self.device), dims, c
+    out_dtype = self.dtype.to_real() if self.dtype.is_complex else self.dtype  # E|z - mean|^2: real
+    return new_output(shape, out_dtype, self.device), dims, c
 
 
 @kernel("Meta")
