@@ -59,7 +59,8 @@ _COMMON_MATH = {
 }
 
 # CPU and Meta only: the CUDA kernels have no complex path yet
-_CPU_ONLY = {"norm", "var", "std"}  # of the moduli / E|z - mean|^2: real results
+_CPU_ONLY = {"norm", "var", "std",  # of the moduli / E|z - mean|^2: real results
+             "tril", "triu", "tril_", "triu_"}  # NumPy's where over the triangle's mask
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _CPU_ONLY)  # CPU and Meta, and the composites over them
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex

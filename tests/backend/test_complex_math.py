@@ -201,6 +201,8 @@ _PRODUCTS = {
     "index_put accumulate": lambda m, x: x.clone().index_put_((m.tensor([0, 0]),), x[:2], accumulate=True),
     "setitem": lambda m, x: (lambda y: (y.__setitem__((0, 1), 1 - 1j), y)[1])(x.clone()),
     "nonzero": lambda m, x: m.nonzero(x * (x.abs() > 1)),
+    "tril": lambda m, x: x.tril(),
+    "triu_": lambda m, x: x.clone().triu_(1),
     "linalg.vector_norm": lambda m, x: m.linalg.vector_norm(x, 3, dim=1),
     "linalg.norm": lambda m, x: m.linalg.norm(x),
 }
