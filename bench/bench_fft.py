@@ -13,33 +13,17 @@ ratio strided / torch (time: lower is better). ``--append [PATH]`` writes a date
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from datetime import date
 from pathlib import Path
 
 import numpy as np
+from bench_reductions import _median_ms  # bench/ is on the path when run as a script
 
 import strided as st
 import strided.cuda as scuda
 
 BATCH, REPEATS = 5, 7
-SLEEP_CYCLES = 4_000_000  # ~2 ms at H100/H200 clocks: longer than queuing a batch
-
-
-def _median_ms(fn, arg, start, end, sync, sleep):
-    fn(arg)
-    sync()
-    times = []
-    for _ in range(REPEATS):
-        sleep(SLEEP_CYCLES)
-        start.record()
-        for _ in range(BATCH):
-            fn(arg)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / BATCH)
-    return statistics.median(times)
 
 
 def _cases(torch):
@@ -78,8 +62,8 @@ def main() -> int:
         torch.cuda.synchronize()
         want = tfn(t)
         diff = ((torch.from_dlpack(sfn(x)) - want).abs().max() / want.abs().max()).item()
-        ms_s = _median_ms(sfn, x, s_start, s_end, scuda.synchronize, torch.cuda._sleep)
-        ms_t = _median_ms(tfn, t, t_start, t_end, torch.cuda.synchronize, torch.cuda._sleep)
+        ms_s = _median_ms(sfn, x, s_start, s_end, scuda.synchronize, torch.cuda._sleep, BATCH, REPEATS)
+        ms_t = _median_ms(tfn, t, t_start, t_end, torch.cuda.synchronize, torch.cuda._sleep, BATCH, REPEATS)
         rows.append((name, ms_s, ms_t, ms_s / ms_t, diff))
         print(f"{name:40s} strided {ms_s:8.3f} ms  torch {ms_t:8.3f} ms  ratio {ms_s / ms_t:5.2f}  "
               f"max rel diff {diff:.1e}", flush=True)

@@ -29,18 +29,20 @@ BATCH, REPEATS = 10, 9
 SLEEP_CYCLES = 4_000_000  # ~2 ms at H100/H200 clocks: longer than queuing a batch
 
 
-def _median_ms(fn, arg, start, end, sync, sleep):
+def _median_ms(fn, arg, start, end, sync, sleep, batch=BATCH, repeats=REPEATS):
+    """Median ms per ``fn(arg)`` over ``repeats`` batches of ``batch`` calls, each batch timed with the events
+    ``start`` / ``end`` and queued behind a ``sleep`` kernel (bench_fft uses it too)."""
     fn(arg)
     sync()
     times = []
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         sleep(SLEEP_CYCLES)
         start.record()
-        for _ in range(BATCH):
+        for _ in range(batch):
             fn(arg)
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end) / BATCH)
+        times.append(start.elapsed_time(end) / batch)
     return statistics.median(times)
 
 

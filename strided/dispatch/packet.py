@@ -87,6 +87,7 @@ class OpOverloadPacket:
         op.packet = self
         self._match_cache.clear()
         self._scalar_slots = None
+        self.__dict__.pop("_lone", None)
         if len(self._ordered) == 1:
             args = op.schema.arguments
             pos = tuple(i for i, a in enumerate(a for a in args if not a.kwarg_only) if a.type.base == "Scalar")
@@ -113,9 +114,7 @@ class OpOverloadPacket:
         ordered = self._ordered
         if len(ordered) == 1:
             if (slots := self._scalar_slots) is not None and _tensor_in(slots, args, kwargs):
-                from .matching import scalars_from_tensors  # Note [Tensors as Scalars]
-
-                return scalars_from_tensors(ordered[0], lone=True)(*args, **kwargs)
+                return self._lone_converter()(*args, **kwargs)  # Note [Tensors as Scalars]
             return ordered[0](*args, **kwargs)
         # Note [Overload match cache]: an overload is chosen by the arguments' types only (and by
         # the element types of list arguments), so the choice is cached per type signature
@@ -135,6 +134,15 @@ class OpOverloadPacket:
                     self._match_cache.clear()
                 self._match_cache[key] = op
         return op(*args, **kwargs)
+
+    def _lone_converter(self):
+        """The lone overload behind its Scalar-argument converter, made once (the match cache's role)."""
+        conv = self.__dict__.get("_lone")
+        if conv is None:
+            from .matching import scalars_from_tensors
+
+            conv = self.__dict__["_lone"] = scalars_from_tensors(self._ordered[0], lone=True)
+        return conv
 
     def _match(self, args, kwargs) -> OpOverload:
         from .matching import matches

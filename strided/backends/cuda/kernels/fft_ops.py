@@ -105,12 +105,21 @@ def _smem_plan(n: int, itemsize: int) -> tuple | None:
         return None
     if _smem_bytes(1, n, itemsize) > SMEM_MAX_BYTES:
         return None
-    code = sum(r << (4 * i) for i, r in enumerate(passes))
     rows = max(1, SMEM_BLOCK_ELEMS // n)
+    return _radix_code(passes), rows, _block_threads(rows * n, itemsize)
+
+
+def _radix_code(passes) -> int:
+    """The shared-memory kernels' list of radices: 4 bits each, the first pass lowest."""
+    return sum(r << (4 * i) for i, r in enumerate(passes))
+
+
+def _block_threads(entries: int, itemsize: int) -> int:
+    """A power of two from 64 to smem_max_threads: about one thread per 8 of a block's entries."""
     threads = 64
-    while threads < smem_max_threads(itemsize) and threads * 8 < rows * n:
+    while threads < smem_max_threads(itemsize) and threads * 8 < entries:
         threads *= 2
-    return code, rows, threads
+    return threads
 
 
 @cache
@@ -134,11 +143,8 @@ def _big_plan(n: int, itemsize: int) -> tuple | None:
             sizes.sort(reverse=True)  # the largest first: ns >= rows after the first pass
             if sizes[0] < rows or sizes[-1] == 1 or n // sizes[0] < rows or n >= 1 << 31:
                 return None  # fft_big's index arithmetic: ns >= rows after the first pass, n / R >= rows, int rows
-            threads = 64
-            while threads < smem_max_threads(itemsize) and threads * 8 < rows * sizes[0]:
-                threads *= 2
-            codes = tuple(sum(r << (4 * i) for i, r in enumerate(radices(size))) for size in sizes)
-            return tuple(zip(sizes, codes)), rows, threads
+            codes = tuple(_radix_code(radices(size)) for size in sizes)
+            return tuple(zip(sizes, codes)), rows, _block_threads(rows * sizes[0], itemsize)
     return None
 
 
@@ -284,22 +290,17 @@ def _fft_r2c(self, dim, normalization, onesided):
     last = dims[-1]
     n = self._sizes[last]
     cdtype = self.dtype.to_complex()
-    plan = _smem_plan(n, cdtype.itemsize)
-    half = _smem_plan(n // 2, cdtype.itemsize) if onesided and n % 2 == 0 else None
-    if half is not None:  # Note [Packed real transforms]: a complex transform of half the length
-        moved = self.movedim(last, -1)
-        rows = moved.contiguous()
-        batch, h = rows.numel() // n, n // 2
-        out = new_output((batch, h + 1), cdtype, self.device)
-        _smem(cdtype, self.device.index, half, rows, out, batch, h, n, h + 1, 3, 2, h + 1, False,
-              _scale(normalization, n))
-        t = out.view(*moved.shape[:-1], h + 1).movedim(-1, last)
-    elif plan is not None:  # the real rows loaded as complex, the onesided half stored (Note [Shared-memory FFT])
+    # Note [Packed real transforms]: an even onesided length as a complex transform of half the length; else
+    # the real rows loaded as complex and the (onesided) outputs stored (Note [Shared-memory FFT])
+    packed = _smem_plan(n // 2, cdtype.itemsize) if onesided and n % 2 == 0 else None
+    plan = packed if packed is not None else _smem_plan(n, cdtype.itemsize)
+    if plan is not None:
+        length, load, store = (n // 2, 3, 2) if packed is not None else (n, 1, 0)
         moved = self.movedim(last, -1)
         rows = moved.contiguous()
         batch, cols = rows.numel() // n, (n // 2 + 1 if onesided else n)
         out = new_output((batch, cols), cdtype, self.device)
-        _smem(cdtype, self.device.index, plan, rows, out, batch, n, n, cols, 1, 0, cols, False,
+        _smem(cdtype, self.device.index, plan, rows, out, batch, length, n, cols, load, store, cols, False,
               _scale(normalization, n))
         t = out.view(*moved.shape[:-1], cols).movedim(-1, last)
     else:
