@@ -16,6 +16,10 @@ set -u
 cd "$(dirname "$0")/.."
 MODE="${1:-all}"
 case "$MODE" in all|tests|bench) ;; *) echo "usage: scripts/gpu.sh [all|tests|bench]" >&2; exit 2 ;; esac
+for var in JOBS OPS_SLICES TESTS_TIMEOUT; do
+  val="${!var:-1}"
+  [[ "$val" =~ ^[0-9]+$ ]] || { echo "scripts/gpu.sh: $var must be a whole number, got '$val'" >&2; exit 2; }
+done
 for name in ${BENCHES:-}; do
   [ -f "bench/bench_$name.py" ] || { echo "scripts/gpu.sh: unknown benchmark '$name' in BENCHES" >&2; exit 2; }
 done
