@@ -58,18 +58,18 @@ _COMMON_MATH = {
     "rand_like", "randn_like",  # each part sampled through the real view (ops/composite/factories.py)
 }
 
-# CPU and Meta only: the CUDA kernels have no complex path yet
-_CPU_ONLY = {"norm", "var", "std",  # of the moduli / E|z - mean|^2: real results
-             "tril", "triu", "tril_", "triu_"}  # NumPy's where over the triangle's mask
+# Real results: the norm of the moduli, E|z - mean|^2 (CUDA: Note [Complex var]); the triangles (CUDA: the real
+# kernel over the pairs)
+_SPREADS_AND_TRIANGLES = {"norm", "var", "std", "tril", "triu", "tril_", "triu_"}
 
-COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _CPU_ONLY)  # CPU and Meta, and the composites over them
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES)  # CPU and Meta, and composites
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
     "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
-} | _COMMON_MATH)
+} | _COMMON_MATH | _SPREADS_AND_TRIANGLES)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:

@@ -240,3 +240,39 @@ def test_products_indexing_norms_and_sampling_on_cuda(dtype):
     assert z.device.type == "cuda" and abs(float(z.real.var()) - 0.5) < 0.02 and abs(float(z.imag.var()) - 0.5) < 0.02
     r = st.rand_like(z)
     assert float(r.real.min()) >= 0 and float(r.imag.max()) < 1
+
+
+_SPREADS = {
+    "var": lambda x: x.var(), "std dim 0": lambda x: x.std(dim=0),
+    "var correction 0 keepdim": lambda x: st.var(x, dim=1, correction=0, keepdim=True),
+    "std unbiased=False": lambda x: x.std(1, unbiased=False), "var of one": lambda x: x[:1].var(dim=0),
+    "norm": lambda x: x.norm(), "norm 1 dim": lambda x: st.norm(x, 1, dim=1),
+    "norm inf": lambda x: x.norm(float("inf")),
+    "norm 3 keepdim": lambda x: st.norm(x, 3, dim=0, keepdim=True), "norm 0": lambda x: x.norm(0),
+    "tril": lambda x: x.tril(), "triu 1": lambda x: x.triu(1),
+    "tril -1 batched": lambda x: x.expand(2, *x.shape).tril(-1),
+    "tril_": lambda x: x.clone().tril_(1), "triu_": lambda x: x.clone().triu_(-1),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+@pytest.mark.parametrize("name", list(_SPREADS))
+def test_var_std_norm_and_triangles_match_the_cpu(name, layout, dtype):
+    """var / std (Note [Complex var]) and norm have real results; tril / triu run the real kernel over the pairs."""
+    a = _rand((4, 5), dtype, seed=60)
+    want = _SPREADS[name](LAYOUTS[layout](st.from_numpy(a.copy())))
+    got = _SPREADS[name](LAYOUTS[layout](_cuda(a)))
+    assert got.dtype is want.dtype and got.shape == want.shape and got.device.type == "cuda"
+    np.testing.assert_allclose(_host(got), want.numpy(), **TOL[dtype])
+
+
+def test_var_std_and_norm_gradients_on_cuda_equal_the_cpu():
+    a = _rand((3, 4), "complex128", seed=61)
+    grads = []
+    for dev in ("cpu", "cuda"):
+        x = st.from_numpy(a.copy()).to(dev).requires_grad_()
+        (x.var(dim=1).sum() + x.std() + st.norm(x, 3, dim=0).sum() + x.norm() + st.view_as_real(x.tril()).sum()
+         ).backward()
+        grads.append(_host(x.grad))
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-10, atol=1e-12)

@@ -16,7 +16,7 @@ from ....tensor import Tensor, contiguous_strides
 from ...meta import factories as fmeta
 from ...meta import indexing as meta
 from ...meta.common import new_output, wrap_dim
-from .complex_ops import index_add_pairs, over_pairs, scatter_add_pairs
+from .complex_ops import as_real, index_add_pairs, over_pairs, scatter_add_pairs
 from .index_launch import (
     Target,
     copy_into,
@@ -179,6 +179,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 
 # ------------------------------------------------------------------------------ misc.cu: masks, factories
 def _triangle(self, diagonal, upper: bool) -> Tensor:
+    if self.dtype.is_complex:  # the real kernel over the pairs, their dim moved in front of the matrices
+        out = (meta.triu if upper else meta.tril)(self, diagonal)
+        parts = _triangle(as_real(self).movedim(-1, 0), diagonal, upper)
+        as_real(out).copy_(parts.movedim(0, -1))
+        return out
     out = (meta.triu if upper else meta.tril)(self, diagonal)
     n = out.numel()
     if n:

@@ -156,13 +156,29 @@ def argmin(self, dim=None, keepdim=False):
 @kernel("CUDA")
 def var(self, dim=None, *, correction=None, keepdim=False):
     out, dims, c = meta.var_output(self, dim, correction, keepdim)
+    if self.dtype.is_complex:
+        return _complex_var(self, out, _dims(self, dims), float(c))
     return reduce("var", self, out, _dims(self, dims), arg=float(c))
 
 
 @kernel("CUDA")
 def std(self, dim=None, *, correction=None, keepdim=False):
     out, dims, c = meta.var_output(self, dim, correction, keepdim)
+    if self.dtype.is_complex:
+        return _complex_var(self, out, _dims(self, dims), float(c)).sqrt_()
     return reduce("std", self, out, _dims(self, dims), arg=float(c))
+
+
+# Note [Complex var]
+# E|z - mean z|^2 = E(re - mean re)^2 + E(im - mean im)^2 with the same divisor (n - correction), so a
+# complex var is the real var of each part (stride-2 views of the pairs, no copies) added, and std its root:
+# torch's own split (std_var_out adds the parts' variances), with the real kernels' NaN and empty rules.
+def _complex_var(self, out, dims, c):
+    pairs = _as_real(self)
+    reduce("var", pairs.select(-1, 0), out, dims, arg=c)
+    im = new_output(out._sizes, out.dtype, out.device)
+    reduce("var", pairs.select(-1, 1), im, dims, arg=c)
+    return out.add_(im)
 
 
 def norm_mode(p: float) -> int:
@@ -173,7 +189,8 @@ def norm_mode(p: float) -> int:
 @kernel("CUDA")
 def norm(self, p=2, dim=None, keepdim=False):
     out, p, dims = meta.norm_output(self, p, dim, keepdim)
-    return reduce("norm", self, out, _dims(self, dims), arg=p, mode=norm_mode(p))
+    x = self.abs() if self.dtype.is_complex else self  # the norm of the moduli (linalg.vector_norm's rule)
+    return reduce("norm", x, out, _dims(self, dims), arg=p, mode=norm_mode(p))
 
 
 @kernel("CUDA", name="all")
