@@ -56,13 +56,18 @@ _COMMON_MATH = {
     "diagonal", "repeat", "einsum", "tensordot", "dot", "vdot", "inner", "outer", "trace", "diag",
     "count_nonzero", "masked_select", "index", "index_put", "index_put_", "nonzero",
     "rand_like", "randn_like",  # each part sampled through the real view (ops/composite/factories.py)
+    "log2", "log10", "exp2", "expm1", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_", "cumprod",
+    "log2_", "log10_", "exp2_", "expm1_", "cumprod_",
 }
 
 # Real results: the norm of the moduli, E|z - mean|^2 (CUDA: Note [Complex var]); the triangles (CUDA: the real
 # kernel over the pairs)
 _SPREADS_AND_TRIANGLES = {"norm", "var", "std", "tril", "triu", "tril_", "triu_"}
+# CPU and Meta only (NumPy's complex ufuncs, torch's values): CUDA has no complex inverse trigonometry yet
+_INVERSE_TRIG = {"asin", "asin_", "acos", "acos_", "atan", "atan_", "asinh", "asinh_", "acosh", "acosh_", "atanh",
+                 "atanh_"}
 
-COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES)  # CPU and Meta, and composites
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _INVERSE_TRIG)  # CPU, Meta
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",

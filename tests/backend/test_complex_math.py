@@ -282,3 +282,41 @@ def test_var_and_std_of_complex_as_torch(name):
     r.sum().backward()
     tr.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+
+
+_MORE_MATH = {
+    "log2": lambda m, x, y, w: m.log2(x), "log10": lambda m, x, y, w: m.log10(x), "exp2": lambda m, x, y, w: m.exp2(x),
+    "expm1": lambda m, x, y, w: m.expm1(x), "expm1 near 0": lambda m, x, y, w: m.expm1(x * 1e-9),
+    "asin": lambda m, x, y, w: m.asin(x), "acos": lambda m, x, y, w: m.acos(x), "atan": lambda m, x, y, w: m.atan(x),
+    "asinh": lambda m, x, y, w: m.asinh(x), "acosh": lambda m, x, y, w: m.acosh(x),
+    "atanh": lambda m, x, y, w: m.atanh(x), "log2_": lambda m, x, y, w: x.clone().log2_(),
+    "cumprod": lambda m, x, y, w: m.cumprod(x, 1), "cumprod dim 0": lambda m, x, y, w: x.cumprod(0),
+    "lerp": lambda m, x, y, w: m.lerp(x, y, 0.3), "lerp 0.7": lambda m, x, y, w: m.lerp(x, y, 0.7),
+    "lerp complex weight": lambda m, x, y, w: m.lerp(x, y, 0.2 + 0.6j),
+    "lerp tensor weight": lambda m, x, y, w: m.lerp(x, y, w), "lerp_": lambda m, x, y, w: x.clone().lerp_(y, 0.6),
+    "addcmul": lambda m, x, y, w: m.addcmul(x, y, w), "addcmul value": lambda m, x, y, w: m.addcmul(x, y, w, value=-2j),
+    "addcmul real tensor1": lambda m, x, y, w: m.addcmul(x, y.real, w, value=0.5),
+    "addcdiv": lambda m, x, y, w: m.addcdiv(x, y, w, value=2),
+    "addcdiv_": lambda m, x, y, w: x.clone().addcdiv_(y, w, value=1 + 1j),
+}
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("name", list(_MORE_MATH))
+def test_log2_exp2_inverse_trig_cumprod_lerp_addcmul_as_torch(name, dtype):
+    """Values and dtypes as torch's; complex128 gradients through the conjugated formulas (Note [Complex
+    gradients]) as torch's."""
+    rng = np.random.default_rng(21)
+    a, b, c = ((rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype) for _ in range(3))
+    args, targs = zip(*(_pair(v, dtype) for v in (a, b, c)))
+    got, want = _MORE_MATH[name](st, *args), _MORE_MATH[name](torch, *targs)
+    _same(got, want, tol=2e-5 if dtype == "complex64" else 1e-12)
+    if dtype == "complex128" and not name.endswith("_"):
+        xs = [st.from_numpy(v.copy()).requires_grad_() for v in (a, b, c)]
+        ts = [torch.from_numpy(v.copy()).requires_grad_() for v in (a, b, c)]
+        st.view_as_real(_MORE_MATH[name](st, *xs)).pow(2).sum().backward()
+        torch.view_as_real(_MORE_MATH[name](torch, *ts)).pow(2).sum().backward()
+        for x, t in zip(xs, ts):
+            assert (x.grad is None) == (t.grad is None)
+            if t.grad is not None:
+                np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)

@@ -276,3 +276,50 @@ def test_var_std_and_norm_gradients_on_cuda_equal_the_cpu():
          ).backward()
         grads.append(_host(x.grad))
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-10, atol=1e-12)
+
+
+_MORE = {
+    "log2": lambda x, y, w: st.log2(x), "log10": lambda x, y, w: st.log10(x), "exp2": lambda x, y, w: st.exp2(x),
+    "expm1": lambda x, y, w: st.expm1(x), "expm1 near 0": lambda x, y, w: st.expm1(x * 1e-9),
+    "cumprod": lambda x, y, w: st.cumprod(x, 1), "cumprod dim 0": lambda x, y, w: x.cumprod(0),
+    "cumprod as complex128": lambda x, y, w: x.cumprod(-1, dtype=st.complex128),
+    "cumprod_": lambda x, y, w: x.clone().cumprod_(1),
+    "lerp": lambda x, y, w: st.lerp(x, y, 0.3), "lerp 0.7": lambda x, y, w: st.lerp(x, y, 0.7),
+    "lerp complex weight": lambda x, y, w: st.lerp(x, y, 0.2 + 0.6j),
+    "lerp tensor weight": lambda x, y, w: x.lerp(y, w),
+    "addcmul": lambda x, y, w: st.addcmul(x, y, w), "addcmul value": lambda x, y, w: st.addcmul(x, y, w, value=-2j),
+    "addcdiv": lambda x, y, w: st.addcdiv(x, y, w, value=2), "addcdiv_": lambda x, y, w: x.clone().addcdiv_(y, w),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+@pytest.mark.parametrize("name", list(_MORE))
+def test_log2_exp2_expm1_cumprod_lerp_addcmul_match_the_cpu(name, layout, dtype):
+    """complex.cuh's log2 / log10 / exp2 / expm1 / lerp, the elementwise addcmul / addcdiv and the doubling-step
+    cumprod give the CPU backend's values (which test_complex_math.py compares with torch)."""
+    arrays = [_rand((4, 5), dtype, seed=70 + i) for i in range(3)]
+    want = _MORE[name](*(LAYOUTS[layout](st.from_numpy(a.copy())) for a in arrays))
+    got = _MORE[name](*(LAYOUTS[layout](_cuda(a)) for a in arrays))
+    assert got.dtype is want.dtype and got.shape == want.shape and got.device.type == "cuda"
+    _parts_close(_host(got), want.numpy(), "complex64" if want.dtype is st.complex64 else "complex128")
+
+
+def test_cumprod_edge_lengths_on_cuda():
+    for shape, dim in (((1, 5), 0), ((0, 3), 1), ((), 0), ((2, 33), 1)):
+        a = _rand(shape, "complex128", seed=75)
+        np.testing.assert_allclose(_host(st.cumprod(_cuda(a), dim)), np.cumprod(a, axis=dim) if shape else a,
+                                   rtol=1e-12, atol=1e-12)
+
+
+def test_new_complex_gradients_on_cuda_equal_the_cpu():
+    arrays = [_rand((3, 4), "complex128", seed=80 + i) for i in range(3)]
+    grads = []
+    for dev in ("cpu", "cuda"):
+        x, y, w = (st.from_numpy(a.copy()).to(dev).requires_grad_() for a in arrays)
+        loss = (st.log2(x) + st.exp2(y) + st.expm1(w) + x.cumprod(1) + st.lerp(x, y, w) + st.addcmul(x, y, w, value=1j)
+                + st.addcdiv(w, x, y))
+        st.view_as_real(loss).pow(2).sum().backward()
+        grads.append([_host(t.grad) for t in (x, y, w)])
+    for c, g in zip(grads[0], grads[1]):
+        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-10)

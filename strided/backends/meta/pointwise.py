@@ -284,7 +284,7 @@ def lerp(self, end, weight):
         check(weight.dtype is self.dtype,
               lambda: f"expected dtype {type_meta_name(self.dtype)} for `weight` but got dtype "
                       f"{type_meta_name(weight.dtype)}")
-    if not self.dtype.is_floating_point:
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise not_implemented("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", self.dtype)
     return pointwise_output(self.dtype, self, end, weight)
 
@@ -300,7 +300,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
 
 @kernel("Meta")
 def addcdiv(self, tensor1, tensor2, *, value=1):
-    if tensor1.dtype.category != dt.FLOATING and tensor2.dtype.category != dt.FLOATING:
+    if tensor1.dtype.category < dt.FLOATING and tensor2.dtype.category < dt.FLOATING:  # complex divides truly
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
             "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "

@@ -241,3 +241,35 @@ template <class T> __device__ Complex<T> ew_pow(Complex<T> x, Complex<T> y) {
   }
   return ew_exp(y * ew_log(x));
 }
+
+// log2 z = log z / ln 2 and log10 z = log z / ln 10 (thrust's, as torch's CUDA kernels); exp2 z = exp(z ln 2).
+template <class T> __device__ Complex<T> ew_log2(Complex<T> z) {
+  const Complex<T> l = ew_log(z);
+  return Complex<T>(l.re / T(0.69314718055994530942), l.im / T(0.69314718055994530942));
+}
+template <class T> __device__ Complex<T> ew_log10(Complex<T> z) {
+  const Complex<T> l = ew_log(z);
+  return Complex<T>(l.re / T(2.30258509299404568402), l.im / T(2.30258509299404568402));
+}
+template <class T> __device__ Complex<T> ew_exp2(Complex<T> z) {
+  return ew_exp(Complex<T>(z.re * T(0.69314718055994530942), z.im * T(0.69314718055994530942)));
+}
+
+__device__ __forceinline__ float cx_expm1(float x) { return expm1f(x); }
+__device__ __forceinline__ double cx_expm1(double x) { return expm1(x); }
+__device__ __forceinline__ float cx_sin(float x) { return sinf(x); }
+__device__ __forceinline__ double cx_sin(double x) { return sin(x); }
+
+// c10's expm1: e^x cos y - 1 = expm1(x) cos y - 2 sin^2(y / 2), no cancellation near 0; i e^x sin y.
+template <class T> __device__ Complex<T> ew_expm1(Complex<T> z) {
+  T s, c;
+  cx_sincos(z.im, &s, &c);
+  const T h = cx_sin(z.im * T(0.5));
+  return Complex<T>(cx_expm1(z.re) * c - T(2) * h * h, cx_exp(z.re) * s);
+}
+
+// torch's lerp, the branch chosen by |w| (ATen/native/Lerp.h).
+template <class T> __device__ Complex<T> ew_lerp(Complex<T> a, Complex<T> e, Complex<T> w) {
+  const Complex<T> d = e - a;
+  return cx_hypot(w.re, w.im) < T(0.5) ? a + w * d : e - d * (Complex<T>(T(1)) - w);
+}

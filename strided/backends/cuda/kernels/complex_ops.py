@@ -119,7 +119,8 @@ def complex(real, imag):  # noqa: A001 - the op's name
     return run("ew_complex(x0, x1)", out, (real, imag), (r, r))
 
 
-_MATH_UNARY = ("sqrt", "rsqrt", "log", "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sigmoid", "reciprocal")
+_MATH_UNARY = ("sqrt", "rsqrt", "log", "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sigmoid", "reciprocal",
+               "log2", "log10", "exp2", "expm1")
 
 
 def _sample_calls(c: dt.dtype):
@@ -148,6 +149,11 @@ def _sample_calls(c: dt.dtype):
         yield pw.pow, (t(), e), {}
     for b in (2, 1j, t(r)):
         yield (pw.pow_scalar_base, (b, t()), {}) if not hasattr(b, "_sizes") else (pw.pow, (b, t()), {})
+    for v in (1, 0.5, 2 - 1j):  # addcmul, addcdiv: value 1 or a scalar; lerp: a scalar or tensor weight
+        yield pw.addcmul, (t(), t(), t()), {"value": v}
+        yield pw.addcdiv, (t(), t(), t()), {"value": v}
+        yield pw.lerp, (t(), t(), v), {}
+    yield pw.lerp, (t(), t(), t()), {}
     mask = t(dt.bool)
     for a, b in ((t(), t()), (t(), 2j), (t(), t(r)), (2, t()), (t(r), 1 - 1j)):
         yield pw.where, (mask, a, b), {}

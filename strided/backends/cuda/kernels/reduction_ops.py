@@ -225,7 +225,24 @@ def cumsum(self, dim, *, dtype=None):
 @kernel("CUDA")
 def cumprod(self, dim, *, dtype=None):
     out = meta.cumprod(self, dim, dtype=dtype)
+    if out.dtype.is_complex:
+        return _complex_cumprod(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0)
     return scan(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0, mul=True)
+
+
+def _complex_cumprod(self, out, dim):
+    """A complex running product as log2 n doubling steps of the complex ``mul`` kernel (Hillis and Steele):
+    scan.cu has no complex scans, and a product does not split over the parts as cumsum does."""
+    x = self if self.dtype is out.dtype else self.to(out.dtype)
+    if not x._sizes:
+        return out.copy_(x)
+    y = x.movedim(dim, -1).contiguous()
+    n, k = y._sizes[-1], 1
+    while k < n:
+        step = y[..., k:] * y[..., :n - k]  # every product read before any is written
+        y[..., k:].copy_(step)
+        k *= 2
+    return out.copy_(y.movedim(-1, dim))
 
 
 @kernel("CUDA")
