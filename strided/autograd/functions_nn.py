@@ -94,6 +94,8 @@ def linear_backward(grad, input, weight, bias, grad_input_mask):
     """Gradients of ``linear`` for (input, weight, bias) (Note [Fused linear]): the GEMMs torch's
     ``addmm``/``mm`` backward runs for the flattened input, with no view or transpose nodes."""
     need_input, need_weight, need_bias = grad_input_mask
+    if input.dtype.is_complex:  # Note [Complex gradients]: the conjugated Jacobian
+        input, weight = ops.conj(input), ops.conj(weight)
     if weight.dim() == 1:  # (..., K) @ (K,): a matrix-vector product per row
         g = ops.unsqueeze(grad, -1)
         gi = g * weight if need_input else None

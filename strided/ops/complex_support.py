@@ -58,6 +58,10 @@ _COMMON_MATH = {
     "rand_like", "randn_like",  # each part sampled through the real view (ops/composite/factories.py)
     "log2", "log10", "exp2", "expm1", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_", "cumprod",
     "log2_", "log10_", "exp2_", "expm1_", "cumprod_",
+    # the GEMMs with a C operand (cuBLASLt's complex alpha and beta, no bias epilogue: Note [CUDA GEMM lowering])
+    # and their composites
+    "addmm", "addmm_", "baddbmm", "baddbmm_", "linear", "mv", "addmv", "addmv_", "addr", "addr_", "addbmm",
+    "addbmm_", "ger",
 }
 
 # Real results: the norm of the moduli, E|z - mean|^2 (CUDA: Note [Complex var]); the triangles (CUDA: the real

@@ -320,3 +320,50 @@ def test_log2_exp2_inverse_trig_cumprod_lerp_addcmul_as_torch(name, dtype):
             assert (x.grad is None) == (t.grad is None)
             if t.grad is not None:
                 np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def _gemm_operands(dtype):
+    rng = np.random.default_rng(31)
+
+    def z(*shape):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+    return {"c": z(3, 5), "a": z(3, 4), "b": z(4, 5), "row": z(5), "v": z(4), "u": z(3), "B1": z(2, 3, 4),
+            "B2": z(2, 4, 5), "B3": z(2, 3, 5), "wt": z(5, 4)}
+
+
+GEMMS = {
+    "addmm": (lambda m, c, a, b: m.addmm(c, a, b), "c a b"),
+    "addmm beta alpha": (lambda m, c, a, b: m.addmm(c, a, b, beta=0.5 - 1j, alpha=2j), "c a b"),
+    "addmm row": (lambda m, r, a, b: m.addmm(r, a, b), "row a b"),
+    "addmm_": (lambda m, c, a, b: c.clone().addmm_(a, b, alpha=1 + 1j), "c a b"),
+    "baddbmm": (lambda m, c, a, b: m.baddbmm(c, a, b, beta=2, alpha=1 - 1j), "B3 B1 B2"),
+    "addbmm": (lambda m, c, a, b: m.addbmm(c, a, b, alpha=1j), "c B1 B2"),
+    "linear": (lambda m, x, w, bias: m.nn.functional.linear(x, w, bias), "a wt row"),
+    "linear batched": (lambda m, x, w: m.nn.functional.linear(x, w), "B1 wt"),
+    "linear vector weight": (lambda m, x, w: m.nn.functional.linear(x, w), "a v"),
+    "mv": (lambda m, a, v: m.mv(a, v), "a v"),
+    "addmv": (lambda m, u, a, v: m.addmv(u, a, v, beta=1j, alpha=2), "u a v"),
+    "addr": (lambda m, c, u, r: m.addr(c, u, r, alpha=1 - 2j), "c u row"),
+    "ger": (lambda m, u, r: m.ger(u, r), "u row"),
+}
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("name", list(GEMMS))
+def test_gemms_with_c_operands_and_their_gradients_as_torch(name, dtype):
+    """addmm / baddbmm / linear and the composites over them: complex alpha and beta, torch's values, and (for
+    complex128) torch's gradients through the conjugated formulas."""
+    f, keys = GEMMS[name]
+    ops_ = _gemm_operands(dtype)
+    arrays = [ops_[k] for k in keys.split()]
+    tol = 2e-5 if dtype == "complex64" else 1e-12
+    xs = [st.from_numpy(a.copy()).requires_grad_(dtype == "complex128") for a in arrays]
+    ts = [torch.from_numpy(a.copy()).requires_grad_(dtype == "complex128") for a in arrays]
+    got, want = f(st, *xs), f(torch, *ts)
+    _same(got.detach(), want.detach(), tol=tol * 10)
+    if dtype == "complex128":
+        st.view_as_real(got).pow(2).sum().backward()
+        torch.view_as_real(want).pow(2).sum().backward()
+        for x, t in zip(xs, ts):
+            np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-10)
