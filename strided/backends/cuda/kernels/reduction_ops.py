@@ -233,16 +233,16 @@ def cumprod(self, dim, *, dtype=None):
 def _complex_cumprod(self, out, dim):
     """A complex running product as log2 n doubling steps of the complex ``mul`` kernel (Hillis and Steele):
     scan.cu has no complex scans, and a product does not split over the parts as cumsum does."""
-    x = self if self.dtype is out.dtype else self.to(out.dtype)
-    if not x._sizes:
-        return out.copy_(x)
-    y = x.movedim(dim, -1).contiguous()
+    out.copy_(self)  # the running products build up in out (self is only read: cast here if its dtype differs)
+    if not out._sizes:
+        return out
+    y = out.movedim(dim, -1)
     n, k = y._sizes[-1], 1
     while k < n:
         step = y[..., k:] * y[..., :n - k]  # every product read before any is written
         y[..., k:].copy_(step)
         k *= 2
-    return out.copy_(y.movedim(-1, dim))
+    return out
 
 
 @kernel("CUDA")
