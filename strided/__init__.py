@@ -17,6 +17,7 @@ from .tensor import Size, Tensor
 from .storage import UntypedStorage
 from .ops import registry as _registry
 from .ops import bound as _bound
+from .ops.registry import as_tuple_function as _as_tuple_function, returns_tensor_list as _returns_tensor_list
 
 _registry.load()
 
@@ -69,8 +70,9 @@ from .factories_more import *  # noqa: E402, F403
 _HAND_WRITTEN = set(globals())
 for _name in _bound.FUNCTIONS:
     if _name not in _HAND_WRITTEN:
-        globals()[_name] = getattr(_bound, _name)
-del _name
+        _packet = getattr(_bound, _name)
+        globals()[_name] = _as_tuple_function(_packet) if _returns_tensor_list(_packet) else _packet
+del _name, _packet
 
 __version__ = "0.1.0"
 

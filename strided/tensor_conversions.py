@@ -162,11 +162,12 @@ class TensorConversions:
 
         return equal(self, other)
 
-    def split(self, split_size, dim: int = 0) -> list:
-        """``split(int)`` cuts equal pieces; ``split([sizes])`` calls split_with_sizes, as torch."""
+    def split(self, split_size, dim: int = 0) -> tuple:
+        """``split(int)`` cuts equal pieces; ``split([sizes])`` calls split_with_sizes, as torch (a tuple:
+        Note [Tensor lists as tuples] in ops/registry.py)."""
         if isinstance(split_size, (list, tuple)):
-            return _ops.split_with_sizes(self, split_size, dim)
-        return _ops.split(self, split_size, dim)
+            return tuple(_ops.split_with_sizes(self, split_size, dim))
+        return tuple(_ops.split(self, split_size, dim))
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not self.is_leaf:

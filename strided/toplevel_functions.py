@@ -27,8 +27,8 @@ _NN = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "co
        "pixel_unshuffle", "channel_shuffle", "cosine_similarity", "pairwise_distance", "pdist", "rms_norm", "celu_",
        "selu_", "hardshrink", "prelu", "bilinear")
 
-__all__ = [*_INPLACE, *_NN, "detach_", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "celu", "selu",
-           "rrelu", "rrelu_", "threshold", "threshold_", "dropout_", "alpha_dropout", "alpha_dropout_",
+__all__ = [*_INPLACE, *_NN, "detach_", "split", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "celu",
+           "selu", "rrelu", "rrelu_", "threshold", "threshold_", "dropout_", "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "group_norm",
            "instance_norm", "batch_norm", "kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss",
@@ -45,6 +45,11 @@ del _name
 def detach_(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
     """``input.detach_()``."""
     return input.detach_()
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """torch.split: equal pieces of ``split_size_or_sections`` (an int), or pieces of the listed sizes."""
+    return tensor.split(split_size_or_sections, dim)
 
 
 def _atleast(op, tensors):

@@ -66,7 +66,7 @@ _COMMON_MATH = {
 
 # Real results: the norm of the moduli, E|z - mean|^2 (CUDA: Note [Complex var]); the triangles (CUDA: the real
 # kernel over the pairs)
-_SPREADS_AND_TRIANGLES = {"norm", "var", "std", "tril", "triu", "tril_", "triu_"}
+_SPREADS_AND_TRIANGLES = {"norm", "var", "std", "var_mean", "std_mean", "tril", "triu", "tril_", "triu_"}
 # CPU and Meta only (NumPy's complex ufuncs, torch's values): CUDA has no complex inverse trigonometry yet
 _INVERSE_TRIG = {"asin", "asin_", "acos", "acos_", "atan", "atan_", "asinh", "asinh_", "acosh", "acosh_", "atanh",
                  "atanh_"}

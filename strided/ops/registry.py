@@ -251,12 +251,45 @@ def parse_yaml(path: str, aten: Namespace) -> tuple[dict, dict]:
     return methods, functions
 
 
+# Note [Tensor lists as tuples]
+# An op returning ``Tensor[]`` gives a list through ``strided.ops.aten`` (as ``torch.ops.aten.split``), but
+# a tuple through the public function and method (``strided.split``, ``x.unbind()``), as torch's Python
+# bindings do: ``x[t.unbind()]`` indexes several dims and ``x.split(2) + (y,)`` concatenates. The kernels and
+# the autograd layer keep lists.
+def returns_tensor_list(packet: OpOverloadPacket) -> bool:
+    """Whether every overload of ``packet`` returns one ``Tensor[]`` (Note [Tensor lists as tuples])."""
+    return all(len(op.schema.returns) == 1 and op.schema.returns[0].type.base == "Tensor"
+               and op.schema.returns[0].type.is_list for op in packet._ordered)
+
+
+def as_tuple_function(packet: OpOverloadPacket):
+    """``packet`` for the public API: its ``Tensor[]`` result as a tuple (Note [Tensor lists as tuples])."""
+    def function(*args, _packet=packet, **kwargs):
+        return tuple(_packet(*args, **kwargs))
+
+    function.__name__ = function.__qualname__ = packet.__name__
+    function.__doc__ = packet.__doc__
+    return function
+
+
 def _bind_methods(methods: dict[str, OpOverloadPacket]) -> None:
     from ..tensor import Tensor
 
     for name, packet in methods.items():
         if any(name in klass.__dict__ for klass in Tensor.__mro__[:-1]):
             continue  # hand-written (e.g. to, size); the op stays reachable as strided.ops.aten.<name>
+        if returns_tensor_list(packet):  # Note [Tensor lists as tuples]
+            at = {next((i for i, a in enumerate(op.schema.arguments) if a.name == "self"), 0)
+                  for op in packet._ordered}
+            assert at == {0}, name
+
+            def method(self, *args, _packet=packet, **kwargs):
+                return tuple(_packet(self, *args, **kwargs))
+
+            method.__name__ = method.__qualname__ = name
+            method.__doc__ = packet.__doc__
+            setattr(Tensor, name, method)
+            continue
 
         # torch binds a method's ``self`` to the argument named self, wherever it is:
         # ``x.polygamma(n)`` is ``polygamma(n, x)``

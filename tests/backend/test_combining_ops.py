@@ -122,3 +122,54 @@ def test_matches_torch():
     torch.take_along_dim(x, torch.tensor([[1], [0], [3]]), 1).sum().backward()
     st.take_along_dim(xs, st.tensor([[1], [0], [3]]), 1).sum().backward()
     np.testing.assert_array_equal(xs.grad.numpy(), x.grad.numpy())
+
+
+_SEQUENCES = {
+    "split": lambda m, x: m.split(x, 2), "split sizes": lambda m, x: m.split(x, [1, 2]),
+    "method split": lambda m, x: x.split(2), "method split sizes": lambda m, x: x.split([2, 1], 0),
+    "chunk": lambda m, x: x.chunk(2), "unbind": lambda m, x: m.unbind(x, 1), "method unbind": lambda m, x: x.unbind(),
+    "tensor_split": lambda m, x: m.tensor_split(x, 2), "hsplit": lambda m, x: m.hsplit(x, 2),
+    "vsplit": lambda m, x: x.vsplit([1]), "split_with_sizes": lambda m, x: x.split_with_sizes([1, 2]),
+    "unsafe_chunk": lambda m, x: m.unsafe_chunk(x, 3),
+    "unravel_index": lambda m, x: m.unravel_index(m.tensor(5), (2, 3)),
+    "_foreach_add": lambda m, x: m._foreach_add([x, x], 1.0),
+}
+
+
+@pytest.mark.parametrize("name", list(_SEQUENCES))
+def test_tensor_lists_come_back_as_tuples(name):
+    """Note [Tensor lists as tuples]: the public functions and methods give tuples, as torch's bindings do;
+    strided.ops.aten keeps torch.ops.aten's lists."""
+    torch = pytest.importorskip("torch")
+    x, t = st.arange(12.0).reshape(3, 4), torch.arange(12.0).reshape(3, 4)
+    got, want = _SEQUENCES[name](st, x), _SEQUENCES[name](torch, t)
+    assert type(got) is type(want) is tuple and len(got) == len(want)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_aten_lists_and_indexing_with_an_unbound_index():
+    x = st.arange(12.0).reshape(3, 4)
+    assert type(st.ops.aten.split(x, 2)) is list
+    idx = st.triu_indices(3, 4)
+    np.testing.assert_array_equal(x[idx.unbind()].numpy(), [0, 1, 2, 3, 5, 6, 7, 10, 11])
+    parts = x.split(2) + (x,)  # a tuple concatenates with a tuple
+    assert [tuple(p.shape) for p in parts] == [(2, 4), (1, 4), (3, 4)]
+    y = x.clone().requires_grad_()
+    sum(p.sum() * i for i, p in enumerate(y.unbind())).backward()
+    np.testing.assert_array_equal(y.grad.numpy(), np.repeat([[0.0], [1.0], [2.0]], 4, 1))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: x.var(unbiased=False), lambda m, x: x.var(False), lambda m, x: x.std(True),
+    lambda m, x: m.var(x, unbiased=False), lambda m, x: m.std(x, False), lambda m, x: m.std_mean(x, unbiased=False),
+    lambda m, x: m.var_mean(x, False), lambda m, x: x.var(), lambda m, x: x.var(1, unbiased=False),
+    lambda m, x: m.var(x, 0, True, True),
+])
+def test_var_and_std_with_only_unbiased_reduce_everything(call):
+    torch = pytest.importorskip("torch")
+    x, t = st.arange(12.0).reshape(3, 4), torch.arange(12.0).reshape(3, 4)
+    got, want = call(st, x), call(torch, t)
+    for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)

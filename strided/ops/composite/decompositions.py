@@ -36,6 +36,17 @@ def std_unbiased(self, dim, unbiased=True, keepdim=False):
     return ops.std.correction(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
 
 
+@kernel("CompositeImplicitAutograd")
+def var_all_unbiased(self, unbiased=True):
+    """``x.var(unbiased=False)``: over every element (torch's ``var(Tensor self, bool unbiased)``)."""
+    return ops.var.correction(self, None, correction=1 if unbiased else 0)
+
+
+@kernel("CompositeImplicitAutograd")
+def std_all_unbiased(self, unbiased=True):
+    return ops.std.correction(self, None, correction=1 if unbiased else 0)
+
+
 def _dot(a, b):
     if a.dtype is not b.dtype:
         raise RuntimeError("dot : expected both vectors to have same dtype, but found "

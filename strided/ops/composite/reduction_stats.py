@@ -57,6 +57,16 @@ def var_mean_unbiased(self, dim, unbiased=True, keepdim=False):
 
 
 @kernel("CompositeImplicitAutograd")
+def std_mean_all_unbiased(self, unbiased=True):
+    return std_mean(self, None, correction=1 if unbiased else 0)
+
+
+@kernel("CompositeImplicitAutograd")
+def var_mean_all_unbiased(self, unbiased=True):
+    return var_mean(self, None, correction=1 if unbiased else 0)
+
+
+@kernel("CompositeImplicitAutograd")
 def aminmax(self, *, dim=None, keepdim=False):
     """``(amin, amax)`` over ``dim`` (all elements when None) as ``return_types.aminmax(min, max)``."""
     if self.numel() == 0 and (dim is None or self.shape[dim] == 0):
