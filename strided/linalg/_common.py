@@ -50,9 +50,18 @@ def square(op: str, A: Tensor, name: str = "A") -> None:
 
 
 def floating(op: str, A: Tensor) -> None:
-    """``checkFloatingOrComplex``."""
+    """``checkFloatingOrComplex``; complex tensors (which torch takes) get the dispatcher's complex refusal."""
     if not A.dtype.is_floating_point:
+        if A.dtype.is_complex:
+            refuse_complex(op, A)
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {type_name(A.dtype)}")
+
+
+def refuse_complex(op: str, A: Tensor) -> None:
+    """strided's linear algebra is real (eig aside): torch's words for a kernel without the dtype
+    (``"linalg_det_cpu" not implemented for 'ComplexDouble'``, Note [Complex operators])."""
+    kernel = op.replace(".", "_")
+    raise NotImplementedError(f'"{kernel}_{A.device.type}" not implemented for \'{type_name(A.dtype)}\'')
 
 
 def kernel_dtype(kernel: str, A: Tensor) -> None:
@@ -111,7 +120,7 @@ def check_matrix(op: str, A: Tensor, kernel: str, square: bool = False, integer_
         raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
     if A.dtype not in (_dt.float32, _dt.float64):
-        if integer_error and not A.dtype.is_floating_point:
+        if integer_error and not (A.dtype.is_floating_point or A.dtype.is_complex):
             raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {type_name(A.dtype)}")
         raise NotImplementedError(f'"{kernel}_{A.device.type}" not implemented for \'{type_name(A.dtype)}\'')
 

@@ -13,7 +13,7 @@ from ..ops import bound as _ops
 from ..ops.composite.linalg_solvers import perm_from_pivots
 from ..return_types import structseq
 from ..tensor import Tensor
-from ._common import arg_tensor, floating, square, type_name
+from ._common import arg_tensor, floating, refuse_complex, square, type_name
 from .derived import matrix_exp as _matrix_exp
 from .lu import det as _det
 from .lu import inv as _inv
@@ -111,6 +111,8 @@ def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """``strided.linalg.pinv`` with ``rcond`` as its relative tolerance."""
     arg_tensor("pinverse", "input", 1, input)
+    if input.dim() >= 2 and input.dtype.is_complex:
+        refuse_complex("pinverse", input)
     if input.dim() < 2 or not input.dtype.is_floating_point:
         dtype = {"float32": "Float", "float64": "Double"}.get(input.dtype.name, type_name(input.dtype))
         raise RuntimeError(f"linalg.pinv({dtype}{list(input.shape)}): expected a tensor with 2 or more dimensions "

@@ -39,7 +39,7 @@ from ..ops import bound as ops
 from ..return_types import structseq
 from ..tensor import Tensor
 from ..type_info import finfo as _finfo
-from ._common import LinAlgError, all_finite, arg_tensor, check_matrix, diag_embed, max_abs, type_name
+from ._common import LinAlgError, all_finite, arg_tensor, check_matrix, diag_embed, max_abs, refuse_complex, type_name
 from .eigh import eigh_kernel
 from .lu import inv_ex
 from .norms import matrix_norm
@@ -248,6 +248,8 @@ def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None, rtol=None
     ``rcond`` (positional, torch's older form) is ``rtol``."""
     if not isinstance(A, Tensor):
         raise TypeError(f"linalg_pinv(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}")
+    if A.dim() >= 2 and A.dtype.is_complex:
+        refuse_complex("linalg.pinv", A)
     if A.dim() < 2 or A.dtype not in (_dt.float32, _dt.float64):
         word = {"float32": "Float", "float64": "Double"}.get(A.dtype.name, type_name(A.dtype))
         raise RuntimeError(f"linalg.pinv({word}{list(A.shape)}): expected a tensor with 2 or more dimensions of "
@@ -317,6 +319,8 @@ def cond(A: Tensor, p=None) -> Tensor:
             return ops.sum(S, [-1]) * ops.sum(1.0 / S, [-1])
         return S[..., -1] / S[..., 0] if p == -2 else S[..., 0] / S[..., -1]
     _square_for_cond(label, A)
+    if A.dtype.is_complex:
+        refuse_complex("linalg.inv", A)
     if not A.dtype.is_floating_point:
         raise RuntimeError("linalg.inv: Expected a floating point or complex tensor as input. Got "
                            f"{type_name(A.dtype)}")

@@ -167,3 +167,17 @@ def test_abs_and_angle_dtypes_follow_torch():
         assert str(st.angle(x).dtype).split(".")[1] == str(torch.angle(tx).dtype).split(".")[1]
         if d is not st.bool:
             assert str(st.abs(x).dtype).split(".")[1] == str(torch.abs(tx).dtype).split(".")[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda z: st.linalg.det(z), lambda z: st.linalg.inv(z), lambda z: st.linalg.solve(z, z),
+    lambda z: st.linalg.svdvals(z), lambda z: st.linalg.cholesky(z), lambda z: st.linalg.slogdet(z),
+    lambda z: st.linalg.pinv(z), lambda z: st.pinverse(z),
+    lambda z: st.linalg.matrix_exp(z), lambda z: st.logdet(z), lambda z: st.linalg.cond(z),
+])
+def test_real_only_linear_algebra_refuses_complex_in_torchs_words(call):
+    """strided's factorizations are real (eig aside): a complex matrix gets the dispatcher's refusal naming the
+    kernel, not the integer-input message that names complex as accepted."""
+    z = st.eye(3, dtype=st.complex128)
+    with pytest.raises(NotImplementedError, match=r"_cpu\" not implemented for 'ComplexDouble'"):
+        call(z)
