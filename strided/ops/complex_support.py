@@ -58,6 +58,12 @@ _COMMON_MATH = {
     "rand_like", "randn_like",  # each part sampled through the real view (ops/composite/factories.py)
     "log2", "log10", "exp2", "expm1", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_", "cumprod",
     "log2_", "log10_", "exp2_", "expm1_", "cumprod_",
+    # composites over listed ops: layout, stacking, gathers (values and gradients compared with torch)
+    "fliplr", "flipud", "rot90", "tile", "block_diag", "adjoint", "tensor_split", "hsplit", "vsplit", "dsplit",
+    "hstack", "vstack", "dstack", "column_stack", "row_stack", "atleast_1d", "atleast_2d", "atleast_3d", "moveaxis",
+    "swapdims", "ravel", "diag_embed", "diagflat", "kron", "diff", "take", "take_along_dim", "index_fill",
+    "index_fill_", "index_copy", "index_copy_", "masked_scatter", "masked_scatter_", "trapezoid", "cross",
+    "linalg_cross", "dist", "isreal",
     # the GEMMs with a C operand (cuBLASLt's complex alpha and beta, no bias epilogue: Note [CUDA GEMM lowering])
     # and their composites
     "addmm", "addmm_", "baddbmm", "baddbmm_", "linear", "mv", "addmv", "addmv_", "addr", "addr_", "addbmm",
@@ -67,11 +73,12 @@ _COMMON_MATH = {
 # Real results: the norm of the moduli, E|z - mean|^2 (CUDA: Note [Complex var]); the triangles (CUDA: the real
 # kernel over the pairs)
 _SPREADS_AND_TRIANGLES = {"norm", "var", "std", "var_mean", "std_mean", "tril", "triu", "tril_", "triu_"}
-# CPU and Meta only (NumPy's complex ufuncs, torch's values): CUDA has no complex inverse trigonometry yet
-_INVERSE_TRIG = {"asin", "asin_", "acos", "acos_", "atan", "atan_", "asinh", "asinh_", "acosh", "acosh_", "atanh",
-                 "atanh_"}
+# CPU and Meta only (NumPy's complex ufuncs and truth values, torch's results): CUDA has no complex inverse
+# trigonometry, and its reductions and logical kernels no complex instantiations, yet
+_CPU_ONLY = {"asin", "asin_", "acos", "acos_", "atan", "atan_", "asinh", "asinh_", "acosh", "acosh_", "atanh",
+             "atanh_", "any", "all", "logical_not", "logical_and", "logical_or", "logical_xor"}
 
-COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _INVERSE_TRIG)  # CPU, Meta
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _CPU_ONLY)  # CPU, Meta
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",

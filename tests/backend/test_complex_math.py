@@ -367,3 +367,56 @@ def test_gemms_with_c_operands_and_their_gradients_as_torch(name, dtype):
         torch.view_as_real(want).pow(2).sum().backward()
         for x, t in zip(xs, ts):
             np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def _idx(m, v):
+    return m.tensor(v)
+
+
+COMPOSITES = {
+    "fliplr": lambda m, x, y: m.fliplr(x), "flipud": lambda m, x, y: m.flipud(x),
+    "rot90": lambda m, x, y: m.rot90(x, 1, [0, 1]), "tile": lambda m, x, y: m.tile(x, (2, 1)),
+    "block_diag": lambda m, x, y: m.block_diag(x, y), "adjoint": lambda m, x, y: x.adjoint() * 1,
+    "tensor_split": lambda m, x, y: m.tensor_split(x, 2)[1], "hsplit": lambda m, x, y: m.hsplit(x, 2)[0],
+    "vsplit": lambda m, x, y: m.vsplit(x, [1])[1], "hstack": lambda m, x, y: m.hstack([x, y]),
+    "vstack": lambda m, x, y: m.vstack([x, y]), "dstack": lambda m, x, y: m.dstack([x, y]),
+    "column_stack": lambda m, x, y: m.column_stack([x, y]), "atleast_3d": lambda m, x, y: m.atleast_3d(x),
+    "moveaxis": lambda m, x, y: m.moveaxis(x, 0, 1), "ravel": lambda m, x, y: m.ravel(x),
+    "diag_embed": lambda m, x, y: m.diag_embed(x), "diagflat": lambda m, x, y: m.diagflat(x[0]),
+    "kron": lambda m, x, y: m.kron(x, y), "diff": lambda m, x, y: m.diff(x, dim=1),
+    "diff n2": lambda m, x, y: m.diff(x, n=2, dim=0), "take": lambda m, x, y: m.take(x, _idx(m, [0, 5, 11])),
+    "take_along_dim": lambda m, x, y: m.take_along_dim(x, _idx(m, [[0], [1], [2]]), 1),
+    "index_fill": lambda m, x, y: x.index_fill(0, _idx(m, [0, 2]), 1 - 1j),
+    "index_copy": lambda m, x, y: x.index_copy(0, _idx(m, [0, 2]), y[:2]),
+    "masked_scatter": lambda m, x, y: x.masked_scatter(x.abs() > 1, y), "trapezoid": lambda m, x, y: m.trapezoid(x),
+    "cross": lambda m, x, y: m.linalg.cross(x[:, :3], y[:, :3]), "dist": lambda m, x, y: m.dist(x, y),
+    "dist 3": lambda m, x, y: m.dist(x, y, 3), "isreal": lambda m, x, y: m.isreal(x * (x.real > 0)),
+    "std_mean": lambda m, x, y: m.std_mean(x, 1)[0],
+}
+TRUTH = {  # CPU and Meta only (Note [Complex operators]: the CUDA kernels have no complex instantiations)
+    "any": lambda m, x, y: m.any(x * (x.real > 0)), "all dim": lambda m, x, y: (x * (x.real > 0)).all(1),
+    "logical_not": lambda m, x, y: m.logical_not(x * (x.real > 0)),
+    "logical_and": lambda m, x, y: m.logical_and(x * (x.real > 0), y),
+    "logical_xor": lambda m, x, y: m.logical_xor(x * (x.real > 0), y),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPOSITES) + list(TRUTH))
+def test_composites_and_truth_values_of_complex_as_torch(name):
+    """Composites listed once their callees take complex tensors: torch's values and complex128 gradients;
+    truth values are "nonzero" (either part)."""
+    f = COMPOSITES.get(name) or TRUTH[name]
+    rng = np.random.default_rng(41)
+    a, b = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)) for _ in range(2))
+    xs = [st.from_numpy(v.copy()).requires_grad_() for v in (a, b)]
+    ts = [torch.from_numpy(v.copy()).requires_grad_() for v in (a, b)]
+    got, want = f(st, *xs), f(torch, *ts)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1] and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-12)
+    if want.requires_grad:
+        (st.view_as_real(got) if got.dtype.is_complex else got).pow(2).sum().backward()
+        (torch.view_as_real(want) if want.is_complex() else want).pow(2).sum().backward()
+        for x, t in zip(xs, ts):
+            assert (x.grad is None) == (t.grad is None)
+            if t.grad is not None:
+                np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)

@@ -356,3 +356,54 @@ def test_gemms_with_c_operands_match_the_cpu(dtype):
             results.append([_host(y.detach())] + [_host(x.grad) for x in xs])
         for c, g in zip(*results):
             np.testing.assert_allclose(g, c, err_msg=name, **tol)
+
+
+def _i(x, v):
+    return st.tensor(v).to(x.device)
+
+
+_COMPOSITES = {
+    "fliplr": lambda x, y: st.fliplr(x), "flipud": lambda x, y: st.flipud(x), "rot90": lambda x, y: st.rot90(x),
+    "tile": lambda x, y: st.tile(x, (2, 1)), "block_diag": lambda x, y: st.block_diag(x, y),
+    "adjoint": lambda x, y: x.adjoint() * 1, "tensor_split": lambda x, y: st.tensor_split(x, 2)[1],
+    "hsplit": lambda x, y: st.hsplit(x, 2)[0], "vsplit": lambda x, y: st.vsplit(x, [1])[1],
+    "hstack": lambda x, y: st.hstack([x, y]), "vstack": lambda x, y: st.vstack([x, y]),
+    "dstack": lambda x, y: st.dstack([x, y]), "column_stack": lambda x, y: st.column_stack([x, y]),
+    "atleast_3d": lambda x, y: st.atleast_3d(x), "moveaxis": lambda x, y: st.moveaxis(x, 0, 1),
+    "ravel": lambda x, y: st.ravel(x), "diag_embed": lambda x, y: st.diag_embed(x),
+    "diagflat": lambda x, y: st.diagflat(x[0]), "kron": lambda x, y: st.kron(x, y),
+    "diff": lambda x, y: st.diff(x, dim=1), "take": lambda x, y: st.take(x, _i(x, [0, 5, 11])),
+    "take_along_dim": lambda x, y: st.take_along_dim(x, _i(x, [[0], [1], [2]]), 1),
+    "index_fill": lambda x, y: x.index_fill(0, _i(x, [0, 2]), 1 - 1j),
+    "index_copy": lambda x, y: x.index_copy(0, _i(x, [0, 2]), y[:2]),
+    "masked_scatter": lambda x, y: x.masked_scatter(x.abs() > 1, y), "trapezoid": lambda x, y: st.trapezoid(x),
+    "cross": lambda x, y: st.linalg.cross(x[:, :3], y[:, :3]), "dist": lambda x, y: st.dist(x, y, 3),
+    "isreal": lambda x, y: st.isreal(x * (x.real > 1)), "std_mean": lambda x, y: st.std_mean(x, 1)[0],
+}
+
+
+def test_complex_composites_match_the_cpu():
+    """The composites listed for complex tensors on every backend give the CPU backend's values and gradients
+    on CUDA (their callees' complex kernels; tests/backend/test_complex_math.py compares the CPU with torch)."""
+    arrays = [_rand((3, 4), "complex128", seed=95 + i) for i in range(2)]
+    for name, f in _COMPOSITES.items():
+        results = []
+        for dev in ("cpu", "cuda"):
+            xs = [st.from_numpy(a.copy()).to(dev).requires_grad_() for a in arrays]
+            y = f(*xs)
+            assert y.device.type == dev, name
+            out = [_host(y.detach())]
+            if y.requires_grad:
+                (st.view_as_real(y) if y.dtype.is_complex else y).pow(2).sum().backward()
+                out += [_host(x.grad) if x.grad is not None else None for x in xs]
+            results.append(out)
+        for c, g in zip(*results):
+            assert (c is None) == (g is None), name
+            if c is not None:
+                np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def test_truth_values_of_complex_refuse_on_cuda():
+    z = _cuda(_rand(3, "complex64"))
+    with pytest.raises(NotImplementedError, match='"any_cuda" not implemented for \'ComplexFloat\''):
+        st.any(z)

@@ -188,7 +188,7 @@ def chain_matmul(matrices):
 @kernel("CompositeImplicitAutograd")
 def dist(self, other, p=2):
     """``norm(self - other, p)``."""
-    if not self.dtype.is_floating_point:
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{scalar_type_name(self.dtype)} instead.")
     return ops.norm(ops.sub(self, other), p)

@@ -143,7 +143,9 @@ def isposinf(self):
 
 @kernel("CompositeImplicitAutograd")
 def isreal(self):
-    """True everywhere (strided has no complex dtypes)."""
+    """True where the imaginary part is 0 (everywhere for real dtypes)."""
+    if self.dtype.is_complex:
+        return ops.eq(ops.imag(self), 0)
     return ops.ones_like(self, dtype=dt.bool)
 
 

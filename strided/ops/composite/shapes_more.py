@@ -108,7 +108,8 @@ def adjoint(self):
     if len(self._sizes) < 2:
         raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of matrices. "
                            f"Got {len(self._sizes)}-D tensor.")
-    return ops.transpose(self, -2, -1)
+    t = ops.transpose(self, -2, -1)
+    return ops.conj(t) if self.dtype.is_complex else t  # the conjugate transpose, as mH
 
 
 @kernel(_CIA)
