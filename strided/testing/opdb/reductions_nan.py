@@ -48,10 +48,13 @@ def _nanmean_ref(a, dim=None, keepdim=False):
             return np.nanmean(np.asarray(a, np.float64), axis=axis_of(a, dim), keepdims=keepdim)
 
 
-def _stat_mean_samples(unbiased_form: bool):
+def _stat_mean_samples(unbiased_form):
     def samples(d, rng):
         x = make_arg((3, 4, 5), d, rng=rng)
-        if unbiased_form:
+        if unbiased_form == "alone":
+            yield SampleInput((x,), name="default unbiased")
+            yield SampleInput((make_arg((3, 4, 5), d, rng=rng, noncontiguous=True), False), name="biased")
+        elif unbiased_form:
             yield SampleInput((x, 1), name="dim 1, unbiased")
             yield SampleInput((x, [0, 2], False, True), name="dims, biased, keepdim")
         else:
@@ -69,6 +72,13 @@ def _stat_mean_ref(np_stat):
         ddof = correction if correction is not None else (1 if unbiased in (None, True) else 0)
         axis = axis_of(a, dim)
         return np_stat(a, axis=axis, ddof=ddof, keepdims=keepdim), np.mean(a, axis=axis, keepdims=keepdim)
+
+    return ref
+
+
+def _stat_mean_alone_ref(np_stat):
+    def ref(a, unbiased=True):
+        return _stat_mean_ref(np_stat)(a, None, unbiased)
 
     return ref
 
@@ -107,6 +117,10 @@ OPS = [
     OpInfo("var_mean.correction", _stat_mean_samples(False), ref=_stat_mean_ref(np.var), dtypes=FLOATING,
            tolerances=_STAT_TOL),
     OpInfo("var_mean.dim", _stat_mean_samples(True), ref=_stat_mean_ref(np.var), dtypes=FLOATING,
+           tolerances=_STAT_TOL),
+    OpInfo("std_mean.unbiased", _stat_mean_samples("alone"), ref=_stat_mean_alone_ref(np.std), dtypes=FLOATING,
+           tolerances=_STAT_TOL),
+    OpInfo("var_mean.unbiased", _stat_mean_samples("alone"), ref=_stat_mean_alone_ref(np.var), dtypes=FLOATING,
            tolerances=_STAT_TOL),
     OpInfo("aminmax", _aminmax_samples, ref=_aminmax_ref, dtypes=NO_BOOL, errors=_aminmax_errors),
 ]

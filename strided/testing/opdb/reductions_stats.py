@@ -46,6 +46,24 @@ def _var_dim_samples(dtype, rng):
     yield SampleInput((a((0, 3)), 1), {}, "zero-size")
 
 
+def _var_unbiased_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, rng=rng, **kw)
+
+    yield SampleInput((a((3, 4)),), {}, "default unbiased")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), False), {}, "biased, positional")
+    yield SampleInput((a((3, 4)),), {"unbiased": False}, "unbiased=False keyword")
+    yield SampleInput((a(()),), {"unbiased": False}, "0-dim")
+
+
+def _var_unbiased_ref(a, unbiased=True):
+    return _var_ref(a, None, correction=int(unbiased))
+
+
+def _std_unbiased_ref(a, unbiased=True):
+    return np.sqrt(_var_unbiased_ref(a, unbiased))
+
+
 @quiet_ref
 def _var_ref(a, dim=None, *, correction=None, keepdim=False):
     c = 1 if correction is None else correction
@@ -298,6 +316,8 @@ OPS = [
     OpInfo("std.correction", _var_samples, ref=_std_ref, errors=_var_errors),
     OpInfo("var.dim", _var_dim_samples, ref=_var_dim_ref, errors=_var_dim_errors),
     OpInfo("std.dim", _var_dim_samples, ref=_std_dim_ref, errors=_var_dim_errors),
+    OpInfo("var.unbiased", _var_unbiased_samples, ref=_var_unbiased_ref, errors=_var_errors),
+    OpInfo("std.unbiased", _var_unbiased_samples, ref=_std_unbiased_ref, errors=_var_errors),
     OpInfo("norm.ScalarOpt_dim", _norm_samples, ref=_norm_ref, errors=_norm_errors),
     OpInfo("norm.Scalar", _norm_full_samples, ref=_norm_ref),
     OpInfo("all", _logical_full_samples, ref=_logical_ref(np.all), **_ALL),
