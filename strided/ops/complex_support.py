@@ -64,6 +64,8 @@ _COMMON_MATH = {
     "swapdims", "ravel", "diag_embed", "diagflat", "kron", "diff", "take", "take_along_dim", "index_fill",
     "index_fill_", "index_copy", "index_copy_", "masked_scatter", "masked_scatter_", "trapezoid", "cross",
     "linalg_cross", "dist", "isreal",
+    # truth values, "either part nonzero" (CUDA: ne(z, 0) first, the bool kernels having no complex loads)
+    "any", "all", "logical_not", "logical_and", "logical_or", "logical_xor",
     # the GEMMs with a C operand (cuBLASLt's complex alpha and beta, no bias epilogue: Note [CUDA GEMM lowering])
     # and their composites
     "addmm", "addmm_", "baddbmm", "baddbmm_", "linear", "mv", "addmv", "addmv_", "addr", "addr_", "addbmm",
@@ -73,10 +75,9 @@ _COMMON_MATH = {
 # Real results: the norm of the moduli, E|z - mean|^2 (CUDA: Note [Complex var]); the triangles (CUDA: the real
 # kernel over the pairs)
 _SPREADS_AND_TRIANGLES = {"norm", "var", "std", "var_mean", "std_mean", "tril", "triu", "tril_", "triu_"}
-# CPU and Meta only (NumPy's complex ufuncs and truth values, torch's results): CUDA has no complex inverse
-# trigonometry, and its reductions and logical kernels no complex instantiations, yet
+# CPU and Meta only (NumPy's complex ufuncs, torch's values): CUDA has no complex inverse trigonometry yet
 _CPU_ONLY = {"asin", "asin_", "acos", "acos_", "atan", "atan_", "asinh", "asinh_", "acosh", "acosh_", "atanh",
-             "atanh_", "any", "all", "logical_not", "logical_and", "logical_or", "logical_xor"}
+             "atanh_"}
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _CPU_ONLY)  # CPU, Meta
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex

@@ -393,7 +393,7 @@ COMPOSITES = {
     "dist 3": lambda m, x, y: m.dist(x, y, 3), "isreal": lambda m, x, y: m.isreal(x * (x.real > 0)),
     "std_mean": lambda m, x, y: m.std_mean(x, 1)[0],
 }
-TRUTH = {  # CPU and Meta only (Note [Complex operators]: the CUDA kernels have no complex instantiations)
+TRUTH = {
     "any": lambda m, x, y: m.any(x * (x.real > 0)), "all dim": lambda m, x, y: (x * (x.real > 0)).all(1),
     "logical_not": lambda m, x, y: m.logical_not(x * (x.real > 0)),
     "logical_and": lambda m, x, y: m.logical_and(x * (x.real > 0), y),

@@ -403,7 +403,18 @@ def test_complex_composites_match_the_cpu():
                 np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12, err_msg=name)
 
 
-def test_truth_values_of_complex_refuse_on_cuda():
-    z = _cuda(_rand(3, "complex64"))
-    with pytest.raises(NotImplementedError, match='"any_cuda" not implemented for \'ComplexFloat\''):
-        st.any(z)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_truth_values_of_complex_on_cuda(dtype):
+    """any / all / logical_* of complex tensors: either part nonzero, as on the CPU."""
+    a = _rand((3, 4), dtype, seed=99) * (np.arange(12).reshape(3, 4) % 3 != 0)
+    a[0, 1] = 1j  # a purely imaginary value is true
+    b = _rand((3, 4), dtype, seed=98) * (np.arange(12).reshape(3, 4) % 2 == 0)
+    for name, f in {"any": lambda x, y: st.any(x), "all": lambda x, y: st.all(x), "any dim": lambda x, y: x.any(1),
+                    "all dim": lambda x, y: x.all(0, keepdim=True), "not": lambda x, y: st.logical_not(x),
+                    "and": lambda x, y: st.logical_and(x, y), "or": lambda x, y: st.logical_or(x, y),
+                    "xor": lambda x, y: st.logical_xor(x, y),
+                    "and real": lambda x, y: st.logical_and(x, y.real)}.items():
+        got = f(_cuda(a), _cuda(b))
+        want = f(st.from_numpy(a.copy()), st.from_numpy(b.copy()))
+        assert got.dtype is st.bool and got.shape == want.shape, name
+        np.testing.assert_array_equal(_host(got), want.numpy(), err_msg=name)

@@ -162,9 +162,15 @@ gt = _comparison("gt", "x0 > x1")
 ge = _comparison("ge", "x0 >= x1")
 
 
+def _truth(x):
+    """A complex operand as its truth values (either part nonzero): the bool kernels have no complex loads."""
+    return x.ne(0) if getattr(x, "dtype", None) is not None and x.dtype.is_complex else x
+
+
 def _logical(name, expr):
     def logical(self, other):
-        return run(expr, meta.comparison(self, other), (self, other), _BOOL4)
+        out = meta.comparison(self, other)
+        return run(expr, out, (_truth(self), _truth(other)), _BOOL4)
 
     logical.__name__ = logical.__qualname__ = name
     return kernel("CUDA")(logical)
@@ -177,7 +183,7 @@ logical_xor = _logical("logical_xor", "x0 != x1")
 
 @kernel("CUDA")
 def logical_not(self):
-    return run("!x0", meta.logical_not(self), (self,), _BOOL4)
+    return run("!x0", meta.logical_not(self), (_truth(self),), _BOOL4)
 
 
 # ---------------------------------------------------------------------------- ternary

@@ -196,13 +196,15 @@ def norm(self, p=2, dim=None, keepdim=False):
 @kernel("CUDA", name="all")
 def all_(self, dim=None, keepdim=False):
     out, dims = meta.reduction_output(self, dim, keepdim, meta.logical_dtype(self))
-    return reduce("all", self, out, _dims(self, dims), acc="bool")
+    x = self.ne(0) if self.dtype.is_complex else self  # truth values: either part nonzero
+    return reduce("all", x, out, _dims(self, dims), acc="bool")
 
 
 @kernel("CUDA", name="any")
 def any_(self, dim=None, keepdim=False):
     out, dims = meta.reduction_output(self, dim, keepdim, meta.logical_dtype(self))
-    return reduce("any", self, out, _dims(self, dims), acc="bool")
+    x = self.ne(0) if self.dtype.is_complex else self
+    return reduce("any", x, out, _dims(self, dims), acc="bool")
 
 
 @kernel("CUDA")
