@@ -30,7 +30,7 @@ from .factories import (  # noqa: E402
 from .random import Generator, initial_seed, manual_seed, seed, get_rng_state, set_rng_state  # noqa: E402
 from .backends.cpu.threads import get_num_threads, set_num_threads  # noqa: E402
 from . import return_types  # noqa: E402
-from .interop import from_dlpack  # noqa: E402
+from .interop import from_dlpack, to_dlpack  # noqa: E402
 from .comparison import allclose, equal, isclose  # noqa: E402
 from .predicates import *  # noqa: E402, F403
 from .functional import (  # noqa: E402
@@ -63,9 +63,13 @@ from . import func  # noqa: E402
 from . import fft  # noqa: E402
 from .stft import istft, stft  # noqa: E402
 from . import amp, nn  # noqa: E402
-from .amp import autocast  # noqa: E402
+from .amp import GradScaler, autocast  # noqa: E402
 from .toplevel_functions import *  # noqa: E402, F403
 from .factories_more import *  # noqa: E402, F403
+from .view_copies import *  # noqa: E402, F403
+from .finite_differences import gradient  # noqa: E402
+from .histogramdd import histogramdd  # noqa: E402
+from .memory.errors import OutOfMemoryError  # noqa: E402
 
 _HAND_WRITTEN = set(globals())
 for _name in _bound.FUNCTIONS:
@@ -84,7 +88,8 @@ __version__ = "0.1.0"
 _LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg", "special", "distributions"})
 # torch.*'s linear-algebra functions live in strided.linalg.legacy, loaded (and bound here) on first use
 _LAZY_FUNCTIONS = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse",
-                             "pinverse", "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve"})
+                             "pinverse", "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve", "lu",
+                             "lu_solve", "nuclear_norm", "frobenius_norm", "norm_except_dim"})
 
 
 def __getattr__(name: str):

@@ -7,6 +7,7 @@ dispatcher picks the backend from ``device=``.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -293,7 +294,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A CPU tensor sharing memory with ``array`` (zero-copy; writes show in both)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    d = dt.from_numpy_dtype(array.dtype)
+    dt.from_numpy_dtype(array.dtype)  # raises for a dtype strided lacks
     itemsize = array.itemsize
     for s in array.strides:
         if s < 0:
@@ -307,11 +308,33 @@ def from_numpy(array: np.ndarray) -> Tensor:
                 "given numpy array strides not a multiple of the element byte size. Copy the numpy "
                 "array to reallocate the memory."
             )
+    if not array.flags.writeable:
+        _warn_not_writable("NumPy array", "array")
+    return wrap_array(array)
+
+
+def wrap_array(array: np.ndarray) -> Tensor:
+    """``from_numpy`` without its checks: ``array`` has a strided dtype and non-negative whole-element strides."""
+    d = dt.from_numpy_dtype(array.dtype)
+    itemsize = array.itemsize
     sizes = tuple(int(n) for n in array.shape)
     strides = tuple(s // itemsize for s in array.strides)
     nbytes = 0 if 0 in sizes else (1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * itemsize
     storage = wrap_host_memory(array, nbytes, array.ctypes.data)
     return make_tensor(storage, 0, sizes, strides, d)
+
+
+_warned_not_writable: set = set()
+
+
+def _warn_not_writable(what: str, noun: str) -> None:
+    """torch's warning for memory it cannot write-protect (once per kind, as torch's)."""
+    if what not in _warned_not_writable:
+        _warned_not_writable.add(what)
+        warnings.warn(f"The given {what} is not writable, and strided does not support non-writable tensors. This "
+                      f"means writing to this tensor will result in undefined behavior. You may want to copy the "
+                      f"{noun} to protect its data or make it writable before converting it to a tensor. This type "
+                      f"of warning will be suppressed for the rest of this program.", UserWarning, stacklevel=3)
 
 
 _EMPTY = ops.empty.memory_format  # the overload itself: no overload matching per call

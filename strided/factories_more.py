@@ -1,6 +1,6 @@
-"""torch's remaining factories: ``scalar_tensor``, ``logspace``, the deprecated inclusive ``range`` and the
-window functions (``hann_window``, ``hamming_window``, ``blackman_window``, ``bartlett_window``,
-``kaiser_window``).
+"""torch's remaining factories: ``scalar_tensor``, ``logspace``, the deprecated inclusive ``range``,
+``empty_permuted``, ``frombuffer`` and the window functions (``hann_window``, ``hamming_window``,
+``blackman_window``, ``bartlett_window``, ``kaiser_window``).
 
 Note [Window functions]
 torch's windows are the symmetric ones of length ``N`` (``periodic=False``) or, by default, the first
@@ -11,14 +11,15 @@ backend; ``N == 0`` gives an empty tensor and ``N == 1`` a single one.
 
 from __future__ import annotations
 
+import builtins
 import math
 import warnings
 
 from . import dtypes as _dt
 from .ops import bound as _ops
 
-__all__ = ["scalar_tensor", "logspace", "range", "asarray", "hann_window", "hamming_window", "blackman_window",
-           "bartlett_window", "kaiser_window"]
+__all__ = ["scalar_tensor", "logspace", "range", "asarray", "empty_permuted", "frombuffer", "hann_window",
+           "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"]
 
 
 def _finish(t, requires_grad: bool):
@@ -188,3 +189,46 @@ def _dt_word(d) -> str:
     from .backends.meta.pointwise import scalar_type_name
 
     return scalar_type_name(d)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+                   pin_memory: bool = False):
+    """An uninitialized tensor of ``size`` whose memory holds its dims in the order ``physical_layout``
+    (``empty_permuted((N, C, H, W), (0, 2, 3, 1))`` is channels-last)."""
+    size, order = tuple(size), tuple(physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}")
+    if sorted(order) != list(builtins.range(len(order))):
+        raise RuntimeError("Duplicate dim not allowed" if len(set(order)) != len(order)
+                           else f"Dimension out of range in physical_layout {list(order)}")
+    physical = _ops.empty([size[d] for d in order], dtype=dtype, device=device, pin_memory=pin_memory)
+    inverse = [order.index(d) for d in builtins.range(len(order))]
+    return _finish(_ops.permute(physical, inverse), requires_grad)
+
+
+def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False):
+    """A 1-D CPU tensor over the bytes of a Python buffer object (shared memory, as ``from_numpy``)."""
+    from .factories import _warn_not_writable, wrap_array
+
+    view = memoryview(buffer)
+    nbytes, itemsize = view.nbytes, dtype.itemsize
+    if nbytes == 0 and count == -1 or count == 0:
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if not 0 <= offset < nbytes:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({nbytes} bytes) minus 1")
+    if count < 0:
+        if (nbytes - offset) % itemsize:
+            raise ValueError(f"buffer length ({nbytes - offset} bytes) after offset ({offset} bytes) must be a "
+                             f"multiple of element size ({itemsize})")
+        count = (nbytes - offset) // itemsize
+    elif count * itemsize > nbytes - offset:
+        raise ValueError(f"requested buffer length ({count} * {itemsize} bytes) after offset ({offset} bytes) must "
+                         f"not be greater than actual buffer length ({nbytes} bytes)")
+    if view.readonly:
+        _warn_not_writable("buffer", "buffer")
+    import numpy as np
+
+    raw = np.frombuffer(view.cast("B"), dtype=np.uint8, count=count * itemsize, offset=offset)
+    return _finish(wrap_array(raw.view(dtype.numpy_dtype)), requires_grad)

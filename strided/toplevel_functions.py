@@ -27,8 +27,9 @@ _NN = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "co
        "pixel_unshuffle", "channel_shuffle", "cosine_similarity", "pairwise_distance", "pdist", "rms_norm", "celu_",
        "selu_", "hardshrink", "prelu", "bilinear")
 
-__all__ = [*_INPLACE, *_NN, "detach_", "split", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "celu",
-           "selu", "rrelu", "rrelu_", "threshold", "threshold_", "dropout_", "alpha_dropout", "alpha_dropout_",
+__all__ = [*_INPLACE, *_NN, "detach_", "split", "fill", "nonzero_static", "atleast_1d", "atleast_2d", "atleast_3d",
+           "broadcast_shapes", "celu", "selu", "rrelu", "rrelu_", "threshold", "threshold_", "dropout_",
+           "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "group_norm",
            "instance_norm", "batch_norm", "kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss",
@@ -50,6 +51,23 @@ def detach_(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     """torch.split: equal pieces of ``split_size_or_sections`` (an int), or pieces of the listed sizes."""
     return tensor.split(split_size_or_sections, dim)
+
+
+def fill(input: Tensor, value) -> Tensor:  # noqa: A002
+    """A tensor like ``input`` filled with ``value`` (a number or a 0-dim tensor): torch.fill, out of place."""
+    return _bound.fill_(_bound.clone(input), value)
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:  # noqa: A002
+    """``nonzero(input)`` with exactly ``size`` rows: the first ``size`` indices, then rows of ``fill_value``."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = _bound.nonzero(input)
+    n = found.shape[0]
+    if n >= size:
+        return found[:size]
+    pad = _bound.full((size - n, input.dim()), fill_value, dtype=found.dtype, device=found.device)
+    return _bound.cat([found, pad], 0)
 
 
 def _atleast(op, tensors):

@@ -6,6 +6,7 @@ and ``Tensor``'s methods of the same names call them (``tensor_linalg.py``)."""
 from __future__ import annotations
 
 import warnings
+from builtins import range as builtins_range
 
 from .. import dtypes as _dt
 from ..factories import eye as _eye
@@ -25,12 +26,14 @@ from .svd import svdvals as _svdvals
 from .triangular import solve_triangular as _solve_triangular
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse", "pinverse",
-           "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve"]
+           "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve", "lu", "lu_solve", "nuclear_norm",
+           "frobenius_norm", "norm_except_dim"]
 
 svd_result = structseq("svd", ("U", "S", "V"))
 slogdet_result = structseq("slogdet", ("sign", "logabsdet"))
 lu_unpack_result = structseq("lu_unpack", ("P", "L", "U"))
 triangular_solve_result = structseq("triangular_solve", ("solution", "cloned_coefficient"))
+lu_with_info_result = structseq("_lu_with_info", ("LU", "pivots", "infos"))
 
 
 def inverse(input: Tensor) -> Tensor:
@@ -178,3 +181,71 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     coefficient = A.mT if transpose else A
     X = _solve_triangular(coefficient, b, upper=upper != transpose, unitriangular=unitriangular)
     return triangular_solve_result((X, A.clone()))
+
+
+_WARNED: set = set()
+
+
+def _deprecated(name: str, text: str) -> None:
+    """torch's deprecation warning of a pre-torch.linalg function, once per function (as torch's TORCH_WARN_ONCE)."""
+    if name not in _WARNED:
+        _WARNED.add(name)
+        warnings.warn(text, UserWarning, stacklevel=3)
+
+
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
+    """Deprecated (as in torch): ``(LU, pivots)``, or ``(LU, pivots, infos)`` with ``get_infos``, of
+    ``strided.linalg.lu_factor_ex``."""
+    from .lu import lu_factor_ex
+
+    _deprecated("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
+                "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be "
+                "replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = "
+                "torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+                "torch.linalg.lu_factor_ex(A, compute_pivots)")
+    LU, pivots, infos = lu_factor_ex(A, pivot=pivot)
+    return lu_with_info_result((LU, pivots, infos)) if get_infos else (LU, pivots)
+
+
+def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """Deprecated (as in torch): ``strided.linalg.lu_solve(LU_data, LU_pivots, b)``."""
+    from .lu import lu_solve as _lu_solve
+
+    _deprecated("lu_solve", "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+                "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = "
+                "torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
+    return _lu_solve(LU_data, LU_pivots, b)
+
+
+def nuclear_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False) -> Tensor:  # noqa: A002
+    """Deprecated (as in torch): ``strided.linalg.matrix_norm(input, 'nuc', dim, keepdim)``."""
+    from .norms import matrix_norm
+
+    if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
+        dim, keepdim = (-2, -1), dim
+    _deprecated("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
+                "removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
+    return matrix_norm(input, "nuc", dim, keepdim)
+
+
+def frobenius_norm(input: Tensor, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """Deprecated (as in torch): ``strided.linalg.vector_norm(input, 2, dim, keepdim)`` over at most two dims."""
+    from .norms import vector_norm
+
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    if len(dims) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead.")
+    _deprecated("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It "
+                "will be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` "
+                "instead")
+    return vector_norm(input, 2, dims, keepdim)
+
+
+def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa: A002 - torch's argument name
+    """The ``pow``-norm over every dim but ``dim``, kept as size-1 dims (weight normalization's norm);
+    ``dim=-1`` is the norm of everything (a 0-dim tensor)."""
+    if dim == -1:
+        return _ops.norm(v, pow)
+    n = v.dim()
+    dims = [d for d in builtins_range(n) if d != dim]
+    return _ops.norm(v, pow, dims, True)
