@@ -15,7 +15,7 @@ import math
 from . import return_types
 from .backends.meta.pointwise import scalar_type_name
 from .ops import bound as _ops
-from .ops.composite.counting import _data_range
+from .ops.composite.counting import even_edges
 from .tensor import Tensor
 
 __all__ = ["histogramdd"]
@@ -84,17 +84,7 @@ def _edges(column: Tensor, bins, d: int, span) -> Tensor:
                                f"input with dtype {_word(column.dtype)} and bins for dimension {d} with dtype "
                                f"{_word(bins.dtype)}")
         return _ops.clone(bins)
-    if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension {d}")
-    lo, hi = (0.0, 0.0) if span is None else (float(span[0]), float(span[1]))
-    if span is None:
-        lo, hi = _data_range(column, lo, hi, 0.5)
-    elif lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
-    if lo > hi:
-        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for "
-                           f"dimension {d}")
-    return _ops.linspace(lo, hi, bins + 1, dtype=column.dtype, device=column.device)
+    return even_edges(column, bins, span, d)
 
 
 def _word(d) -> str:

@@ -145,18 +145,23 @@ def histogram_bins_tensor(self, bins, *, weight=None, density=False):
 def histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
     """A histogram of ``bins`` equal bins over ``range`` (default: the data's); ``(hist, bin_edges)``."""
     _check_histogram(self, weight)
+    return _histogram(self, even_edges(self, bins, range, 0), weight, density)
+
+
+def even_edges(x, bins: int, span, dim: int):
+    """``bins + 1`` evenly spaced edges over ``span`` (``(min, max)``; None: ``x``'s range, widened by 0.5 each
+    way when that is one point), in ``x``'s dtype; ``dim`` names the histogram dimension in errors."""
     if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    lo, hi = (0.0, 0.0) if range is None else (float(range[0]), float(range[1]))
-    if range is None:
-        lo, hi = _data_range(self, lo, hi, 0.5)
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension {dim}")
+    lo, hi = (0.0, 0.0) if span is None else (float(span[0]), float(span[1]))
+    if span is None:
+        lo, hi = _data_range(x, lo, hi, 0.5)
     elif lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     if lo > hi:
         raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for "
-                           "dimension 0")
-    edges = ops.linspace(lo, hi, bins + 1, dtype=self.dtype, device=self.device)
-    return _histogram(self, edges, weight, density)
+                           f"dimension {dim}")
+    return ops.linspace(lo, hi, bins + 1, dtype=x.dtype, device=x.device)
 
 
 def _isin(elements, test, invert):
