@@ -35,11 +35,11 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     """The ``ord``-norm of ``x`` over ``dim`` (all elements when None) as a vector: ``sum(|x|^ord)^(1/ord)``,
     ``max|x|`` for inf, ``min|x|`` for -inf, the count of nonzeros for 0."""
     _tensor("vector_norm", "input", 1, x)
-    if dtype is not None:
-        x = x.to(dtype)
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_type_word(x.dtype)}")
+    if dtype is not None:
+        x = _to_norm_dtype("linalg.vector_norm", x, dtype)
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
     if x.dtype.is_complex:
@@ -71,7 +71,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if dtype is not None:
-        A = A.to(dtype)
+        A = _to_norm_dtype("linalg.matrix_norm", A, dtype)
     d0, d1 = (d % A.dim() for d in dim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
@@ -143,6 +143,18 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     """The diagonal (a view) of the matrices in the last two dims by default."""
     _tensor("diagonal", "A", 1, A)
     return _ops.diagonal(A, offset, dim1, dim2)
+
+
+def _to_norm_dtype(op: str, x: Tensor, dtype: _dt.dtype) -> Tensor:
+    """``x`` in the ``dtype=`` of a norm: complex stays complex, real stays real, and only widening (torch's
+    checks; a complex input cast to a real dtype would silently lose its imaginary parts)."""
+    if x.dtype.is_complex != dtype.is_complex:
+        kind = "complex for complex" if x.dtype.is_complex else "real for real"
+        raise RuntimeError(f"{op}: dtype should be {kind} inputs, but got {_type_word(dtype)}")
+    if _dt.promote_types(x.dtype, dtype) is not dtype:
+        raise RuntimeError(f"{op}: the dtype of the input ({_type_word(x.dtype)}) should be convertible without "
+                           f"narrowing to the specified dtype ({_type_word(dtype)})")
+    return x.to(dtype)
 
 
 def _type_word(d: _dt.dtype) -> str:

@@ -104,3 +104,20 @@ def test_non_tensor_arguments_are_named():
     ]:
         with pytest.raises(TypeError, match=message):
             call()
+
+
+@pytest.mark.parametrize("fn", ["vector_norm", "matrix_norm", "norm"])
+def test_norm_dtype_may_only_widen_within_real_or_complex(fn):
+    """torch's dtype= checks: a complex input cast to a real dtype would lose its imaginary parts silently."""
+    f = getattr(st.linalg, fn)
+    word = "vector_norm" if fn == "norm" else fn
+    with pytest.raises(RuntimeError, match=rf"linalg.{word}: the dtype of the input \(Double\) should be convertible"):
+        f(st.ones(2, 2, dtype=st.float64), dtype=st.float32)
+    with pytest.raises(RuntimeError, match=rf"{word}: dtype should be complex for complex inputs, but got Double"):
+        f(st.ones(2, 2, dtype=st.complex64), dtype=st.float64)
+    with pytest.raises(RuntimeError, match=rf"{word}: dtype should be real for real inputs, but got ComplexFloat"):
+        f(st.ones(2, 2), dtype=st.complex64)
+    assert f(st.ones(2, 2), dtype=st.float64).dtype is st.float64
+    assert f(st.ones(2, 2, dtype=st.complex64), dtype=st.complex128).dtype is st.float64
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
+        st.linalg.vector_norm(st.ones(2, dtype=st.int64), dtype=st.float32)
