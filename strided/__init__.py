@@ -17,7 +17,8 @@ from .tensor import Size, Tensor
 from .storage import UntypedStorage
 from .ops import registry as _registry
 from .ops import bound as _bound
-from .ops.registry import as_tuple_function as _as_tuple_function, returns_tensor_list as _returns_tensor_list
+from .ops.registry import as_tuple_function as _as_tuple_function, returns_tensor_list as _returns_tensor_list  # noqa: I001
+from .ops.registry import returning_self as _returning_self, updates_a_list as _updates_a_list
 
 _registry.load()
 
@@ -75,7 +76,19 @@ _HAND_WRITTEN = set(globals())
 for _name in _bound.FUNCTIONS:
     if _name not in _HAND_WRITTEN:
         _packet = getattr(_bound, _name)
-        globals()[_name] = _as_tuple_function(_packet) if _returns_tensor_list(_packet) else _packet
+        if _returns_tensor_list(_packet):
+            _packet = _as_tuple_function(_packet)
+        elif _updates_a_list(_packet):
+            _packet = _returning_self(_packet)
+        globals()[_name] = _packet
+from . import foreach_more as _foreach_more  # noqa: E402 - Note [Composite foreach]: only the names the YAML lacks
+
+for _name in _foreach_more.__all__:
+    if _name in _bound.FUNCTIONS:  # the YAML's fused op for its forms, the loop for the rest
+        globals()[_name] = _foreach_more.with_fused(getattr(_bound, _name), getattr(_foreach_more, _name),
+                                                    _name.endswith("_"))
+    elif _name not in globals():
+        globals()[_name] = getattr(_foreach_more, _name)
 del _name, _packet
 
 __version__ = "0.1.0"

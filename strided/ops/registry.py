@@ -272,6 +272,23 @@ def as_tuple_function(packet: OpOverloadPacket):
     return function
 
 
+def updates_a_list(packet: OpOverloadPacket) -> bool:
+    """Whether ``packet`` is an in-place ``_foreach_*_`` op (returns nothing; torch's binding gives ``self``)."""
+    return packet.__name__.startswith("_foreach_") and packet.__name__.endswith("_") and all(
+        not op.schema.returns for op in packet._ordered)
+
+
+def returning_self(packet: OpOverloadPacket):
+    """``packet`` for the public API: an in-place foreach op that returns the list it updated, as torch's."""
+    def function(self, *args, _packet=packet, **kwargs):
+        _packet(self, *args, **kwargs)
+        return self
+
+    function.__name__ = function.__qualname__ = packet.__name__
+    function.__doc__ = packet.__doc__
+    return function
+
+
 def _bind_methods(methods: dict[str, OpOverloadPacket]) -> None:
     from ..tensor import Tensor
 
