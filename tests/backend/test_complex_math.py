@@ -391,7 +391,8 @@ COMPOSITES = {
     "masked_scatter": lambda m, x, y: x.masked_scatter(x.abs() > 1, y), "trapezoid": lambda m, x, y: m.trapezoid(x),
     "cross": lambda m, x, y: m.linalg.cross(x[:, :3], y[:, :3]), "dist": lambda m, x, y: m.dist(x, y),
     "dist 3": lambda m, x, y: m.dist(x, y, 3), "isreal": lambda m, x, y: m.isreal(x * (x.real > 0)),
-    "std_mean": lambda m, x, y: m.std_mean(x, 1)[0],
+    "std_mean": lambda m, x, y: m.std_mean(x, 1)[0], "sinc": lambda m, x, y: m.sinc(x),
+    "sinc at 0": lambda m, x, y: m.sinc(x * (x.real > 0)),
 }
 TRUTH = {
     "any": lambda m, x, y: m.any(x * (x.real > 0)), "all dim": lambda m, x, y: (x * (x.real > 0)).all(1),

@@ -22,8 +22,9 @@ __all__ = []
 
 
 def _float(self):
-    """``self`` promoted to the default float dtype when it is integral or bool (torch's unary float ops)."""
-    return self if self.dtype.is_floating_point else self.to(dt.get_default_dtype())
+    """``self`` promoted to the default float dtype when it is integral or bool (torch's unary float ops);
+    floating and complex tensors as they are."""
+    return self if self.dtype.is_floating_point or self.dtype.is_complex else self.to(dt.get_default_dtype())
 
 
 @kernel("CompositeImplicitAutograd")
