@@ -63,7 +63,7 @@ _COMMON_MATH = {
     "hstack", "vstack", "dstack", "column_stack", "row_stack", "atleast_1d", "atleast_2d", "atleast_3d", "moveaxis",
     "swapdims", "ravel", "diag_embed", "diagflat", "kron", "diff", "take", "take_along_dim", "index_fill",
     "index_fill_", "index_copy", "index_copy_", "masked_scatter", "masked_scatter_", "trapezoid", "cross",
-    "linalg_cross", "dist", "isreal", "sinc", "sinc_",
+    "linalg_cross", "dist", "isreal", "sinc", "sinc_", "vander",
     # truth values, "either part nonzero" (CUDA: ne(z, 0) first, the bool kernels having no complex loads)
     "any", "all", "logical_not", "logical_and", "logical_or", "logical_xor",
     # the GEMMs with a C operand (cuBLASLt's complex alpha and beta, no bias epilogue: Note [CUDA GEMM lowering])

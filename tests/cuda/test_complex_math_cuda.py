@@ -379,7 +379,7 @@ _COMPOSITES = {
     "masked_scatter": lambda x, y: x.masked_scatter(x.abs() > 1, y), "trapezoid": lambda x, y: st.trapezoid(x),
     "cross": lambda x, y: st.linalg.cross(x[:, :3], y[:, :3]), "dist": lambda x, y: st.dist(x, y, 3),
     "isreal": lambda x, y: st.isreal(x * (x.real > 1)), "std_mean": lambda x, y: st.std_mean(x, 1)[0],
-    "sinc": lambda x, y: st.sinc(x * (x.real > 0)),
+    "sinc": lambda x, y: st.sinc(x * (x.real > 0)), "vander": lambda x, y: st.vander(x[0], 3),
 }
 
 

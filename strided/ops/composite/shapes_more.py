@@ -150,7 +150,7 @@ def vander(x, N=None, increasing=False):  # noqa: N803 - torch's argument name
     n = x._sizes[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    dtype = x.dtype if x.dtype.is_floating_point else int64
+    dtype = x.dtype if x.dtype.is_floating_point or x.dtype.is_complex else int64
     ones = ops.ones((x._sizes[0], min(n, 1)), dtype=dtype, device=x.device)
     if n > 1:
         col = ops.unsqueeze(x if x.dtype is dtype else x.to(dtype), 1)
