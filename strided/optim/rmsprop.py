@@ -29,39 +29,30 @@ class RMSprop(Optimizer):
                         foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)
 
-    def _init_group(self, group, params, grads, square_avgs, momentum_buffers, grad_avgs, steps):
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = zeros((), dtype=fe.scalar_dtype())
-                state["square_avg"] = zeros_like(p)
-                if group["momentum"] > 0:
-                    state["momentum_buffer"] = zeros_like(p)
-                if group["centered"]:
-                    state["grad_avg"] = zeros_like(p)
-            square_avgs.append(state["square_avg"])
-            steps.append(state["step"])
-            if group["momentum"] > 0:
-                momentum_buffers.append(state["momentum_buffer"])
-            if group["centered"]:
-                grad_avgs.append(state["grad_avg"])
-
     def step(self, closure=None):
         """One RMSprop step over every param with a ``.grad``."""
         self._cuda_graph_capture_health_check()
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, square_avgs, momentum_buffers, grad_avgs, steps = [], [], [], [], [], []
-                self._init_group(group, params, grads, square_avgs, momentum_buffers, grad_avgs, steps)
-                rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffers, steps, foreach=group["foreach"],
+                keys = ("square_avg", "step") + (("momentum_buffer",) if group["momentum"] > 0 else ()) + (
+                    ("grad_avg",) if group["centered"] else ())
+                params, grads, lists = self._gather(group, keys, _fresh_state)
+                state = dict(zip(keys, lists))
+                rmsprop(params, grads, state["square_avg"], state.get("grad_avg", []),
+                        state.get("momentum_buffer", []), state["step"], foreach=group["foreach"],
                         maximize=group["maximize"], lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
                         weight_decay=group["weight_decay"], momentum=group["momentum"], centered=group["centered"])
         return loss
+
+
+def _fresh_state(state, p, group) -> None:
+    state["step"] = zeros((), dtype=fe.scalar_dtype())
+    state["square_avg"] = zeros_like(p)
+    if group["momentum"] > 0:
+        state["momentum_buffer"] = zeros_like(p)
+    if group["centered"]:
+        state["grad_avg"] = zeros_like(p)
 
 
 def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, foreach=None, maximize=False,
