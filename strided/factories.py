@@ -294,7 +294,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A CPU tensor sharing memory with ``array`` (zero-copy; writes show in both)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    dt.from_numpy_dtype(array.dtype)  # raises for a dtype strided lacks
+    d = dt.from_numpy_dtype(array.dtype)  # raises for a dtype strided lacks
     itemsize = array.itemsize
     for s in array.strides:
         if s < 0:
@@ -310,12 +310,14 @@ def from_numpy(array: np.ndarray) -> Tensor:
             )
     if not array.flags.writeable:
         _warn_not_writable("NumPy array", "array")
-    return wrap_array(array)
+    return wrap_array(array, d)
 
 
-def wrap_array(array: np.ndarray) -> Tensor:
-    """``from_numpy`` without its checks: ``array`` has a strided dtype and non-negative whole-element strides."""
-    d = dt.from_numpy_dtype(array.dtype)
+def wrap_array(array: np.ndarray, d=None) -> Tensor:
+    """``from_numpy`` without its checks: ``array`` has a strided dtype (``d``, or read from the array) and
+    non-negative whole-element strides."""
+    if d is None:
+        d = dt.from_numpy_dtype(array.dtype)
     itemsize = array.itemsize
     sizes = tuple(int(n) for n in array.shape)
     strides = tuple(s // itemsize for s in array.strides)

@@ -211,7 +211,12 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
     """A 1-D CPU tensor over the bytes of a Python buffer object (shared memory, as ``from_numpy``)."""
     from .factories import _warn_not_writable, wrap_array
 
-    view = memoryview(buffer)
+    if not isinstance(dtype, _dt.dtype):
+        raise TypeError(f"frombuffer(): argument 'dtype' must be strided.dtype, not {type(dtype).__name__}")
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
     nbytes, itemsize = view.nbytes, dtype.itemsize
     if nbytes == 0 and count == -1 or count == 0:
         raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")

@@ -24,6 +24,8 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
 
     ``spacing`` is one number for every dim, one number per dim, or one 1-D tensor of sample coordinates
     per dim (Note [Finite differences])."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"gradient(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     n = input.dim()
     dims = _dims(dim, n)
     if isinstance(spacing, (list, tuple)):

@@ -24,11 +24,14 @@ _UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "
 _BINARY = ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "clamp_max", "clamp_min")
 
 
-def _check_list(tensors, what: str = "Tensor list") -> list:
-    tensors = list(tensors)
+def _check_list(tensors, op: str) -> list:
+    """``tensors`` as a list: a non-empty list or tuple of tensors (torch's binding and list checks)."""
+    if not isinstance(tensors, (list, tuple)) or not all(isinstance(t, Tensor) for t in tensors):
+        raise TypeError(f"{op}(): argument 'self' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
     if not tensors:
-        raise RuntimeError(f"{what} must have at least one tensor.")
-    return tensors
+        raise RuntimeError("Tensor list must have at least one tensor.")
+    return list(tensors)
 
 
 def _others(self: list, other) -> list:
@@ -48,10 +51,10 @@ def _unary(name: str):
     op = getattr(_ops, name)
 
     def out_of_place(self):
-        return tuple(op(t) for t in _check_list(self))
+        return tuple(op(t) for t in _check_list(self, f"_foreach_{name}"))
 
     def in_place(self):
-        for t in _check_list(self):
+        for t in _check_list(self, f"_foreach_{name}_"):
             method = getattr(t, name + "_", None)
             method() if method is not None else t.copy_(op(t))
         return self  # the very list (or tuple) given, as torch's binding
@@ -64,12 +67,12 @@ def _binary(name: str):
 
     def out_of_place(self, other, **kwargs):
         if isinstance(self, Number) and name == "pow":  # _foreach_pow(2.0, exponents)
-            return tuple(op(self, e) for e in _check_list(other))
-        self = _check_list(self)
+            return tuple(op(self, e) for e in _check_list(other, f"_foreach_{name}"))
+        self = _check_list(self, f"_foreach_{name}")
         return tuple(op(t, o, **kwargs) for t, o in zip(self, _others(self, other)))
 
     def in_place(self, other, **kwargs):
-        items = _check_list(self)
+        items = _check_list(self, f"_foreach_{name}_")
         for t, o in zip(items, _others(items, other)):
             method = getattr(t, name + "_", None)  # maximum / minimum have no in-place Tensor method
             method(o, **kwargs) if method is not None else t.copy_(op(t, o, **kwargs))
@@ -93,21 +96,21 @@ for _name in _BINARY:
 
 def _foreach_addcmul(self, tensor1, tensor2, value=1):
     """``self[i] + value[i] * tensor1[i] * tensor2[i]`` (``value`` a number, a list of numbers or a tensor of them)."""
-    self = _check_list(self)
+    self = _check_list(self, "_foreach_addcmul")
     values = value.tolist() if isinstance(value, Tensor) else value
     return tuple(_ops.addcmul(t, a, b, value=v) for t, a, b, v in zip(self, tensor1, tensor2, _others(self, values)))
 
 
 def _foreach_addcdiv(self, tensor1, tensor2, value=1):
     """``self[i] + value[i] * tensor1[i] / tensor2[i]``."""
-    self = _check_list(self)
+    self = _check_list(self, "_foreach_addcdiv")
     values = value.tolist() if isinstance(value, Tensor) else value
     return tuple(_ops.addcdiv(t, a, b, value=v) for t, a, b, v in zip(self, tensor1, tensor2, _others(self, values)))
 
 
 def _foreach_lerp(self, tensors1, weight):
     """``lerp(self[i], tensors1[i], weight[i])`` (``weight`` a number or a list of tensors or numbers)."""
-    self = _check_list(self)
+    self = _check_list(self, "_foreach_lerp")
     return tuple(_ops.lerp(t, e, w) for t, e, w in zip(self, _others(self, tensors1), _others(self, weight)))
 
 
@@ -115,7 +118,7 @@ def _foreach_norm(self, ord=2, dtype=None):  # noqa: A002 - torch's argument nam
     """The ``ord``-norm of each tensor (0-dim results; ``dtype`` may only widen, as linalg.vector_norm's)."""
     from .linalg.norms import vector_norm
 
-    return tuple(vector_norm(t, ord, dtype=dtype) for t in _check_list(self))
+    return tuple(vector_norm(t, ord, dtype=dtype) for t in _check_list(self, "_foreach_norm"))
 
 
 def with_fused(packet, loop, in_place: bool):
@@ -137,7 +140,7 @@ def with_fused(packet, loop, in_place: bool):
 def _foreach_powsum(self, ord=2, dtype=None):  # noqa: A002
     """``sum(|t| ** ord)`` of each tensor: the norm before its root."""
     out = []
-    for t in _check_list(self):
+    for t in _check_list(self, "_foreach_powsum"):
         a = _ops.abs(t if dtype is None else t.to(dtype))
         out.append(_ops.sum(_ops.pow(a, ord)))
     return tuple(out)
@@ -145,23 +148,23 @@ def _foreach_powsum(self, ord=2, dtype=None):  # noqa: A002
 
 def _foreach_max(self):
     """The largest element of each tensor."""
-    return tuple(_ops.max(t) for t in _check_list(self))
+    return tuple(_ops.max(t) for t in _check_list(self, "_foreach_max"))
 
 
 def _foreach_mm(self, mat2):
     """``self[i] @ mat2[i]`` for lists of matrices."""
-    self = _check_list(self)
+    self = _check_list(self, "_foreach_mm")
     return tuple(_ops.mm(a, b) for a, b in zip(self, _others(self, mat2)))
 
 
 def _foreach_clone(self):
     """A copy of each tensor."""
-    return tuple(_ops.clone(t) for t in _check_list(self))
+    return tuple(_ops.clone(t) for t in _check_list(self, "_foreach_clone"))
 
 
 def _foreach_copy_(self, src, non_blocking: bool = False):
     """Copy ``src[i]`` into ``self[i]``; returns ``self``."""
-    items = _check_list(self)
+    items = _check_list(self, "_foreach_copy_")
     for t, s in zip(items, _others(items, src)):
         t.copy_(s, non_blocking=non_blocking)
     return self

@@ -24,6 +24,13 @@ __all__ = ["histogramdd"]
 def histogramdd(input: Tensor, bins, *, range=None, weight=None, density: bool = False):  # noqa: A002
     """``(hist, bin_edges)`` of the points ``input`` (..., D): ``bins`` is one count for every dim, a count per
     dim, or a 1-D tensor of edges per dim; ``range`` (counts only) is ``[min0, max0, min1, max1, ...]``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"histogramdd(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not (isinstance(bins, int) and not isinstance(bins, bool)) and not (
+            isinstance(bins, (list, tuple)) and all(isinstance(b, (int, Tensor)) and not isinstance(b, bool)
+                                                    for b in bins)):
+        raise TypeError(f"histogramdd(): argument 'bins' must be an int, a sequence of ints or a sequence of "
+                        f"tensors, not {bins!r}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(input.dtype)}'")
     if input.dim() < 1:

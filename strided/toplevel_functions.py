@@ -11,6 +11,7 @@ ones take ``(input, p, train)``, and ``adaptive_max_pool1d`` / ``max_pool1d_with
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 from .nn import functional as _nnf
@@ -55,6 +56,8 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 
 def fill(input: Tensor, value) -> Tensor:  # noqa: A002
     """A tensor like ``input`` filled with ``value`` (a number or a 0-dim tensor): torch.fill, out of place."""
+    if not isinstance(value, (numbers.Number, Tensor)) or isinstance(value, str):
+        raise TypeError(f"fill(): argument 'value' must be Number or Tensor, not {type(value).__name__}")
     return _bound.fill_(_bound.clone(input), value)
 
 

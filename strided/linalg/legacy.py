@@ -247,5 +247,8 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     if dim == -1:
         return _ops.norm(v, pow)
     n = v.dim()
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    dim %= n
     dims = [d for d in builtins_range(n) if d != dim]
     return _ops.norm(v, pow, dims, True)

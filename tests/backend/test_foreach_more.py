@@ -107,6 +107,10 @@ def test_list_checks_in_torchs_words():
         st._foreach_mul(x, y[:1])
     with pytest.raises(RuntimeError, match="Tensor list must have same number of elements as scalar list."):
         st._foreach_mul(x, [1.0])
+    with pytest.raises(TypeError, match=r"_foreach_exp\(\): argument 'self' \(position 1\) must be tuple of Tensors"):
+        st._foreach_exp(x[0])  # a tensor is not a list of tensors (iterating it would run on its rows)
+    with pytest.raises(TypeError, match=r"_foreach_norm\(\): argument 'self' \(position 1\) must be tuple of"):
+        st._foreach_norm([x[0], 2.0])
 
 
 def test_gradients_flow_through_the_loops():

@@ -238,3 +238,20 @@ def test_aliases():
     assert st.GradScaler is st.amp.GradScaler
     back = st.from_dlpack(st.to_dlpack(st.arange(3.0)))
     np.testing.assert_array_equal(back.numpy(), [0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("call,err,match", [
+    (lambda: st.frombuffer(bytearray(8), dtype="float32"), TypeError, "frombuffer\\(\\): argument 'dtype' must be"),
+    (lambda: st.frombuffer([1, 2], dtype=st.int16), ValueError, "object does not implement Python buffer protocol"),
+    (lambda: st.empty_permuted((2, 3), (0, 5)), RuntimeError, "Dimension out of range in physical_layout"),
+    (lambda: st.fill(st.ones(2), "a"), TypeError, "fill\\(\\): argument 'value' must be Number or Tensor, not str"),
+    (lambda: st.gradient([1.0, 2.0]), TypeError, "gradient\\(\\): argument 'input' \\(position 1\\) must be Tensor"),
+    (lambda: st.gradient(st.ones(3), spacing="a"), TypeError, "gradient\\(\\): argument 'spacing' must be"),
+    (lambda: st.histogramdd([[1.0, 2.0]], bins=2), TypeError, "histogramdd\\(\\): argument 'input' \\(position 1\\)"),
+    (lambda: st.histogramdd(st.ones(2, 2), bins="a"), TypeError, "histogramdd\\(\\): argument 'bins' must be"),
+    (lambda: st.norm_except_dim(st.ones(2, 3), 2, 5), IndexError, "Dimension out of range"),
+    (lambda: st.permute_copy(st.ones(2, 3), (0, 0)), RuntimeError, "permute\\(\\): duplicate dims are not allowed"),
+])
+def test_new_functions_reject_nonsense_naming_the_op(call, err, match):
+    with pytest.raises(err, match=match):
+        call()
