@@ -58,6 +58,8 @@ _COMMON_MATH = {
     "rand_like", "randn_like",  # each part sampled through the real view (ops/composite/factories.py)
     "log2", "log10", "exp2", "expm1", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_", "cumprod",
     "log2_", "log10_", "exp2_", "expm1_", "cumprod_",
+    # inverse trigonometry (CUDA: Note [Complex inverse trigonometry] in complex_inverse_trig.cuh)
+    "asin", "asin_", "acos", "acos_", "atan", "atan_", "asinh", "asinh_", "acosh", "acosh_", "atanh", "atanh_",
     # composites over listed ops: layout, stacking, gathers (values and gradients compared with torch)
     "fliplr", "flipud", "rot90", "tile", "block_diag", "adjoint", "tensor_split", "hsplit", "vsplit", "dsplit",
     "hstack", "vstack", "dstack", "column_stack", "row_stack", "atleast_1d", "atleast_2d", "atleast_3d", "moveaxis",
@@ -75,11 +77,8 @@ _COMMON_MATH = {
 # Real results: the norm of the moduli, E|z - mean|^2 (CUDA: Note [Complex var]); the triangles (CUDA: the real
 # kernel over the pairs)
 _SPREADS_AND_TRIANGLES = {"norm", "var", "std", "var_mean", "std_mean", "tril", "triu", "tril_", "triu_"}
-# CPU and Meta only (NumPy's complex ufuncs, torch's values): CUDA has no complex inverse trigonometry yet
-_CPU_ONLY = {"asin", "asin_", "acos", "acos_", "atan", "atan_", "asinh", "asinh_", "acosh", "acosh_", "atanh",
-             "atanh_"}
 
-COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _CPU_ONLY)  # CPU, Meta
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES)  # CPU, Meta
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",

@@ -39,7 +39,8 @@ def _host(t):
 _MATH_TOL = {"complex64": {"rtol": 1e-5, "atol": 1e-5}, "complex128": {"rtol": 1e-12, "atol": 1e-12}}
 _MATH = {"sqrt": np.sqrt, "rsqrt": lambda a: 1 / np.sqrt(a), "log": np.log, "sin": np.sin, "cos": np.cos,
          "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
-         "reciprocal": np.reciprocal, "square": np.square}
+         "reciprocal": np.reciprocal, "square": np.square, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+         "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
 
 
 def _parts_close(got, want, dtype):
@@ -94,6 +95,41 @@ def test_special_values(dtype):
     assert st.isnan(g).dtype is st.bool
     r = _host(st.reciprocal(_cuda(np.array([0j, complex(inf, 1), complex(nan, 0)], dtype=NP[dtype]))))
     assert np.isinf(r[0].real) and np.isnan(r[0].imag) and r[1] == 0 and np.isnan(r[2].real)
+
+
+def _inverse_trig_arguments(dtype):
+    """Branch points and their neighbourhoods, both sides of every cut (signed zeros), tiny, large and
+    near-overflow moduli, infinities and nans: where the formulas of Note [Complex inverse trigonometry]
+    change or lose accuracy."""
+    inf, nan, big = np.inf, np.nan, float(np.finfo(NP[dtype]).max)
+    eps = 1e-3 if dtype == "complex64" else 1e-7
+    parts = [(0.0, 0.0), (-0.0, 0.0), (0.0, -0.0), (-0.0, -0.0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 0.0),
+             (1 + eps, eps), (1 - eps, -eps), (-1 - eps, 0.0), (-1 + eps, -0.0), (eps, 1 + eps), (-eps, -1 + eps),
+             (0.5, 1e-30), (1e-30, 0.5), (1e-20, -1e-20), (2.5, 0.0), (2.5, -0.0), (-2.5, 0.0), (-2.5, -0.0),
+             (0.0, 2.5), (-0.0, 2.5), (0.0, -2.5), (-0.0, -2.5), (1, 1e-30), (1, -1e-25), (-1, 1e-30),
+             (1e5, 1), (-1e5, 1e5), (3e9, -2), (1e30, 1e30), (-big, 1), (big / 2, big / 2), (1, big), (0.3, -big),
+             (inf, 0), (-inf, 1), (1, inf), (-2, -inf), (inf, inf), (-inf, -inf), (inf, nan), (-inf, nan), (inf, -nan), (-inf, -nan),
+             (nan, inf), (-nan, -inf), (nan, 0), (-nan, -0.0), (0, nan), (0, -nan), (nan, 2), (2, nan), (nan, nan)]
+    a = np.empty(len(parts), NP[dtype])
+    a.real, a.imag = np.array(parts).T  # parts set apart keep their signed zeros
+    return a
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["asin", "acos", "atan", "asinh", "acosh", "atanh"])
+def test_inverse_trig_at_cuts_branch_points_and_extremes(name, dtype):
+    """NumPy's values (the CPU backend's) on the cuts with either sign of zero, near the branch points, for tiny,
+    huge and non-finite arguments: same nans and infinities, same signs of zero and infinity, parts close."""
+    a = _inverse_trig_arguments(dtype)
+    got = _host(getattr(st, name)(_cuda(a)))
+    with np.errstate(all="ignore"):
+        want = getattr(np, "arc" + name[1:])(a.astype(np.complex128)).astype(a.dtype)
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        np.testing.assert_array_equal(np.signbit(g[np.isinf(w) | (w == 0)]), np.signbit(w[np.isinf(w) | (w == 0)]))
+    _parts_close(got, want, dtype)
+    cpu = np.asarray(getattr(st, name)(st.from_numpy(a)))
+    _parts_close(got, cpu, dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -318,7 +354,8 @@ def test_new_complex_gradients_on_cuda_equal_the_cpu():
     for dev in ("cpu", "cuda"):
         x, y, w = (st.from_numpy(a.copy()).to(dev).requires_grad_() for a in arrays)
         loss = (st.log2(x) + st.exp2(y) + st.expm1(w) + x.cumprod(1) + st.lerp(x, y, w) + st.addcmul(x, y, w, value=1j)
-                + st.addcdiv(w, x, y))
+                + st.addcdiv(w, x, y) + st.asin(x) + st.acos(y) + st.atan(w) + st.asinh(x) + st.acosh(y)
+                + st.atanh(w))
         st.view_as_real(loss).pow(2).sum().backward()
         grads.append([_host(t.grad) for t in (x, y, w)])
     for c, g in zip(grads[0], grads[1]):

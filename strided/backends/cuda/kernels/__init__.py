@@ -56,9 +56,11 @@ def _text(name: str) -> str:
 
 
 def complex_header(*names) -> str:
-    """``complex.cuh`` (with its newline) when a dtype name among ``names`` is complex, else "": real-dtype
-    sources stay byte for byte what they were (their cache keys too)."""
-    return _text("complex.cuh") + "\n" if any(n in COMPLEX_CTYPES for n in names) else ""
+    """``complex.cuh`` and ``complex_inverse_trig.cuh`` (with newlines) when a dtype name among ``names`` is
+    complex, else "": real-dtype sources stay byte for byte what they were (their cache keys too)."""
+    if not any(n in COMPLEX_CTYPES for n in names):
+        return ""
+    return _text("complex.cuh") + "\n" + _text("complex_inverse_trig.cuh") + "\n"
 
 
 @cache

@@ -120,7 +120,7 @@ def complex(real, imag):  # noqa: A001 - the op's name
 
 
 _MATH_UNARY = ("sqrt", "rsqrt", "log", "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sigmoid", "reciprocal",
-               "log2", "log10", "exp2", "expm1")
+               "log2", "log10", "exp2", "expm1", "asin", "acos", "atan", "asinh", "acosh", "atanh")
 
 
 def _sample_calls(c: dt.dtype):
