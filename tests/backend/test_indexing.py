@@ -377,6 +377,22 @@ def test_data_dependent_errors(device):
             _on(device, call)
 
 
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_scatter_value_that_does_not_fit_raises_as_torch(device):
+    """scatter's Scalar is checked like any other: torch's overflow error, never a wrapped int8, a truncated
+    nan or a dropped imaginary part; a complex value with no imaginary part fits a real tensor."""
+    idx = st.tensor([0], device=device)
+    for dtype, value, ctype in ((st.int8, 1000, "int8_t"), (st.int64, float("nan"), "int64_t"),
+                                (st.float32, 1.5 - 1j, "float")):
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {ctype} without overflow"):
+            st.zeros(3, dtype=dtype, device=device).scatter(0, idx, value)
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {ctype} without overflow"):
+            st.zeros(3, dtype=dtype, device=device).scatter_(0, idx, value)
+    out = st.zeros(3, device=device).scatter(0, idx, 2.5 + 0j)
+    if device == "cpu":
+        assert out.tolist() == [2.5, 0.0, 0.0]
+
+
 def test_cpu_only_behaviour():
     with pytest.raises(RuntimeError, match="topk does not support bool dtypes on CPU"):
         st.tensor([True, False]).topk(1)

@@ -47,6 +47,8 @@ def _scalar(value, d: dt.dtype):
     """A Python scalar converted to ``d`` as torch casts (wrapping, truncating)."""
     if isinstance(value, Tensor):
         value = value.item()
+    if isinstance(value, complex) and not d.is_complex:
+        value = value.real  # its imaginary part is 0 (the Meta functions' check_scalar_fits)
     return np.asarray(value).astype(d.numpy_dtype)[()]
 
 

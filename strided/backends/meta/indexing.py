@@ -89,6 +89,8 @@ def scatter_output(self, dim, index, src) -> Tensor:
         check(index.dtype in _INDEX_DTYPES, "scatter(): Expected dtype int32/int64 for index")
     if isinstance(src, Tensor):
         check(src.dtype is self.dtype, "scatter(): Expected self.dtype to be equal to src.dtype")
+    else:
+        check_scalar_fits(src, self.dtype)  # torch's overflow error, not a wrapped or truncated value
     if index.numel():
         _check_index_dims(self, index, d, "self", src if isinstance(src, Tensor) else None)
     return new_output(self._sizes, self.dtype, self.device)
