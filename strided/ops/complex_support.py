@@ -58,6 +58,8 @@ _COMMON_MATH = {
     "rand_like", "randn_like",  # each part sampled through the real view (ops/composite/factories.py)
     "log2", "log10", "exp2", "expm1", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_", "cumprod",
     "log2_", "log10_", "exp2_", "expm1_", "cumprod_",
+    # each part apart, through real / imag
+    "nan_to_num", "nan_to_num_",
     # inverse trigonometry (CUDA: Note [Complex inverse trigonometry] in complex_inverse_trig.cuh)
     "asin", "asin_", "acos", "acos_", "atan", "atan_", "asinh", "asinh_", "acosh", "acosh_", "atanh", "atanh_",
     # composites over listed ops: layout, stacking, gathers (values and gradients compared with torch)
@@ -78,7 +80,12 @@ _COMMON_MATH = {
 # kernel over the pairs)
 _SPREADS_AND_TRIANGLES = {"norm", "var", "std", "var_mean", "std_mean", "tril", "triu", "tril_", "triu_"}
 
-COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES)  # CPU, Meta
+# CPU and Meta only: CUDA's index.cu has no complex instantiations, and the pairs' real view used for scatter_add
+# could mix the parts of two sources at a duplicate index (a design that writes whole elements is not yet verified
+# on a GPU)
+_CPU_ONLY = {"scatter", "scatter_"}
+
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _CPU_ONLY)  # CPU, Meta
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",

@@ -322,6 +322,50 @@ def test_log2_exp2_inverse_trig_cumprod_lerp_addcmul_as_torch(name, dtype):
                 np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
+_SCATTERS = {
+    "scatter src": lambda m, x, i, s: m.scatter(x, 1, i, s),
+    "scatter value": lambda m, x, i, s: m.scatter(x, 1, i, 1.5 - 2j),
+    "scatter real value": lambda m, x, i, s: x.scatter(0, i[:1] % 3, 3),
+    "scatter_ src": lambda m, x, i, s: x.clone().scatter_(1, i, s),
+    "scatter_ value": lambda m, x, i, s: x.clone().scatter_(0, i[:1] % 3, -1j),
+    "scatter 0-dim": lambda m, x, i, s: m.scatter(x[0, 0], 0, i[0, 0] * 0, s[0, 0]),
+}
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("name", list(_SCATTERS))
+def test_scatter_of_complex_as_torch(name, dtype):
+    """scatter with a complex src or value (both parts written), in place and 0-dim, with torch's gradients."""
+    rng = np.random.default_rng(41)
+    a, b = ((rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype) for _ in range(2))
+    i = np.array([[2, 0, 1, 3], [1, 1, 0, 2], [3, 2, 2, 0]])
+    got = _SCATTERS[name](st, st.from_numpy(a.copy()), st.from_numpy(i), st.from_numpy(b.copy()))
+    want = _SCATTERS[name](torch, torch.from_numpy(a.copy()), torch.from_numpy(i), torch.from_numpy(b.copy()))
+    _same(got, want)
+    if dtype == "complex128" and name == "scatter src":
+        x, s_ = (st.from_numpy(v.copy()).requires_grad_() for v in (a, b))
+        tx, ts = (torch.from_numpy(v.copy()).requires_grad_() for v in (a, b))
+        st.view_as_real(st.scatter(x, 1, st.from_numpy(i), s_)).pow(2).sum().backward()
+        torch.view_as_real(torch.scatter(tx, 1, torch.from_numpy(i), ts)).pow(2).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(s_.grad.numpy(), ts.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_nan_to_num_of_complex_as_torch(dtype):
+    """Each part apart with the part dtype's limits (torch's), out of place and in place."""
+    inf, nan = float("inf"), float("nan")
+    vals = [complex(1, 2), complex(nan, inf), complex(-inf, nan), complex(inf, -inf), complex(nan, nan), 0j]
+    a = np.empty(len(vals), dtype)
+    a.real, a.imag = [v.real for v in vals], [v.imag for v in vals]
+    x, t = st.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    _same(st.nan_to_num(x), torch.nan_to_num(t))
+    _same(x.nan_to_num(nan=1.0, posinf=2.0, neginf=-3.0), t.nan_to_num(nan=1.0, posinf=2.0, neginf=-3.0))
+    y = x.clone()
+    assert y.nan_to_num_(posinf=7.0) is y
+    _same(y, t.clone().nan_to_num_(posinf=7.0))
+
+
 def _gemm_operands(dtype):
     rng = np.random.default_rng(31)
 

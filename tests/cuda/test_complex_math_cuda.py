@@ -108,8 +108,9 @@ def _inverse_trig_arguments(dtype):
              (0.5, 1e-30), (1e-30, 0.5), (1e-20, -1e-20), (2.5, 0.0), (2.5, -0.0), (-2.5, 0.0), (-2.5, -0.0),
              (0.0, 2.5), (-0.0, 2.5), (0.0, -2.5), (-0.0, -2.5), (1, 1e-30), (1, -1e-25), (-1, 1e-30),
              (1e5, 1), (-1e5, 1e5), (3e9, -2), (1e30, 1e30), (-big, 1), (big / 2, big / 2), (1, big), (0.3, -big),
-             (inf, 0), (-inf, 1), (1, inf), (-2, -inf), (inf, inf), (-inf, -inf), (inf, nan), (-inf, nan), (inf, -nan), (-inf, -nan),
-             (nan, inf), (-nan, -inf), (nan, 0), (-nan, -0.0), (0, nan), (0, -nan), (nan, 2), (2, nan), (nan, nan)]
+             (inf, 0), (-inf, 1), (1, inf), (-2, -inf), (inf, inf), (-inf, -inf), (inf, nan), (-inf, nan),
+             (inf, -nan), (-inf, -nan), (nan, inf), (-nan, -inf), (nan, 0), (-nan, -0.0), (0, nan), (0, -nan),
+             (nan, 2), (2, nan), (nan, nan)]
     a = np.empty(len(parts), NP[dtype])
     a.real, a.imag = np.array(parts).T  # parts set apart keep their signed zeros
     return a
@@ -439,6 +440,20 @@ def test_complex_composites_match_the_cpu():
             assert (c is None) == (g is None), name
             if c is not None:
                 np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nan_to_num_of_complex_on_cuda(dtype):
+    """Each part apart with the part dtype's limits, out of place and in place, as the CPU backend."""
+    inf, nan = np.inf, np.nan
+    a = np.empty(6, NP[dtype])
+    a.real, a.imag = [1, nan, -inf, inf, nan, 0], [2, inf, nan, -inf, nan, 0]
+    for kwargs in ({}, {"nan": 1.0, "posinf": 2.0, "neginf": -3.0}):
+        want = st.nan_to_num(st.from_numpy(a), **kwargs).numpy()
+        np.testing.assert_array_equal(_host(st.nan_to_num(_cuda(a), **kwargs)), want)
+        g = _cuda(a)
+        assert g.nan_to_num_(**kwargs) is g
+        np.testing.assert_array_equal(_host(g), want)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

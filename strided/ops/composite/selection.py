@@ -28,6 +28,9 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
             raise TypeError(f"nan_to_num(): argument '{name}' must be float, not {type(v).__name__}")
+    if self.dtype.is_complex:  # torch's: each part apart, with the part dtype's limits
+        return ops.complex(nan_to_num(ops.real(self), nan, posinf, neginf),
+                           nan_to_num(ops.imag(self), nan, posinf, neginf))
     if not self.dtype.is_floating_point:
         return ops.clone(self)
     info = finfo(self.dtype)

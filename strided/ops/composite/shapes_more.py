@@ -36,6 +36,10 @@ def frac_(self):
 @kernel(_CIA)
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """torch's nan_to_num in place: the masks are taken before any write (Note [Composite in-place forms])."""
+    if self.dtype.is_complex:  # each part apart, in place through its real view
+        nan_to_num_(ops.real(self), nan, posinf, neginf)
+        nan_to_num_(ops.imag(self), nan, posinf, neginf)
+        return self
     if not self.dtype.is_floating_point:
         return self
     from ...type_info import finfo
