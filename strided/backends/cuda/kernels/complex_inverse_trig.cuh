@@ -10,8 +10,9 @@
 // and asinh z = -i asin(iz), atan z = -i atanh(iz), as C99 defines them. Past |z| = 4 / sqrt(eps) the
 // products above could overflow while log(2z) is already exact to rounding, so asin / acos / acosh use it
 // there (log |z| computed without squaring); atanh takes Re(1/z) + i pi/2 past sqrt(max) / 4. Infinite and
-// nan arguments take C99 Annex G's values (NumPy's npymath follows them). Checked against NumPy on 2 x 10^5
-// random, near-branch-point, on-cut and extreme arguments per dtype: at most 4 ulp per part apart.
+// nan arguments take C99 Annex G's values (NumPy's npymath follows them). These formulas, run in NumPy's
+// float32 / float64 arithmetic on 2 x 10^5 random, near-branch-point, on-cut and extreme arguments per dtype, were
+// at most 4 ulp per part from NumPy's own results; tests/cuda/test_complex_math_cuda.py checks this device code.
 
 __device__ __forceinline__ float cx_inf(float) { return __int_as_float(0x7f800000); }
 __device__ __forceinline__ double cx_inf(double) { return __longlong_as_double(0x7ff0000000000000LL); }
