@@ -214,6 +214,9 @@ def setitem(self: Tensor, index, value) -> None:
         scalar = value
     else:
         raise TypeError(f"can't assign a {type(value).__name__} to a {_type_string(self)}")
+    if scalar is not None and self.dtype in _HALF_TYPES:
+        # torch's scalarToTensor: a half destination takes any real Scalar (overflowing to inf), not fill_'s check
+        scalar = _half_scalar(scalar, self.dtype)
     if type(index) is int and scalar is not None:
         _select(self, 0, index, 0).fill_(scalar)
         return
@@ -232,10 +235,27 @@ def setitem(self: Tensor, index, value) -> None:
             view.copy_(value)
         return
     if scalar is not None:
-        # torch's scalarToTensor: a 0-dim CPU tensor of self's dtype (it joins any device).
+        # torch's scalarToTensor: a 0-dim CPU tensor of self's dtype (it joins any device), checked as fill_ is
+        from .backends.cpu.common import scalar_as
+        from .backends.meta.pointwise import check_scalar_fits
         from .factories import from_numpy
 
-        value = from_numpy(np.asarray(scalar).astype(self.dtype.numpy_dtype))
+        check_scalar_fits(scalar, self.dtype)
+        value = from_numpy(np.asarray(scalar_as(scalar, self.dtype)))
     else:
         value = _strip_leading_ones(value)
     view.index_put_(advanced, value)
+
+
+_HALF_TYPES = (dt.float16, dt.bfloat16)
+
+
+def _half_scalar(scalar, d) -> float:
+    """``scalar`` rounded to the half type ``d`` (inf past its range), as a float that fill_ takes; a complex
+    one must have no imaginary part."""
+    if isinstance(scalar, (complex, np.complexfloating)):
+        if scalar.imag != 0:  # torch converts through double here
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        scalar = scalar.real
+    with np.errstate(over="ignore"):
+        return float(np.asarray(float(scalar)).astype(d.numpy_dtype))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import warnings
 
 from .. import dtypes as _dt
+from ..backends.meta.pointwise import check_scalar_fits
 from ..backends.meta.reductions import type_name
 from ..ops import bound as ops
 from ..tensor import Tensor
@@ -285,6 +286,12 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 
 def _threshold(input: Tensor, limit: float, value: float, inplace: bool) -> Tensor:
+    if input.dtype is _dt.bool:
+        raise NotImplementedError(f"\"threshold_{'cuda' if input.device.type == 'cuda' else 'cpu'}\" not implemented "
+                                  "for 'Bool'")
+    # torch's threshold kernel converts the threshold to its compute type and the value to the input's type
+    check_scalar_fits(limit, _dt.float32 if input.dtype in (_dt.float16, _dt.bfloat16) else input.dtype)
+    check_scalar_fits(value, input.dtype)
     out = ops.where(ops.le(input, limit), value, input)
     if out.dtype is not input.dtype:  # an integer input keeps its type (value truncated, as torch)
         out = out.to(input.dtype)

@@ -58,6 +58,16 @@ def store(out: Tensor, value) -> Tensor:
     return out
 
 
+def scalar_as(value, d):
+    """A Python scalar as ``d`` casts it in torch (bool: nonzero; a complex with no imaginary part: its real
+    part; integers wrap, floats truncate), once the Meta function's check_scalar_fits has passed."""
+    if d is dt.bool:
+        return np.bool_(bool(value))
+    if isinstance(value, complex) and not d.is_complex:
+        value = value.real
+    return np.asarray(value).astype(d.numpy_dtype)[()]
+
+
 def discard_imag(a: np.ndarray) -> np.ndarray:
     """The real part of a complex array cast to a real dtype, with torch's warning (NumPy's ComplexWarning
     would name another class)."""

@@ -9,7 +9,7 @@ from ...dispatch.library import kernel
 from ...random import default_generator
 from ...tensor import Tensor
 from ..meta import factories as meta
-from .common import as_numpy, discard_imag, store
+from .common import as_numpy, discard_imag, scalar_as, store
 
 __all__ = []
 
@@ -87,7 +87,7 @@ def fill_(self, value):
     meta.fill_(self, value)
     if isinstance(value, Tensor):
         value = value.item()
-    return store(self, value)
+    return store(self, scalar_as(value, self.dtype))
 
 
 @kernel("CPU")

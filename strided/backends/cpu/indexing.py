@@ -11,7 +11,7 @@ from ...dispatch.library import kernel
 from ...tensor import Tensor
 from ..meta import indexing as meta
 from ..meta.common import wrap_dim
-from .common import as_numpy, compute_dtype, store
+from .common import as_numpy, compute_dtype, scalar_as, store
 
 __all__ = ["out_of_bounds"]
 
@@ -47,9 +47,7 @@ def _scalar(value, d: dt.dtype):
     """A Python scalar converted to ``d`` as torch casts (wrapping, truncating)."""
     if isinstance(value, Tensor):
         value = value.item()
-    if isinstance(value, complex) and not d.is_complex:
-        value = value.real  # its imaginary part is 0 (the Meta functions' check_scalar_fits)
-    return np.asarray(value).astype(d.numpy_dtype)[()]
+    return scalar_as(value, d)
 
 
 @kernel("CPU")

@@ -218,7 +218,7 @@ def minimum(self, other):
 # ---------------------------------------------------------------------------- comparisons, logical
 def _comparison(name, ufunc):
     def compare(self, other):
-        out = meta.comparison(self, other)
+        out = meta.comparison(self, other, name)
         d = dt.result_type(self, other)
         b = operand(other, d) if isinstance(other, Tensor) else scalar_operand(other, d, exact=True)
         return apply_ufunc(ufunc, out, operand(self, d), b)

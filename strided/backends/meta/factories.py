@@ -13,6 +13,7 @@ from ...storage import UntypedStorage
 from ...tensor import Tensor, channels_last_strides, contiguous_strides, make_tensor
 from .. import allocate
 from .common import check, exact_ints, is_scalar, new_output, normalize_size
+from .pointwise import check_scalar_fits
 
 __all__ = ["empty", "empty_strided", "resolve_options", "arange_length"]
 
@@ -176,6 +177,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
 def fill_(self, value):
     if isinstance(value, Tensor):
         check(value.dim() == 0, lambda: f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+    else:
+        check_scalar_fits(value, self.dtype)  # torch's overflow error, never a wrapped or truncated fill
     return self
 
 

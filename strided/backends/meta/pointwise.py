@@ -91,7 +91,9 @@ def check_scalar_fits(value, d: dt.dtype) -> None:
     """Raise torch's overflow error when a Scalar argument does not fit ``d`` (bool takes anything).
 
     As c10's ``overflows``: unsigned types also accept negative integers down to ``-max`` (they wrap),
-    floating types accept inf and nan, integer types accept neither.
+    floating types accept inf and nan, integer types accept neither; a float value fits an integer type
+    when it truncates into it from above (127.9 fills int8 with 127, as torch) but not from below
+    (-128.5 does not).
     """
     if d is dt.bool or isinstance(value, (bool, np.bool_)) or d.is_complex:
         return
@@ -105,10 +107,17 @@ def check_scalar_fits(value, d: dt.dtype) -> None:
         overflow = value > hi or (value < -hi if d is dt.uint8 else value < lo)
     elif math.isnan(value) or math.isinf(value):
         overflow = not d.is_floating_point
-    else:
+    elif d.is_floating_point:
         overflow = value < lo or value > hi
+    else:
+        overflow = value < lo or value >= hi + 1
     if overflow:
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[d]} without overflow")
+
+
+def _opmath(d: dt.dtype) -> dt.dtype:
+    """The type a kernel computes ``d`` in (half types in float), which its Scalar arguments must fit."""
+    return dt.float32 if d is dt.float16 or d is dt.bfloat16 else d
 
 
 def _scalar_dtype(x) -> dt.dtype:
@@ -202,6 +211,8 @@ def pow(self, exponent):  # noqa: A001 - the op's name
             raise not_implemented("pow", d)
     else:
         _check_int_pow(self.dtype, exponent)
+        if d not in (dt.float32, dt.float64, dt.bool) and not d.is_complex:
+            check_scalar_fits(exponent, d)  # torch's pow converts it to the result's C type there
     return pointwise_output(d, self, exponent)
 
 
@@ -224,13 +235,30 @@ def minimum(self, other):
 
 
 # ---------------------------------------------------------------------------- comparisons, logical
-def comparison(self, other):
-    """Comparisons and binary logical ops: the broadcast shape, bool."""
+_ORDERINGS = ("lt", "le", "gt", "ge")
+
+
+def comparison(self, other, name: str | None = None):
+    """Comparisons and binary logical ops: the broadcast shape, bool. Complex values have no order: ``lt`` ...
+    ``ge`` (``name``) of a real tensor and a complex Scalar raise torch's dispatch error (complex tensors never
+    get here, Note [Complex operators])."""
+    if name in _ORDERINGS and (isinstance(other, (complex, np.complexfloating))
+                               or isinstance(self, (complex, np.complexfloating))):
+        t = self if isinstance(self, Tensor) else other
+        raise not_implemented(f"{name}_{'cuda' if t.device.type == 'cuda' else 'cpu'}", result_dtype(self, other))
     return pointwise_output(dt.bool, self, other)
 
 
+def _comparison(name):
+    def compare(self, other):
+        return comparison(self, other, name)
+
+    compare.__name__ = compare.__qualname__ = name
+    return compare
+
+
 for _name in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
-    kernel("Meta", name=_name)(comparison)
+    kernel("Meta", name=_name)(_comparison(_name))
 
 
 @kernel("Meta")
@@ -250,7 +278,7 @@ def where(condition, self, other):
             "in a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2,
         )
     d = result_dtype(self, other)
-    if d.category == dt.INTEGRAL:  # torch checks scalars against integer results only (half takes inf)
+    if _opmath(d) is d and not d.is_complex:  # torch checks scalars against the result type (half takes inf)
         for x in (self, other):
             if not isinstance(x, Tensor):
                 check_scalar_fits(x, d)
@@ -264,6 +292,11 @@ _CLAMP_KERNELS = {(True, True): "clamp_scalar_cpu", (True, False): "clamp_min_sc
 @kernel("Meta")
 def clamp(self, min=None, max=None):  # noqa: A002 - the schema's names
     check(min is not None or max is not None, "clamp: At least one of 'min' or 'max' must not be None")
+    for bound in (min, max):
+        if isinstance(bound, (complex, np.complexfloating)):  # torch: a float tensor takes 1 + 0j, nothing else
+            if not self.dtype.is_floating_point:
+                raise NotImplementedError("clamp is not supported for complex types")
+            check(bound.imag == 0, "value cannot be converted to type double without overflow")
     d = result_dtype(self, min, max)
     if not isinstance(min, Tensor) and not isinstance(max, Tensor):
         if d is dt.bool:
@@ -286,6 +319,8 @@ def lerp(self, end, weight):
                       f"{type_meta_name(weight.dtype)}")
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise not_implemented("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", self.dtype)
+    if not tensor_weight and not self.dtype.is_complex:  # converted to the kernel's opmath type (float / double)
+        check_scalar_fits(weight, dt.float64 if self.dtype is dt.float64 else dt.float32)
     return pointwise_output(self.dtype, self, end, weight)
 
 
@@ -294,7 +329,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     d = result_dtype(self, tensor1, tensor2)
     if d is dt.bool:
         raise not_implemented("addcmul_cpu_out", d)
-    check_scalar_fits(value, d)
+    check_scalar_fits(value, _opmath(d))
     return pointwise_output(d, self, tensor1, tensor2)
 
 
@@ -310,7 +345,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
             "dtypes."
         )
     d = result_dtype(self, tensor1, tensor2)
-    check_scalar_fits(value, d)
+    check_scalar_fits(value, _opmath(d))
     return pointwise_output(d, self, tensor1, tensor2)
 
 

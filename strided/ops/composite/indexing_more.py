@@ -51,6 +51,8 @@ def index_fill(self, dim, index, value):
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.dim()} dimension(s).")
+    if isinstance(value, complex) and not self.dtype.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     size = self._sizes[d] if self.dim() else 1
     bad = _first_outside(index, size)
     if bad is not None:

@@ -144,7 +144,7 @@ def _exact_scalar(x, d: dt.dtype):
 
 def _comparison(name, expr):
     def compare(self, other):
-        out = meta.comparison(self, other)
+        out = meta.comparison(self, other, name)
         d = dt.result_type(self, other)
         if not isinstance(other, Tensor):
             other = _exact_scalar(other, d)
