@@ -198,12 +198,8 @@ def _infer_array(data, dtype):
                         f"mixed or unsupported types")
     if dtype is not None:
         d = dt.to_dtype(dtype)
-        if arr.dtype.kind in "iu" and arr.size and d.category == dt.INTEGRAL:
-            info = np.iinfo(d.numpy_dtype)  # Python ints that do not fit: torch's error, not a wrap
-            lo = info.min if info.min < 0 else -int(info.max)  # c10's overflows(): unsigned takes -max..max
-            if arr.min() < lo or arr.max() > info.max:
-                bad = arr.max() if arr.max() > info.max else arr.min()
-                raise RuntimeError(f"value cannot be converted to type {d.name} without overflow (got {bad})")
+        if arr.size:
+            _check_fits(arr, d)
         return arr, d
     if arr.dtype.kind in "biufc":  # Note [NumPy scalars in tensor()]
         types = {type(data)} if isinstance(data, np.generic) else (
@@ -224,6 +220,25 @@ def _infer_array(data, dtype):
     if arr.dtype.kind in ("U", "S"):
         raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str' or 'bytes'}'")
     return arr, dt.from_numpy_dtype(arr.dtype)
+
+
+def _check_fits(arr: np.ndarray, d: dt.dtype) -> None:
+    """torch.tensor's conversion of Python numbers to an explicit ``dtype``: a complex number only into a complex
+    or bool dtype; into an integer dtype, ints within c10's bounds (unsigned takes -max..max, wrapping) and
+    finite floats that truncate into it; floats overflow to inf in a floating dtype, as torch's do."""
+    if arr.dtype.kind == "c" and not d.is_complex and d is not dt.bool:
+        raise TypeError("must be real number, not complex")
+    if d.category != dt.INTEGRAL or arr.dtype.kind not in "iuf":
+        return
+    info = np.iinfo(d.numpy_dtype)
+    if arr.dtype.kind == "f":  # Python floats: finite, and in [min, max + 1) (unsigned: from 0)
+        with np.errstate(invalid="ignore"):
+            bad = not np.isfinite(arr).all() or arr.min() < min(int(info.min), 0) or arr.max() >= int(info.max) + 1
+    else:  # Python ints that do not fit: torch's error, not a wrap
+        lo = info.min if info.min < 0 else -int(info.max)  # c10's overflows(): unsigned takes -max..max
+        bad = arr.min() < lo or arr.max() > info.max
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
 
 
 # Note [NumPy scalars in tensor()]
@@ -270,7 +285,8 @@ def _scalar_types_dtype(types) -> dt.dtype | None:
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
     arr, d = _infer_array(data, dtype)
-    host = from_numpy(np.array(arr, dtype=d.numpy_dtype, copy=True, order="C"))  # always a copy
+    with np.errstate(over="ignore"):  # floats past a floating dtype's range become inf, silently as torch's
+        host = from_numpy(np.array(arr, dtype=d.numpy_dtype, copy=True, order="C"))  # always a copy
     dev = _device(device) if device is not None else get_default_device()  # Note [Default device]
     out = host if dev.type == "cpu" and not pin_memory else ops._to_copy(host, device=dev, pin_memory=pin_memory)
     return _finish(out, requires_grad)

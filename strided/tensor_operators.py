@@ -7,6 +7,8 @@ Note [Tensor-Tensor operators] skips that choice when both operands are tensors.
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import dtypes as _dt
 from .ops import bound as _ops
 
@@ -74,7 +76,9 @@ class TensorOperators:
         return _ops.div(self, other)
 
     def __rtruediv__(self, other):
-        return _ops.div(_reflected_operand(self, other), self)
+        if isinstance(other, TensorOperators):
+            return _ops.div(other, self)
+        return _ops.mul(_ops.reciprocal(self), other)  # torch's __rdiv__: an int tensor divides as floats
 
     def __itruediv__(self, other):
         return self.div_(other)
@@ -197,10 +201,14 @@ def _reflected_operand(self, other):
     """``other`` of ``other - self`` as a 0-dim CPU tensor of the promoted dtype.
 
     A zero-dim tensor of the result dtype promotes exactly as the Python scalar would (both only
-    win across categories), and a 0-dim CPU tensor may join any device (torch's rsub/rdiv do this).
+    win across categories), and a 0-dim CPU tensor may join any device (torch's rsub/rfloordiv do this).
+    The number is cast as torch casts a wrapped Scalar into the computation (an int wraps: 300 - int8
+    computes 44 - x), not checked as ``strided.tensor(300, dtype=int8)`` is; a bool stays bool, so that
+    ``True - x`` meets sub's refusal.
     """
     if isinstance(other, TensorOperators):
         return other
-    from .factories import tensor
+    from .factories import from_numpy
 
-    return tensor(other, dtype=_dt.result_type(self, other))
+    d = _dt.bool if isinstance(other, (bool, np.bool_)) else _dt.result_type(self, other)
+    return from_numpy(np.asarray(other).astype(d.numpy_dtype))

@@ -60,6 +60,7 @@ _COMMON_MATH = {
     "log2_", "log10_", "exp2_", "expm1_", "cumprod_",
     # each part apart, through real / imag
     "nan_to_num", "nan_to_num_",
+    "true_divide", "true_divide_",  # div's alias
     # inverse trigonometry (CUDA: Note [Complex inverse trigonometry] in complex_inverse_trig.cuh)
     "asin", "asin_", "acos", "acos_", "atan", "atan_", "asinh", "asinh_", "acosh", "acosh_", "atanh", "atanh_",
     # composites over listed ops: layout, stacking, gathers (values and gradients compared with torch)
@@ -80,10 +81,10 @@ _COMMON_MATH = {
 # kernel over the pairs)
 _SPREADS_AND_TRIANGLES = {"norm", "var", "std", "var_mean", "std_mean", "tril", "triu", "tril_", "triu_"}
 
-# CPU and Meta only: CUDA's index.cu has no complex instantiations, and the pairs' real view used for scatter_add
-# could mix the parts of two sources at a duplicate index (a design that writes whole elements is not yet verified
-# on a GPU)
-_CPU_ONLY = {"scatter", "scatter_"}
+# CPU and Meta only: scatter (CUDA's index.cu has no complex instantiations, and the pairs' real view used for
+# scatter_add could mix the parts of two sources at a duplicate index; a design that writes whole elements is not
+# yet verified on a GPU) and float_power (a composite over complex128 pow, not yet run on a GPU)
+_CPU_ONLY = {"scatter", "scatter_", "float_power", "float_power_"}
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _CPU_ONLY)  # CPU, Meta
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex

@@ -125,3 +125,83 @@ def test_half_setitem_saturates_as_torch():
     assert x.tolist() == [-math.inf, math.inf, -math.inf, 0.0]
     with pytest.raises(RuntimeError, match=r"value cannot be converted to type c10::Half without overflow"):
         x.masked_fill(x == 0, -1e9)
+
+
+_REFLECTED = {
+    "True - x": lambda m, x: True - x, "300 - int8": lambda m, x: 300 - x.to(m.int8),
+    "-2 / uint8": lambda m, x: -2 / x.abs().to(m.uint8), "3 / int": lambda m, x: 3 / x.to(m.int64),
+    "300 // int8": lambda m, x: 300 // x.to(m.int8), "300 % int8": lambda m, x: 300 % x.to(m.int8),
+    "-2 // uint8": lambda m, x: -2 // x.abs().to(m.uint8), "2.5 - int": lambda m, x: 2.5 - x.to(m.int32),
+    "1j - int8": lambda m, x: 1j - x.to(m.int8), "(1+1j) / complex": lambda m, x: (1 + 1j) / (x * 1j),
+    "x - True": lambda m, x: x - True, "2 ** x": lambda m, x: 2 ** x.to(m.int16),
+    "1e6 / half": lambda m, x: 1e6 / x.to(m.float16), "5 - bf16": lambda m, x: 5 - x.to(m.bfloat16),
+}
+
+
+@pytest.mark.parametrize("name", list(_REFLECTED))
+def test_reflected_operators_as_torch(name):
+    """A Python number on the left: torch's wrapped Scalar, cast (an int wraps) rather than checked, a bool
+    refused by sub, and ``number / tensor`` as torch's ``reciprocal() * number`` (an int tensor divides as floats;
+    -2 / uint8 is not 254 / uint8)."""
+    want = _run_ops(torch, _REFLECTED[name], torch.tensor([1.0, -2.0, 3.0, 0.0]))
+    got = _run_ops(st, _REFLECTED[name], st.tensor([1.0, -2.0, 3.0, 0.0]))
+    _same_outcome(got, want)
+
+
+_TENSOR_DATA = [(1e30, "int64"), (300.0, "int8"), (127.5, "int8"), (-128.5, "int8"), ([1e39], "float32"),
+                (NAN, "bool"), (1j, "bool"), ([1.0, INF], "int32"), ([2.5, 1j], "float64"), (70000.0, "float16"),
+                (-1.0, "uint8"), (-1, "uint8"), (256, "uint8"), (300, "int8"), (NAN, "int64")]
+
+
+@pytest.mark.parametrize("data,d", _TENSOR_DATA, ids=[f"{v!r}-{d}" for v, d in _TENSOR_DATA])
+def test_tensor_from_numbers_with_a_dtype_as_torch(data, d):
+    """strided.tensor(data, dtype=...) converts Python numbers as torch.tensor: ints and floats checked against
+    an integer dtype (nan into int64 was INT64_MIN, 1.5j into float32 was 0), floats overflowing to inf in a
+    floating one."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumPy overflow or complex warnings either
+        _same_outcome(_run_ops(st, lambda m, x: m.tensor(data, dtype=getattr(m, d)), None),
+                      _run_ops(torch, lambda m, x: m.tensor(data, dtype=getattr(m, d)), None))
+
+
+_OVERLOADS = {
+    "copysign scalar": lambda m, x: m.copysign(x, -1), "copysign -0.0": lambda m, x: m.copysign(x.to(m.int64), -0.0),
+    "copysign method": lambda m, x: x.copysign(2.5), "copysign_": lambda m, x: x.clone().copysign_(-1),
+    "xlogy other": lambda m, x: m.xlogy(x, 2), "xlogy self": lambda m, x: m.xlogy(2, x),
+    "xlogy int other": lambda m, x: m.xlogy(x.to(m.int64), 3), "xlogy half": lambda m, x: m.xlogy(x.half(), 0.5),
+    "float_power complex exponent": lambda m, x: m.float_power(x, 1j),
+    "float_power complex base": lambda m, x: m.float_power(x * (1 + 1j), 2),
+    "float_power scalar complex": lambda m, x: m.float_power(2, x * 1j),
+    "float_power_ complex64": lambda m, x: (x * 1j).float_power_(2),
+    "float_power_ double by complex": lambda m, x: x.double().float_power_(1j),
+    "float_power_ complex128": lambda m, x: (x.double() * 1j).float_power_(2),
+    "true_divide complex": lambda m, x: m.true_divide(x * (1 - 1j), 2),
+}
+
+
+@pytest.mark.parametrize("name", list(_OVERLOADS))
+def test_scalar_overloads_and_complex_float_power_as_torch(name):
+    """torch's copysign.Scalar / xlogy.Scalar_Other / Scalar_Self overloads, float_power in complex128 when an
+    operand is complex, true_divide of complex tensors (div's alias)."""
+    _same_outcome(_run_ops(st, _OVERLOADS[name], st.tensor([1.0, -2.0, 3.0, 0.5])),
+                  _run_ops(torch, _OVERLOADS[name], torch.tensor([1.0, -2.0, 3.0, 0.5])))
+
+
+def _run_ops(m, fn, x):
+    with np.errstate(all="ignore"):
+        try:
+            return "ok", fn(m, x)
+        except (RuntimeError, NotImplementedError, TypeError) as e:
+            return type(e).__name__, str(e).splitlines()[0]
+
+
+def _same_outcome(got, want):
+    assert got[0] == want[0], (got, want)
+    if want[0] != "ok":
+        assert got[1] == want[1]
+        return
+    g, w = got[1], want[1]
+    assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1]
+    wn = (w.float() if w.dtype == torch.bfloat16 else w).numpy()
+    gn = np.asarray(g.float() if g.dtype is st.bfloat16 else g)
+    np.testing.assert_allclose(gn, wn, rtol=1e-6, equal_nan=True)

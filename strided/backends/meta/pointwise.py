@@ -148,11 +148,11 @@ def add(self, other, alpha=1):
 
 @kernel("Meta")
 def sub(self, other, alpha=1):
-    if self.dtype is dt.bool or _scalar_dtype(other) is dt.bool:
-        check(self.dtype is not dt.bool or _scalar_dtype(other) is not dt.bool,
-              "Subtraction, the `-` operator, with two bool tensors is not supported. "
-              "Use the `^` or `logical_xor()` operator instead.")
-        raise RuntimeError(
+    if self.dtype is dt.bool or _scalar_dtype(other) is dt.bool:  # torch's TORCH_CHECK_NOT_IMPLEMENTED
+        if self.dtype is dt.bool and _scalar_dtype(other) is dt.bool:
+            raise NotImplementedError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                      "Use the `^` or `logical_xor()` operator instead.")
+        raise NotImplementedError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )

@@ -73,33 +73,47 @@ def sinc(self):
     return ops.where(zero, 1.0, ops.div(ops.sin(px), px))
 
 
-def _double(x):
-    return x.to(dt.float64) if isinstance(x, Tensor) else float(x)
+def _is_complex(x) -> bool:
+    return x.dtype.is_complex if isinstance(x, Tensor) else isinstance(x, complex)
+
+
+def _double(x, complex_result: bool = False):
+    """``x`` in float64, or complex128 when the result is complex (torch's float_power)."""
+    if isinstance(x, Tensor):
+        return x.to(dt.complex128 if complex_result else dt.float64)
+    return complex(x) if complex_result else float(x)
+
+
+def _float_power(self, exponent):
+    wide = _is_complex(self) or _is_complex(exponent)
+    return ops.pow(_double(self, wide), _double(exponent, wide))
 
 
 @kernel("CompositeImplicitAutograd")
 def float_power_tensor_tensor(self, exponent):
-    """``pow`` in float64."""
-    return ops.pow(_double(self), _double(exponent))
+    """``pow`` in float64 (complex128 when either operand is complex)."""
+    return _float_power(self, exponent)
 
 
 @kernel("CompositeImplicitAutograd")
 def float_power_tensor_scalar(self, exponent):
-    """``pow`` in float64."""
-    return ops.pow(_double(self), _double(exponent))
+    """``pow`` in float64 (complex128 when either operand is complex)."""
+    return _float_power(self, exponent)
 
 
 @kernel("CompositeImplicitAutograd")
 def float_power_scalar(self, exponent):
-    """``pow`` in float64."""
-    return ops.pow(_double(self), _double(exponent))
+    """``pow`` in float64 (complex128 when either operand is complex)."""
+    return _float_power(self, exponent)
 
 
 def _float_power_inplace(self, exponent):
-    if self.dtype is not dt.float64:
+    wide = _is_complex(self) or _is_complex(exponent)
+    need = dt.complex128 if wide else dt.float64
+    if self.dtype is not need:
         raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(self.dtype)} but the "
-                           "operation's result requires dtype Double")
-    return ops.copy_(self, ops.pow(self, _double(exponent)))
+                           f"operation's result requires dtype {scalar_type_name(need)}")
+    return ops.copy_(self, ops.pow(self, _double(exponent, wide)))
 
 
 @kernel("CompositeImplicitAutograd")
@@ -160,8 +174,48 @@ def xlogy__tensor(self, other):
     return ops.copy_(self, result)
 
 
+def _wrapped(value, like: Tensor) -> Tensor:
+    """A Python number as torch's wrapped number: a 0-dim tensor on ``like``'s device that promotes as the number
+    does (a 0-dim tensor wins only across categories, with its own dtype: so a float joins an integer tensor in the
+    default float dtype and a complex one in the promoted complex dtype), exact where it cannot win."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, bool):
+        d = dt.bool
+    elif isinstance(value, int):
+        d = dt.int64
+    elif isinstance(value, float):
+        d = dt.float64 if like.dtype.is_floating_point or like.dtype.is_complex else dt.get_default_dtype()
+    else:
+        d = dt.result_type(like, value)
+    return ops.full((), value, dtype=d, device=like.device)
+
+
 @kernel("CompositeImplicitAutograd")
 def xlogy__scalar_other(self, other):
     """In-place ``xlogy`` with a Scalar ``other``."""
-    return xlogy__tensor(self, ops.full((), other, dtype=dt.float64 if isinstance(other, float) else dt.int64,
-                                        device=self.device))
+    return xlogy__tensor(self, _wrapped(other, self))
+
+
+@kernel("CompositeImplicitAutograd")
+def xlogy_scalar_other(self, other):
+    """``xlogy`` with a Scalar ``other``."""
+    return ops.xlogy(self, _wrapped(other, self))
+
+
+@kernel("CompositeImplicitAutograd")
+def xlogy_scalar_self(self, other):
+    """``xlogy`` with a Scalar ``self``."""
+    return ops.xlogy(_wrapped(self, other), other)
+
+
+@kernel("CompositeImplicitAutograd")
+def copysign_scalar(self, other):
+    """``copysign`` with a Scalar ``other`` (its sign, as torch's: -0.0 counts as negative)."""
+    return ops.copysign(self, _wrapped(other, self))
+
+
+@kernel("CompositeImplicitAutograd")
+def copysign__scalar(self, other):
+    """In-place ``copysign`` with a Scalar ``other``."""
+    return ops.copysign_(self, _wrapped(other, self))
