@@ -60,7 +60,10 @@ _COMMON_MATH = {
     "log2_", "log10_", "exp2_", "expm1_", "cumprod_",
     # each part apart, through real / imag
     "nan_to_num", "nan_to_num_",
-    "true_divide", "true_divide_",  # div's alias
+    # torch's aliases of the ops above
+    "true_divide", "true_divide_", "divide", "divide_", "multiply", "multiply_", "subtract", "subtract_", "rsub",
+    "absolute", "absolute_", "negative", "negative_", "positive", "arccos", "arccos_", "arcsin", "arcsin_",
+    "arctan", "arctan_", "arcsinh", "arcsinh_", "arccosh", "arccosh_", "arctanh", "arctanh_",
     # inverse trigonometry (CUDA: Note [Complex inverse trigonometry] in complex_inverse_trig.cuh)
     "asin", "asin_", "acos", "acos_", "atan", "atan_", "asinh", "asinh_", "acosh", "acosh_", "atanh", "atanh_",
     # composites over listed ops: layout, stacking, gathers (values and gradients compared with torch)

@@ -70,9 +70,9 @@ def mvlgamma(self, p):
 
 @kernel("Meta")
 def neg(self):
-    check(self.dtype is not dt.bool,
-          "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
-          "a mask, use the `~` or `logical_not()` operator instead.")
+    if self.dtype is dt.bool:  # torch's TORCH_CHECK_NOT_IMPLEMENTED
+        raise NotImplementedError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                                  "to invert a mask, use the `~` or `logical_not()` operator instead.")
     return new_output_like(self)
 
 
@@ -90,7 +90,8 @@ def sign(self):
 
 @kernel("Meta")
 def relu(self):
-    check(self.dtype is not dt.bool, "Boolean inputs not supported for relu")
+    if self.dtype is dt.bool:  # torch's TORCH_CHECK_NOT_IMPLEMENTED
+        raise NotImplementedError("Boolean inputs not supported for relu")
     return new_output_like(self)
 
 

@@ -74,10 +74,10 @@ def rsub(self, other, *, alpha=1):
 
 @kernel(_CIA)
 def rsub_scalar(self, other, alpha=1):
-    """``other - alpha * self`` for a Python number ``other``, promoted as torch's wrapped scalars."""
-    from ...dtypes import result_type
+    """``other - alpha * self`` for a Python number ``other``, promoted and cast as torch's wrapped scalars."""
+    from ...tensor_operators import _reflected_operand
 
-    return ops.sub(ops.full((), other, dtype=result_type(self, other), device=self.device), self, alpha=alpha)
+    return ops.sub(_reflected_operand(self, other).to(self.device), self, alpha=alpha)
 
 
 @kernel(_CIA)

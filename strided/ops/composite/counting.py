@@ -29,6 +29,9 @@ __all__ = []
 @kernel("CompositeImplicitAutograd")
 def kthvalue(self, k, dim=-1, keepdim=False):
     """``(values, indices)`` of the k-th smallest element along ``dim`` (NaN sorts last)."""
+    from .order_statistics import refuse_bool
+
+    refuse_bool(self, "kthvalue_")
     d = wrap_dim(dim, max(self.dim(), 1))
     x = self if self.dim() else ops.reshape(self, (1,))
     if not 1 <= k <= x._sizes[d]:

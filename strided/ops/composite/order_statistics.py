@@ -37,9 +37,19 @@ def _nan_aware_pick(self, d: int, k: int, keepdim: bool):
     return (v, i) if keepdim else (ops.squeeze(v, [d]), ops.squeeze(i, [d]))
 
 
+def refuse_bool(self, kernel_name: str) -> None:
+    """torch's order statistics take no bool tensors (AT_DISPATCH without bool): its error, with the device's
+    kernel name where torch has one ("median_cpu" / "median_cuda")."""
+    if self.dtype is dt.bool:
+        if kernel_name.endswith("_"):
+            kernel_name += "cuda" if self.device.type == "cuda" else "cpu"
+        raise NotImplementedError(f'"{kernel_name}" not implemented for \'Bool\'')
+
+
 @kernel("CompositeImplicitAutograd")
 def median(self):
     """The lower median of all elements (NaN if there is one; NaN for an empty float tensor)."""
+    refuse_bool(self, "median_")
     if self.numel() == 0:
         return ops.full((), float("nan"), dtype=self.dtype, device=self.device)
     flat = ops.reshape(self, (-1,))
@@ -49,6 +59,7 @@ def median(self):
 @kernel("CompositeImplicitAutograd")
 def median_dim(self, dim, keepdim=False):
     """``(values, indices)`` of the lower median along ``dim`` (Note [NaN in order statistics])."""
+    refuse_bool(self, "median_out")
     d = wrap_dim(dim, max(self.dim(), 1))
     x = self if self.dim() else ops.reshape(self, (1,))
     n = x._sizes[d]
@@ -142,6 +153,7 @@ def _valid_counts(x, d):
 @kernel("CompositeImplicitAutograd")
 def nanmedian(self):
     """The lower median of the non-NaN elements (NaN when there are none)."""
+    refuse_bool(self, "median_")
     if self.numel() == 0:
         return ops.full((), float("nan"), dtype=self.dtype, device=self.device)
     return nanmedian_dim(ops.reshape(self, (-1,)), 0)[0]
@@ -150,6 +162,7 @@ def nanmedian(self):
 @kernel("CompositeImplicitAutograd")
 def nanmedian_dim(self, dim, keepdim=False):
     """``(values, indices)`` of the lower median of the non-NaN values along ``dim``."""
+    refuse_bool(self, "median_out")
     d = wrap_dim(dim, max(self.dim(), 1))
     x = self if self.dim() else ops.reshape(self, (1,))
     n = x._sizes[d]

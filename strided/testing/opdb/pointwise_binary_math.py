@@ -16,6 +16,7 @@ from .pointwise_samples import (
     scalar_samples,
     scalars_for,
     tensor_of,
+    unary_samples,
 )
 
 __all__ = ["OPS"]
@@ -63,6 +64,13 @@ def _fmod_samples(d, rng):
                           name="negative divisors: C's truncated sign")
 
 
+def st_ops():
+    """The ``strided`` namespace (imported when a sample runs: the op database loads before the package ends)."""
+    import strided
+
+    return strided
+
+
 def _f64(fn):
     return quiet_ref(lambda a, b: fn(np.asarray(a, np.float64), np.asarray(b, np.float64)))
 
@@ -72,6 +80,17 @@ OPS = [
     OpInfo("copysign.Tensor", _samples(nan=True), ref=_f64(np.copysign), dtypes=ALL_DTYPES,
            tolerances=FLOAT_RESULT_TOL),
     OpInfo("xlogy.Tensor", _xlogy_samples, ref=_xlogy_ref, dtypes=ALL_DTYPES, tolerances=FLOAT_RESULT_TOL),
+    # the Scalar overloads: the number is torch's wrapped Scalar (promotes only across categories)
+    OpInfo("copysign.Scalar", lambda d, rng: unary_samples(d, rng), op=lambda x: st_ops().copysign(x, -1.5),
+           ref=quiet_ref(lambda x: np.copysign(np.asarray(x, np.float64), -1.5)), dtypes=ALL_DTYPES,
+           tolerances=FLOAT_RESULT_TOL),
+    OpInfo("copysign_.Scalar", lambda d, rng: unary_samples(d, rng), op=lambda x: x.clone().copysign_(-0.0),
+           ref=quiet_ref(lambda x: np.copysign(np.asarray(x, np.float64), -0.0)), dtypes=FLOATING),
+    OpInfo("xlogy.Scalar_Other", lambda d, rng: unary_samples(d, rng), op=lambda x: st_ops().xlogy(x, 2.5),
+           ref=lambda x: _xlogy_ref(x, 2.5), dtypes=ALL_DTYPES, tolerances=FLOAT_RESULT_TOL),
+    OpInfo("xlogy.Scalar_Self", lambda d, rng: (SampleInput((s.args[1],)) for s in _xlogy_samples(d, rng)),
+           op=lambda y: st_ops().xlogy(3, y), ref=lambda y: _xlogy_ref(3.0, y), dtypes=ALL_DTYPES,
+           tolerances=FLOAT_RESULT_TOL),
     OpInfo("hypot", _samples(), ref=_f64(np.hypot), dtypes=FLOATING, errors=_float_only_errors("hypot")),
     OpInfo("logaddexp", _samples(nan=True), ref=_f64(np.logaddexp), dtypes=FLOATING,
            errors=_float_only_errors("logaddexp")),

@@ -1,0 +1,68 @@
+"""torch's aliases take what their targets take (complex tensors included), and the dtype refusals raise torch's
+exception types and words: bool negation, relu and subtraction (NotImplementedError, as torch's
+TORCH_CHECK_NOT_IMPLEMENTED), bool median / nanmedian / kthvalue, rsub's Scalar cast as torch's wrapped number.
+Each case runs in torch and in strided on the CPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as st
+
+torch = pytest.importorskip("torch")
+
+_Z = [1 + 2j, -0.5 + 0.25j, 3 - 1j]
+
+ALIASES = {
+    "absolute": lambda m, z: m.absolute(z),
+    "negative": lambda m, z: m.negative(z), "negative_": lambda m, z: z.clone().negative_(),
+    "positive": lambda m, z: m.positive(z), "arccos": lambda m, z: m.arccos(z),
+    "arcsin_": lambda m, z: z.clone().arcsin_(),
+    "arctan": lambda m, z: m.arctan(z), "arcsinh": lambda m, z: m.arcsinh(z), "arccosh": lambda m, z: m.arccosh(z),
+    "arctanh_": lambda m, z: z.clone().arctanh_(), "multiply": lambda m, z: m.multiply(z, 2j),
+    "multiply_": lambda m, z: z.clone().multiply_(z), "divide": lambda m, z: m.divide(z, 1 - 1j),
+    "divide_": lambda m, z: z.clone().divide_(z + 1), "subtract": lambda m, z: m.subtract(z, z * 2, alpha=1j),
+    "subtract_": lambda m, z: z.clone().subtract_(1j), "rsub": lambda m, z: m.rsub(z, 2 + 1j),
+    "true_divide_": lambda m, z: z.clone().true_divide_(2),
+}
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", list(ALIASES))
+def test_aliases_take_complex_tensors_as_torch(name, dtype):
+    got = ALIASES[name](st, st.tensor(_Z, dtype=getattr(st, dtype)))
+    want = ALIASES[name](torch, torch.tensor(_Z, dtype=getattr(torch, dtype))).resolve_conj().resolve_neg()
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_allclose(np.asarray(got), want.numpy(), rtol=1e-5)
+
+
+REFUSALS = {
+    "-bool": lambda m: -m.tensor([True, False]),
+    "neg bool": lambda m: m.neg(m.tensor([True])),
+    "relu bool": lambda m: m.relu(m.tensor([True])),
+    "bool - bool": lambda m: m.tensor([True]) - m.tensor([False]),
+    "int - True": lambda m: m.tensor([1, 2]) - True,
+    "True - int": lambda m: True - m.tensor([1, 2]),
+    "rsub True": lambda m: m.rsub(m.tensor([1, 2]), True),
+    "median bool": lambda m: m.tensor([True, False, True]).median(),
+    "median dim bool": lambda m: m.tensor([True, False, True]).median(0),
+    "nanmedian bool": lambda m: m.tensor([True, False]).nanmedian(),
+    "kthvalue bool": lambda m: m.tensor([True, False]).kthvalue(1),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSALS))
+def test_refusals_raise_torchs_type_and_words(name):
+    with pytest.raises(Exception) as want:
+        REFUSALS[name](torch)
+    with pytest.raises(Exception) as got:
+        REFUSALS[name](st)
+    assert got.type is want.type and str(got.value).splitlines()[0] == str(want.value).splitlines()[0]
+
+
+def test_rsub_scalar_is_cast_as_torchs_wrapped_number():
+    """torch.rsub(int8, 300) computes 44 - x (the number cast into the result type), not an overflow error."""
+    for lib in (st, torch):
+        assert lib.rsub(lib.tensor([1, 2, 3], dtype=lib.int8), 300).tolist() == [43, 42, 41]
+        assert lib.rsub(lib.tensor([1, 2], dtype=lib.int8), 2.5).tolist() == [1.5, 0.5]
