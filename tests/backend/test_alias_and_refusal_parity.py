@@ -1,6 +1,6 @@
 """torch's aliases take what their targets take (complex tensors included), and the dtype refusals raise torch's
 exception types and words: bool negation, relu and subtraction (NotImplementedError, as torch's
-TORCH_CHECK_NOT_IMPLEMENTED), bool median / nanmedian / kthvalue, rsub's Scalar cast as torch's wrapped number.
+TORCH_CHECK_NOT_IMPLEMENTED), bool median / nanmedian / kthvalue / trace, rsub's Scalar cast as torch's wrapped number.
 Each case runs in torch and in strided on the CPU."""
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ REFUSALS = {
     "median dim bool": lambda m: m.tensor([True, False, True]).median(0),
     "nanmedian bool": lambda m: m.tensor([True, False]).nanmedian(),
     "kthvalue bool": lambda m: m.tensor([True, False]).kthvalue(1),
+    "trace bool": lambda m: m.tensor([[True, False], [False, True]]).trace(),
+    "trace bool vector": lambda m: m.trace(m.tensor([True])),
 }
 
 
