@@ -51,6 +51,10 @@ REFUSALS = {
     "kthvalue bool": lambda m: m.tensor([True, False]).kthvalue(1),
     "trace bool": lambda m: m.tensor([[True, False], [False, True]]).trace(),
     "trace bool vector": lambda m: m.trace(m.tensor([True])),
+    # a float target of another shape than the input is read as class indices: the dims are checked first
+    "cross_entropy float target of another shape": lambda m: m.nn.functional.cross_entropy(m.ones(4, 5),
+                                                                                          m.ones(4, 3)),
+    "nll_loss int32 target": lambda m: m.nn.functional.nll_loss(m.ones(4, 5), m.ones(4, dtype=m.int32)),
 }
 
 

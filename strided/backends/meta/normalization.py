@@ -188,10 +188,11 @@ def _nll_loss_nd(self, target, weight) -> tuple:
     if self.dim() == 3 or self.dim() > 4:
         check(list(target._sizes[1:]) == sizes[2:],
               lambda: f"Expected target size {[sizes[0]] + sizes[2:]}, got {list(target._sizes)}")
+    if self.dim() <= 2:  # torch checks the target's dims before its dtype here
+        check(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported")
     check(target.dtype in (dt.int64, dt.uint8),
           lambda: f"expected target dtype to be Long or Byte, but got {type_name(target.dtype)}")
     if self.dim() <= 2:
-        check(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported")
         if self.dim() == 1 and target.dim() == 1:
             if target._sizes[0] != 1:
                 raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
