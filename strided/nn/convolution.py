@@ -59,6 +59,24 @@ def _check_tensors(op: str, **args) -> None:
             raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(value).__name__}")
 
 
+def check_conv_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """torch's dtype checks of a convolution: the bias's type first, then the weight's (their GEMM would
+    otherwise promote a float input and a double weight or bias to double without a word). Under autocast the
+    operands are cast to a common type below (the GEMM is on its lower-precision list), so nothing is checked."""
+    from ..amp.autocast_mode import is_autocast_enabled
+    from ..backends.meta.pointwise import _C_TYPE_NAMES, scalar_type_name
+
+    if input.device.type in ("cpu", "cuda") and is_autocast_enabled(input.device.type):
+        return
+
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({_C_TYPE_NAMES.get(input.dtype, input.dtype.name)}) and bias type "
+                           f"({_C_TYPE_NAMES.get(bias.dtype, bias.dtype.name)}) should be the same")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(input.dtype)} but found "
+                           f"{scalar_type_name(weight.dtype)}")
+
+
 def _padded(x: Tensor, ph: tuple[int, int], pw: tuple[int, int], value: float) -> Tensor:
     """``x`` (N, C, H, W) with ``ph`` rows above/below and ``pw`` columns left/right of ``value``,
     as a fresh contiguous tensor (the window view needs a storage of exactly its own)."""
@@ -104,6 +122,7 @@ def conv2d(
         )
     if weight.dim() != 4:
         raise RuntimeError(f"weight should have at least three dimensions, got {weight.dim()}")
+    check_conv_dtypes(input, weight, bias)
     x = input if batched else ops.unsqueeze(input, 0)
     n, c, h, w = x.shape
     oc, cg, kh, kw = weight.shape
@@ -129,8 +148,8 @@ def conv2d(
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
             raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
-        if padding == "same" and max(s) != 1:
-            raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding == "same" and max(s) != 1:  # RuntimeError here; nn.Conv2d's constructor raises ValueError
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
         pads = [(0, 0), (0, 0)]
         if padding == "same":  # torch pads the extra element of an even total on the right / bottom
             for i, (kk, dd) in enumerate(((kh, d[0]), (kw, d[1]))):
@@ -196,7 +215,7 @@ def _pool_setup(input: Tensor, kernel_size, stride, padding, dilation, op: str):
     for i in (0, 1):
         if p[i] > k[i] // 2:
             raise RuntimeError(
-                f"{op}: pad should be at most half of effective kernel size, but got pad={p[i]}, "
+                f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
                 f"kernel_size={k[i]} and dilation={d[i]}"
             )
     return k, s, p, d
@@ -312,6 +331,10 @@ def max_pool1d(
     return_indices: bool = False,
 ):
     """``max_pool2d`` over a height of one."""
+    k, pad = _first(kernel_size), _first(padding)
+    if _is_int(k) and _is_int(pad) and k > 0 and 0 <= pad and pad > k // 2:  # torch's max_pool1d words
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={pad} and "
+                           f"kernel_size={k}")
     r = max_pool2d(
         ops.unsqueeze(input, -2),
         _one(kernel_size),

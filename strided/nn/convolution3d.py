@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..ops import bound as ops
 from ..tensor import Tensor
-from .convolution import _check_tensors, _is_int, _out_size, _own_storage
+from .convolution import _check_tensors, _is_int, _out_size, _own_storage, check_conv_dtypes
 
 __all__ = ["conv3d"]
 
@@ -30,7 +30,7 @@ def _pads(padding, kernel, s, d):
         if padding not in ("valid", "same"):
             raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
         if padding == "same" and max(s) != 1:
-            raise ValueError("padding='same' is not supported for strided convolutions")
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
         if padding == "valid":
             return [(0, 0)] * 3
         # torch pads the extra element of an even total at the end
@@ -67,6 +67,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     if weight.dim() != 5:
         raise RuntimeError(f"conv3d: expected a 5-D weight (C_out, C_in / groups, KD, KH, KW), got "
                            f"{list(weight.shape)}")
+    check_conv_dtypes(input, weight, bias)
     batched = input.dim() == 5
     x = input if batched else ops.unsqueeze(input, 0)
     n, c = x.shape[0], x.shape[1]

@@ -33,7 +33,7 @@ def _setup(input: Tensor, kernel_size, stride, padding, dilation, op: str):
         raise RuntimeError(f"{op}: pad must be non-negative, but got pad={p}")
     for i in range(3):
         if p[i] > k[i] // 2:
-            raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad={p[i]}, "
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
                                f"kernel_size={k[i]} and dilation={d[i]}")
     batched = input.dim() == 5
     return (input if batched else ops.unsqueeze(input, 0)), batched, k, s, p, d

@@ -1,7 +1,9 @@
 """torch's aliases take what their targets take (complex tensors included), and the dtype refusals raise torch's
 exception types and words: bool negation, relu and subtraction (NotImplementedError, as torch's
 TORCH_CHECK_NOT_IMPLEMENTED), bool median / nanmedian / kthvalue / trace, rsub's Scalar cast as torch's wrapped number.
-Each case runs in torch and in strided on the CPU."""
+Each case runs in torch and in strided on the CPU.
+Convolutions check their operands' dtypes and pooling its padding in torch's words.
+"""
 
 from __future__ import annotations
 
@@ -55,6 +57,20 @@ REFUSALS = {
     "cross_entropy float target of another shape": lambda m: m.nn.functional.cross_entropy(m.ones(4, 5),
                                                                                           m.ones(4, 3)),
     "nll_loss int32 target": lambda m: m.nn.functional.nll_loss(m.ones(4, 5), m.ones(4, dtype=m.int32)),
+    # convolutions check their operands' dtypes (the GEMM below would promote float and double silently)
+    "conv1d double bias": lambda m: m.nn.functional.conv1d(m.ones(1, 3, 8), m.ones(4, 3, 3), m.ones(4).double()),
+    "conv2d half bias": lambda m: m.nn.functional.conv2d(m.ones(1, 3, 5, 5).half(), m.ones(4, 3, 3, 3).half(),
+                                                         m.ones(4)),
+    "conv2d double weight": lambda m: m.nn.functional.conv2d(m.ones(1, 3, 5, 5), m.ones(4, 3, 3, 3).double()),
+    "conv3d double weight": lambda m: m.nn.functional.conv3d(m.ones(1, 1, 4, 4, 4), m.ones(1, 1, 2, 2, 2).double()),
+    "conv_transpose2d double weight": lambda m: m.nn.functional.conv_transpose2d(m.ones(1, 3, 4, 4),
+                                                                                 m.ones(3, 2, 2, 2).double()),
+    "conv2d same with stride": lambda m: m.nn.functional.conv2d(m.ones(1, 3, 5, 5), m.ones(4, 3, 3, 3), stride=2,
+                                                                padding="same"),
+    "max_pool1d pad": lambda m: m.nn.functional.max_pool1d(m.ones(1, 1, 4), 2, padding=2),
+    "max_pool2d pad": lambda m: m.nn.functional.max_pool2d(m.ones(1, 1, 4, 4), 2, padding=2),
+    "avg_pool1d pad": lambda m: m.nn.functional.avg_pool1d(m.ones(1, 1, 4), 2, padding=2),
+    "avg_pool3d pad": lambda m: m.nn.functional.avg_pool3d(m.ones(1, 1, 4, 4, 4), 2, padding=2),
 }
 
 
@@ -65,6 +81,13 @@ def test_refusals_raise_torchs_type_and_words(name):
     with pytest.raises(Exception) as got:
         REFUSALS[name](st)
     assert got.type is want.type and str(got.value).splitlines()[0] == str(want.value).splitlines()[0]
+
+
+def test_conv_under_autocast_takes_mixed_operands():
+    """Under autocast the GEMM casts the operands, so a bf16 input meets a float32 weight without the dtype check."""
+    x, w = st.randn(1, 3, 6, 6).to(st.bfloat16), st.randn(4, 3, 3, 3)
+    with st.autocast("cpu", dtype=st.bfloat16):
+        assert st.nn.functional.conv2d(x, w).dtype is st.bfloat16
 
 
 def test_rsub_scalar_is_cast_as_torchs_wrapped_number():
