@@ -58,7 +58,7 @@ def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, pi
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(math.floor((end - start) / step)) + 1
     dtype = dtype or _dt.get_default_dtype()
     t = _ops.add(_ops.mul(_ops.arange(0, n, dtype=_dt.float64, device=device), step), start)

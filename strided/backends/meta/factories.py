@@ -112,11 +112,13 @@ def _check_layout(layout, op):
 
 
 def arange_length(start, end, step) -> int:
-    for name, v in (("start", start), ("end", end), ("step", step)):
-        check(is_scalar(v) and math.isfinite(v), lambda n=name, x=v: f"arange(): unsupported range: {n} = {x}")
-    check(step != 0, "arange(): step must be nonzero")
+    for v in (start, end, step):
+        check(is_scalar(v), lambda: f"unsupported range: {start} -> {end}")
+    check(math.isfinite(step), "step must be nonzero" if step != step else f"unsupported range: {start} -> {end}")
+    check(math.isfinite(start) and math.isfinite(end), lambda: f"unsupported range: {start} -> {end}")
+    check(step != 0, "step must be nonzero")  # torch's words from here on
     check((step > 0 and end >= start) or (step < 0 and end <= start),
-          "arange(): upper bound and larger bound inconsistent with step sign")
+          "upper bound and lower bound inconsistent with step sign")
     return max(0, math.ceil((end - start) / step))
 
 
@@ -125,20 +127,22 @@ def arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memo
     n = arange_length(start, end, step)
     default = dt.int64 if all(isinstance(v, int) for v in (start, end, step)) else None
     d, dev = resolve_options(dtype, device, default)
+    if d is dt.bool:
+        raise NotImplementedError(f"\"arange_{'cuda' if dev.type == 'cuda' else 'cpu'}\" not implemented for 'Bool'")
     return new_output((n,), d, dev)
 
 
 @kernel("Meta")
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
-    check(isinstance(steps, int) and steps >= 0, lambda: f"linspace(): number of steps must be non-negative, got {steps}")
+    check(isinstance(steps, int) and steps >= 0, "number of steps must be non-negative")
     d, dev = resolve_options(dtype, device)
     return new_output((steps,), d, dev)
 
 
 @kernel("Meta")
 def eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None):
-    check(n >= 0, lambda: f"eye(): n must be greater or equal to 0, got {n}")
-    check(m >= 0, lambda: f"eye(): m must be greater or equal to 0, got {m}")
+    check(n >= 0, lambda: f"n must be greater or equal to 0, got {n}")
+    check(m >= 0, lambda: f"m must be greater or equal to 0, got {m}")
     d, dev = resolve_options(dtype, device)
     return new_output((n, m), d, dev)
 
@@ -159,7 +163,31 @@ def normal_(self, mean=0, std=1, *, generator=None):
 def random_(self, from_, to, *, generator=None):
     check(to is None or from_ < to,
           lambda: f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    lo, hi = _random_bounds(self.dtype)  # torch's check_from_to_in_range: the drawn values must fit the dtype
+    check(lo <= from_ <= hi, lambda: f"from is out of bounds for {_RANDOM_TYPE_NAMES[self.dtype]}")
+    check(to is None or lo <= to - 1 <= hi, lambda: f"to - 1 is out of bounds for {_RANDOM_TYPE_NAMES[self.dtype]}")
     return self
+
+
+_RANDOM_TYPE_NAMES = {
+    dt.bool: "bool", dt.uint8: "unsigned char", dt.int8: "signed char", dt.int16: "short int", dt.int32: "int",
+    dt.int64: "long int", dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16", dt.float32: "float",
+    dt.float64: "double",
+}
+
+
+def _random_bounds(d):
+    """The lowest and largest value of dtype ``d`` (bool: 0 and 1)."""
+    import ml_dtypes
+    import numpy as np
+
+    if d is dt.bool:
+        return 0, 1
+    if d.is_floating_point:
+        info = ml_dtypes.finfo(d.numpy_dtype)
+        return float(info.min), float(info.max)
+    info = np.iinfo(d.numpy_dtype)
+    return int(info.min), int(info.max)
 
 
 @kernel("Meta")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as dt
+from ...backends.meta.pointwise import scalar_type_name
 from ...dispatch.library import kernel
 from ...random import default_generator_for
 from ...tensor import Tensor
@@ -38,7 +39,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
 def _random_dtype(dtype, op):
     d = dt.to_dtype(dtype) if dtype is not None else dt.get_default_dtype()
     if not (d.is_floating_point or d.is_complex):
-        raise RuntimeError(f"\"{op}\" not implemented for '{d.name}'; {op} needs a floating dtype")
+        raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_type_name(d)}'")  # torch's words
     return d
 
 

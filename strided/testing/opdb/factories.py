@@ -98,7 +98,7 @@ def _arange_ref(start, end, step=1, **kwargs):
 
 def _arange_errors(rng):
     yield err((probe(), 0, 10, 0), RuntimeError, "step must be nonzero")
-    yield err((probe(), 0, 10, -1), RuntimeError, "upper bound and larger bound inconsistent with step sign")
+    yield err((probe(), 0, 10, -1), RuntimeError, "upper bound and lower bound inconsistent with step sign")
 
 
 def _linspace_samples(d, rng):
