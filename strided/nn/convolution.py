@@ -59,15 +59,23 @@ def _check_tensors(op: str, **args) -> None:
             raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(value).__name__}")
 
 
+def autocast_operands(*tensors):
+    """Under autocast, the float32 / half operands of a convolution in the autocast dtype (convolutions are on
+    torch's lower-precision lists, as the GEMMs they lower to are); float64 and None pass through."""
+    from ..amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
+
+    dev = tensors[0].device.type
+    if dev not in ("cpu", "cuda") or not is_autocast_enabled(dev):
+        return tensors
+    d = get_autocast_dtype(dev)
+    return tuple(t if t is None or not t.dtype.is_floating_point or t.dtype in (_dt.float64, d) else t.to(d)
+                 for t in tensors)
+
+
 def check_conv_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     """torch's dtype checks of a convolution: the bias's type first, then the weight's (their GEMM would
-    otherwise promote a float input and a double weight or bias to double without a word). Under autocast the
-    operands are cast to a common type below (the GEMM is on its lower-precision list), so nothing is checked."""
-    from ..amp.autocast_mode import is_autocast_enabled
+    otherwise promote a float input and a double weight or bias to double without a word)."""
     from ..backends.meta.pointwise import _C_TYPE_NAMES, scalar_type_name
-
-    if input.device.type in ("cpu", "cuda") and is_autocast_enabled(input.device.type):
-        return
 
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"Input type ({_C_TYPE_NAMES.get(input.dtype, input.dtype.name)}) and bias type "
@@ -122,6 +130,7 @@ def conv2d(
         )
     if weight.dim() != 4:
         raise RuntimeError(f"weight should have at least three dimensions, got {weight.dim()}")
+    input, weight, bias = autocast_operands(input, weight, bias)
     check_conv_dtypes(input, weight, bias)
     x = input if batched else ops.unsqueeze(input, 0)
     n, c, h, w = x.shape

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..ops import bound as ops
 from ..tensor import Tensor
-from .convolution import _check_tensors, _is_int, _out_size, _own_storage, check_conv_dtypes
+from .convolution import _check_tensors, _is_int, _out_size, _own_storage, autocast_operands, check_conv_dtypes
 
 __all__ = ["conv3d"]
 
@@ -67,6 +67,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     if weight.dim() != 5:
         raise RuntimeError(f"conv3d: expected a 5-D weight (C_out, C_in / groups, KD, KH, KW), got "
                            f"{list(weight.shape)}")
+    input, weight, bias = autocast_operands(input, weight, bias)
     check_conv_dtypes(input, weight, bias)
     batched = input.dim() == 5
     x = input if batched else ops.unsqueeze(input, 0)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..ops import bound as ops
 from ..tensor import Tensor
-from .convolution import _check_tensors, _first, _one, _pair, check_conv_dtypes
+from .convolution import _check_tensors, _first, _one, _pair, autocast_operands, check_conv_dtypes
 
 __all__ = ["conv_transpose1d", "conv_transpose2d"]
 
@@ -51,6 +51,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if weight.dim() != 4:
         raise RuntimeError("conv_transpose2d: expected a 4-D weight (in_channels, out_channels/groups, kH, kW), "
                            f"got weight of size {list(weight.shape)}")
+    input, weight, bias = autocast_operands(input, weight, bias)
     check_conv_dtypes(input, weight, bias)
     batched = input.dim() == 4
     x = input if batched else ops.unsqueeze(input, 0)

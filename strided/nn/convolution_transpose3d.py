@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..ops import bound as ops
 from ..tensor import Tensor
-from .convolution import _check_tensors, _is_int, check_conv_dtypes
+from .convolution import _check_tensors, _is_int, autocast_operands, check_conv_dtypes
 from .convolution_transpose import _col2im
 
 __all__ = ["conv_transpose3d"]
@@ -92,6 +92,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if weight.dim() != 5:
         raise RuntimeError(f"{_OP}: expected a 5-D weight (in_channels, out_channels/groups, kD, kH, kW), got weight "
                            f"of size {list(weight.shape)}")
+    input, weight, bias = autocast_operands(input, weight, bias)
     check_conv_dtypes(input, weight, bias)
     s, p = _triple(stride, "stride"), _triple(padding, "padding")
     q, d = _triple(output_padding, "output_padding"), _triple(dilation, "dilation")

@@ -83,11 +83,28 @@ def test_refusals_raise_torchs_type_and_words(name):
     assert got.type is want.type and str(got.value).splitlines()[0] == str(want.value).splitlines()[0]
 
 
-def test_conv_under_autocast_takes_mixed_operands():
-    """Under autocast the GEMM casts the operands, so a bf16 input meets a float32 weight without the dtype check."""
-    x, w = st.randn(1, 3, 6, 6).to(st.bfloat16), st.randn(4, 3, 3, 3)
+_AUTOCAST_CONVS = {
+    "conv2d": lambda m, x, w, b: m.nn.functional.conv2d(x, w, b),
+    "conv2d bf16 input": lambda m, x, w, b: m.nn.functional.conv2d(x.to(m.bfloat16), w, b),
+    "conv2d float64": lambda m, x, w, b: m.nn.functional.conv2d(x.double(), w.double()),
+    "conv1d": lambda m, x, w, b: m.nn.functional.conv1d(x[:, :, 0], w[:, :, 0], b),
+    "conv3d": lambda m, x, w, b: m.nn.functional.conv3d(x[:, :, None], w[:, :, None]),
+    "conv_transpose2d": lambda m, x, w, b: m.nn.functional.conv_transpose2d(x, w.transpose(0, 1).contiguous()),
+}
+
+
+@pytest.mark.parametrize("name", list(_AUTOCAST_CONVS))
+def test_convolutions_under_autocast_as_torch(name):
+    """Convolutions are on autocast's lower-precision list: float32 and half operands run (and return) in the
+    autocast dtype, float64 stays; the dtype check then sees one dtype."""
+    rng = np.random.default_rng(5)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((1, 3, 6, 6), (4, 3, 3, 3), (4,)))
     with st.autocast("cpu", dtype=st.bfloat16):
-        assert st.nn.functional.conv2d(x, w).dtype is st.bfloat16
+        got = _AUTOCAST_CONVS[name](st, *(st.from_numpy(a) for a in (x, w, b)))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        want = _AUTOCAST_CONVS[name](torch, *(torch.from_numpy(a) for a in (x, w, b)))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_allclose(np.asarray(got.float()), want.float().numpy(), rtol=0.05, atol=0.1)
 
 
 def test_rsub_scalar_is_cast_as_torchs_wrapped_number():
