@@ -104,8 +104,8 @@ def _select(view: Tensor, dim: int, i: int, real_dim: int) -> Tensor:
 def _slice(view: Tensor, dim: int, s: slice) -> Tensor:
     start, stop, step = s.start, s.stop, s.step
     step = 1 if step is None else operator.index(step)
-    if step <= 0:
-        raise ValueError("step must be greater than zero")
+    if step <= 0:  # torch's words: a zero step is Python's slice error, a negative one torch's
+        raise ValueError("slice step cannot be zero" if step == 0 else "step must be greater than zero")
     if start is None and stop is None and step == 1:
         return view  # the whole dim (torch skips the view too)
     start = None if start is None else operator.index(start)
@@ -213,7 +213,9 @@ def setitem(self: Tensor, index, value) -> None:
     elif isinstance(value, (numbers.Number, np.bool_, np.number)):
         scalar = value
     else:
-        raise TypeError(f"can't assign a {type(value).__name__} to a {_type_string(self)}")
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+        raise TypeError(f"can't assign a {name} to a {_type_string(self)}")
     if scalar is not None and self.dtype in _HALF_TYPES:
         # torch's scalarToTensor: a half destination takes any real Scalar (overflowing to inf), not fill_'s check
         scalar = _half_scalar(scalar, self.dtype)

@@ -298,7 +298,7 @@ def test_index_errors():
         (lambda: x[None, 0, 9], IndexError, "index 9 is out of bounds for dimension 1 with size 4"),
         (lambda: x[0, 0, 0], IndexError, "too many indices for tensor of dimension 2"),
         (lambda: x[::-1], ValueError, "step must be greater than zero"),
-        (lambda: x[:, ::0], ValueError, "step must be greater than zero"),
+        (lambda: x[:, ::0], ValueError, "slice step cannot be zero"),
         (lambda: x[1.5], IndexError, "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                                      "Variables are valid indices (got float)"),
         (lambda: x[..., ...], IndexError, "an index can only have a single ellipsis ('...')"),
@@ -313,6 +313,7 @@ def test_index_errors():
          "index 0"),
         (lambda: st.tensor(1.0)[0], IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()`"),
         (lambda: x.__setitem__(0, [1, 2]), TypeError, "can't assign a list to a strided.FloatTensor"),
+        (lambda: x.__setitem__(0, np.ones(2)), TypeError, "can't assign a numpy.ndarray to a strided.FloatTensor"),
         (lambda: x.__setitem__(0, st.ones(3)), RuntimeError,
          "The expanded size of the tensor (4) must match"),
         (lambda: x.__setitem__([0], st.ones(4, dtype=st.float64)), RuntimeError,
