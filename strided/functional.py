@@ -65,7 +65,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
     if not as_tuple:
         return coords
     if input.dim() == 0:
-        return (_ops.view(coords, (-1,)) if coords.shape[0] == 0 else _ops.zeros((1,), dtype=coords.dtype,
+        return (_ops.view.default(coords, (-1,)) if coords.shape[0] == 0 else _ops.zeros((1,), dtype=coords.dtype,
                                                                                     device=coords.device),)
     return tuple(_ops.select(coords, 1, d) for d in range(input.dim()))
 

@@ -184,11 +184,11 @@ def getitem(self: Tensor, index) -> Tensor:
         return _select(self, 0, index, 0)
     if kind is slice and self._sizes:
         view = _slice(self, 0, index)
-        return ops.view(self, self._sizes) if view is self else view
+        return ops.view.default(self, self._sizes) if view is self else view
     view, advanced = _apply(self, index)
     if advanced is not None:
         return ops.index(view, advanced)
-    return ops.view(view, view._sizes) if view is self else view
+    return ops.view.default(view, view._sizes) if view is self else view
 
 
 def _strip_leading_ones(value: Tensor) -> Tensor:
@@ -197,7 +197,7 @@ def _strip_leading_ones(value: Tensor) -> Tensor:
     k = 0
     while k < len(sizes) and sizes[k] == 1:
         k += 1
-    return ops.view(value, sizes[k:]) if k else value
+    return ops.view.default(value, sizes[k:]) if k else value
 
 
 def _type_string(t: Tensor) -> str:

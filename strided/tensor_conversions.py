@@ -107,8 +107,13 @@ class TensorConversions:
         return self.to(_dt.bool)
 
     # torch's Python-level varargs forms: x.view(2, 3) as well as x.view((2, 3))
-    def view(self, *shape) -> Tensor:
-        return _ops.view(self, _varargs(shape))
+    def view(self, *shape, dtype=None) -> Tensor:
+        """A view with another shape, or (``view(dtype)``) the same bytes read as another dtype."""
+        if dtype is None and len(shape) == 1 and isinstance(shape[0], _dt.dtype):
+            dtype = shape[0]
+        if dtype is not None:
+            return _ops.view.dtype(self, dtype)
+        return _ops.view.default(self, _varargs(shape))  # the size overload: its own words for bad sizes
 
     def reshape(self, *shape) -> Tensor:
         return _ops.reshape(self, _varargs(shape))

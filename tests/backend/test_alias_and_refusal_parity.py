@@ -67,6 +67,13 @@ REFUSALS = {
                                                                                  m.ones(3, 2, 2, 2).double()),
     "conv2d same with stride": lambda m: m.nn.functional.conv2d(m.ones(1, 3, 5, 5), m.ones(4, 3, 3, 3), stride=2,
                                                                 padding="same"),
+    # view(dtype): torch's layout checks, in its order
+    "view dtype size": lambda m: m.ones(3, 3)[:, :1].view(m.float64),
+    "view dtype stride": lambda m: m.ones(3, 4)[:, ::2].view(m.float64),
+    "view dtype offset": lambda m: m.ones(5)[1:].view(m.float64),
+    "view dtype 0-dim": lambda m: m.tensor(1.0).view(m.float64),
+    "view dtype transposed": lambda m: m.ones(4, 4).t().view(m.float16),
+    "view dtype row stride": lambda m: m.ones(3, 5)[:, :4].view(m.float64),
     "max_pool1d pad": lambda m: m.nn.functional.max_pool1d(m.ones(1, 1, 4), 2, padding=2),
     "max_pool2d pad": lambda m: m.nn.functional.max_pool2d(m.ones(1, 1, 4, 4), 2, padding=2),
     "avg_pool1d pad": lambda m: m.nn.functional.avg_pool1d(m.ones(1, 1, 4), 2, padding=2),
@@ -105,6 +112,21 @@ def test_convolutions_under_autocast_as_torch(name):
         want = _AUTOCAST_CONVS[name](torch, *(torch.from_numpy(a) for a in (x, w, b)))
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
     np.testing.assert_allclose(np.asarray(got.float()), want.float().numpy(), rtol=0.05, atol=0.1)
+
+
+def test_view_dtype_reads_the_same_bytes_as_torch():
+    """Tensor.view(dtype): the same bytes as another dtype (the last dim scales with the element size), an alias of
+    the input, never differentiable."""
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    for target in ("int32", "uint8", "float16", "float64", "complex64", "int16"):
+        for make in (lambda m: m.from_numpy(a.copy()), lambda m: m.from_numpy(a.copy())[::2]):
+            got, want = make(st).view(getattr(st, target)), make(torch).view(getattr(torch, target))
+            assert tuple(got.shape) == tuple(want.shape) and got.stride() == want.stride()
+            np.testing.assert_array_equal(np.asarray(got).view(np.uint8), want.numpy().view(np.uint8))
+    x = st.from_numpy(a.copy()).requires_grad_()
+    y = x.view(st.int32)
+    assert not y.requires_grad and not x.view(st.float32).requires_grad and y._base is x
 
 
 def test_rsub_scalar_is_cast_as_torchs_wrapped_number():

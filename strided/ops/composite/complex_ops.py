@@ -16,7 +16,10 @@ Note [Dtype-changing views]
 1, every other stride and the storage offset doubled, the dtype the real one of the same precision.
 ``view_as_complex`` is its inverse and needs a layout that has one (torch's checks and words). Both
 alias the storage and name the root tensor as ``_base`` (Note [View base] in views.py), so writes
-through them reach the base and the version counter is shared.
+through them reach the base and the version counter is shared. ``view(dtype)`` reinterprets the bytes
+in another dtype (torch's ``view.dtype``): the same layout for the same element size, else the last dim
+(which must have stride 1) scales by the size ratio, with torch's checks in torch's order and words;
+like torch's, it is never differentiable.
 """
 
 from __future__ import annotations
@@ -43,6 +46,30 @@ def _dtype_view(self: Tensor, dtype, sizes: tuple, strides: tuple, offset: int) 
     if root.requires_grad and not grad_mode.enabled:
         t._autograd = AutogradMeta()  # made under no_grad: never differentiable (Note [Late-requiring views])
     return t
+
+
+@kernel(_CEA)
+def view_dtype(self, dtype):
+    d = dt.to_dtype(dtype)
+    old, new = self.dtype.itemsize, d.itemsize
+    sizes, strides, offset = self._sizes, self._strides, self._offset
+    if old == new:
+        return _dtype_view(self, d, sizes, strides, offset)
+    what = f"to view {scalar_type_name(self.dtype)} as {scalar_type_name(d)} (different element sizes)"
+    check(len(sizes) > 0, lambda: f"self.dim() cannot be 0 {what}")
+    if old > new:  # more, smaller elements
+        r = old // new
+        check(strides[-1] == 1, lambda: f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        return _dtype_view(self, d, sizes[:-1] + (sizes[-1] * r,), tuple(s * r for s in strides[:-1]) + (1,),
+                           offset * r)
+    r = new // old
+    check(sizes[-1] % r == 0, lambda: f"self.size(-1) must be divisible by {r} {what}, but got {sizes[-1]}")
+    check(offset % r == 0, lambda: f"self.storage_offset() must be divisible by {r} {what}, but got {offset}")
+    check(strides[-1] == 1, lambda: f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+    for i, s in enumerate(strides[:-1]):
+        check(s % r == 0, lambda i=i, s=s: f"self.stride({i}) must be divisible by {r} {what}, but got {s}")
+    return _dtype_view(self, d, sizes[:-1] + (sizes[-1] // r,), tuple(s // r for s in strides[:-1]) + (1,),
+                       offset // r)
 
 
 @kernel(_CEA)

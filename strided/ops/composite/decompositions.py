@@ -126,7 +126,7 @@ def _matmul(self, other):
             output = make_tensor(product._storage, product._offset, out_shape, contiguous_strides(out_shape),
                                  product.dtype)
             return output.mT.contiguous() if transpose else output
-        return ops.view(_mv(folded, t2), out_shape)
+        return ops.view.default(_mv(folded, t2), out_shape)
     s1, s2 = self._sizes, other._sizes
     n = s1[-2] if d1 > 1 else 1
     m1 = s1[-1]
@@ -155,7 +155,7 @@ def _matmul(self, other):
     product = ops.bmm(left, right)
     if d2 == 1:
         product = ops.squeeze(product, [-1])
-        return ops.view(product, out_shape)
+        return ops.view.default(product, out_shape)
     # bmm's result is contiguous: the (batch..., n, p) view is metadata (Note [Views below autograd])
     return make_tensor(product._storage, product._offset, out_shape, contiguous_strides(out_shape), product.dtype)
 

@@ -52,7 +52,7 @@ def roll(self, shifts, dims=()):
     if len(shifts) != len(dims) and not (len(dims) == 0 and len(shifts) == 1):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     if not dims:
-        return ops.view(roll(ops.reshape(self, (-1,)), shifts, (0,)), self._sizes)
+        return ops.view.default(roll(ops.reshape(self, (-1,)), shifts, (0,)), self._sizes)
     out = self
     for s, d in zip(shifts, dims):
         d = wrap_dim(d, self.dim())
@@ -81,7 +81,7 @@ def repeat(self, repeats):
     interleaved = [v for s in sizes for v in (1, s)]
     expanded = [v for r, s in zip(repeats, sizes) for v in (r, s)]
     x = ops.expand(ops.reshape(self, interleaved), expanded)
-    return ops.view(ops.clone(x, memory_format="contiguous_format"), final)
+    return ops.view.default(ops.clone(x, memory_format="contiguous_format"), final)
 
 
 @kernel("CompositeImplicitAutograd")

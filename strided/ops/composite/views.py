@@ -174,8 +174,8 @@ def reshape(self, shape):
     """A view when the strides allow one (see ``compute_stride``), else a contiguous copy."""
     sizes, strides = _view_geometry(self, shape, "reshape")
     if strides is not None:
-        return ops.view(self, sizes)
-    return ops.view(ops.clone(self, memory_format="contiguous_format"), sizes)
+        return ops.view.default(self, sizes)
+    return ops.view.default(ops.clone(self, memory_format="contiguous_format"), sizes)
 
 
 @kernel("CompositeExplicitAutograd")
@@ -386,7 +386,7 @@ def unflatten(self, dim, sizes):
             f"unflatten: Provided sizes {list(given)} don't multiply up to the size of dim {dim} "
             f"({self._sizes[d]}) in the input tensor"
         ) from None
-    return ops.view(self, self._sizes[:d] + new + self._sizes[d + 1:])
+    return ops.view.default(self, self._sizes[:d] + new + self._sizes[d + 1:])
 
 
 # ---------------------------------------------------------------------- layout

@@ -1,5 +1,6 @@
-"""OpInfos: the complex ops (views over the (re, im) pairs, conjugation, ``angle``, ``polar``, ``complex``) and
-the complex dtypes of the other ops listed in ``ops/complex_support.py`` (Note [Complex operators]).
+"""OpInfos: the complex ops (views over the (re, im) pairs, conjugation, ``angle``, ``polar``, ``complex``), the
+other dtype-changing view (``view.dtype``) and the complex dtypes of the other ops listed in
+``ops/complex_support.py`` (Note [Complex operators]).
 
 Values are compared with NumPy's complex arithmetic at the tolerance of the real dtype (TOLERANCES).
 """
@@ -257,6 +258,36 @@ def _copy_real_samples(d, rng):
     yield SampleInput((_z((3, 4), d, rng, nc=True),), {"dtype": dt.complex64}, "to complex64")
 
 
+_BYTE_TYPES = (dt.uint8, dt.int16, dt.int32, dt.int64, dt.float16, dt.float32, dt.float64, dt.complex64)
+
+
+def _view_dtype_samples(d, rng):
+    """The same bytes as another dtype: each size at or below / above the input's, contiguous rows and a
+    row-sliced (strided in the other dims) input."""
+    x = make_arg((3, 8), d, rng=rng)
+    for target in _BYTE_TYPES:
+        if (8 * d.itemsize) % target.itemsize == 0:
+            yield SampleInput((x, target), name=f"as {target.name}")
+    yield SampleInput((make_arg((6, 8), d, rng=rng)[::2], dt.uint8), name="rows strided")
+
+
+def _view_dtype_errors(rng):
+    """The layout-free refusals (the tests copy inputs to each device, which makes them contiguous; the stride and
+    offset refusals are compared with torch's in tests/backend/test_alias_and_refusal_parity.py)."""
+    what = "to view Float as Double (different element sizes)"
+    yield err((make_arg((3, 1), dt.float32, rng=rng), dt.float64), RuntimeError,
+              f"self.size(-1) must be divisible by 2 {what}, but got 1")
+    yield err((make_arg((), dt.float32, rng=rng), dt.float64), RuntimeError, f"self.dim() cannot be 0 {what}")
+
+
+def _view_dtype_check(result, sample):
+    x, target = sample.args
+    want = np.ascontiguousarray(np.asarray(x.cpu())).view(target.numpy_dtype)
+    got = np.asarray(result.cpu())
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))  # the same bytes
+
+
 _view_as_real = OpInfo("view_as_real", _view_as_real_samples, ref=_view_as_real_ref, op=aliasing("view_as_real"),
                        dtypes=COMPLEX, errors=_real_input_errors("view_as_real is only supported for complex tensors"))
 _view_as_complex = OpInfo("view_as_complex", _view_as_complex_samples, ref=_view_as_complex_ref,
@@ -274,6 +305,8 @@ _sub = OpInfo("sub.Tensor", _with_alpha(_binary, 2 - 1j), ref=lambda a, b, alpha
 _div = OpInfo("div.Tensor", _divisor(_binary), ref=np.true_divide, dtypes=COMPLEX)
 
 OPS = [
+    OpInfo("view.dtype", _view_dtype_samples, check=_view_dtype_check, op=aliasing("view.dtype"),
+           dtypes=(dt.float32, dt.float64, dt.int32, dt.int64, dt.float16, dt.uint8), errors=_view_dtype_errors),
     _view_as_real,
     _view_as_complex,
     OpInfo("real", _part_samples, ref=np.real, op=aliasing("real"), dtypes=COMPLEX),
