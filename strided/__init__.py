@@ -81,6 +81,7 @@ for _name in _bound.FUNCTIONS:
         elif _updates_a_list(_packet):
             _packet = _returning_self(_packet)
         globals()[_name] = _packet
+from .memory_formats import channels_last, contiguous_format, memory_format, preserve_format  # noqa: E402, F401
 from . import foreach_more as _foreach_more  # noqa: E402 - Note [Composite foreach]: only the names the YAML lacks
 
 for _name in _foreach_more.__all__:

@@ -335,11 +335,15 @@ class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
     @property
     def T(self) -> Tensor:  # noqa: N802 - torch's name
         n = len(self._sizes)
-        if n not in (0, 2):
-            raise RuntimeError(
-                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is not "
-                "supported; use x.mT for batches of matrices or x.permute(*range(x.ndim - 1, -1, -1))"
-            )
+        if n not in (0, 2):  # torch 2.x still reverses the dims, with this warning
+            import warnings
+
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                "`x.permute(*strided.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+                UserWarning, stacklevel=2)
+            return self.permute(tuple(range(n - 1, -1, -1)))
         return self if n == 0 else self.t()
 
     @property

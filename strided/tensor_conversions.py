@@ -115,6 +115,10 @@ class TensorConversions:
             return _ops.view.dtype(self, dtype)
         return _ops.view.default(self, _varargs(shape))  # the size overload: its own words for bad sizes
 
+    def resize_(self, *sizes, memory_format=None) -> Tensor:
+        """Resize in place (torch's varargs form too: ``x.resize_(2, 3)``)."""
+        return _ops.resize_(self, _varargs(sizes), memory_format=memory_format)
+
     def reshape(self, *shape) -> Tensor:
         return _ops.reshape(self, _varargs(shape))
 

@@ -324,3 +324,23 @@ def test_expand_memo_gives_the_same_geometry_and_errors_on_every_call(device):
             x.expand(-1, 3, 1)
     with pytest.raises(TypeError):
         x.expand(2.0, 3, 4)  # 2.0 == 2: must not find the memo entry of (2, 3, 4)
+
+
+def test_T_of_other_ranks_reverses_with_torchs_warning():
+    """torch 2.x still reverses every dim for x.T when x is not 2-D, with a deprecation warning."""
+    x = st.arange(24.0).view(2, 3, 4)
+    with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
+        t = x.T
+    assert tuple(t.shape) == (4, 3, 2) and t.stride() == (1, 4, 12) and t.untyped_storage() is x.untyped_storage()
+
+
+def test_memory_format_constants_and_resize_varargs():
+    """strided.channels_last / contiguous_format / preserve_format are torch's names for the format strings, so
+    torch code runs unchanged; resize_ takes sizes as varargs, as torch's."""
+    assert st.channels_last == "channels_last" and repr(st.channels_last) == "strided.channels_last"
+    y = st.ones(1, 3, 4, 4).contiguous(memory_format=st.channels_last)
+    assert y.stride() == (48, 1, 12, 3) and y.is_contiguous(memory_format=st.channels_last)
+    assert st.empty(2, 3, 4, 5, memory_format=st.contiguous_format).is_contiguous()
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        st.ones(2, 3, 4).contiguous(memory_format=st.channels_last)
+    assert tuple(st.ones(6).resize_(2, 2).shape) == (2, 2) and tuple(st.ones(6).resize_((3,)).shape) == (3,)

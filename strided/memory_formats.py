@@ -1,0 +1,27 @@
+"""torch's memory-format names: ``strided.channels_last``, ``strided.contiguous_format``,
+``strided.preserve_format``.
+
+strided's ops take memory formats as these strings (``memory_format="channels_last"``); the constants are
+those strings under torch's names, so code written for torch (``x.contiguous(memory_format=
+torch.channels_last)``) runs with ``strided`` in place of ``torch``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["memory_format", "channels_last", "contiguous_format", "preserve_format"]
+
+
+class memory_format(str):  # noqa: N801 - torch's name
+    """A memory format: equal to its name as a string, printed as torch prints its constants."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"strided.{str.__str__(self)}"
+
+    __str__ = __repr__
+
+
+channels_last = memory_format("channels_last")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
