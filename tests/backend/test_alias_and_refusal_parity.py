@@ -127,6 +127,8 @@ def test_view_dtype_reads_the_same_bytes_as_torch():
     x = st.from_numpy(a.copy()).requires_grad_()
     y = x.view(st.int32)
     assert not y.requires_grad and not x.view(st.float32).requires_grad and y._base is x
+    with pytest.raises(TypeError, match="view\\(\\): argument 'dtype' must be strided.dtype, not int"):
+        x.view(dtype=5)
 
 
 def test_rsub_scalar_is_cast_as_torchs_wrapped_number():

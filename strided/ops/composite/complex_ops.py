@@ -50,7 +50,9 @@ def _dtype_view(self: Tensor, dtype, sizes: tuple, strides: tuple, offset: int) 
 
 @kernel(_CEA)
 def view_dtype(self, dtype):
-    d = dt.to_dtype(dtype)
+    if not isinstance(dtype, dt.dtype):
+        raise TypeError(f"view(): argument 'dtype' must be strided.dtype, not {type(dtype).__name__}")
+    d = dtype
     old, new = self.dtype.itemsize, d.itemsize
     sizes, strides, offset = self._sizes, self._strides, self._offset
     if old == new:
