@@ -177,17 +177,10 @@ _RANDOM_TYPE_NAMES = {
 
 
 def _random_bounds(d):
-    """The lowest and largest value of dtype ``d`` (bool: 0 and 1)."""
-    import ml_dtypes
-    import numpy as np
+    """The lowest and largest value of dtype ``d`` (bool: 0 and 1; the others: checked_convert's table)."""
+    from .pointwise import _LIMITS
 
-    if d is dt.bool:
-        return 0, 1
-    if d.is_floating_point:
-        info = ml_dtypes.finfo(d.numpy_dtype)
-        return float(info.min), float(info.max)
-    info = np.iinfo(d.numpy_dtype)
-    return int(info.min), int(info.max)
+    return (0, 1) if d is dt.bool else _LIMITS[d]
 
 
 @kernel("Meta")
