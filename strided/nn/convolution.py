@@ -341,7 +341,7 @@ def max_pool1d(
 ):
     """``max_pool2d`` over a height of one."""
     k, pad = _first(kernel_size), _first(padding)
-    if _is_int(k) and _is_int(pad) and k > 0 and 0 <= pad and pad > k // 2:  # torch's max_pool1d words
+    if _is_int(k) and _is_int(pad) and k > 0 and pad > k // 2:  # torch's max_pool1d words
         raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={pad} and "
                            f"kernel_size={k}")
     r = max_pool2d(

@@ -320,7 +320,7 @@ def lerp(self, end, weight):
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise not_implemented("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", self.dtype)
     if not tensor_weight and not self.dtype.is_complex:  # converted to the kernel's opmath type (float / double)
-        check_scalar_fits(weight, dt.float64 if self.dtype is dt.float64 else dt.float32)
+        check_scalar_fits(weight, _opmath(self.dtype))
     return pointwise_output(self.dtype, self, end, weight)
 
 
