@@ -82,6 +82,14 @@ for _name in _bound.FUNCTIONS:
             _packet = _returning_self(_packet)
         globals()[_name] = _packet
 from .memory_formats import channels_last, contiguous_format, memory_format, preserve_format  # noqa: E402, F401
+from .layouts import layout, strided  # noqa: E402, F401 - torch.layout, torch.strided
+from .autograd import is_inference_mode_enabled  # noqa: E402, F401
+from .amp.autocast_mode import (  # noqa: E402, F401
+    get_autocast_dtype, is_autocast_enabled, set_autocast_dtype, set_autocast_enabled,
+)
+from math import e, inf, nan, pi  # noqa: E402, F401 - torch.e, torch.inf, torch.nan, torch.pi
+
+newaxis = None  # torch.newaxis (NumPy's): ``x[:, strided.newaxis]`` adds a dim
 from . import foreach_more as _foreach_more  # noqa: E402 - Note [Composite foreach]: only the names the YAML lacks
 
 for _name in _foreach_more.__all__:
@@ -99,11 +107,12 @@ __version__ = "0.1.0"
 # ``import torch``. These submodules are imported on first attribute access instead of here: they
 # cost import time (strided.cuda ~35 ms) and most CPU-only programs never touch them. Importing
 # strided.cuda does not initialize CUDA either way (Note [Lazy driver] in backends/cuda/driver.py).
-_LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg", "special", "distributions"})
+_LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg", "special", "distributions", "accelerator"})
 # torch.*'s linear-algebra functions live in strided.linalg.legacy, loaded (and bound here) on first use
 _LAZY_FUNCTIONS = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse",
                              "pinverse", "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve", "lu",
-                             "lu_solve", "nuclear_norm", "frobenius_norm", "norm_except_dim"})
+                             "lu_solve", "nuclear_norm", "frobenius_norm", "norm_except_dim", "qr",
+                             "cholesky"})
 
 
 def __getattr__(name: str):

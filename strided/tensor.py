@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from . import dtypes as _dt
+from .layouts import strided as _STRIDED_LAYOUT
 from .tensor_conversions import TensorConversions
 from .tensor_extras import TensorExtras
 from .tensor_linalg import TensorLinalg
@@ -211,7 +212,8 @@ class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
 
     @property
     def layout(self) -> str:
-        return "strided"
+        """``strided.strided``, the one layout (equal to the string "strided")."""
+        return _STRIDED_LAYOUT
 
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point

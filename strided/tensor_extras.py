@@ -160,6 +160,35 @@ class TensorExtras:
         """``self.to(strided.int16)``."""
         return self.to(_dt.int16)
 
+    def cfloat(self):
+        """``self.to(strided.complex64)``."""
+        return self.to(_dt.complex64)
+
+    def cdouble(self):
+        """``self.to(strided.complex128)``."""
+        return self.to(_dt.complex128)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """This tensor (strided tensors are dense), converted to ``dtype`` when given."""
+        return self if dtype is None or dtype == self.dtype else self.to(dtype)
+
+    @property
+    def is_nested(self) -> bool:
+        """False: strided has no nested tensors."""
+        return False
+
+    def narrow_copy(self, dim: int, start: int, length: int):
+        """``strided.narrow_copy(self, dim, start, length)``: the narrowed view in new, contiguous memory."""
+        from .view_copies import narrow_copy
+
+        return narrow_copy(self, dim, start, length)
+
+    def nonzero_static(self, *, size: int, fill_value: int = -1):
+        """``strided.nonzero_static(self, size=size, fill_value=fill_value)``."""
+        from .toplevel_functions import nonzero_static
+
+        return nonzero_static(self, size=size, fill_value=fill_value)
+
     def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
                           requires_grad=False):
         """An uninitialized tensor of ``size`` and ``stride``, this tensor's dtype and device by default."""

@@ -65,3 +65,19 @@ class TensorLinalg:
     def triangular_solve(self, A: Tensor, upper: bool = True, transpose: bool = False, unitriangular: bool = False):
         """``strided.triangular_solve(self, A, ...)`` (deprecated, as torch's)."""
         return _legacy().triangular_solve(self, A, upper, transpose, unitriangular)
+
+    def qr(self, some: bool = True):
+        """``strided.qr(self, some)``: removed, as torch 2.14's (raises its message)."""
+        return _legacy().qr(self, some)
+
+    def cholesky(self, upper: bool = False) -> Tensor:
+        """``strided.cholesky(self, upper)``: removed, as torch 2.14's (raises its message)."""
+        return _legacy().cholesky(self, upper)
+
+    def lu(self, pivot: bool = True, get_infos: bool = False):
+        """``strided.lu(self, pivot, get_infos)`` (deprecated, as torch's)."""
+        return _legacy().lu(self, pivot, get_infos)
+
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803 - torch's argument names
+        """``strided.lu_solve(self, LU_data, LU_pivots)`` (deprecated, as torch's)."""
+        return _legacy().lu_solve(self, LU_data, LU_pivots)

@@ -28,7 +28,8 @@ _NN = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "co
        "pixel_unshuffle", "channel_shuffle", "cosine_similarity", "pairwise_distance", "pdist", "rms_norm", "celu_",
        "selu_", "hardshrink", "prelu", "bilinear")
 
-__all__ = [*_INPLACE, *_NN, "detach_", "split", "fill", "nonzero_static", "atleast_1d", "atleast_2d", "atleast_3d",
+__all__ = [*_INPLACE, *_NN, "detach_", "split", "fill", "nonzero_static", "get_device",
+           "atleast_1d", "atleast_2d", "atleast_3d",
            "broadcast_shapes", "celu", "selu", "rrelu", "rrelu_", "threshold", "threshold_", "dropout_",
            "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "group_norm",
@@ -62,8 +63,12 @@ def fill(input: Tensor, value) -> Tensor:  # noqa: A002
 
 
 def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:  # noqa: A002
-    """``nonzero(input)`` with exactly ``size`` rows: the first ``size`` indices, then rows of ``fill_value``."""
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+    """``nonzero(input)`` with exactly ``size`` rows: the first ``size`` indices, then rows of ``fill_value``.
+    torch's CUDA kernel avoids nonzero's host sync; strided's computes nonzero, so it synchronizes."""
+    for name, v in (("size", size), ("fill_value", fill_value)):
+        if v.__class__ is not int:
+            raise TypeError(f"nonzero_static(): argument '{name}' must be int, not {type(v).__name__}")
+    if size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     found = _bound.nonzero(input)
     n = found.shape[0]
@@ -71,6 +76,11 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
         return found[:size]
     pad = _bound.full((size - n, input.dim()), fill_value, dtype=found.dtype, device=found.device)
     return _bound.cat([found, pad], 0)
+
+
+def get_device(input: Tensor) -> int:  # noqa: A002
+    """``input.get_device()``: the CUDA device index, -1 for a CPU tensor."""
+    return input.get_device()
 
 
 def _atleast(op, tensors):

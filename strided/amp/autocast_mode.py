@@ -102,6 +102,8 @@ class autocast:  # noqa: N801 - torch's name
         The lower precision: float16 or bfloat16 (default: bfloat16 on CPU, float16 on CUDA).
     enabled : bool
         ``False`` disables autocast inside the region (nesting restores the outer state).
+    cache_enabled : bool, optional
+        Accepted as torch's; strided keeps no cache of casts, so it changes nothing.
 
     Inside the region, matmul-like ops (mm, bmm, addmm, baddbmm, matmul, linear) run in ``dtype``;
     ops that need range or precision (softmax, log_softmax, layer_norm, sums, losses, exp, log,
@@ -115,7 +117,9 @@ class autocast:  # noqa: N801 - torch's name
     ...     loss = F.cross_entropy(y, target)  # float32
     """
 
-    def __init__(self, device_type: str, dtype: _dt.dtype | None = None, enabled: bool = True):
+    def __init__(self, device_type: str, dtype: _dt.dtype | None = None, enabled: bool = True,
+                 cache_enabled: bool | None = None):
+        # cache_enabled is accepted as torch's: strided's autocast keeps no cast cache, so nothing to switch
         self.device = _check_device_type(device_type)
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         if not isinstance(self.fast_dtype, _dt.dtype):
