@@ -84,19 +84,18 @@ _COMMON_MATH = {
 # kernel over the pairs)
 _SPREADS_AND_TRIANGLES = {"norm", "var", "std", "var_mean", "std_mean", "tril", "triu", "tril_", "triu_"}
 
-# CPU and Meta only: scatter (CUDA's index.cu has no complex instantiations, and the pairs' real view used for
-# scatter_add could mix the parts of two sources at a duplicate index; a design that writes whole elements is not
-# yet verified on a GPU) and float_power (a composite over complex128 pow, not yet run on a GPU)
-_CPU_ONLY = {"scatter", "scatter_", "float_power", "float_power_"}
+# scatter (CUDA: whole elements through an int64 scatter of positions, Note [Complex scatter] in
+# backends/cuda/kernels/complex_ops.py) and float_power (a composite over complex128 pow)
+_SCATTER_AND_FLOAT_POWER = {"scatter", "scatter_", "float_power", "float_power_"}
 
-COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _CPU_ONLY)  # CPU, Meta
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
     "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
-} | _COMMON_MATH | _SPREADS_AND_TRIANGLES)
+} | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:

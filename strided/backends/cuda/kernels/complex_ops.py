@@ -16,7 +16,7 @@ from ...meta import complex_ops as meta
 from ..copies import copy_ as _copy
 from ..elementwise import opmath, run
 
-__all__ = ["instantiations", "fill_complex", "as_real", "over_pairs"]
+__all__ = ["instantiations", "fill_complex", "as_real", "over_pairs", "scatter_whole_elements"]
 
 # torch's angle of a real x: NaN stays NaN, pi below 0, else 0 (-0 too); integers and bool as the default float.
 _ANGLE_REAL = "(x0 != x0 ? x0 : (x0 < C0(0) ? C0(3.14159265358979323846) : C0(0)))"
@@ -81,6 +81,32 @@ def scatter_add_pairs(scatter_add, out, self, dim, index, src):
     r = scatter_add(as_real(_one_dim(self)), d, index.unsqueeze(-1).expand(index._sizes + (2,)),
                     as_real(_one_dim(src)))
     return from_pairs(r, out.dtype, out._sizes)
+
+
+# Note [Complex scatter]
+# scatter writes, it does not add: at a duplicate index one source wins, and it must win whole. The real kernel
+# over the pairs' views (as scatter_add uses) could take the real part from one source and the imaginary part
+# from another, since each part is its own store. So a complex scatter scatters int64 *positions* instead:
+# ``pos`` (-1 everywhere) gets, at each written element, the flat position of one source element, written by
+# one 8-byte store; then ``where(pos >= 0, take(src, pos), self)`` copies whole elements. A Scalar ``value`` is
+# the same at every duplicate, so only the mask matters: ``masked_fill(self, pos >= 0, value)``.
+def scatter_whole_elements(scatter_real, self, dim, index, src):
+    """Complex ``scatter`` (a Tensor ``src`` or a Scalar) through the int64 kernel ``scatter_real``."""
+    from ....ops import bound as ops
+
+    dev = self.device
+    n = index.numel()
+    positions = ops.reshape(ops.arange(0, n, 1, dtype=dt.int64, device=dev), index._sizes)
+    pos = scatter_real(ops.full(self._sizes, -1, dtype=dt.int64, device=dev), dim, index, positions)
+    written = ops.ge(pos, 0)
+    if not hasattr(src, "_sizes"):
+        return ops.masked_fill(self, written, src)
+    vals = src
+    for d, size in enumerate(index._sizes):  # the sources scatter reads: src's leading block of index's shape
+        vals = ops.narrow(vals, d, 0, size)
+    # index_select over the flat sources: its bounds check is deferred, so no host sync (take's is not)
+    picked = ops.index_select(ops.reshape(vals, (-1,)), 0, ops.reshape(ops.clamp_min(pos, 0), (-1,)))
+    return ops.where(written, ops.reshape(picked, self._sizes), self)
 
 
 def fill_complex(self, value):

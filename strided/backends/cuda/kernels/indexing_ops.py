@@ -16,7 +16,7 @@ from ....tensor import Tensor, contiguous_strides
 from ...meta import factories as fmeta
 from ...meta import indexing as meta
 from ...meta.common import new_output, wrap_dim
-from .complex_ops import as_real, index_add_pairs, over_pairs, scatter_add_pairs
+from .complex_ops import as_real, index_add_pairs, over_pairs, scatter_add_pairs, scatter_whole_elements
 from .index_launch import (
     Target,
     copy_into,
@@ -119,7 +119,13 @@ def _scatter(self, dim, index, src, accumulate: bool, name: str) -> Tensor:
 
 @kernel("CUDA")
 def scatter(self, dim, index, src=None, value=None):
-    return _scatter(self, dim, index, src if value is None else value, False, "scatter")
+    source = src if value is None else value
+    if self.dtype.is_complex:  # Note [Complex scatter]
+        meta.scatter_output(self, dim, index, source)  # torch's checks, before any launch
+        if not index.numel():
+            return self.clone()
+        return scatter_whole_elements(scatter, self, dim, index, source)
+    return _scatter(self, dim, index, source, False, "scatter")
 
 
 @kernel("CUDA")
