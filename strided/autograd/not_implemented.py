@@ -28,6 +28,7 @@ _NON_DIFFERENTIABLE = frozenset({
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
     "isnan", "isinf", "isfinite", "argmax", "argmin", "all", "any", "nonzero", "searchsorted", "one_hot",
+    "_check_index_range",
 })
 
 

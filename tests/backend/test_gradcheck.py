@@ -28,6 +28,7 @@ NON_DIFFERENTIABLE = {
     "zeros_like", "ones_like", "full_like", "tril_indices", "triu_indices", "repeat_interleave.Tensor",
     "searchsorted.Tensor",
     "rand_like", "randn_like", "resize_", "set_.source_Storage_storage_offset", "_local_scalar_dense",
+    "_check_index_range",
     "detach", "eq.Tensor", "eq.Scalar", "ne.Tensor", "ne.Scalar", "lt.Tensor", "lt.Scalar", "le.Tensor",
     "le.Scalar", "gt.Tensor", "gt.Scalar", "ge.Tensor", "ge.Scalar", "logical_and", "logical_or",
     "logical_xor", "logical_not", "where.Scalar", "isnan", "isinf", "isfinite", "argmax", "argmin", "all",

@@ -34,6 +34,16 @@ def _check_range(idx, size) -> None:
         raise IndexError("index out of range in self")
 
 
+@kernel("CPU")
+def _check_index_range(index, low, high, message, op, index_error=True):
+    """Raise ``message`` (``{index}``: the first value outside ``[low, high)``) if ``index`` has one (Note
+    [Index bounds in compositions])."""
+    a = as_numpy(index)
+    if a.size and (a.min() < low or a.max() >= high):
+        bad = int(a[(a < low) | (a >= high)].flat[0])
+        raise (IndexError if index_error else RuntimeError)(message.format(index=bad))
+
+
 def _atleast_1d(a: np.ndarray) -> np.ndarray:
     return a.reshape(1) if a.ndim == 0 else a
 

@@ -2,7 +2,9 @@
 
 Note [Deferred index errors]
 index_select, gather, scatter, scatter_add, index_add, embedding and advanced indexing
-(``x[idx]``, ``x[idx] = v``) on CUDA used to check their indices before the main launch and read
+(``x[idx]``, ``x[idx] = v``) -- and, through a check kernel launched first, the compositions whose error
+is their own (take, put_, index_copy_, index_fill_, index_reduce_, masked_scatter_: Note [Index bounds in
+compositions]) and one_hot with a class count -- on CUDA used to check their indices before the main launch and read
 the result back, a device synchronization per call (six per GPT training step: the embeddings,
 their backward, the loss's backward). torch does not
 synchronize there either: its kernels device-assert, which kills the context. Here the main

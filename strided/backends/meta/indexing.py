@@ -37,6 +37,13 @@ def nonempty_size(t: Tensor, d: int) -> int:
 
 
 @kernel("Meta")
+def _check_index_range(index, low, high, message, op, index_error=True):
+    """Meta tensors hold no values to check (Note [Index bounds in compositions])."""
+    if index.dtype not in (dt.int64, dt.int32):
+        raise RuntimeError(f"{op}(): _check_index_range expects an int64 or int32 index, got {index.dtype.name}")
+
+
+@kernel("Meta")
 def index_select(self, dim, index):
     check(index.dtype in _INDEX_DTYPES, "index_select(): Expected dtype int32 or int64 for index")
     if len(index._sizes) > 1:

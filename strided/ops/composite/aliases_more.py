@@ -77,7 +77,7 @@ def rsub_scalar(self, other, alpha=1):
     """``other - alpha * self`` for a Python number ``other``, promoted and cast as torch's wrapped scalars."""
     from ...tensor_operators import _reflected_operand
 
-    return ops.sub(_reflected_operand(self, other).to(self.device), self, alpha=alpha)
+    return ops.sub(_reflected_operand(self, other), self, alpha=alpha)  # a 0-dim CPU operand: no H2D copy
 
 
 @kernel(_CIA)

@@ -2,10 +2,13 @@
 put, take and fill_diagonal_, with torch's argument checks and messages.
 
 Note [Index bounds in compositions]
-Out-of-range indices are caught by the ops these compose (index_put, index, scatter_reduce), which
-check on the CPU and never write out of bounds on CUDA; where torch's message is the op's own
-(``take``, ``put_``, ``index_copy_``) the indices are checked here first, reading them on the
-host (a synchronization on CUDA; meta tensors have no values to check).
+Where torch's message for an out-of-range index is the composition's own (``take``, ``put_``,
+``index_copy_``, ``index_fill_``, ``index_reduce_``, ``masked_scatter_``'s count), the indices are checked by the
+``_check_index_range`` op before the ops composed: the CPU raises at once; CUDA checks in a kernel and reports
+at the next synchronizing call, as the indexing kernels do (Note [Deferred index errors]), so these
+compositions never synchronize and can be captured in a CUDA graph (torch's kernels device-assert there). The
+check is launched first, so its report is the one read; the ops composed skip the bad elements (index,
+index_put and scatter_reduce never touch memory outside the tensor). Meta tensors have no values to check.
 """
 
 from __future__ import annotations
@@ -20,19 +23,9 @@ from .. import bound as ops
 __all__ = []
 
 
-def _has_values(t) -> bool:
-    return t.device.type != "meta" and t.numel() > 0
-
-
-def _first_outside(index, size: int):
-    """The first index outside ``[lo, size)`` (``lo = -size``), or None (Note [Index bounds in compositions])."""
-    if not _has_values(index):
-        return None
-    flat = ops.reshape(index, (-1,))
-    bad = ops.logical_or(ops.lt(flat, -size), ops.ge(flat, size))
-    if not bool(ops.any(bad)):
-        return None
-    return int(ops.index(flat, [bad])[0])
+def _check_range(index, low: int, high: int, message: str, op: str, index_error: bool = True) -> None:
+    """Every value of ``index`` in ``[low, high)``, else ``message`` (Note [Index bounds in compositions])."""
+    ops._check_index_range(ops.reshape(index, (-1,)), low, high, message, op, index_error)
 
 
 def _dim_index(self, d: int, index):
@@ -54,9 +47,8 @@ def index_fill(self, dim, index, value):
     if isinstance(value, complex) and not self.dtype.is_complex:
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     size = self._sizes[d] if self.dim() else 1
-    bad = _first_outside(index, size)
-    if bad is not None:
-        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    _check_range(index, -size, size, f"index {{index}} is out of bounds for dimension {d} with size {size}",
+                 "index_fill_")
     mask = ops.index_put(ops.zeros((size,), dtype=dt.bool, device=self.device), [ops.reshape(index, (-1,))],
                          ops.ones((), dtype=dt.bool, device=self.device))
     if self.dim():
@@ -91,15 +83,14 @@ def index_copy(self, dim, index, source):
                                f"slice shape: {self._sizes[k]} at dimension {k} and source slice shape: {s_size} at "
                                f"dimension {s_dim}.")
     size = self._sizes[d] if self.dim() else 1
-    if _has_values(index):
-        flat = ops.reshape(index, (-1,))
-        bad = ops.logical_or(ops.lt(flat, 0), ops.ge(flat, size))
-        if bool(ops.any(bad)):
-            first = int(ops.index(flat, [bad])[0])
-            raise IndexError(f"index_copy_(): index {first} is out of bounds for dimension {d} with size {size}")
+    _check_range(index, 0, size, f"index_copy_(): index {{index}} is out of bounds for dimension {d} with size "
+                 f"{size}", "index_copy_")
     if self.dim() == 0:
         return ops.clone(ops.reshape(source, ())) if n else ops.clone(self)
-    return ops.index_put(self, _dim_index(self, d, ops.reshape(index, (-1,))), source)
+    flat = ops.reshape(index, (-1,))
+    if flat.device.type == "cuda":  # a negative index (reported) must not wrap: make it one index_put skips
+        flat = ops.where(ops.lt(flat, 0), size, flat)
+    return ops.index_put(self, _dim_index(self, d, flat), source)
 
 
 _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
@@ -125,8 +116,7 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         raise RuntimeError(f"index_reduce_(): Number of indices ({n}) should be equal to source.size(dim): "
                            f"({src_n}), for dim: {d}")
     size = self._sizes[d] if self.dim() else 1
-    if _first_outside(index, size) is not None or (_has_values(index) and bool(ops.any(ops.lt(index, 0)))):
-        raise IndexError("index out of range in self")
+    _check_range(index, 0, size, "index out of range in self", "index_reduce_")
     if self.dim() == 0:
         self1, src1 = ops.reshape(self, (1,)), ops.reshape(source, (1,) if source.dim() == 0 else source._sizes)
         out = index_reduce(self1, 0, index, src1, reduce, include_self=include_self)
@@ -147,16 +137,13 @@ def masked_scatter(self, mask, source):
                            f"{scalar_type_name(self.dtype)} and {scalar_type_name(source.dtype)}")
     x, m = ops.broadcast_tensors([self, mask])
     flat_m = ops.reshape(m, (-1,))
-    if m.device.type != "meta":
-        count = int(ops.sum(flat_m))
-        if count > source.numel():
-            raise RuntimeError("Number of elements of source < number of ones in mask")
-        if count == 0:
-            return ops.clone(x)
-    if source.numel() == 0:  # then no ones (checked above where there are values)
+    n = source.numel()
+    # the source position of each True (-1 at each False): all must be below n (Note [Index bounds in compositions])
+    pos = ops.where(flat_m, ops.sub(ops.cumsum(flat_m, 0), 1), -1)
+    _check_range(pos, -1, n, "Number of elements of source < number of ones in mask", "masked_scatter_", False)
+    if n == 0:  # then no ones (or the check above fails)
         return ops.clone(x)
-    pos = ops.clamp_min(ops.sub(ops.cumsum(flat_m, 0), 1), 0)
-    picked = ops.reshape(ops.index(ops.reshape(source, (-1,)), [pos]), x._sizes)
+    picked = ops.reshape(ops.index(ops.reshape(source, (-1,)), [ops.clamp(pos, 0, n - 1)]), x._sizes)
     return ops.where(m, picked, x)
 
 
@@ -166,9 +153,7 @@ def _check_take_index(self, index, name: str) -> None:
     n = self.numel()
     if name == "take" and n == 0 and index.numel():
         raise IndexError("take(): tried to take from an empty tensor")
-    bad = _first_outside(index, n)
-    if bad is not None:
-        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    _check_range(index, -n, n, f"out of range: tried to access index {{index}} on a tensor of {n} elements.", name)
 
 
 @kernel("CompositeImplicitAutograd")

@@ -6,8 +6,10 @@ draw scaled to the row's total (found by counting the sums at or below it, a few
 the comparison table stays under ``_CHUNK`` elements). Without replacement, the draws are the ``num_samples`` largest
 ``p / E`` with ``E ~ Exponential(1)`` (the exponential form of the Gumbel top-k trick, which samples
 without replacement proportionally to the weights). Both run on every backend with the caller's
-Generator. The weights are validated first, with torch's errors; on CUDA that check reads one
-value back (a synchronization, where torch's kernel would device-assert instead).
+Generator. The weights are validated first, with torch's errors, by the ``_check_index_range`` op on two
+0/1 flags: the CPU raises at once; on CUDA a kernel checks them and the error is raised at the next
+synchronizing call (Note [Deferred index errors]), so multinomial never synchronizes and can be captured in a
+CUDA graph (torch's kernel device-asserts instead).
 """
 
 from __future__ import annotations
@@ -46,14 +48,13 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
         return out if self.dim() == 2 else ops.squeeze(out, 0)
     if self.dtype.itemsize < 4:
         p = ops._to_copy(p, dtype=dt.float32)
-    bad = ops.logical_or(ops.logical_not(ops.isfinite(p)), ops.lt(p, 0))
-    sums = ops.sum(p, [1])
-    # one read-back for both checks: any bad weight, and the smallest row total
-    flags = ops.stack([ops.any(bad).to(p.dtype), ops.amin(sums, [0])]).tolist()
-    if flags[0]:
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if flags[1] <= 0:
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    # the two checks as 0/1 flags that must be 0: the CPU raises at once, CUDA reports without a sync
+    bad = ops.any(ops.logical_or(ops.logical_not(ops.isfinite(p)), ops.lt(p, 0)))
+    ops._check_index_range(ops._to_copy(bad, dtype=dt.int64), 0, 1, "probability tensor contains either `inf`, "
+                           "`nan` or element < 0", "multinomial", False)
+    empty_row = ops.le(ops.amin(ops.sum(p, [1]), [0]), 0)
+    ops._check_index_range(ops._to_copy(empty_row, dtype=dt.int64), 0, 1, "invalid multinomial distribution (sum "
+                           "of probabilities <= 0)", "multinomial", False)
     rows = p._sizes[0]
     u = ops.rand((rows, num_samples), generator=generator, dtype=p.dtype, device=p.device)
     if replacement or num_samples == 1:

@@ -245,7 +245,19 @@ _IR = OpInfo("index_reduce", _ir_samples, ref=_ir_ref, dtypes=_SR_DTYPES, errors
 _MS = OpInfo("masked_scatter", _ms_samples, ref=_ms_ref, dtypes=ALL_DTYPES, errors=_ms_errors)
 _PUT = OpInfo("put", _put_samples, ref=_put_ref, dtypes=_NO_BOOL, errors=_put_errors)
 
+def _range_samples(d, rng):
+    """Indices inside the range: the op returns nothing (tests/backend/test_index_range_checks.py raises)."""
+    yield SampleInput((_idx([0, 2, -3, 1]), -3, 3, "index {index} out of range", "take"), name="negatives allowed")
+    yield SampleInput((_idx([[0, 4], [1, 2]]), 0, 5, "index {index} out of range", "index_copy_", False), name="2-d")
+    yield SampleInput((_idx([]), 0, 0, "never raised", "put_"), name="empty")
+
+
+def _range_check(result, sample):
+    assert result is None
+
+
 OPS = [
+    OpInfo("_check_index_range", _range_samples, check=_range_check, dtypes=(dt.int64,)),
     _FILL_S, _in_place(_FILL_S, "index_fill_.int_Scalar", "index_fill_"),
     _FILL_T, _in_place(_FILL_T, "index_fill_.int_Tensor", "index_fill_"),
     _COPY, _in_place(_COPY, "index_copy_", "index_copy_"),

@@ -148,6 +148,26 @@ extern "C" __global__ void index_bounds(const BoundsParams p) {
   }
 }
 
+// A bounds check on its own, reporting the first value outside [lo, hi) like the indexing kernels do (Note
+// [Deferred index errors]): for compositions whose error is their own (take, put_, index_copy_, index_fill_,
+// masked_scatter_), launched before the ops they compose, so that its report is the one the host reads.
+struct ReportParams {
+  const i64* idx;     // contiguous
+  i64* err;           // host-mapped {tag, value} record
+  i64 tag;
+  i64 n;
+  i64 lo;
+  i64 hi;             // valid: lo <= v < hi
+};
+
+extern "C" __global__ void index_bounds_report(const ReportParams p) {
+  const i64 step = (i64)blockDim.x * gridDim.x;
+  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += step) {
+    const i64 v = p.idx[i];
+    if (v < p.lo || v >= p.hi) index_report(p.err, p.tag, v);
+  }
+}
+
 // The check for a stream under graph capture, where the read-back cannot be captured: a bad index
 // stops the kernel (torch's device-side assert) instead of being reported (Note [CUDA index bounds]).
 extern "C" __global__ void index_bounds_trap(const BoundsParams p) {

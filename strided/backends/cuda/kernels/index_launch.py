@@ -51,7 +51,7 @@ from . import MAX_DIMS, copy_kernel, fill_kernel, launch_config, source
 
 __all__ = [
     "stream", "run", "to_cuda_i64", "to_host", "first_bad", "read_i64", "index_run", "IDX_MAX", "copy_into",
-    "deferred_check", "deferred_checks",
+    "deferred_check", "deferred_checks", "check_deferred",
     "scalar_tensor", "deterministic_check", "Target",
 ]
 
@@ -152,6 +152,26 @@ def deferred_checks(device, checks, exc_type: type, op: str) -> tuple[int, int]:
         first_bad(device, [(idx, lo, hi) for idx, lo, hi, _ in checks])
         return 0, 0
     return index_errors.expect(dev, exc_type, [m for _, _, _, m in checks], op)
+
+
+REPORT_FMT = "<QQqqqq"
+
+
+def check_deferred(idx: Tensor, lo: int, hi: int, exc_type: type, message: str, op: str) -> None:
+    """Check that every value of the int64 CUDA tensor ``idx`` lies in ``[lo, hi)`` without a sync: a bad one is
+    reported as ``exc_type(message)`` (``{index}`` standing for the value) at the next synchronizing call, as
+    the indexing kernels report theirs (Note [Deferred index errors]); under graph capture a bad one traps."""
+    n = idx.numel()
+    if not n:
+        return
+    idx = to_cuda_i64(idx, idx.device)
+    dev = idx.device.index
+    if captures_underway() and stream_is_capturing(current_stream_handle(dev)):
+        first_bad(idx.device, [(idx, lo, hi)])
+        return
+    err, tag = index_errors.expect(dev, exc_type, message, op)
+    run("index.cu", dt.int64, "index_bounds_report", REPORT_FMT, dev, n, idx.data_ptr(), err, tag, n, lo, hi,
+        src_dtype=dt.int64)
 
 
 def index_run(name: str, b: Tensor, a: Tensor, sizes, a_strides, b_strides, idxs, *, wrap=0, falpha=1.0,

@@ -19,6 +19,7 @@ from ...meta.common import new_output, wrap_dim
 from .complex_ops import as_real, index_add_pairs, over_pairs, scatter_add_pairs, scatter_whole_elements
 from .index_launch import (
     Target,
+    check_deferred,
     copy_into,
     deferred_check,
     deterministic_check,
@@ -33,6 +34,7 @@ from .index_launch import (
 __all__ = []
 
 TRI_FMT = "<QQqq8q8qqq"
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _sizes1(t: Tensor):
@@ -91,6 +93,13 @@ def gather(self, dim, index, *, sparse_grad=False):
     index_run("index_gather", self, out, isz, contiguous_strides(isz), bst,
               [(idx, contiguous_strides(isz), strides[d], sizes[d])], err=err)
     return out
+
+
+@kernel("CUDA")
+def _check_index_range(index, low, high, message, op, index_error=True):
+    """The range check of a composition, found by a kernel and reported without a sync (Note [Index bounds in
+    compositions])."""
+    check_deferred(index, low, high, IndexError if index_error else RuntimeError, message, op)
 
 
 def _scatter(self, dim, index, src, accumulate: bool, name: str) -> Tensor:
@@ -216,7 +225,13 @@ def one_hot(self, num_classes=-1):
     if self.dtype is not dt.int64 or not self.numel():
         out = meta.one_hot(self, num_classes)
         x = self
-    else:
+    elif num_classes != -1:  # the class range checked by kernels, reported without a sync (torch: device asserts)
+        out = meta.one_hot(self, num_classes)  # its checks of num_classes, then the output
+        x = to_cuda_i64(self, self.device)
+        check_deferred(x, 0, _I64_MAX, RuntimeError, "Class values must be non-negative.", "one_hot")
+        check_deferred(x, _I64_MIN, num_classes, RuntimeError, "Class values must be smaller than num_classes.",
+                       "one_hot")
+    else:  # the class count is the largest value: read back (a sync, as torch's)
         x = to_cuda_i64(self, self.device)
         res = new_output((2,), dt.int64, self.device)
         run("misc.cu", dt.int64, "minmax", "<QQq", self.device.index, 1, x.data_ptr(), res.data_ptr(),
@@ -224,10 +239,7 @@ def one_hot(self, num_classes=-1):
         lo, top = (int(v) for v in read_i64(res.data_ptr(), self.device.index, 2))
         if lo < 0:
             raise RuntimeError("Class values must be non-negative.")
-        if num_classes == -1:
-            num_classes = top + 1
-        elif num_classes <= top:
-            raise RuntimeError("Class values must be smaller than num_classes.")
+        num_classes = top + 1
         out = meta.one_hot_output(self, num_classes)
     total = out.numel()
     if total:
