@@ -7,18 +7,15 @@ strided has one layout, the strided one. Factories take ``layout=None`` or ``lay
 
 from __future__ import annotations
 
+from .memory_formats import NamedConstant
+
 __all__ = ["layout", "strided"]
 
 
-class layout(str):  # noqa: N801 - torch's name
+class layout(NamedConstant):  # noqa: N801 - torch's name
     """A tensor layout: equal to its name as a string, printed as torch prints its constants."""
 
     __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"strided.{str.__str__(self)}"
-
-    __str__ = __repr__
 
 
 strided = layout("strided")

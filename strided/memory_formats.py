@@ -8,11 +8,12 @@ torch.channels_last)``) runs with ``strided`` in place of ``torch``.
 
 from __future__ import annotations
 
-__all__ = ["memory_format", "channels_last", "contiguous_format", "preserve_format"]
+__all__ = ["memory_format", "channels_last", "contiguous_format", "preserve_format", "NamedConstant"]
 
 
-class memory_format(str):  # noqa: N801 - torch's name
-    """A memory format: equal to its name as a string, printed as torch prints its constants."""
+class NamedConstant(str):
+    """A torch constant strided spells as its name: equal to the string, printed as ``strided.<name>``
+    (memory formats here, the layout in ``layouts.py``)."""
 
     __slots__ = ()
 
@@ -20,6 +21,12 @@ class memory_format(str):  # noqa: N801 - torch's name
         return f"strided.{str.__str__(self)}"
 
     __str__ = __repr__
+
+
+class memory_format(NamedConstant):  # noqa: N801 - torch's name
+    """A memory format: equal to its name as a string, printed as torch prints its constants."""
+
+    __slots__ = ()
 
 
 channels_last = memory_format("channels_last")

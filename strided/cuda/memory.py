@@ -7,6 +7,7 @@ import threading
 from collections import OrderedDict
 
 from ..backends.cuda import allocator as _alloc
+from ..backends.cuda import capture as _capture
 from ..backends.cuda import driver as _driver
 from ..backends.cuda import host_allocator as _host
 from ..backends.cuda.allocator import CUDAPluggableAllocator, change_current_allocator, get_current_allocator
@@ -168,11 +169,15 @@ class MemPool:
         return [s for s in segments if tuple(s.get("segment_pool_id", ())) == self.id]
 
     def __del__(self):
-        try:
-            self._alloc.release_pool(self.id)
-            self._alloc.empty_cache()
+        try:  # Note [Finalizers during capture]: empty_cache's cuMemFree would invalidate a capture underway
+            _capture.run_or_defer(self._release, self._alloc, self.id)
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
+
+    @staticmethod
+    def _release(alloc, pool_id) -> None:
+        alloc.release_pool(pool_id)
+        alloc.empty_cache()
 
 
 class use_mem_pool:  # noqa: N801 - torch's name

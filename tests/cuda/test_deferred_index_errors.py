@@ -18,22 +18,6 @@ def _weight():
     return st.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3)).cuda()
 
 
-@pytest.fixture
-def sync_calls(monkeypatch):
-    """Counts stream, context and event synchronizations made through the driver bindings."""
-    d = driver.cu()
-    calls = []
-    for name in ("cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize"):
-        real = getattr(d, name)
-
-        def counted(*args, _real=real, _name=name):
-            calls.append(_name)
-            return _real(*args)
-
-        monkeypatch.setattr(d, name, counted)
-    return calls
-
-
 def test_good_indices_never_synchronize(sync_calls):
     w = st.randn(50, 8, device="cuda", requires_grad=True)
     idx = st.tensor([[1, 4, 49], [0, 0, 7]]).cuda()  # host-to-device copies from pageable memory sync

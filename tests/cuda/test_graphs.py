@@ -275,14 +275,17 @@ def test_out_of_range_index_in_a_replay_stops_the_kernel():
     assert "RAISED CUDA_ERROR" in r.stdout, (r.stdout, r.stderr)
 
 
-@pytest.mark.parametrize("garbage", ["graph", "raw_memory"])
+@pytest.mark.parametrize("garbage", ["graph", "raw_memory", "pinned_memory", "event", "mem_pool"])
 def test_garbage_finalized_inside_a_capture_does_not_invalidate_it(garbage):
-    # Note [Finalizers during capture]: a CUDAGraph or raw (uncached) memory left in a reference
-    # cycle is finalized when the collector runs, here inside another capture; its driver calls
-    # (graph destroy, cuCtxSynchronize + cuMemFree) wait until the capture has ended
+    # Note [Finalizers during capture]: a CUDAGraph, raw (uncached) memory, pinned memory, an event or a
+    # MemPool left in a reference cycle is finalized when the collector runs, here inside another capture;
+    # its driver calls (graph destroy, cuCtxSynchronize + cuMemFree, an event recorded on the legacy
+    # stream, cuEventDestroy, empty_cache) wait until the capture has ended
     import gc
 
     from strided.backends.cuda import allocator
+
+    pools = []
 
     def make_garbage():
         if garbage == "graph":
@@ -291,6 +294,17 @@ def test_garbage_finalized_inside_a_capture_does_not_invalidate_it(garbage):
             with cuda.graph(old):
                 out = src + 1
             held = (old, out)
+        elif garbage == "pinned_memory":  # freed after a copy on the legacy stream: an event recorded there
+            held = st.ones(1 << 16).pin_memory()
+            held.to("cuda", non_blocking=True)
+        elif garbage == "event":
+            held = cuda.Event()
+            held.record()
+        elif garbage == "mem_pool":  # its release empties the cache: cuMemFree
+            held = cuda.MemPool()
+            with cuda.use_mem_pool(held):
+                st.empty(1 << 20, device="cuda")
+            pools.append(held.id)
         else:
             allocator.NO_CACHING = True
             try:
@@ -319,3 +333,5 @@ def test_garbage_finalized_inside_a_capture_does_not_invalidate_it(garbage):
     from strided.backends.cuda import capture
 
     assert not capture._deferred  # ran when the capture ended
+    for pid in pools:  # released, and its memory returned, once the capture ended
+        assert pid not in allocator.get_allocator(0)._graph_pools

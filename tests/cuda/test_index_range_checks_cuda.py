@@ -11,7 +11,6 @@ import pytest
 
 import strided as st
 import strided.cuda as cuda
-from strided.backends.cuda import driver
 
 pytestmark = [pytest.mark.cuda,
               pytest.mark.skipif(not cuda.is_available(), reason="no CUDA GPU / driver on this machine"),
@@ -24,21 +23,6 @@ def _x():
 
 def _i(values):
     return st.tensor(values).cuda()
-
-
-@pytest.fixture
-def sync_calls(monkeypatch):
-    d = driver.cu()
-    calls = []
-    for name in ("cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize"):
-        real = getattr(d, name)
-
-        def counted(*args, _real=real, _name=name):
-            calls.append(_name)
-            return _real(*args)
-
-        monkeypatch.setattr(d, name, counted)
-    return calls
 
 
 def _good(x, idx):

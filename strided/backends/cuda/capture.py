@@ -6,9 +6,10 @@ must wait until no capture is underway. :mod:`.graphs` begins and ends the captu
 
 Note [Finalizers during capture]
 The garbage collector can run finalizers inside a capture. One that makes a call a global-mode
-capture forbids (a graph's reset, raw memory's ``cuCtxSynchronize`` + ``cuMemFree``) would
-invalidate the capture of unrelated work, so such finalizers go through :func:`run_or_defer`:
-queued while any capture is underway, run when the last one ends.
+capture forbids (a graph's reset, raw memory's ``cuCtxSynchronize`` + ``cuMemFree``, a MemPool's release
+and ``empty_cache``, a pinned block's free recording events on the streams that used it, the legacy stream
+among them; an event's destruction) would invalidate the capture of unrelated work, so such finalizers go
+through :func:`run_or_defer`: queued while any capture is underway, run when the last one ends.
 """
 
 from __future__ import annotations

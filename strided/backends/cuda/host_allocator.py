@@ -17,6 +17,7 @@ import numpy as np
 
 from ...device import CPU
 from ...storage import UntypedStorage
+from . import capture as _capture
 from . import driver
 from .driver import check, cu
 
@@ -118,11 +119,12 @@ class HostAllocator:
     def free_from_finalizer(self, block: PinnedBlock) -> None:
         """``free`` for ``_Owner.__del__``: a finalizer run by the garbage collector inside a call of
         this allocator on this thread queues the block for the next call (Note [Finalizer frees] in
-        ``strided/memory/splitting.py``; with a plain lock it would deadlock)."""
+        ``strided/memory/splitting.py``; with a plain lock it would deadlock); one run inside a CUDA graph
+        capture waits until the capture ends (recording an event on the legacy stream would invalidate it)."""
         if self._lock._is_owned():
             self._late.append(block)
-        else:
-            self.free(block)
+        else:  # Note [Finalizers during capture]: the events free records would touch the capturing process
+            _capture.run_or_defer(self.free, block)
 
     def _free_late(self) -> None:
         while self._late:

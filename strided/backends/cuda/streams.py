@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 
+from . import capture as _capture
 from . import driver, index_errors
 from .device import _index, current_device
 from .driver import check, cu
@@ -198,8 +199,8 @@ class Event:
 
     def __del__(self):
         if getattr(self, "handle", None):
-            try:
-                cu().cuEventDestroy(self.handle)
+            try:  # Note [Finalizers during capture]: destroyed once no capture is underway
+                _capture.run_or_defer(cu().cuEventDestroy, self.handle)
             except Exception:  # noqa: BLE001 - interpreter shutdown
                 pass
 
