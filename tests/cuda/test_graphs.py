@@ -275,12 +275,13 @@ def test_out_of_range_index_in_a_replay_stops_the_kernel():
     assert "RAISED CUDA_ERROR" in r.stdout, (r.stdout, r.stderr)
 
 
-@pytest.mark.parametrize("garbage", ["graph", "raw_memory", "pinned_memory", "event", "mem_pool"])
+@pytest.mark.parametrize("garbage", ["graph", "raw_memory", "mem_pool"])
 def test_garbage_finalized_inside_a_capture_does_not_invalidate_it(garbage):
-    # Note [Finalizers during capture]: a CUDAGraph, raw (uncached) memory, pinned memory, an event or a
-    # MemPool left in a reference cycle is finalized when the collector runs, here inside another capture;
-    # its driver calls (graph destroy, cuCtxSynchronize + cuMemFree, an event recorded on the legacy
-    # stream, cuEventDestroy, empty_cache) wait until the capture has ended
+    # Note [Finalizers during capture]: a CUDAGraph, raw (uncached) memory or a MemPool left in a reference
+    # cycle is finalized when the collector runs, here inside another capture; its driver calls (graph
+    # destroy, cuCtxSynchronize + cuMemFree, the pool's release and empty_cache) wait until the capture has
+    # ended. (Pinned memory and events are deferred too, but their calls did not invalidate a capture when
+    # tried on an H200, so no case here could fail for them.)
     import gc
 
     from strided.backends.cuda import allocator
@@ -294,12 +295,6 @@ def test_garbage_finalized_inside_a_capture_does_not_invalidate_it(garbage):
             with cuda.graph(old):
                 out = src + 1
             held = (old, out)
-        elif garbage == "pinned_memory":  # freed after a copy on the legacy stream: an event recorded there
-            held = st.ones(1 << 16).pin_memory()
-            held.to("cuda", non_blocking=True)
-        elif garbage == "event":
-            held = cuda.Event()
-            held.record()
         elif garbage == "mem_pool":  # its release empties the cache: cuMemFree
             held = cuda.MemPool()
             with cuda.use_mem_pool(held):
