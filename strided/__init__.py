@@ -15,6 +15,7 @@ from .dtypes import (
 )
 from .tensor import Size, Tensor
 from .storage import UntypedStorage
+from .typed_storage import TypedStorage  # noqa: F401 - torch.TypedStorage
 from .ops import registry as _registry
 from .ops import bound as _bound
 from .ops.registry import as_tuple_function as _as_tuple_function, returns_tensor_list as _returns_tensor_list  # noqa: I001

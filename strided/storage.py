@@ -50,8 +50,8 @@ class UntypedStorage:
             ptr = self._data_ptr = self.buffer.ctypes.data if self._nbytes else 0
         return ptr
 
-    @property
-    def is_pinned(self) -> bool:
+    def is_pinned(self, device="cuda") -> bool:
+        """Whether this is page-locked host memory (torch's method; ``device`` is accepted as torch's)."""
         return self.allocator == "pinned"
 
     def __repr__(self) -> str:

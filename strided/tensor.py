@@ -121,6 +121,13 @@ class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
     def untyped_storage(self):
         return self._storage
 
+    def storage(self):
+        """torch's deprecated ``TypedStorage`` over this tensor's storage (warns once; prefer ``untyped_storage``)."""
+        from .typed_storage import TypedStorage, warn_typed_storage_removal
+
+        warn_typed_storage_removal()
+        return TypedStorage(wrap_storage=self._storage, dtype=self.dtype)
+
     def data_ptr(self) -> int:
         """Address of the first element (0 for meta tensors)."""
         base = self._storage.data_ptr()

@@ -4,6 +4,8 @@ accelerator API, autocast's state functions, deprecated linear-algebra functions
 from __future__ import annotations
 
 import math
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -153,3 +155,38 @@ def test_small_tensor_methods_are_torchs():
         with pytest.raises(TypeError) as s_err:
             st.nonzero_static(x, **kwargs)
         assert str(s_err.value) == str(t_err.value) and word in str(s_err.value)
+
+
+def test_typed_storage_is_torchs():
+    import strided.typed_storage as ts
+
+    ts._warned[0] = False
+    base_s, base_t = st.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(2, 3)
+    x, t = base_s[:, 1:], base_t[:, 1:]
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        s = x.storage()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per process
+        s = x.storage()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        u = t.storage()
+    assert isinstance(s, st.TypedStorage) and type(s.untyped()) is st.UntypedStorage
+    assert (s.size(), len(s), s.element_size(), s.nbytes()) == (u.size(), len(u), u.element_size(), u.nbytes())
+    assert s.tolist() == u.tolist() and list(s) == list(u) and s[1] == u[1] and s[-1] == u[-1]
+    assert s.data_ptr() == x.untyped_storage().data_ptr() and s.dtype == st.float32 and not s.is_cuda
+    assert s.is_pinned() is False and x.untyped_storage().is_pinned() is False
+    assert repr(s).splitlines()[-1] == "[strided.storage.TypedStorage(dtype=strided.float32, device=cpu) of size 6]"
+    s[0] = 9.0  # shares the memory: seen by every tensor over it
+    assert float(base_s[0, 0]) == 9.0
+    s.fill_(2.0)
+    assert float(x.sum()) == 8.0
+    for idx, exc, words in ((10, IndexError, "index 10 out of range for storage of size 6"),
+                            (slice(1, 3), RuntimeError, "slices are only supported in UntypedStorage.__getitem__")):
+        with pytest.raises(exc) as t_err:
+            u[idx]
+        with pytest.raises(exc, match=re.escape(words)):
+            s[idx]
+        assert str(t_err.value) == words
+    with pytest.raises(TypeError, match="wrap_storage must be an UntypedStorage"):
+        st.TypedStorage(wrap_storage=x, dtype=st.float32)
