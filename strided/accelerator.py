@@ -149,6 +149,8 @@ def current_stream(device=None, /):
 def set_stream(stream) -> None:
     """Make ``stream`` the current stream of its device (and that device the current device)."""
     cuda = _require()
+    if not isinstance(stream, cuda.Stream):
+        raise TypeError(f"set_stream(): expected a strided.cuda.Stream, got {type(stream).__name__}")
     cuda.set_device(stream.device_index)
     cuda.set_stream(stream)
 

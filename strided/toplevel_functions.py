@@ -80,6 +80,8 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
 
 def get_device(input: Tensor) -> int:  # noqa: A002
     """``input.get_device()``: the CUDA device index, -1 for a CPU tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"get_device(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input.get_device()
 
 

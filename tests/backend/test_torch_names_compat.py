@@ -73,6 +73,9 @@ def test_accelerator_device_arguments(monkeypatch):
         acc._index("cuda", optional=False)
     with pytest.raises(TypeError, match="Expected a device index or a device"):
         acc._index(True)
+    monkeypatch.setattr(acc, "is_available", lambda: True)
+    with pytest.raises(TypeError, match=r"set_stream\(\): expected a strided.cuda.Stream, got int"):
+        acc.set_stream(0)
 
 
 def test_autocast_state_functions_match_torch():
@@ -100,6 +103,11 @@ def test_inference_mode_state_and_get_device():
     with st.inference_mode():
         assert st.is_inference_mode_enabled() is True
     assert st.get_device(st.ones(2)) == torch.get_device(torch.ones(2)) == -1
+    with pytest.raises(TypeError) as t_err:
+        torch.get_device(5)
+    with pytest.raises(TypeError) as s_err:
+        st.get_device(5)
+    assert str(s_err.value) == str(t_err.value)
 
 
 def _pair(values, dtype=np.float64):
