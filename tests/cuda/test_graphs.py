@@ -330,3 +330,47 @@ def test_garbage_finalized_inside_a_capture_does_not_invalidate_it(garbage):
     assert not capture._deferred  # ran when the capture ended
     for pid in pools:  # released, and its memory returned, once the capture ended
         assert pid not in allocator.get_allocator(0)._graph_pools
+
+
+@pytest.mark.parametrize("mode", ["global", "thread_local"])
+def test_capture_error_mode_decides_whether_another_threads_unsafe_call_counts(mode):
+    # Note [Other threads and global capture]: a global-mode capture refuses cuMemAlloc from any thread and is
+    # invalidated; a thread_local one checks only the capturing thread.
+    import threading
+
+    from strided.backends.cuda import driver
+
+    x = _rand(1024)
+    got = []
+
+    def other_thread():
+        driver.ensure_context(0)
+        got.append(driver.cu().cuMemAlloc(1 << 20))
+
+    g = cuda.CUDAGraph()
+
+    def capture():
+        with cuda.graph(g, capture_error_mode=mode):
+            y = x * 2
+            t = threading.Thread(target=other_thread)
+            t.start()
+            t.join()
+            return y + 1
+
+    try:
+        if mode == "global":
+            with pytest.raises(cuda.CudaError, match="CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"):
+                capture()
+            assert int(got[0][0]) != 0  # the other thread's call was refused too
+        else:
+            z = capture()
+            assert int(got[0][0]) == 0
+            g.replay()
+            cuda.synchronize()
+            np.testing.assert_allclose(_np(z), _np(x) * 2 + 1, rtol=1e-6)
+    finally:
+        for err, ptr in got:
+            if int(err) == 0:
+                driver.cu().cuMemFree(ptr)
+    z2 = x * 3  # the device is usable afterwards
+    np.testing.assert_allclose(_np(z2), _np(x) * 3, rtol=1e-6)

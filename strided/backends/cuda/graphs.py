@@ -24,6 +24,16 @@ segments are allocated with the thread's capture mode relaxed (``cuMemAlloc`` is
 unsafe call that invalidates a global-mode capture), and cached blocks are never released to
 the driver while a capture is underway.
 
+Note [Other threads and global capture]
+In the default ``capture_error_mode="global"`` the driver refuses an unsafe call (a synchronization, a
+blocking copy, ``cuMemAlloc``) made by *any* thread of the process while the capture is underway, and
+the capture is then invalidated. Another library's runtime threads count: once JAX's GPU backend has
+started, its threads (py_xla_execute, ...) make such calls at random moments: on an H200, 2 of 120
+short captures (each spanning a garbage collection or a 50 ms sleep) failed with
+``CUDA_ERROR_STREAM_CAPTURE_INVALIDATED``, and none of 120 with ``capture_error_mode="thread_local"``
+(only the capturing thread is checked) or ``"relaxed"``. As in torch, pick ``"thread_local"`` when such
+a library shares the process.
+
 Note [Random ops under capture]
 An eager Philox kernel takes its (seed, offset) as launch arguments and the generator's offset
 advances by one per draw; captured like that, every replay would repeat the same numbers. As
