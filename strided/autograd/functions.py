@@ -224,7 +224,8 @@ def norm_backward(grad, self, p, result, dim=None, keepdim=False):
 def logsumexp_backward(grad, self, result, dim, keepdim):
     g = unsqueeze_dims(grad, dim, self.dim(), keepdim)
     r = unsqueeze_dims(result, dim, self.dim(), keepdim)
-    return g * ops.exp(self - r)
+    e = ops.exp(self - r)
+    return g * (ops.conj(e) if e.dtype.is_complex else e)
 
 
 def cumsum_backward(grad, dim):
@@ -256,14 +257,16 @@ def logcumsumexp_backward(grad, self, result, dim):
     if grad.dim() == 0 or grad.numel() == 0:
         return grad
     d = wrap_dim(dim, grad.dim())
-    lowest = finfo(grad.dtype).min
-    log_abs = ops.log(ops.abs(grad))
-    pos = ops.where(ops.gt(grad, 0), log_abs, lowest)
-    neg = ops.where(ops.lt(grad, 0), log_abs, lowest)
 
     def reversed_lcse(x):
         return ops.flip(ops.logcumsumexp(ops.flip(x, [d]), d), [d])
 
+    if grad.dtype.is_complex:  # complex logarithms need no split by sign (torch's complex branch)
+        return ops.conj(ops.exp(reversed_lcse(ops.log(ops.conj(grad)) - result) + self))
+    lowest = finfo(grad.dtype).min
+    log_abs = ops.log(ops.abs(grad))
+    pos = ops.where(ops.gt(grad, 0), log_abs, lowest)
+    neg = ops.where(ops.lt(grad, 0), log_abs, lowest)
     return ops.exp(reversed_lcse(pos - result) + self) - ops.exp(reversed_lcse(neg - result) + self)
 
 

@@ -305,6 +305,16 @@ def _attach(node, info, outputs) -> None:
 
 _CURRENT_STREAM = []  # [backends.cuda.streams.current_stream_at], filled on the first CUDA node
 
+# Ops that take complex tensors but, as in torch, have no complex gradient: recording one raises torch's
+# throw_error_for_complex_autograd words after the call (torch checks the functional form only)
+NOT_DIFFERENTIABLE_FOR_COMPLEX = frozenset({"scatter_reduce"})
+
+
+def _refuse_complex_autograd(name: str, out) -> None:
+    if isinstance(out, Tensor) and out.dtype.is_complex:
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs with "
+                           f"complex dtype.")
+
 
 def _set_stream(node, outs) -> None:
     """Note [Backward streams]: the node remembers the current stream of its outputs' device."""
@@ -322,6 +332,7 @@ def make_functional_kernel(op, info):
     simple = info.simple
     mode = grad_mode
     copies = OPERAND_COPIES.get(info.name)
+    no_complex_grad = op.schema.name in NOT_DIFFERENTIABLE_FOR_COMPLEX
 
     def for_keyset(keyset):
         below = _below(op, keyset)
@@ -340,6 +351,8 @@ def make_functional_kernel(op, info):
             finally:
                 mode.enabled = True
             if node is not None:
+                if no_complex_grad:
+                    _refuse_complex_autograd(op.schema.name, out)
                 _attach(node, info, out)
             return out
 

@@ -88,14 +88,21 @@ _SPREADS_AND_TRIANGLES = {"norm", "var", "std", "var_mean", "std_mean", "tril", 
 # backends/cuda/kernels/complex_ops.py) and float_power (a composite over complex128 pow)
 _SCATTER_AND_FLOAT_POWER = {"scatter", "scatter_", "float_power", "float_power_"}
 
-COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER)
+# the log-sum-exps (Note [Complex log-sum-exp]; CUDA: Note [Complex log-sum-exp on CUDA], through the ops above)
+_LOG_SUM_EXP = {"logsumexp", "logcumsumexp"}
+# scatter_reduce (the CPU: sum, prod and mean through NumPy's ufunc.at; CUDA: sum, as torch's; the functional form has
+# no complex gradient, as in torch, and the in-place one torch's formula) and put (a composite over index_put)
+_SCATTER_REDUCE_AND_PUT = {"scatter_reduce", "scatter_reduce_", "_scatter_reduce_backward", "put", "put_"}
+
+COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
+                        | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
     "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
-} | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER)
+} | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:
@@ -107,9 +114,15 @@ def complex_supported(op, backend: DispatchKey) -> bool:
 _COMPLEX_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
+# torch's AT_DISPATCH names where they are not "<op>_<backend>"
+_DISPATCH_NAMES = {("index_reduce", "cpu"): "index_func_", ("index_reduce", "cuda"): "index_reduce",
+                   ("index_reduce_", "cpu"): "index_func_", ("index_reduce_", "cuda"): "index_reduce"}
+
+
 def complex_refusal(op, backend: DispatchKey):
     """The kernel of an op that takes no complex tensors: torch's AT_DISPATCH error, naming the dtype."""
-    kernel = f"{op.schema.name}_{BACKEND_NAMES[backend]}"
+    name = op.schema.name
+    kernel = _DISPATCH_NAMES.get((name, BACKEND_NAMES[backend]), f"{name}_{BACKEND_NAMES[backend]}")
 
     def refuse(*args, **kwargs):
         from ..tensor import Tensor

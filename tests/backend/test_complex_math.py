@@ -470,3 +470,118 @@ def test_composites_and_truth_values_of_complex_as_torch(name):
             assert (x.grad is None) == (t.grad is None)
             if t.grad is not None:
                 np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+_LOG_SUM_EXPS = {
+    "logsumexp": lambda m, x: m.logsumexp(x, 1),
+    "logsumexp dims keepdim": lambda m, x: x.logsumexp((0, 1), keepdim=True),
+    "logsumexp 0-dim": lambda m, x: m.logsumexp(x[1, 2], 0),
+    "special.logsumexp": lambda m, x: m.special.logsumexp(x, 0),
+    "logcumsumexp": lambda m, x: m.logcumsumexp(x, 1),
+    "logcumsumexp dim 0": lambda m, x: x.logcumsumexp(0),
+    "logcumsumexp 0-dim": lambda m, x: m.logcumsumexp(x[0, 1], 0),
+}
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("name", list(_LOG_SUM_EXPS))
+def test_logsumexp_and_logcumsumexp_of_complex_as_torch(name, dtype):
+    """Note [Complex log-sum-exp]: values and dtype as torch's; complex128 gradients as torch's, and gradcheck."""
+    rng = np.random.default_rng(31)
+    a = (rng.standard_normal((3, 5)) + 3j * rng.standard_normal((3, 5))).astype(dtype)
+    x, t = st.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    _same(_LOG_SUM_EXPS[name](st, x), _LOG_SUM_EXPS[name](torch, t), tol=2e-5 if dtype == "complex64" else 1e-12)
+    if dtype == "complex128":
+        x, t = st.from_numpy(a.copy()).requires_grad_(), torch.from_numpy(a.copy()).requires_grad_()
+        st.view_as_real(_LOG_SUM_EXPS[name](st, x)).pow(2).sum().backward()
+        torch.view_as_real(_LOG_SUM_EXPS[name](torch, t)).pow(2).sum().backward()
+        np.testing.assert_allclose(x.grad.resolve_conj().numpy(), t.grad.resolve_conj().numpy(), rtol=1e-10,
+                                   atol=1e-12)
+        small = st.from_numpy(a[:2, :3].copy()).requires_grad_()
+        assert st.autograd.gradcheck(lambda v: _LOG_SUM_EXPS[name](st, v), (small,))
+
+
+def test_complex_logcumsumexp_and_logsumexp_special_values_as_torch():
+    """c10's helper: -inf real parts give -inf + 0i, a NaN in either part NaN + NaN i, +inf meeting +inf the
+    log of the sum; logsumexp shifts by the largest real part with an infinite one replaced by 0."""
+    inf, nan = math.inf, math.nan
+    rows = [[complex(-inf, 2), 1 + 1j, complex(-inf, -1), complex(inf, 1), complex(inf, -2), 3j, complex(nan, 0), 1],
+            [complex(-inf, 2), complex(-inf, 3), 1, 500 + 1j, 2, complex(inf, 0), 1, 2],
+            [1, complex(0, nan), 2, 3, 4, 5, 6, 7]]
+    x, t = _pair(rows, "complex128")
+    _same(st.logcumsumexp(x, 1), torch.logcumsumexp(t, 1))
+    pairs = [[complex(-inf, 2), complex(-inf, 1)], [complex(inf, 1), complex(inf, 2)], [complex(inf, 1), 2],
+             [complex(nan, 1), 3], [700 + 1j, 701 - 1j]]
+    x, t = _pair(pairs, "complex128")
+    _same(st.logsumexp(x, 1), torch.logsumexp(t, 1))
+    _same(st.logsumexp(st.zeros(0, 3, dtype=st.complex64), 0),
+          torch.logsumexp(torch.zeros(0, 3, dtype=torch.complex64), 0))
+    assert st.empty(2, 3, dtype=st.complex64, device="meta").logsumexp(1).dtype is st.complex64
+    assert st.empty(2, 3, dtype=st.complex128, device="meta").logcumsumexp(1).dtype is st.complex128
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_of_complex_as_torch(reduce, include_self, dtype):
+    """torch's CPU reduces complex sums, products and means (the functional and in-place forms); the in-place
+    form's gradients are torch's formula's."""
+    rng = np.random.default_rng(43)
+    a, b = ((rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype) for _ in range(2))
+    i = np.array([[2, 0, 1, 3], [1, 1, 0, 2], [0, 2, 2, 0]])
+    for dim in (0, 1):
+        got = st.from_numpy(a.copy()).scatter_reduce(dim, st.from_numpy(i % 3 if dim == 0 else i),
+                                                     st.from_numpy(b.copy()), reduce, include_self=include_self)
+        want = torch.from_numpy(a.copy()).scatter_reduce(dim, torch.from_numpy(i % 3 if dim == 0 else i),
+                                                         torch.from_numpy(b.copy()), reduce, include_self=include_self)
+        _same(got, want, tol=1e-5 if dtype == "complex64" else 1e-12)
+    if dtype == "complex128":
+        grads = []
+        for lib in (st, torch):
+            x, s_ = lib.from_numpy(a.copy()).requires_grad_(), lib.from_numpy(b.copy()).requires_grad_()
+            z = x.clone()
+            z.scatter_reduce_(1, lib.from_numpy(i), s_, reduce, include_self=include_self)
+            lib.view_as_real(z).pow(2).sum().backward()
+            grads.append([g.resolve_conj().numpy() for g in (x.grad, s_.grad)])
+        for g, w in zip(*grads):
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def test_complex_scatter_reduce_refusals_as_torch():
+    """amax / amin of complex values, and the functional form's gradient, are refused in torch's words."""
+    i = st.tensor([[0, 1]])
+    for reduce in ("amax", "amin"):
+        with pytest.raises(NotImplementedError, match=re.escape(
+                f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for 'ComplexFloat'")):
+            st.zeros(1, 2, dtype=st.complex64).scatter_reduce(1, i, st.ones(1, 2, dtype=st.complex64), reduce)
+    x = st.zeros(1, 2, dtype=st.complex128).requires_grad_()
+    with pytest.raises(RuntimeError, match="scatter_reduce does not support automatic differentiation for outputs "
+                                           "with complex dtype"):
+        x.scatter_reduce(1, i, st.ones(1, 2, dtype=st.complex128), "sum")
+    with st.no_grad():
+        x.scatter_reduce(1, i, st.ones(1, 2, dtype=st.complex128), "sum")  # nothing recorded: no refusal
+    with pytest.raises(NotImplementedError, match=re.escape("\"index_func_\" not implemented for 'ComplexFloat'")):
+        st.zeros(3, dtype=st.complex64).index_reduce(0, st.tensor([0, 0]), st.tensor([1j, 2 + 0j]), "prod")
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_put_of_complex_as_torch(accumulate):
+    a = np.arange(6).reshape(2, 3) * (1 - 0.5j)
+    src = np.array([1 + 1j, 2j, 3, -1j])
+    idx = np.array([1, 1, 4, -1])
+    got = st.from_numpy(a.copy()).put(st.from_numpy(idx), st.from_numpy(src.copy()), accumulate)
+    want = torch.from_numpy(a.copy()).put(torch.from_numpy(idx), torch.from_numpy(src.copy()), accumulate)
+    if accumulate:
+        _same(got, want, tol=1e-12)
+    else:  # duplicate index 1: either source may land there (as torch documents); the rest must agree
+        np.testing.assert_array_equal(np.delete(got.numpy().ravel(), 1), np.delete(want.numpy().ravel(), 1))
+    x, s_ = st.from_numpy(a.copy()), st.from_numpy(src.copy())
+    x.put_(st.from_numpy(idx), s_, accumulate=accumulate)
+    np.testing.assert_array_equal(np.delete(x.numpy().ravel(), 1), np.delete(got.numpy().ravel(), 1))
+    grads = []
+    for lib in (st, torch):
+        x, s_ = lib.from_numpy(a.copy()).requires_grad_(), lib.from_numpy(src.copy()).requires_grad_()
+        lib.view_as_real(x.put(lib.from_numpy(idx), s_, True)).pow(2).sum().backward()
+        grads.append([g.resolve_conj().numpy() for g in (x.grad, s_.grad)])
+    for g, w in zip(*grads):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)

@@ -7,13 +7,23 @@ CPU kernels compute them: ``log1p`` (c10's formula: ``log1p`` of ``x (2 + x) + y
 ``log(hypot(1 + x, y))``), ``reciprocal`` (c10's division ``1 / z``: ``inf + nan i`` at zero, where NumPy gives
 ``nan + nan i``) and ``pow`` with a Python-scalar exponent (torch's pow_tensor_scalar_kernel: 0.5, -0.5 and
 -1 run sqrt, rsqrt and reciprocal; 2, 3 and -2 multiply; other exponents ``std::pow``).
+
+Note [Complex log-sum-exp]
+torch takes complex ``logsumexp`` and ``logcumsumexp``. ``logsumexp`` shifts by the largest *real* part (an
+infinite one replaced by 0): ``log(sum(exp(z - m))) + m``. ``logcumsumexp`` folds c10's complex
+``_log_add_exp_helper`` (ATen/native/cpu/LogAddExp.h) along the dim from ``-inf + 0i``: of the pair, the one with
+the smaller real part is ``min``; ``log1p(exp(min - max)) + max``, with a NaN in either part giving NaN + NaN i,
+two ``-inf`` real parts giving ``min`` and two ``+inf`` ones ``log(exp(min) + exp(max))``. The imaginary part is
+a logarithm's, so it is defined up to a multiple of 2 pi: the fold keeps ``max``'s and adds an angle in
+(-pi, pi], and a scan that combines in another order (torch's CUDA scan, or strided's) may land on another
+multiple of 2 pi for the same sum.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["COMPLEX_FNS", "log1p", "reciprocal", "pow"]
+__all__ = ["COMPLEX_FNS", "log1p", "reciprocal", "pow", "log_add_exp", "logcumsumexp"]
 
 
 def log1p(z):
@@ -57,3 +67,29 @@ def pow(base, exponent):  # noqa: A001 - the op's name
 
 
 COMPLEX_FNS = {"log1p": log1p, "reciprocal": reciprocal}
+
+
+def log_add_exp(x, acc):
+    """c10's complex ``_log_add_exp_helper(x, acc)``, elementwise (Note [Complex log-sum-exp])."""
+    x_first = x.real < acc.real
+    lo, hi = np.where(x_first, x, acc), np.where(x_first, acc, x)
+    with np.errstate(all="ignore"):
+        out = log1p(np.exp(lo - hi)) + hi
+        both_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+        if both_inf.any():
+            out = np.where(both_inf, np.where(lo.real < 0, lo, np.log(np.exp(lo) + np.exp(hi))), out)
+    nan = np.isnan(x.real) | np.isnan(x.imag) | np.isnan(acc.real) | np.isnan(acc.imag)
+    if nan.any():
+        out = np.where(nan, np.array(complex(np.nan, np.nan), out.dtype), out)
+    return out
+
+
+def logcumsumexp(a, axis: int):
+    """torch's CPU ``logcumsumexp`` of a complex array: the fold of :func:`log_add_exp` along ``axis`` in
+    complex128 (c10's accumulate type), vectorized over the other dims."""
+    x = np.moveaxis(np.asarray(a, np.complex128), axis, 0)
+    out = np.empty(x.shape, np.complex128)
+    acc = np.full(x.shape[1:], complex(-np.inf, 0.0))
+    for i in range(x.shape[0]):
+        acc = out[i] = log_add_exp(x[i], acc)
+    return np.moveaxis(out, 0, axis)

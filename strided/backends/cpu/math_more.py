@@ -20,6 +20,7 @@ from ... import return_types
 from ...dispatch.library import kernel
 from ..meta import math_more as meta
 from ..meta.common import wrap_dim
+from ..meta.pointwise import scalar_type_name
 from .common import as_numpy, compute_dtype, operand
 from .gamma_functions import lgamma
 from .indexing import out_of_bounds
@@ -207,6 +208,9 @@ _UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximu
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     """Reduce ``src`` into a copy of ``self`` at ``index`` along ``dim`` (torch's scatter_reduce.two)."""
     out = meta.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+    if self.dtype.is_complex and reduce in ("amax", "amin"):  # torch's CPU has sum, prod and mean of complex
+        raise NotImplementedError(f'"scatter_gather_tensor_cpu_reduce_{reduce}" not implemented for '
+                                  f"'{scalar_type_name(self.dtype)}'")
     cd = compute_dtype(self.dtype)
     acc = np.array(as_numpy(self), dtype=cd, ndmin=1)
     if index.numel():
@@ -226,7 +230,8 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
             count = np.full(acc.shape, 1 if include_self else 0, np.int64)
             np.add.at(count, where, 1)
             count = np.maximum(count, 1)
-            acc = acc / count if self.dtype.is_floating_point else np.floor_divide(acc, count)
+            inexact = self.dtype.is_floating_point or self.dtype.is_complex
+            acc = acc / count if inexact else np.floor_divide(acc, count)
     return store_result(out, acc.reshape(out._sizes))
 
 

@@ -16,6 +16,7 @@ from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ..meta import reductions as meta
 from ..meta.common import wrap_dim
+from . import complex_math
 from .common import as_numpy, compute_dtype, discard_imag, store
 
 __all__ = []
@@ -209,9 +210,11 @@ def logsumexp(self, dim, keepdim=False):
         if a.size == 0:
             return store(out, np.log(np.sum(np.exp(a), axis=axes, keepdims=keepdim)))
         # As torch: subtract the max, with infinite maxima replaced by 0 (so that all -inf gives
-        # -inf and +inf gives +inf rather than nan).
-        m = np.amax(a, axis=axes, keepdims=True)
-        m = np.where(np.isinf(m), a.dtype.type(0), m)
+        # -inf and +inf gives +inf rather than nan); of complex values, the max of the real parts
+        # (Note [Complex log-sum-exp]).
+        re = a.real if a.dtype.kind == "c" else a
+        m = np.amax(re, axis=axes, keepdims=True)
+        m = np.where(np.isinf(m), re.dtype.type(0), m)
         s = np.sum(np.exp(a - m), axis=axes, keepdims=keepdim)
         m = m if keepdim else m.reshape(s.shape)
         return store(out, np.log(s) + m)
@@ -274,6 +277,10 @@ def cummin(self, dim):
 def logcumsumexp(self, dim):
     """``log(cumsum(exp(x)))`` without overflow: ``np.logaddexp.accumulate`` in the compute dtype."""
     out = meta.logcumsumexp(self, dim)
+    if self.dtype.is_complex:  # Note [Complex log-sum-exp]
+        a = as_numpy(self)
+        return store(out, complex_math.logcumsumexp(a.reshape(a.shape or (1,)), wrap_dim(dim, self.dim()) if
+                                                    self._sizes else 0).reshape(a.shape))
     a = _input(self, out.dtype)
     if not self._sizes:
         return store(out, a)

@@ -227,7 +227,8 @@ def any_(self, dim=None, keepdim=False):
 
 
 def logsumexp_dtype(self) -> dt.dtype:
-    return self.dtype if self.dtype.is_floating_point else dt.get_default_dtype()
+    """Floating and complex inputs keep their dtype; integral ones give the default float dtype."""
+    return self.dtype if self.dtype.is_floating_point or self.dtype.is_complex else dt.get_default_dtype()
 
 
 @kernel("Meta")
@@ -265,8 +266,8 @@ def cummin(self, dim):
 
 @kernel("Meta")
 def logcumsumexp(self, dim):
-    """Same dtype as the input, which must be floating (torch's CPU error otherwise)."""
-    if not self.dtype.is_floating_point:
+    """Same dtype as the input, which must be floating or complex (torch's CPU error otherwise)."""
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(self.dtype)}'")
     wrap_dim(dim, self.dim())
     return new_output(self._sizes, self.dtype, self.device)

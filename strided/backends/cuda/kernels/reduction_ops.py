@@ -22,6 +22,7 @@ from ..normalization import (
     softmax_into,
 )
 from ..reduction import reduce
+from .complex_lse import logcumsumexp_complex, logsumexp_complex
 
 __all__ = ["norm_mode"]
 
@@ -210,6 +211,8 @@ def any_(self, dim=None, keepdim=False):
 @kernel("CUDA")
 def logsumexp(self, dim, keepdim=False):
     out, dims = meta.reduction_output(self, dim, keepdim, meta.logsumexp_dtype(self))
+    if self.dtype.is_complex:  # Note [Complex log-sum-exp on CUDA]
+        return logsumexp_complex(self, _dims(self, dims), keepdim)
     return reduce("logsumexp", self, out, _dims(self, dims), cast=out.dtype)
 
 
@@ -250,6 +253,8 @@ def _complex_cumprod(self, out, dim):
 @kernel("CUDA")
 def logcumsumexp(self, dim):
     out = meta.logcumsumexp(self, dim)
+    if self.dtype.is_complex:  # Note [Complex log-sum-exp on CUDA]
+        return logcumsumexp_complex(self, wrap_dim(dim, self.dim()) if self._sizes else 0)
     return scan(self, out, wrap_dim(dim, self.dim()) if self._sizes else 0, lse=True)
 
 

@@ -63,6 +63,8 @@ def _pad(v):
 @kernel("CUDA")
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     out = meta.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+    if self.dtype.is_complex:
+        return _complex_sum(self, out, dim, index, src, reduce, include_self)
     copy_into(out, self)
     if not index.numel():
         return out
@@ -100,3 +102,22 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     elif acc is not out:
         copy_into(out, acc)
     return out
+
+
+def _complex_sum(self, out, dim, index, src, reduce, include_self):
+    """Complex ``scatter_reduce``: as torch's CUDA, only ``sum`` (a scatter_add over the pairs, Note [Complex
+    gathers]; with ``include_self=False`` the positions that receive a src element start from 0)."""
+    from ....ops import bound as ops
+
+    if reduce != "sum":
+        raise NotImplementedError(f'"cuda_scatter_gather_base_kernel_func" not implemented for '
+                                  f"'{'ComplexFloat' if self.dtype is dt.complex64 else 'ComplexDouble'}'")
+    if not index.numel():
+        copy_into(out, self)
+        return out
+    deterministic_check("scatter_reduce_cuda", self.dtype)
+    base = self
+    if not include_self:
+        hit = ops.scatter(ops.zeros(self._sizes, dtype=dt.int64, device=self.device), dim, index, 1)
+        base = ops.masked_fill(self, ops.ne(hit, 0), 0)
+    return ops.scatter_add(base, dim, index, src)
