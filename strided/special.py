@@ -40,6 +40,7 @@ from .autograd.function import Function
 from .autograd.grad_mode import is_grad_enabled
 from .factories import full
 from .ops import bound as _ops
+from .ops.complex_support import refuse_complex
 from .tensor import Tensor
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "erf", "erfc", "erfinv", "erfcx", "expit",
@@ -272,6 +273,7 @@ class _Erfcx(Function):
 
 def erfcx(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """The scaled complementary error function ``exp(x^2) erfc(x)`` (Note [Special compositions])."""
+    refuse_complex(input, "erfcx_cpu", "erfcx_cuda")
     return _out("erfcx", _Erfcx.apply(input), out, (input,))
 
 

@@ -16,6 +16,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..backends.meta.reductions import type_name
 from ..ops import bound as ops
+from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 
 __all__ = ["batch_norm", "instance_norm", "group_norm"]
@@ -136,6 +137,7 @@ def group_norm(
             f"Expected number of channels in input to be divisible by num_groups, but got input of "
             f"shape {list(input.shape)} and num_groups={num_groups}"
         )
+    refuse_complex(input, "GroupNormKernelImpl", "GroupNormKernelImpl")
     if input.dtype in (_dt.float16, _dt.bfloat16):
         return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
     x = ops.reshape(input, (n, num_groups, -1))

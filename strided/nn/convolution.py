@@ -21,6 +21,7 @@ import math
 
 from .. import dtypes as _dt
 from ..ops import bound as ops
+from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 
 __all__ = [
@@ -289,6 +290,7 @@ def avg_pool2d(
     """Window means over a zero-padded input; the divisor follows torch's rules for padding and ceil-mode
     overhang (``count_include_pad`` counts padding, never the overhang past it)."""
     k, s, p, _ = _pool_setup(input, kernel_size, stride, padding, 1, "avg_pool2d")
+    refuse_complex(input, "avg_pool2d", "avg_pool2d_out_cuda_frame")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     batched = input.dim() == 4

@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..dispatch.dispatcher import autocast_state
 from ..ops import bound as ops
+from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 from . import activations as _activations
 from . import attention as _attention
@@ -232,6 +233,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     """Mean (or sum, or elementwise) squared error; runs in float32 under autocast, as torch."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_enum(reduction)
+    refuse_complex(input, "mse_cpu", "mse_cuda")
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "

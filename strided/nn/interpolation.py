@@ -30,6 +30,7 @@ import warnings
 
 from .. import dtypes as _dt
 from ..ops import bound as ops
+from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
@@ -109,6 +110,8 @@ def interpolate(
         raise RuntimeError(
             f"Input and output sizes should be greater than 0, but got input ({got_in}) output ({got_out})"
         )
+    if mode != "area":
+        refuse_complex(input, *_complex_refusal_names(mode, k))
     if mode == "area":
         from . import adaptive_pooling as P
 
@@ -122,6 +125,16 @@ def interpolate(
         elif n_in != n_out or f is not None:
             out = _resample(out, 2 + i, n_in, n_out, f, mode, align_corners)
     return out
+
+
+def _complex_refusal_names(mode: str, k: int) -> tuple[str, str]:
+    """torch's AT_DISPATCH names (CPU, CUDA) of the upsampling kernel that refuses complex input."""
+    base = "nearest" if mode == "nearest-exact" else mode
+    cuda = f"upsample_{base}{k}d_out_frame"
+    if base in ("nearest", "bilinear") and k == 2:
+        return f"upsample_{base}2d_channels_last", cuda
+    weights = {"bicubic": "cubic", "nearest": "nearest"}.get(base, "linear")
+    return f"compute_indices_weights_{weights}", cuda
 
 
 def _aa_filter(v: Tensor, mode: str) -> Tensor:

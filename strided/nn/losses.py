@@ -26,6 +26,7 @@ from ..backends.meta.common import broadcast_shapes
 from ..backends.meta.normalization import _nll_loss_nd
 from ..backends.meta.reductions import type_name
 from ..ops import bound as ops
+from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 from ._reduction import apply_reduction, get_enum, legacy_get_string
 from .activations import logsigmoid
@@ -232,6 +233,7 @@ def smooth_l1_loss(
         return apply_reduction((input - target).abs(), code)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    refuse_complex(input, "smooth_l1_cpu", "smooth_l1_cuda")
     z = (input - target).abs()
     if not z.dtype.is_floating_point:
         raise NotImplementedError(f"\"smooth_l1_{input.device.type}\" not implemented for '{type_name(z.dtype)}'")
@@ -250,6 +252,7 @@ def huber_loss(
         raise ValueError("Weights and input must have the same size.")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    refuse_complex(input, "huber_cpu", "huber_cuda")
     z = (input - target).abs()
     if not z.dtype.is_floating_point:
         raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for '{type_name(z.dtype)}'")
@@ -275,6 +278,8 @@ def kl_div(
                 stacklevel=2,
             )
         code = 2 if reduction == "batchmean" else get_enum(reduction)
+    if input.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:

@@ -7,6 +7,7 @@ import math
 
 from .. import dtypes as _dt
 from ..ops import bound as ops
+from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 from .convolution import _check_tensors, _lowest, _out_size, window_counts
 from .convolution3d import _padded, _triple
@@ -87,6 +88,7 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Window means over a zero-padded input, with torch's divisor rules (avg_pool2d's, per dim)."""
     x, batched, k, s, p, _ = _setup(input, kernel_size, stride, padding, 1, "avg_pool3d")
+    refuse_complex(input, "avg_pool3d_out_frame", "avg_pool3d_out_cuda")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     spatial, outs, pads = _geometry(x, k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..dispatch.keys import BACKEND_NAMES, DispatchKey
 
-__all__ = ["COMPLEX_OPS", "CUDA_COMPLEX_OPS", "complex_supported", "complex_refusal"]
+__all__ = ["COMPLEX_OPS", "CUDA_COMPLEX_OPS", "complex_supported", "complex_refusal", "refuse_complex"]
 
 # Layout: storage, views and copies move bytes whatever they mean.
 _LAYOUT = {
@@ -93,16 +93,19 @@ _LOG_SUM_EXP = {"logsumexp", "logcumsumexp"}
 # scatter_reduce (the CPU: sum, prod and mean through NumPy's ufunc.at; CUDA: sum, as torch's; the functional form has
 # no complex gradient, as in torch, and the in-place one torch's formula) and put (a composite over index_put)
 _SCATTER_REDUCE_AND_PUT = {"scatter_reduce", "scatter_reduce_", "_scatter_reduce_backward", "put", "put_"}
+# compositions of layout ops, gathers and cumsum (values and gradients compared with torch)
+_GRIDS_AND_REPEATS = {"meshgrid", "cartesian_prod", "repeat_interleave", "fill_diagonal_", "cumulative_trapezoid"}
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
-                        | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT)
+                        | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
     "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
-} | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT)
+} | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT
+   | _GRIDS_AND_REPEATS)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:
@@ -133,3 +136,14 @@ def complex_refusal(op, backend: DispatchKey):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_COMPLEX_NAMES[d.name]}\'')
 
     return refuse
+
+
+def refuse_complex(t, cpu: str, cuda: str) -> None:
+    """Raise torch's AT_DISPATCH error (``"<cpu or cuda name>" not implemented for 'ComplexFloat'``) for a complex
+    ``t``. For the Python compositions (losses, pooling, interpolation, group_norm) whose every op takes complex
+    values, so that the dispatcher's guard never sees them: torch has no complex kernel there, and computing one
+    anyway would answer where torch refuses."""
+    d = t.dtype
+    if d.is_complex:
+        raise NotImplementedError(f'"{cuda if t.device.type == "cuda" else cpu}" not implemented for '
+                                  f"'{_COMPLEX_NAMES[d.name]}'")
