@@ -205,6 +205,10 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """``clamp(x, min_val, max_val)``; the gradient is zero outside the open interval."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype is _dt.bool:
+        raise NotImplementedError("Bool inputs not supported for hardtanh")
+    if input.dtype is _dt.uint8 and (min_val < 0 or max_val < 0):  # a negative bound would wrap around
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if input.dtype.is_floating_point:
         out = _saturate(input, min_val, max_val, lambda x: x)
     else:  # torch converts the bounds to the integer type (truncation)

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backends.meta.pointwise import scalar_type_name
 from ..dispatch.dispatcher import autocast_state
 from ..ops import bound as ops
 from ..ops.complex_support import refuse_complex
@@ -151,8 +152,14 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (only when training)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
+    if not training or p == 0.0 or input.numel() == 0:
         return input  # torch's _dropout_impl returns its input unchanged here
+    d = input.dtype
+    if not (d.is_floating_point or d.is_complex):
+        if p < 1.0:  # torch scales a mask of the input's dtype by the float 1 / (1 - p), in place
+            raise RuntimeError(f"result type Float can't be cast to the desired output type {scalar_type_name(d)}")
+        out = ops.zeros_like(input)  # p == 1: torch multiplies by a zero of the input's dtype
+        return input.copy_(out) if inplace else out
     out = ops.dropout(input, p, training, generator=generator)
     return input.copy_(out) if inplace else out
 

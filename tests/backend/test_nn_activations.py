@@ -280,3 +280,25 @@ def test_rms_norm_errors_are_torchs():
         F.rms_norm(x.long(), [4])
     ref = x.numpy() / np.sqrt((x.numpy() ** 2).mean(-1, keepdims=True) + np.finfo(np.float32).eps)
     np.testing.assert_allclose(F.rms_norm(x, [4]).numpy(), ref, rtol=1e-5)
+
+
+def test_dropout_of_integers_and_hardtanh_of_bool_and_unsigned_as_torch():
+    """Integer dropout: torch scales an integer mask by a float in place, so 0 < p < 1 fails in its words and
+    p = 1 gives zeros of the input's dtype; hardtanh refuses bool, and negative limits for uint8 (they would wrap
+    around to 255)."""
+    torch = pytest.importorskip("torch")
+    for name in ("int64", "uint8", "int32", "bool"):
+        x, t = st.ones(3, dtype=getattr(st, name)), torch.ones(3, dtype=getattr(torch, name))
+        with pytest.raises(RuntimeError) as want:
+            torch.nn.functional.dropout(t, 0.5)
+        with pytest.raises(RuntimeError, match=re.escape(str(want.value))):
+            F.dropout(x, 0.5)
+        got = F.dropout(x, 1.0)
+        assert got.dtype is x.dtype and got.tolist() == torch.nn.functional.dropout(t, 1.0).tolist()
+    empty = st.ones(0, dtype=st.int64)
+    assert F.dropout(empty, 0.5) is empty
+    with pytest.raises(NotImplementedError, match="Bool inputs not supported for hardtanh"):
+        F.relu6(st.tensor([True, False]))
+    with pytest.raises(RuntimeError, match="cannot do hardtanh on an unsigned type with negative limits"):
+        F.hardtanh(st.tensor([0, 5, 200], dtype=st.uint8))
+    assert F.hardtanh(st.tensor([0, 5, 200], dtype=st.uint8), 0.0, 6.0).tolist() == [0, 5, 6]
