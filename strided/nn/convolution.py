@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 
 from .. import dtypes as _dt
+from ..backends.meta.pointwise import scalar_type_name
 from ..ops import bound as ops
-from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 
 __all__ = [
@@ -278,6 +278,22 @@ def _lowest(d):
     return iinfo(d).min
 
 
+def check_avg_pool_dtype(input: Tensor, cpu: str, cuda: str) -> None:
+    """torch's average pools take the floating dtypes, and int64 on the CPU (the mean truncated toward zero);
+    any other dtype raises its AT_DISPATCH error (``cpu`` / ``cuda``: the kernel names it prints)."""
+    d = input.dtype
+    if not (d.is_floating_point or (d is _dt.int64 and input.device.type != "cuda")):
+        raise NotImplementedError(f'"{cuda if input.device.type == "cuda" else cpu}" not implemented for '
+                                  f"'{scalar_type_name(d)}'")
+
+
+def _mean(total: Tensor, divisor) -> Tensor:
+    """The window sums over their counts: true division, or truncating for int64 (torch's CPU kernel)."""
+    if total.dtype is _dt.int64:
+        return ops.div(total, divisor, rounding_mode="trunc")
+    return ops.div(total, divisor)
+
+
 def avg_pool2d(
     input: Tensor,
     kernel_size,
@@ -290,7 +306,7 @@ def avg_pool2d(
     """Window means over a zero-padded input; the divisor follows torch's rules for padding and ceil-mode
     overhang (``count_include_pad`` counts padding, never the overhang past it)."""
     k, s, p, _ = _pool_setup(input, kernel_size, stride, padding, 1, "avg_pool2d")
-    refuse_complex(input, "avg_pool2d", "avg_pool2d_out_cuda_frame")
+    check_avg_pool_dtype(input, "avg_pool2d", "avg_pool2d_out_cuda_frame")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     batched = input.dim() == 4
@@ -303,9 +319,9 @@ def avg_pool2d(
     xp = _padded(x, (p[0], p[0] + extra_h), (p[1], p[1] + extra_w), 0.0)
     total = ops.sum(_windows(xp, k, s, (1, 1), oh, ow), [2, 3])  # (N, C, OH, OW)
     if divisor_override is not None:
-        out = ops.div(total, divisor_override)
+        out = _mean(total, divisor_override)
     else:
-        out = ops.div(total, _divisors(h, w, k, s, p, oh, ow, count_include_pad, x))
+        out = _mean(total, _divisors(h, w, k, s, p, oh, ow, count_include_pad, x))
     return out if batched else ops.squeeze(out, [0])
 
 
@@ -326,7 +342,7 @@ def _divisors(h, w, k, s, p, oh, ow, count_include_pad, x) -> Tensor:
     """Per output position, the count torch divides by: the product of the two dims' window counts."""
     from ..factories import tensor
 
-    dtype = x.dtype if x.dtype.is_floating_point else _dt.float32
+    dtype = x.dtype if x.dtype.is_floating_point or x.dtype is _dt.int64 else _dt.float32
     rows = tensor(window_counts(h, k[0], s[0], p[0], oh, count_include_pad), dtype=dtype, device=x.device)
     cols = tensor(window_counts(w, k[1], s[1], p[1], ow, count_include_pad), dtype=dtype, device=x.device)
     return ops.mul(ops.reshape(rows, (oh, 1)), cols)

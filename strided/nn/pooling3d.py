@@ -7,9 +7,8 @@ import math
 
 from .. import dtypes as _dt
 from ..ops import bound as ops
-from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
-from .convolution import _check_tensors, _lowest, _out_size, window_counts
+from .convolution import _check_tensors, _lowest, _mean, _out_size, check_avg_pool_dtype, window_counts
 from .convolution3d import _padded, _triple
 
 __all__ = ["max_pool3d", "avg_pool3d"]
@@ -88,15 +87,15 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Window means over a zero-padded input, with torch's divisor rules (avg_pool2d's, per dim)."""
     x, batched, k, s, p, _ = _setup(input, kernel_size, stride, padding, 1, "avg_pool3d")
-    refuse_complex(input, "avg_pool3d_out_frame", "avg_pool3d_out_cuda")
+    check_avg_pool_dtype(input, "avg_pool3d_out_frame", "avg_pool3d_out_cuda")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     spatial, outs, pads = _geometry(x, k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d")
     total = ops.sum(_windows(_padded(x, pads), k, s, (1, 1, 1), outs), [-3, -2, -1])
     if divisor_override is not None:
-        out = ops.div(total, divisor_override)
+        out = _mean(total, divisor_override)
     else:
-        out = ops.div(total, _divisors(spatial, k, s, p, outs, count_include_pad, x))
+        out = _mean(total, _divisors(spatial, k, s, p, outs, count_include_pad, x))
     return out if batched else ops.squeeze(out, [0])
 
 
@@ -104,7 +103,7 @@ def _divisors(spatial, k, s, p, outs, count_include_pad, x) -> Tensor:
     """Per output position, the count torch divides by: the product of each dim's window count."""
     from ..factories import tensor
 
-    dtype = x.dtype if x.dtype.is_floating_point else _dt.float32
+    dtype = x.dtype if x.dtype.is_floating_point or x.dtype is _dt.int64 else _dt.float32
     cd, ch, cw = (tensor(window_counts(*args, count_include_pad), dtype=dtype, device=x.device)
                   for args in zip(spatial, k, s, p, outs))
     return ops.mul(ops.mul(ops.reshape(cd, (-1, 1, 1)), ops.reshape(ch, (-1, 1))), cw)

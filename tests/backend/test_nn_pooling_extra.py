@@ -341,3 +341,31 @@ def test_lp_pool_errors_in_torchs_words():
         F.lp_pool2d(st.ones(4, 4), 2, 2)
     with pytest.raises(TypeError, match=r"lp_pool3d\(\): argument 'input' must be Tensor, not list"):
         F.lp_pool3d([1.0], 2, 2)
+
+
+def test_average_pools_of_int64_truncate_and_other_integers_are_refused_as_torch():
+    """torch's CPU average pools take int64 (the window mean truncated toward zero, divisor_override too) and
+    refuse the other integer dtypes and bool in their AT_DISPATCH words."""
+    import re
+
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a = {"avg_pool1d": rng.integers(-50, 50, (2, 3, 9)), "avg_pool2d": rng.integers(-50, 50, (2, 3, 7, 6)),
+         "avg_pool3d": rng.integers(-50, 50, (1, 2, 5, 6, 4))}
+    for name, k, s, p, ceil, cip, dov in itertools.product(a, (2, 3), (None, 2), (0, 1), (False, True),
+                                                          (True, False), (None, 3)):
+        kw = {"kernel_size": k, "stride": s, "padding": p, "ceil_mode": ceil, "count_include_pad": cip}
+        if name != "avg_pool1d":
+            kw["divisor_override"] = dov
+        elif dov is not None:
+            continue
+        got = getattr(st.nn.functional, name)(st.from_numpy(a[name].copy()), **kw)
+        want = getattr(torch.nn.functional, name)(torch.from_numpy(a[name].copy()), **kw)
+        assert got.dtype is st.int64 and got.numpy().tolist() == want.numpy().tolist(), (name, kw)
+    for d, (name, shape) in itertools.product(("int32", "uint8", "bool"), (("avg_pool1d", (1, 1, 4)),
+                                                                          ("avg_pool2d", (1, 1, 4, 4)),
+                                                                          ("avg_pool3d", (1, 1, 4, 4, 4)))):
+        with pytest.raises(NotImplementedError) as want:
+            getattr(torch.nn.functional, name)(torch.ones(shape, dtype=getattr(torch, d)), 2)
+        with pytest.raises(NotImplementedError, match=re.escape(str(want.value))):
+            getattr(st.nn.functional, name)(st.ones(shape, dtype=getattr(st, d)), 2)
