@@ -585,3 +585,30 @@ def test_put_of_complex_as_torch(accumulate):
         grads.append([g.resolve_conj().numpy() for g in (x.grad, s_.grad)])
     for g, w in zip(*grads):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_logaddexp_and_silu_of_complex_as_torch(dtype):
+    """The CPU only (CUDA still refuses them): logaddexp through c10's complex helper, special values included,
+    with torch's conjugated gradients; silu's values, and its gradient refused as torch refuses it."""
+    rng = np.random.default_rng(7)
+    a, b = ((rng.standard_normal((3, 4)) + 3j * rng.standard_normal((3, 4))).astype(dtype) for _ in range(2))
+    tol = 2e-5 if dtype == "complex64" else 1e-12
+    for f in (lambda m, x, y: m.logaddexp(x, y), lambda m, x, y: m.logaddexp(x, y.real),
+              lambda m, x, y: m.logaddexp(x[:, :1], y), lambda m, x, y: m.nn.functional.silu(x)):
+        _same(f(st, st.from_numpy(a.copy()), st.from_numpy(b.copy())),
+              f(torch, torch.from_numpy(a.copy()), torch.from_numpy(b.copy())), tol=tol)
+    inf, nan = math.inf, math.nan
+    x, t = _pair([complex(-inf, 2), complex(inf, 1), complex(nan, 0), 1 + 1j, complex(-inf, 0), 3], dtype)
+    y, u = _pair([complex(-inf, 1), complex(inf, -2), 1, complex(0, nan), 2, complex(-inf, 5)], dtype)
+    _same(st.logaddexp(x, y), torch.logaddexp(t, u))
+    if dtype == "complex128":
+        xs = [st.from_numpy(v.copy()).requires_grad_() for v in (a, b)]
+        ts = [torch.from_numpy(v.copy()).requires_grad_() for v in (a, b)]
+        st.view_as_real(st.logaddexp(*xs)).pow(2).sum().backward()
+        torch.view_as_real(torch.logaddexp(*ts)).pow(2).sum().backward()
+        for g, w in zip(xs, ts):
+            np.testing.assert_allclose(g.grad.numpy(), w.grad.resolve_conj().numpy(), rtol=1e-10, atol=1e-12)
+        with pytest.raises(RuntimeError, match="silu does not support automatic differentiation for outputs with "
+                                               "complex dtype"):
+            st.nn.functional.silu(xs[0])

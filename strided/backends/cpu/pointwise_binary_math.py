@@ -6,6 +6,7 @@ import numpy as np
 
 from ...dispatch.library import kernel
 from ..meta import pointwise_binary_math as meta
+from . import complex_math
 from .common import operand
 from .pointwise import _zero_division_check, apply_ufunc, arg, quiet, store_result
 
@@ -27,7 +28,20 @@ def _ufunc_kernel(name: str, ufunc):
 atan2 = _ufunc_kernel("atan2", np.arctan2)
 copysign = _ufunc_kernel("copysign", np.copysign)
 hypot = _ufunc_kernel("hypot", np.hypot)
-logaddexp = _ufunc_kernel("logaddexp", np.logaddexp)
+def _logaddexp(x, y, out=None, casting="same_kind"):
+    """NumPy's logaddexp (a ufunc's signature); of complex values c10's ``_log_add_exp_helper`` (Note [Complex
+    log-sum-exp])."""
+    if np.iscomplexobj(x) or np.iscomplexobj(y):
+        x, y = np.broadcast_arrays(np.asarray(x, np.complex128), np.asarray(y, np.complex128))
+        r = complex_math.log_add_exp(x, y)
+        if out is None:
+            return r
+        out[...] = r
+        return out
+    return np.logaddexp(x, y, out=out, casting=casting)
+
+
+logaddexp = _ufunc_kernel("logaddexp", _logaddexp)
 logaddexp2 = _ufunc_kernel("logaddexp2", np.logaddexp2)
 fmax = _ufunc_kernel("fmax", np.fmax)
 fmin = _ufunc_kernel("fmin", np.fmin)

@@ -121,6 +121,8 @@ def gelu_backward(grad_output, self, *, approximate="none"):
 
 @kernel("Meta")
 def silu(self):
+    if self.dtype.is_complex:  # torch's silu takes complex values (no gradient: autograd/kernels.py)
+        return new_output_like(self)
     return _floating_only(self, "silu_cpu")
 
 
