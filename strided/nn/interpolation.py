@@ -110,7 +110,7 @@ def interpolate(
         raise RuntimeError(
             f"Input and output sizes should be greater than 0, but got input ({got_in}) output ({got_out})"
         )
-    if mode != "area":
+    if input.dtype.is_complex and mode != "area":  # the names are built only for the refusal
         refuse_complex(input, *_complex_refusal_names(mode, k))
     if mode == "area":
         from . import adaptive_pooling as P

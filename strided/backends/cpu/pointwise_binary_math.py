@@ -28,6 +28,8 @@ def _ufunc_kernel(name: str, ufunc):
 atan2 = _ufunc_kernel("atan2", np.arctan2)
 copysign = _ufunc_kernel("copysign", np.copysign)
 hypot = _ufunc_kernel("hypot", np.hypot)
+
+
 def _logaddexp(x, y, out=None, casting="same_kind"):
     """NumPy's logaddexp (a ufunc's signature); of complex values c10's ``_log_add_exp_helper`` (Note [Complex
     log-sum-exp])."""

@@ -14,6 +14,7 @@ __all__ = ["FLOAT_PROMOTING", "FLOAT_ONLY"]
 
 FLOAT_PROMOTING = ("atan2", "copysign", "xlogy")
 FLOAT_ONLY = ("hypot", "logaddexp", "logaddexp2")
+_COMPLEX_TOO = ("logaddexp",)  # torch's complex logaddexp (Note [Complex log-sum-exp])
 
 
 def _check_other(name: str, other) -> None:
@@ -35,7 +36,7 @@ def _float_only(name):
     def meta(self, other):
         _check_other(name, other)
         d = result_dtype(self, other)
-        if not (d.is_floating_point or (d.is_complex and name == "logaddexp")):
+        if not (d.is_floating_point or (d.is_complex and name in _COMPLEX_TOO)):
             raise not_implemented(f"{name}_cpu", d)
         return pointwise_output(d, self, other)
 

@@ -26,6 +26,7 @@ from .... import dtypes as dt
 from ....dispatch.library import kernel
 from ...meta import math_more as meta
 from ...meta.common import new_output, wrap_dim
+from ...meta.pointwise import scalar_type_name
 from ..copies import copy_ as copy_impl
 from . import CTYPES, MAX_DIMS, fill_kernel, source
 from .index_launch import copy_into, deferred_check, deterministic_check, run, stream, to_cuda_i64
@@ -111,7 +112,7 @@ def _complex_sum(self, out, dim, index, src, reduce, include_self):
 
     if reduce != "sum":
         raise NotImplementedError(f'"cuda_scatter_gather_base_kernel_func" not implemented for '
-                                  f"'{'ComplexFloat' if self.dtype is dt.complex64 else 'ComplexDouble'}'")
+                                  f"'{scalar_type_name(self.dtype)}'")
     if not index.numel():
         copy_into(out, self)
         return out
