@@ -52,23 +52,25 @@ class Adam(Optimizer):
 
     def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps):
         fused = group["fused"]
-        for p in group["params"]:
+        amsgrad = group["amsgrad"]
+        states = self.state
+        for p in group["params"]:  # once per param per step: lookups hoisted out of the loop
             g = p.grad
             if g is None:
                 continue
             params.append(p)
             grads.append(g)
-            state = self.state[p]
-            if len(state) == 0:
+            state = states[p]
+            if not state:
                 state["step"] = (zeros((), dtype=dt.float32, device=p.device) if fused
                                  else tensor(0.0, dtype=_scalar_dtype()))
                 state["exp_avg"] = zeros_like(p)
                 state["exp_avg_sq"] = zeros_like(p)
-                if group["amsgrad"]:
+                if amsgrad:
                     state["max_exp_avg_sq"] = zeros_like(p)
             exp_avgs.append(state["exp_avg"])
             exp_avg_sqs.append(state["exp_avg_sq"])
-            if group["amsgrad"]:
+            if amsgrad:
                 max_exp_avg_sqs.append(state["max_exp_avg_sq"])
             state_steps.append(state["step"])
 

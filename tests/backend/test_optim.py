@@ -386,8 +386,11 @@ def test_plan_and_pack_multi_tensor_launches():
     assert launches == [[0, 2, 3], [4, 5]]
     m = 8
     ptrs = [[16 * (i + 1) for i in range(len(numels))], [32 * (i + 1) for i in range(len(numels))]]
-    grid, values = mt.pack([0, 2, 3], ptrs, numels, m, scalars=[1.5] * 6, hyper=(0.1,) * 8, op=2)
-    chunks = [-(-n // mt.CHUNK) for n in (70000, 5, 65536)]  # blocks per tensor
+    chunk = mt.chunk_elements("float32")
+    assert chunk == mt.BLOCK * mt.ILP * 4  # one 16-byte vector of 4 floats per thread and ILP step
+    assert mt.chunk_elements("float16") == 2 * chunk and mt.chunk_elements("float64") == chunk // 2
+    grid, values = mt.pack([0, 2, 3], ptrs, numels, m, chunk, scalars=[1.5] * 6, hyper=(0.1,) * 8, op=2)
+    chunks = [-(-n // chunk) for n in (70000, 5, 65536)]  # blocks per tensor
     assert grid == sum(chunks)
     fmt = struct.Struct(mt.mt_format(m))
     raw = fmt.unpack(fmt.pack(*values))
@@ -400,7 +403,7 @@ def test_plan_and_pack_multi_tensor_launches():
     starts = (0, chunks[0], chunks[0] + chunks[1], grid)
     assert raw[off:off + 4] == starts and raw[off + m] == grid
     assert raw[-3:] == (3, 2, mt.ALIGNED)
-    _, values = mt.pack([0], [[8]], numels, m)
+    _, values = mt.pack([0], [[8]], numels, m, chunk)
     assert values[-1] == 0  # a pointer that is not 16-byte aligned disables the vector path
 
 
@@ -411,7 +414,7 @@ def test_multi_tensor_kernels_compile():
 
     for dtype in ("float32", "float16", "bfloat16", "float64"):
         for m in mt.MT_SIZES:
-            for name in ("fused_adam", "fused_sgd", "foreach_apply"):
+            for name in ("fused_adam", "fused_adam_plain", "fused_sgd", "foreach_apply"):
                 assert compiler._compile(mt.mt_source(dtype, m), name, "sm_90", ())[:4] == b"\x7fELF"
 
 
@@ -437,8 +440,8 @@ def test_prepacked_launches_match_a_fresh_pack(monkeypatch):
         fmt = struct.Struct(mt.mt_format(32))
         want = []
         for idx in mt.plan_launches(numels, 32):
-            grid, values = mt.pack(idx, ptrs, numels, 32, steps=steps, scalars=scalars, grad_scale=1234,
-                                   found_inf=5678, hyper=hyper, flags=mt.AMSGRAD)
+            grid, values = mt.pack(idx, ptrs, numels, 32, mt.chunk_elements("float32"), steps=steps,
+                                   scalars=scalars, grad_scale=1234, found_inf=5678, hyper=hyper, flags=mt.AMSGRAD)
             want.append((grid, fmt.pack(*values)))
         assert seen == want
 

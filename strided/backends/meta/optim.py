@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from math import prod
+
 from ...dispatch.library import kernel
 
 __all__ = ["check_fused_lists"]
@@ -11,8 +13,9 @@ def check_fused_lists(op: str, params, grads, *states, steps=None, grad_scale=No
     """torch's fused-optimizer checks: equal-length lists of floating tensors of matching shapes,
     one device per param group, and one-element float ``grad_scale`` / ``found_inf``.
 
-    Note [Fast list checks]: the common (valid) case is decided by list comprehensions compared
-    at C speed; the per-tensor loop that names the offending index runs only on failure.
+    Note [Fast list checks]: the common (valid) case is decided by comprehensions (sets of the few
+    distinct dtypes, devices and step sizes; lists of sizes compared at C speed) rather than
+    generator expressions; the per-tensor loop that names the offending index runs only on failure.
     """
     n = len(params)
     if n == 0:
@@ -23,13 +26,13 @@ def check_fused_lists(op: str, params, grads, *states, steps=None, grad_scale=No
             raise RuntimeError(f"Tensor lists must have the same number of tensors, got {n} and {len(other)}")
     dev = params[0].device
     sizes = [p._sizes for p in params]
-    ok = all(p.dtype.is_floating_point for p in params)
+    ok = all(d.is_floating_point for d in {p.dtype for p in params})
     devices = {t.device for t in params}
     for lst in (grads,) + states:
         ok = ok and [t._sizes for t in lst] == sizes
-        devices.update(t.device for t in lst)
+        devices |= {t.device for t in lst}
     if steps is not None:
-        ok = ok and all(s.numel() == 1 for s in steps)
+        ok = ok and all(n == 1 for n in {prod(s._sizes) for s in steps})
     if not ok or len(devices) != 1:
         _explain(op, dev, params, grads, states, steps)
     for name, t in (("grad_scale", grad_scale), ("found_inf", found_inf)):

@@ -103,7 +103,7 @@ def all_sources():
 
     for d in ("float32", "float16", "bfloat16", "float64"):
         for m in MT_SIZES:
-            yield "multi_tensor.cu", ("fused_adam", "fused_sgd", "foreach_apply"), mt_source(d, m)
+            yield "multi_tensor.cu", ("fused_adam", "fused_adam_plain", "fused_sgd", "foreach_apply"), mt_source(d, m)
     for half in ("float16", "bfloat16"):  # 16-bit floats accumulate in float32
         yield "index.cu", ("index_scatter_add",), source("index.cu", "float32", half)
 

@@ -7,29 +7,23 @@ optim_ops.py); anything else takes the per-tensor composite path (``ops/composit
 
 from __future__ import annotations
 
-from itertools import repeat
 from math import prod
-from operator import attrgetter
 
 from ....dispatch.library import kernel
 from ....ops.composite import foreach as slow
 from ....tensor import Tensor, make_tensor
 from ... import allocate
 from ..streams import current_stream_handle
-from .optim_ops import MT_CTYPES, contig_strides, data_ptrs, mt_launch
+from .optim_ops import MT_CTYPES, contig_strides, data_ptrs, mt_launch, numels
 
 FE_OPS = {"add_scalar": 0, "add_list": 1, "mul_scalar": 2, "div_scalar": 3, "maximum": 4, "lerp": 5,
           "addcmul": 6, "addcdiv": 7, "sqrt": 8, "neg": 9, "zero": 10}
 
 
 # Note [Foreach checks]: the fast-path test and the launch read a few attributes of every tensor of
-# every list (444 tensors for one Adam op over GPT-2), so they go through ``map`` with attrgetters
-# (a loop in C) rather than Python generator expressions.
-_DEVICE_DTYPE = attrgetter("device", "dtype")
-_SIZES = attrgetter("_sizes")
-_STRIDES = attrgetter("_strides")
-
-
+# every list (444 tensors for one Adam op over GPT-2). Comprehensions over the slot attributes are
+# the cheapest way on CPython 3.11+ (its specialized attribute loads): measured 2-4x faster than
+# ``map`` with attrgetters, which an earlier version used.
 def _fast(lists) -> bool:
     """torch's foreach fast-path test: one CUDA device, one floating dtype, contiguous tensors."""
     if not lists[0]:
@@ -40,17 +34,17 @@ def _fast(lists) -> bool:
     dev, dtype = first.device, first.dtype
     if dev.type != "cuda" or dtype.name not in MT_CTYPES:
         return False
-    one = {(dev, dtype)}
     sizes = expected = None
     for lst in lists:
-        if not all(map(isinstance, lst, repeat(Tensor))) or set(map(_DEVICE_DTYPE, lst)) != one:
-            return False
+        for t in lst:
+            if not isinstance(t, Tensor) or t.device is not dev or t.dtype is not dtype:
+                return False  # devices are interned: another device object is another device
         if sizes is None:
-            sizes = list(map(_SIZES, lst))
-            expected = list(map(contig_strides, sizes))
-        elif list(map(_SIZES, lst)) != sizes:
+            sizes = [t._sizes for t in lst]
+            expected = [contig_strides(s) for s in sizes]
+        elif [t._sizes for t in lst] != sizes:
             return False  # the multi-tensor kernel does not broadcast
-        if list(map(_STRIDES, lst)) != expected and not all(t.is_contiguous() for t in lst):
+        if [t._strides for t in lst] != expected and not all(t.is_contiguous() for t in lst):
             return False
     return True
 
@@ -62,9 +56,10 @@ def _empty_like(t: Tensor) -> Tensor:
 
 def _apply(op: str, out, inputs, scalars=None, alpha=0.0) -> None:
     dev = out[0].device
-    ptrs = [data_ptrs(out)] + [data_ptrs(lst) for lst in inputs]
+    out_ptrs = data_ptrs(out)
+    ptrs = [out_ptrs] + [out_ptrs if lst is out else data_ptrs(lst) for lst in inputs]  # in place: self twice
     mt_launch(out[0].dtype, "foreach_apply", dev.index, current_stream_handle(dev.index),
-              list(map(prod, map(_SIZES, out))), ptrs, scalars=scalars, hyper=(0.0,) * 7 + (alpha,),
+              numels(out), ptrs, scalars=scalars, hyper=(0.0,) * 7 + (alpha,),
               op=FE_OPS[op])
 
 

@@ -9,6 +9,7 @@
 // optim_ops.py): no device buffer, no host sync.
 
 #define MT_LISTS 5
+// MT_BLOCK (threads per block), MT_MIN_BLOCKS (resident blocks per SM its register use must allow),
 // MT_CHUNK (elements per block), MT_ILP (vectors in flight per list and thread) and MT_STREAM
 // (evict-first loads and stores: the data is touched once) come from optim_ops.mt_source.
 
@@ -83,29 +84,57 @@ __device__ __forceinline__ void mt_store(DST_T* p, const ACC_T* r, i64 i, i64 n,
 }
 
 // The chunk of this block: tensor t, element range [begin, end) of that tensor.
-#define MT_CHUNK_PROLOGUE                                                    \
-  const int t = mt_find_tensor(a, blockIdx.x);                              \
-  const i64 begin = (i64)(blockIdx.x - a.chunk_start[t]) * MT_CHUNK;        \
-  const i64 numel = a.numel[t];                                             \
-  const i64 end = begin + MT_CHUNK < numel ? begin + MT_CHUNK : numel;      \
+// Note [Shared chunk prologue]: thread 0 alone finds the tensor (a binary search of dependent loads
+// from the parameter bank) and the others read it from shared memory. With one 16-byte vector per
+// thread and list (MT_CHUNK = MT_BLOCK * VEC * MT_ILP) a block's prologue is a large part of its
+// life, and every thread repeating it cost more than the barrier does (optim_ops.py, Note
+// [Multi-tensor tuning]).
+__device__ __forceinline__ void mt_chunk_of_block(const MTArgs& a, int& t, i64& begin, i64& end) {
+  t = mt_find_tensor(a, blockIdx.x);
+  begin = (i64)(blockIdx.x - a.chunk_start[t]) * MT_CHUNK;
+  const i64 numel = a.numel[t];
+  end = begin + MT_CHUNK < numel ? begin + MT_CHUNK : numel;
+}
+
+// Declares the shared chunk (thread 0 fills it, then the block's barrier).
+#define MT_SHARED_CHUNK __shared__ int mt_t; __shared__ i64 mt_begin, mt_end;
+// Reads it into t, begin, end (after the barrier).
+#define MT_CHUNK_LOCALS                                                      \
+  const int t = mt_t;                                                        \
+  const i64 begin = mt_begin, end = mt_end;                                  \
   const bool aligned = (a.flags & MT_ALIGNED) != 0;
+#define MT_CHUNK_PROLOGUE                                                    \
+  MT_SHARED_CHUNK                                                            \
+  if (threadIdx.x == 0) mt_chunk_of_block(a, mt_t, mt_begin, mt_end);        \
+  __syncthreads();                                                           \
+  MT_CHUNK_LOCALS
 
 // ---------------------------------------------------------------------------------- fused Adam(W)
-extern "C" __global__ void __launch_bounds__(512) fused_adam(const MTArgs a) {
+// Note [Plain Adam kernel]: GENERIC = false compiles out amsgrad and the grad scale (their loads,
+// stores and registers): the common step then fits more threads per SM. fused_adam takes every flag.
+template <bool GENERIC>
+__device__ __forceinline__ void adam_chunk(const MTArgs& a) {
   if (a.found_inf && *reinterpret_cast<const float*>(a.found_inf) == 1.f) return;
-  MT_CHUNK_PROLOGUE
+  MT_SHARED_CHUNK
+  __shared__ ACC_T mt_step_size, mt_bc2_sqrt;
+  if (threadIdx.x == 0) {  // Note [Shared chunk prologue], with the bias corrections of the tensor's step
+    mt_chunk_of_block(a, mt_t, mt_begin, mt_end);
+    const double step = (double)*reinterpret_cast<const float*>(a.step[mt_t]);
+    mt_step_size = (ACC_T)(a.lr / (1.0 - pow(a.beta1, step)));
+    mt_bc2_sqrt = (ACC_T)sqrt(1.0 - pow(a.beta2, step));
+  }
+  __syncthreads();
+  MT_CHUNK_LOCALS
   DST_T* P = reinterpret_cast<DST_T*>(a.ptr[0][t]);
   DST_T* G = reinterpret_cast<DST_T*>(a.ptr[1][t]);
   DST_T* M = reinterpret_cast<DST_T*>(a.ptr[2][t]);
   DST_T* V = reinterpret_cast<DST_T*>(a.ptr[3][t]);
   DST_T* VM = reinterpret_cast<DST_T*>(a.ptr[4][t]);
-  const double step = (double)*reinterpret_cast<const float*>(a.step[t]);
-  const double bc1 = 1.0 - pow(a.beta1, step);
-  const ACC_T step_size = (ACC_T)(a.lr / bc1);
-  const ACC_T bc2_sqrt = (ACC_T)sqrt(1.0 - pow(a.beta2, step));
-  const bool scaled = a.grad_scale != 0;
+  const ACC_T step_size = mt_step_size;
+  const ACC_T bc2_sqrt = mt_bc2_sqrt;
+  const bool scaled = GENERIC && a.grad_scale != 0;
   const ACC_T scale = scaled ? (ACC_T)*reinterpret_cast<const float*>(a.grad_scale) : (ACC_T)1;
-  const bool amsgrad = (a.flags & MT_AMSGRAD) != 0, maximize = (a.flags & MT_MAXIMIZE) != 0;
+  const bool amsgrad = GENERIC && (a.flags & MT_AMSGRAD) != 0, maximize = (a.flags & MT_MAXIMIZE) != 0;
   const bool adamw = (a.flags & MT_ADAMW) != 0;
   const ACC_T beta1 = (ACC_T)a.beta1, beta2 = (ACC_T)a.beta2, eps = (ACC_T)a.eps;
   const ACC_T wd = (ACC_T)a.weight_decay, lr_wd = (ACC_T)(a.lr * a.weight_decay);
@@ -158,8 +187,16 @@ extern "C" __global__ void __launch_bounds__(512) fused_adam(const MTArgs a) {
   }
 }
 
+extern "C" __global__ void __launch_bounds__(MT_BLOCK, MT_MIN_BLOCKS) fused_adam(const MTArgs a) {
+  adam_chunk<true>(a);
+}
+
+extern "C" __global__ void __launch_bounds__(MT_BLOCK, MT_MIN_BLOCKS) fused_adam_plain(const MTArgs a) {
+  adam_chunk<false>(a);
+}
+
 // ---------------------------------------------------------------------------------- fused SGD
-extern "C" __global__ void __launch_bounds__(512) fused_sgd(const MTArgs a) {
+extern "C" __global__ void __launch_bounds__(MT_BLOCK, MT_MIN_BLOCKS) fused_sgd(const MTArgs a) {
   if (a.found_inf && *reinterpret_cast<const float*>(a.found_inf) == 1.f) return;
   MT_CHUNK_PROLOGUE
   DST_T* P = reinterpret_cast<DST_T*>(a.ptr[0][t]);
@@ -218,7 +255,7 @@ __device__ __forceinline__ int fe_inputs(int op) {
   }
 }
 
-extern "C" __global__ void __launch_bounds__(512) foreach_apply(const MTArgs a) {
+extern "C" __global__ void __launch_bounds__(MT_BLOCK, MT_MIN_BLOCKS) foreach_apply(const MTArgs a) {
   MT_CHUNK_PROLOGUE
   const int op = a.op;
   const int nin = fe_inputs(op);

@@ -19,6 +19,7 @@ import ctypes
 import itertools
 import struct
 from functools import cache
+from math import prod
 from pathlib import Path
 
 from .... import dtypes as dt
@@ -35,11 +36,12 @@ __all__ = ["mt_source", "mt_format", "MT_SIZES", "MT_CTYPES", "plan_launches", "
 
 HERE = Path(__file__).parent
 MT_SIZES = (192, 32)  # tensors per launch: large kernel parameter first, 4 KiB-safe fallback
-CHUNK = 32768  # elements of a tensor per block (multi_tensor.cu's MT_CHUNK); Note [Multi-tensor tuning]
-BLOCK = 512
+BLOCK = 128  # threads per block; Note [Multi-tensor tuning]
 ILP = 2  # 16-byte vectors in flight per list and thread
+MIN_THREADS = 1024  # resident threads per SM the kernels' register use must allow (__launch_bounds__)
 STREAM = True  # evict-first (.cs) loads and stores (H200, GPT-2 AdamW: 0.882 vs 0.933 ms)
 _ACC = {"float16": "float", "bfloat16": "float", "float32": "float", "float64": "double"}
+_ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 MT_CTYPES = {"float16": "__half", "bfloat16": "__nv_bfloat16", "float32": "float", "float64": "double"}
 ALIGNED, AMSGRAD, MAXIMIZE, NESTEROV, FIRST_STEP, ADAMW = 1, 2, 4, 8, 16, 32
 _state = {"max": MT_SIZES[0]}
@@ -60,6 +62,20 @@ _state = {"max": MT_SIZES[0]}
 # ms): a grid of the device's resident blocks, each streaming a contiguous run of chunks and paying
 # the prologue once per tensor, gave 0.914-1.043 ms over CHUNK 4096/16384/65536 x BLOCK 256/512 x
 # ILP 1/2. Neither the per-block prologue nor the last wave is where the time goes: not kept.
+# Sixth sweep (2026-11-27, H200, interleaved A/B in one process, torch's fused kernel 1.02-1.04 ms):
+# the old layout (32768 elements x 512 threads x ILP 2, every thread running the prologue) 0.868 ms;
+# the same access pattern with thread 0 alone finding the chunk and computing the bias corrections
+# (Note [Shared chunk prologue] in multi_tensor.cu), one block per BLOCK x ILP 16-byte vectors, and
+# amsgrad / the grad scale compiled out of the common kernel (Note [Plain Adam kernel]): 128 threads x
+# ILP 2 0.831 ms (0.80x torch's kernel, 4.19 TB/s), 256 x 2 0.839, 256 x 1 0.886-1.11 (depending on
+# the register cap: 40 registers allow 6 blocks an SM, 74 only 3), 512 x 1 0.907. The register cap
+# matters: ``MIN_THREADS`` bounds registers so that 1024 threads stay resident; capping at 2048
+# (32 registers) spills and ran 1.65 ms at 128 x 2.
+
+
+def chunk_elements(dtype_name: str) -> int:
+    """Elements of a tensor per block (``MT_CHUNK``): one 16-byte vector per thread and ILP step."""
+    return BLOCK * ILP * (16 // _ITEMSIZE[dtype_name])
 
 
 @cache
@@ -67,7 +83,8 @@ def mt_source(dtype_name: str, max_tensors: int) -> str:
     """``multi_tensor.cu`` instantiated for one element type and launch capacity."""
     head = (f"#define DST_T {MT_CTYPES[dtype_name]}\n#define ACC_T {_ACC[dtype_name]}\n"
             f"#define MT_MAX {max_tensors}\n#define MT_BYTES {struct.calcsize(mt_format(max_tensors))}\n"
-            f"#define MT_CHUNK {CHUNK}\n#define MT_ILP {ILP}\n#define MT_STREAM {int(STREAM)}\n")
+            f"#define MT_BLOCK {BLOCK}\n#define MT_MIN_BLOCKS {max(1, MIN_THREADS // BLOCK)}\n"
+            f"#define MT_CHUNK {chunk_elements(dtype_name)}\n#define MT_ILP {ILP}\n#define MT_STREAM {int(STREAM)}\n")
     return head + (HERE / "common.cuh").read_text() + "\n" + (HERE / "multi_tensor.cu").read_text()
 
 
@@ -92,9 +109,10 @@ def plan_launches(numels, max_tensors: int):
         yield group
 
 
-def pack(idx, ptrs, numels, max_tensors, *, steps=None, scalars=None, grad_scale=0, found_inf=0,
+def pack(idx, ptrs, numels, max_tensors, chunk, *, steps=None, scalars=None, grad_scale=0, found_inf=0,
          hyper=(0.0,) * 8, op=0, flags=0):
-    """(grid, values) of one launch over tensors ``idx``; ``ptrs`` is a list of 1..5 pointer lists."""
+    """(grid, values) of one launch over tensors ``idx`` split in blocks of ``chunk`` elements;
+    ``ptrs`` is a list of 1..5 pointer lists."""
     m = max_tensors
     pad = [0] * (m - len(idx))
     values: list = []
@@ -115,7 +133,7 @@ def pack(idx, ptrs, numels, max_tensors, *, steps=None, scalars=None, grad_scale
     values += [float(h) for h in hyper]
     starts = [0]
     for i in idx:
-        starts.append(starts[-1] + (numels[i] + CHUNK - 1) // CHUNK)
+        starts.append(starts[-1] + (numels[i] + chunk - 1) // chunk)
     values += starts + [starts[-1]] * (m + 1 - len(starts))
     values += [len(idx), op, flags | (ALIGNED if aligned else 0)]
     return starts[-1], values
@@ -162,8 +180,9 @@ def mt_launch(dtype, name, dev, stream, numels, ptrs, *, steps=None, scalars=Non
         if launches is None:
             fmt = struct.Struct(mt_format(m))
             launches = []
+            chunk = chunk_elements(dtype.name)
             for idx in plan_launches(numels, m):
-                grid, values = pack(idx, ptrs, numels, m, steps=steps, flags=flags, op=op)
+                grid, values = pack(idx, ptrs, numels, m, chunk, steps=steps, flags=flags, op=op)
                 launches.append((idx, _Prepacked(grid, fmt.pack(*values))))
             if cached:
                 if len(_prepacked) >= _PREPACKED_MAX:
@@ -237,6 +256,11 @@ def run_in_batches(lists, written, launch) -> None:
         batch, size = [], 0
 
 
+def numels(lst) -> list[int]:
+    """Element counts of tensors (no method calls)."""
+    return [prod(t._sizes) for t in lst]
+
+
 def data_ptrs(lst) -> list[int]:
     """Data pointers of CUDA tensors (storage address + offset; no method calls)."""
     isz = lst[0].dtype.itemsize
@@ -265,8 +289,9 @@ def _by_dtype(params):
 def fused_adam_launches(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
                         weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, adamw) -> None:
     dev = self[0].device
-    for s in state_steps:
-        if s.device != dev or s.dtype is not dt.float32:
+    f32 = dt.float32
+    for s in state_steps:  # devices are interned: ``is`` first, __eq__ (a Python call) only when that fails
+        if (s.device is not dev and s.device != dev) or s.dtype is not f32:
             raise RuntimeError("fused Adam on CUDA: state_steps must be float32 tensors on the params' device "
                                f"({dev}), got {s.dtype} on {s.device}")
     lists = [self, grads, exp_avgs, exp_avg_sqs] + ([max_exp_avg_sqs] if amsgrad else [])
@@ -275,13 +300,14 @@ def fused_adam_launches(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, sta
     flags = (AMSGRAD if amsgrad else 0) | (MAXIMIZE if maximize else 0) | (ADAMW if adamw else 0)
     stream = current_stream_handle(dev.index)
     hyper = (lr, beta1, beta2, weight_decay, eps, 0.0, 0.0, 0.0)
+    name = "fused_adam" if amsgrad or grad_scale is not None else "fused_adam_plain"  # Note [Plain Adam kernel]
 
     def launch(sub, sel, cached):
         steps = state_steps if sel is None else [state_steps[i] for i in sel]
         for dtype, dsel in _by_dtype(sub[0]):
             part = sub if dsel is None else [[lst[i] for i in dsel] for lst in sub]
             psteps = steps if dsel is None else [steps[i] for i in dsel]
-            mt_launch(dtype, "fused_adam", dev.index, stream, [t.numel() for t in part[0]],
+            mt_launch(dtype, name, dev.index, stream, numels(part[0]),
                       [data_ptrs(lst) for lst in part], steps=data_ptrs(psteps), grad_scale=gs_ptr, found_inf=fi_ptr,
                       hyper=hyper, flags=flags, cached=cached)
 
@@ -328,7 +354,7 @@ def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr
     def launch(sub, sel, cached):
         for dtype, dsel in _by_dtype(sub[0]):
             part = sub if dsel is None else [[lst[i] for i in dsel] for lst in sub]
-            mt_launch(dtype, "fused_sgd", dev.index, stream, [t.numel() for t in part[0]],
+            mt_launch(dtype, "fused_sgd", dev.index, stream, numels(part[0]),
                       [data_ptrs(lst) for lst in part], grad_scale=gs_ptr, found_inf=fi_ptr, hyper=hyper, flags=flags,
                       cached=cached)
 
