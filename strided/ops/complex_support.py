@@ -96,11 +96,11 @@ _SCATTER_REDUCE_AND_PUT = {"scatter_reduce", "scatter_reduce_", "_scatter_reduce
 # compositions of layout ops, gathers and cumsum (values and gradients compared with torch)
 _GRIDS_AND_REPEATS = {"meshgrid", "cartesian_prod", "repeat_interleave", "fill_diagonal_", "cumulative_trapezoid"}
 
-# the CPU only (NumPy's complex exp and c10's complex log-add-exp); CUDA refuses them
-_CPU_ONLY = {"logaddexp", "silu"}
+# c10's complex log-add-exp (CPU: backends/cpu/complex_math.py; CUDA: complex.cuh) and silu's x / (1 + exp(-x))
+_LOGADDEXP_AND_SILU = {"logaddexp", "silu"}
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
-                        | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _CPU_ONLY)
+                        | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
@@ -108,7 +108,7 @@ CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
 } | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT
-   | _GRIDS_AND_REPEATS)
+   | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:

@@ -589,8 +589,9 @@ def test_put_of_complex_as_torch(accumulate):
 
 @pytest.mark.parametrize("dtype", _DTYPES)
 def test_logaddexp_and_silu_of_complex_as_torch(dtype):
-    """The CPU only (CUDA still refuses them): logaddexp through c10's complex helper, special values included,
-    with torch's conjugated gradients; silu's values, and its gradient refused as torch refuses it."""
+    """logaddexp through c10's complex helper, special values included, with torch's conjugated gradients;
+    silu's values, and its gradient refused as torch refuses it (CUDA:
+    tests/cuda/test_complex_logaddexp_silu_cuda.py)."""
     rng = np.random.default_rng(7)
     a, b = ((rng.standard_normal((3, 4)) + 3j * rng.standard_normal((3, 4))).astype(dtype) for _ in range(2))
     tol = 2e-5 if dtype == "complex64" else 1e-12

@@ -133,6 +133,7 @@ def test_instantiations_cover_complex_math():
     assert by_expr["C0(1) / ew_sqrt(x0)"] == by_expr["C0(1) / x0"] == by_expr["ew_pow(x0, x1)"] == both
     for name in ("isnan", "isinf", "isfinite"):
         assert by_expr[f"ew_{name}(x0)"] == {"bool"}, name
+    assert by_expr["ew_logaddexp(x0, x1)"] == by_expr["x0 / (C0(1) + ew_exp(-x0))"] == both  # logaddexp, silu
     assert by_expr["x0 ? x1 : x2"] == by_expr["x1 ? x2 : x0"] == both
     pow_slots = {sl for expr, _, sl in ELEMENTWISE if expr == "ew_pow(x0, x1)"}
     assert ((1, dt.float64, dt.complex128), (1, dt.complex128, dt.complex128)) in pow_slots  # real ** complex

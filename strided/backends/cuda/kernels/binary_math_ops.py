@@ -11,7 +11,7 @@ from ..elementwise import opmath, run
 
 __all__ = ["NAMES"]
 
-_C4 = {d: (opmath(d),) * 4 for d in dt.all_dtypes}
+_C4 = {d: (opmath(d),) * 4 for d in dt.all_dtypes + dt.complex_dtypes}  # complex: logaddexp
 NAMES = ("atan2", "copysign", "xlogy", "hypot", "logaddexp", "logaddexp2", "fmod", "fmax", "fmin")
 _EXPRS = {"atan2": "ew_atan2(x0, x1)", "copysign": "ew_copysign(x0, x1)", "xlogy": "ew_xlogy(x0, x1)",
           "hypot": "ew_hypot(x0, x1)", "logaddexp": "ew_logaddexp(x0, x1)", "logaddexp2": "ew_logaddexp2(x0, x1)",

@@ -233,6 +233,18 @@ template <class T> __device__ Complex<T> ew_sigmoid(Complex<T> z) {
   return Complex<T>(T(1)) / (Complex<T>(T(1)) + ew_exp(-z));
 }
 
+// logaddexp: c10's complex _log_add_exp_helper (torch's CUDA kernel for complex inputs), as the CPU backend's
+// complex_math.log_add_exp: a NaN in either part of either input gives nan + nan i; the smaller real part is
+// shifted by the larger (log1p(exp(lo - hi)) + hi); equal infinite real parts give lo for -inf (exp is 0
+// whatever the angle) and log(exp(lo) + exp(hi)) for +inf (no inf - inf).
+template <class T> __device__ Complex<T> ew_logaddexp(Complex<T> x, Complex<T> y) {
+  if (x.re != x.re || x.im != x.im || y.re != y.re || y.im != y.im) return Complex<T>(cx_nan(T(0)), cx_nan(T(0)));
+  const bool x_lo = x.re < y.re;
+  const Complex<T> lo = x_lo ? x : y, hi = x_lo ? y : x;
+  if (isinf(lo.re) && lo.re == hi.re) return lo.re < T(0) ? lo : ew_log(ew_exp(lo) + ew_exp(hi));
+  return ew_log1p(ew_exp(lo - hi)) + hi;
+}
+
 template <class T> __device__ Complex<T> ew_pow(Complex<T> x, Complex<T> y) {
   if (x.re == T(0) && x.im == T(0)) {
     if (y.re == T(0) && y.im == T(0)) return Complex<T>(T(1), T(0));

@@ -153,6 +153,7 @@ def _sample_calls(c: dt.dtype):
     """Calls that reach every complex instantiation of dtype ``c``: tensor, Python-scalar, 0-dim CPU and
     real operands of the binary ops, alpha, and the unary and complex ops."""
     from .... import factories as f
+    from . import binary_math_ops as bm
     from . import pointwise_ops as pw
 
     r = c.to_real()
@@ -168,9 +169,11 @@ def _sample_calls(c: dt.dtype):
     for fn in (pw.add, pw.sub):
         yield fn, (t(), t()), {"alpha": 2 - 1j}
         yield fn, (t(), 1j), {"alpha": 2}
-    for fn in (pw.neg, pw.abs, pw.exp, conj_physical, angle, pw.isnan, pw.isinf, pw.isfinite,
+    for fn in (pw.neg, pw.abs, pw.exp, pw.silu, conj_physical, angle, pw.isnan, pw.isinf, pw.isfinite,
                *(getattr(pw, name) for name in _MATH_UNARY)):
         yield fn, (t(),), {}
+    for a, b in ((t(), t()), (t(), t(r)), (t(r), t())):  # c10's complex log-add-exp (complex.cuh)
+        yield bm.logaddexp, (a, b), {}
     for e in (2, 2.5, 1 + 1j, t(), t(r), t(dt.int64)):  # Note [Complex math] (complex.cuh)
         yield pw.pow, (t(), e), {}
     for b in (2, 1j, t(r)):
@@ -203,6 +206,7 @@ def instantiations(dtypes=dt.complex_dtypes, real: bool = True) -> list:
     """The ``(expr, out dtype, slots)`` the complex kernels instantiate for ``dtypes`` (and, with ``real``,
     real ``angle``); as ``pointwise_ops.instantiations``, a recording ``run`` on small CPU tensors."""
     from .. import elementwise
+    from . import binary_math_ops as bm
     from . import pointwise_ops as pw
 
     found = {}
@@ -218,8 +222,8 @@ def instantiations(dtypes=dt.complex_dtypes, real: bool = True) -> list:
         return record(expr, out, (a, b), computes[out.dtype])
 
     mod = globals()
-    saved = pw.run, pw.binary, mod["run"]
-    pw.run, pw.binary, mod["run"] = record, binary, record
+    saved = pw.run, pw.binary, mod["run"], bm.run
+    pw.run, pw.binary, mod["run"], bm.run = record, binary, record, record
     calls = [call for c in dtypes for call in _sample_calls(c)] + (list(_real_sample_calls()) if real else [])
     try:
         for fn, args, kwargs in calls:
@@ -228,5 +232,5 @@ def instantiations(dtypes=dt.complex_dtypes, real: bool = True) -> list:
             except (RuntimeError, NotImplementedError):
                 pass  # the Meta function rejects this combination (complex - bool)
     finally:
-        pw.run, pw.binary, mod["run"] = saved
+        pw.run, pw.binary, mod["run"], bm.run = saved
     return list(found)
