@@ -10,6 +10,7 @@ CUDA tensor, else the for-loop (torch's ``_default_to_fused_or_foreach``).
 from __future__ import annotations
 
 import contextlib
+import struct
 from collections import defaultdict
 
 from .. import dtypes as dt
@@ -114,12 +115,27 @@ def add_to_steps(steps, delta: float) -> list[float] | None:
     if steps[0].device.type == "cpu":
         values = []
         for s in steps:
-            a = as_numpy(s)
-            a += delta
-            values.append(float(a))
+            fmt = _STEP_FORMATS.get(s.dtype)
+            if fmt is not None and not s._sizes and s._storage.buffer is not None:  # Note [Step bumps]
+                buf, off = s._storage.buffer, s._offset * s.dtype.itemsize
+                fmt.pack_into(buf, off, fmt.unpack_from(buf, off)[0] + delta)
+                values.append(fmt.unpack_from(buf, off)[0])
+            else:
+                a = as_numpy(s)
+                a += delta
+                values.append(float(a))
         return values
     ops._foreach_add_.Scalar(steps, delta)
     return None
+
+
+# Note [Step bumps]
+# The for-loop and foreach steps bump every param's CPU step count each step (148 for GPT-2). A 0-dim
+# float32 / float64 count is read and written in place with ``struct`` on its storage's bytes: about
+# 0.3 µs a count, where a NumPy view and ``+=`` cost 2.3 µs (the foreach AdamW step spent ~350 µs of
+# host time here). The sum is rounded to the count's dtype when packed; every caller adds 1.0 to
+# an integral count, which is exact in float32 up to 2^24 steps either way.
+_STEP_FORMATS = {dt.float32: struct.Struct("<f"), dt.float64: struct.Struct("<d")}
 
 
 # Note [Step tensors]
