@@ -387,8 +387,9 @@ def test_plan_and_pack_multi_tensor_launches():
     m = 8
     ptrs = [[16 * (i + 1) for i in range(len(numels))], [32 * (i + 1) for i in range(len(numels))]]
     chunk = mt.chunk_elements("float32")
-    assert chunk == mt.BLOCK * mt.ILP * 4  # one 16-byte vector of 4 floats per thread and ILP step
-    assert mt.chunk_elements("float16") == 2 * chunk and mt.chunk_elements("float64") == chunk // 2
+    for name, per_vector in (("float32", 4), ("float16", 8), ("bfloat16", 8), ("float64", 2)):
+        # one 16-byte vector per thread and ILP step
+        assert mt.chunk_elements(name) == mt.BLOCK * mt.ILP[name] * per_vector
     grid, values = mt.pack([0, 2, 3], ptrs, numels, m, chunk, scalars=[1.5] * 6, hyper=(0.1,) * 8, op=2)
     chunks = [-(-n // chunk) for n in (70000, 5, 65536)]  # blocks per tensor
     assert grid == sum(chunks)

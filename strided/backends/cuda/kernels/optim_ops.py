@@ -37,7 +37,9 @@ __all__ = ["mt_source", "mt_format", "MT_SIZES", "MT_CTYPES", "plan_launches", "
 HERE = Path(__file__).parent
 MT_SIZES = (192, 32)  # tensors per launch: large kernel parameter first, 4 KiB-safe fallback
 BLOCK = 128  # threads per block; Note [Multi-tensor tuning]
-ILP = 2  # 16-byte vectors in flight per list and thread
+# 16-byte vectors in flight per list and thread: 8 elements of 16- and 32-bit types, 4 of 64-bit ones
+# (Note [Multi-tensor tuning]: more registers than the cap allows spill)
+ILP = {"float16": 1, "bfloat16": 1, "float32": 2, "float64": 2}
 MIN_THREADS = 1024  # resident threads per SM the kernels' register use must allow (__launch_bounds__)
 STREAM = True  # evict-first (.cs) loads and stores (H200, GPT-2 AdamW: 0.882 vs 0.933 ms)
 _ACC = {"float16": "float", "bfloat16": "float", "float32": "float", "float64": "double"}
@@ -70,12 +72,17 @@ _state = {"max": MT_SIZES[0]}
 # ILP 2 0.831 ms (0.80x torch's kernel, 4.19 TB/s), 256 x 2 0.839, 256 x 1 0.886-1.11 (depending on
 # the register cap: 40 registers allow 6 blocks an SM, 74 only 3), 512 x 1 0.907. The register cap
 # matters: ``MIN_THREADS`` bounds registers so that 1024 threads stay resident; capping at 2048
-# (32 registers) spills and ran 1.65 ms at 128 x 2.
+# (32 registers) spills and ran 1.65 ms at 128 x 2. Under the 64-register cap the 16-bit types take
+# ILP 1 (their 16-byte vector holds 8 elements, as float32's two): at ILP 2 ptxas spilled 340-450
+# bytes per thread of fused Adam (NVRTC's -v report), at ILP 1 nothing in the common kernel. Timed
+# the same way (H200, GPT-2's shapes, torch's `_fused_adamw_` of the same dtype = 1.00): bfloat16 old
+# layout 1.41x, 128 x 1 0.98x, 128 x 2 1.17x, 256 x 2 1.45x; float64 old 1.42x, 128 x 2 1.08x,
+# 128 x 1 1.14x, 256 x 2 1.71x.
 
 
 def chunk_elements(dtype_name: str) -> int:
     """Elements of a tensor per block (``MT_CHUNK``): one 16-byte vector per thread and ILP step."""
-    return BLOCK * ILP * (16 // _ITEMSIZE[dtype_name])
+    return BLOCK * ILP[dtype_name] * (16 // _ITEMSIZE[dtype_name])
 
 
 @cache
@@ -84,7 +91,8 @@ def mt_source(dtype_name: str, max_tensors: int) -> str:
     head = (f"#define DST_T {MT_CTYPES[dtype_name]}\n#define ACC_T {_ACC[dtype_name]}\n"
             f"#define MT_MAX {max_tensors}\n#define MT_BYTES {struct.calcsize(mt_format(max_tensors))}\n"
             f"#define MT_BLOCK {BLOCK}\n#define MT_MIN_BLOCKS {max(1, MIN_THREADS // BLOCK)}\n"
-            f"#define MT_CHUNK {chunk_elements(dtype_name)}\n#define MT_ILP {ILP}\n#define MT_STREAM {int(STREAM)}\n")
+            f"#define MT_CHUNK {chunk_elements(dtype_name)}\n#define MT_ILP {ILP[dtype_name]}\n"
+            f"#define MT_STREAM {int(STREAM)}\n")
     return head + (HERE / "common.cuh").read_text() + "\n" + (HERE / "multi_tensor.cu").read_text()
 
 
