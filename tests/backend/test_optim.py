@@ -419,6 +419,23 @@ def test_multi_tensor_kernels_compile():
                 assert compiler._compile(mt.mt_source(dtype, m), name, "sm_90", ())[:4] == b"\x7fELF"
 
 
+@pytest.mark.parametrize("amsgrad,scaled,name", [(False, False, "fused_adam_plain"), (True, False, "fused_adam"),
+                                                  (False, True, "fused_adam"), (True, True, "fused_adam")])
+def test_fused_adam_takes_the_plain_kernel_without_amsgrad_or_grad_scale(monkeypatch, amsgrad, scaled, name):
+    """Note [Plain Adam kernel]: the kernel without amsgrad and the grad scale runs only when neither is asked
+    for; maximize, weight decay and found_inf stay runtime flags of both."""
+    from strided.backends.cuda.kernels import optim_ops as mt
+
+    seen = []
+    monkeypatch.setattr(mt, "mt_launch", lambda dtype, kname, *a, **kw: seen.append((kname, kw["flags"])))
+    ts = [[st.zeros(3), st.zeros(2, 2)] for _ in range(5)]
+    steps = [st.zeros(()), st.zeros(())]
+    found_inf = st.zeros(1)
+    mt.fused_adam_launches(*ts[:4], ts[4] if amsgrad else [], steps, 1e-3, 0.9, 0.999, 0.01, 1e-8, amsgrad, True,
+                           st.ones(1) if scaled else None, found_inf, True)
+    assert seen == [(name, (mt.AMSGRAD if amsgrad else 0) | mt.MAXIMIZE | mt.ADAMW)]
+
+
 def test_prepacked_launches_match_a_fresh_pack(monkeypatch):
     """The cached struct with hyperparameters and scalars written in place equals packing anew."""
     from strided.backends.cuda.kernels import optim_ops as mt
