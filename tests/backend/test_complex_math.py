@@ -613,3 +613,27 @@ def test_logaddexp_and_silu_of_complex_as_torch(dtype):
         with pytest.raises(RuntimeError, match="silu does not support automatic differentiation for outputs with "
                                                "complex dtype"):
             st.nn.functional.silu(xs[0])
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_cov_and_corrcoef_of_complex_as_torch(dtype):
+    """torch's Correlation.cpp: the centered product with the conjugate transpose; corrcoef divides by the square
+    roots of the diagonal's real parts and clips the real and imaginary parts to [-1, 1] apart; weights and
+    corrections as for real input; gradients through the composition (CUDA still refuses complex input)."""
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((3, 5)) + 1j * rng.standard_normal((3, 5))).astype(dtype)
+    tol = 2e-5 if dtype == "complex64" else 1e-12
+    fw, aw = [1, 2, 1, 3, 1], [0.5, 1.0, 2.0, 1.0, 0.25]
+    for f in (lambda m, x: m.cov(x), lambda m, x: m.corrcoef(x), lambda m, x: m.cov(x[0]),
+              lambda m, x: m.corrcoef(x[1]), lambda m, x: m.cov(x, correction=0),
+              lambda m, x: m.cov(x.t(), fweights=m.tensor(fw[:3]), aweights=m.tensor(aw[:3])),
+              lambda m, x: m.cov(x, fweights=m.tensor(fw), aweights=m.tensor(aw))):
+        _same(f(st, st.from_numpy(a.copy())), f(torch, torch.from_numpy(a.copy())), tol=tol)
+    c = st.corrcoef(st.from_numpy(np.array([[1, 1j, -1], [1j, -1, 1]], dtype)))
+    assert np.all(np.abs(c.numpy().real) <= 1) and np.all(np.abs(c.numpy().imag) <= 1)
+    if dtype == "complex128":
+        for name in ("cov", "corrcoef"):
+            x, t = st.from_numpy(a.copy()).requires_grad_(), torch.from_numpy(a.copy()).requires_grad_()
+            st.view_as_real(getattr(st, name)(x)).pow(2).sum().backward()
+            torch.view_as_real(getattr(torch, name)(t)).pow(2).sum().backward()
+            np.testing.assert_allclose(x.grad.numpy(), t.grad.resolve_conj().numpy(), rtol=1e-10, atol=1e-12)

@@ -267,21 +267,25 @@ def cov(self, *, correction=1, fweights=None, aweights=None):
                       "observations.", UserWarning, stacklevel=3)
         norm_factor = ops.zeros_like(norm_factor)
     centered = ops.sub(x, ops.unsqueeze(avg, 1))
-    c = ops.mm(centered, ops.t(centered if w is None else ops.mul(centered, w)))
+    other = ops.t(centered if w is None else ops.mul(centered, w))
+    c = ops.mm(centered, ops.conj(other) if other.dtype.is_complex else other)  # torch's .t().conj()
     return ops.squeeze(ops.true_divide(c, norm_factor))
 
 
 @kernel("CompositeImplicitAutograd")
 def corrcoef(self):
-    """Pearson correlation coefficients of the rows (clipped to [-1, 1])."""
+    """Pearson correlation coefficients of the rows (clipped to [-1, 1]; complex: each part clipped)."""
     if self.dim() > 2:
         raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
                            f"{self.dim()} dimensions")
     c = cov(self)
     if c.dim() == 0:
         return ops.div(c, c)
-    stddev = ops.sqrt(ops.diagonal(c))
+    d = ops.diagonal(c)
+    stddev = ops.sqrt(ops.real(d) if d.dtype.is_complex else d)
     c = ops.div(ops.div(c, ops.reshape(stddev, (-1, 1))), ops.reshape(stddev, (1, -1)))
+    if c.dtype.is_complex:  # torch clips both parts (|c| may still exceed 1)
+        return ops.complex(ops.clamp(ops.real(c), -1, 1), ops.clamp(ops.imag(c), -1, 1))
     return ops.clamp(c, -1, 1)
 
 
