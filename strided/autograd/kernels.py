@@ -307,7 +307,7 @@ _CURRENT_STREAM = []  # [backends.cuda.streams.current_stream_at], filled on the
 
 # Ops that take complex tensors but, as in torch, have no complex gradient: recording one raises torch's
 # throw_error_for_complex_autograd words after the call (torch checks the functional form only)
-NOT_DIFFERENTIABLE_FOR_COMPLEX = frozenset({"scatter_reduce", "silu"})
+NOT_DIFFERENTIABLE_FOR_COMPLEX = frozenset({"scatter_reduce", "silu", "embedding"})
 
 
 def _refuse_complex_autograd(name: str, out) -> None:

@@ -9,4 +9,4 @@ from .modules import __all__ as _layers
 from .parameter import Buffer, Parameter
 from .serialization import load, save
 
-__all__ = ["Module", "Parameter", "Buffer", "functional", "init", "utils", "save", "load", *_layers]
+__all__ = ["Module", "Parameter", "Buffer", "attention", "functional", "init", "utils", "save", "load", *_layers]

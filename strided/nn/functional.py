@@ -22,8 +22,8 @@ from ..ops import bound as ops
 from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 from . import activations as _activations
-from . import attention as _attention
 from . import adaptive_max_pooling as _adaptive_max_pooling
+from . import attention as _attention
 from . import batch_norm as _batch_norm
 from . import bilinear as _bilinear
 from . import convolution as _convolution

@@ -98,13 +98,14 @@ _GRIDS_AND_REPEATS = {"meshgrid", "cartesian_prod", "repeat_interleave", "fill_d
 
 # c10's complex log-add-exp (CPU: backends/cpu/complex_math.py; CUDA: complex.cuh) and silu's x / (1 + exp(-x))
 _LOGADDEXP_AND_SILU = {"logaddexp", "silu"}
-# the covariance's conjugated product and the correlation's real-part deviations (torch's Correlation.cpp); the
-# CPU only for now: CUDA keeps refusing them until a GPU run has checked the composition there
-_COVARIANCES = {"cov", "corrcoef"}
+# the covariance's conjugated product and the correlation's real-part deviations (torch's Correlation.cpp),
+# ldexp (self * 2 ** other), renorm (slices scaled by their real norms) and embedding (rows gathered; no complex
+# gradient, as torch); the CPU only for now: CUDA keeps refusing them until a GPU run has checked them there
+_COVARIANCES_AND_GATHERS = {"cov", "corrcoef", "ldexp", "renorm", "embedding"}
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
                         | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU
-                        | _COVARIANCES)
+                        | _COVARIANCES_AND_GATHERS)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",

@@ -637,3 +637,40 @@ def test_cov_and_corrcoef_of_complex_as_torch(dtype):
             st.view_as_real(getattr(st, name)(x)).pow(2).sum().backward()
             torch.view_as_real(getattr(torch, name)(t)).pow(2).sum().backward()
             np.testing.assert_allclose(x.grad.numpy(), t.grad.resolve_conj().numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_rms_norm_renorm_ldexp_fold_and_embedding_of_complex_as_torch(dtype):
+    """The CPU only (CUDA still refuses them): rms_norm's complex square and real epsilon (a zero row stays
+    zero), renorm by the slices' real norms, ldexp, fold's sums, embedding's rows; gradients through the
+    compositions, and embedding's complex gradient refused in torch's words."""
+    rng = np.random.default_rng(5)
+
+    def c(*shape):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+    a, w, cols, cols2 = c(2, 4, 3), c(3), c(1, 4, 4), c(2, 8, 9)
+    idx = np.array([[0, 2], [1, 1]])
+    cases = [
+        (lambda m, x: m.nn.functional.rms_norm(x, (3,)), a),
+        (lambda m, x: m.nn.functional.rms_norm(x, (4, 3), eps=1e-3), a),
+        (lambda m, x: m.nn.functional.rms_norm(x, (3,), m.from_numpy(w.copy())), a),
+        (lambda m, x: m.nn.functional.rms_norm(x, (3,)), np.zeros((1, 3), dtype)),
+        (lambda m, x: m.renorm(x, 2, 0, 1.0), a), (lambda m, x: m.renorm(x, 1, 2, 0.5), a),
+        (lambda m, x: m.ldexp(x, m.from_numpy(np.array([1, -2, 3]))), a),
+        (lambda m, x: m.nn.functional.fold(x, (3, 3), (2, 2)), cols),
+        (lambda m, x: m.nn.functional.fold(x, (4, 5), (2, 2), padding=1, stride=2), cols2),
+        (lambda m, x: m.nn.functional.embedding(m.from_numpy(idx), x), a[0]),
+    ]
+    tol = 2e-5 if dtype == "complex64" else 1e-12
+    for f, x in cases:
+        _same(f(st, st.from_numpy(x.copy())), f(torch, torch.from_numpy(x.copy())), tol=tol)
+    if dtype == "complex128":
+        for f, x in cases[:-1]:
+            xs, ts = st.from_numpy(x.copy()).requires_grad_(), torch.from_numpy(x.copy()).requires_grad_()
+            st.view_as_real(f(st, xs)).pow(2).sum().backward()
+            torch.view_as_real(f(torch, ts)).pow(2).sum().backward()
+            np.testing.assert_allclose(xs.grad.numpy(), ts.grad.resolve_conj().numpy(), rtol=1e-9, atol=1e-12)
+        with pytest.raises(RuntimeError, match="embedding does not support automatic differentiation for outputs "
+                                               "with complex dtype"):
+            st.nn.functional.embedding(st.from_numpy(idx), st.from_numpy(a[0].copy()).requires_grad_())

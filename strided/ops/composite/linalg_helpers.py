@@ -206,15 +206,15 @@ def renorm(self, p, dim, maxnorm):
     if self.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
     d = wrap_dim(dim, self.dim())
-    if not self.dtype.is_floating_point:
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(self.dtype)}")
     acc = dt.float32 if self.dtype in (dt.float16, dt.bfloat16) else self.dtype
     dims = [i for i in range(self.dim()) if i != d]
-    norm = ops.norm(self.to(acc), p, dims, True)
-    factor = ops.where(ops.gt(norm, maxnorm), ops.div(ops.full((), maxnorm, dtype=acc, device=self.device),
+    norm = ops.norm(self.to(acc), p, dims, True)  # real, also for complex input
+    factor = ops.where(ops.gt(norm, maxnorm), ops.div(ops.full((), maxnorm, dtype=norm.dtype, device=self.device),
                                                       ops.add(norm, 1e-7)), 1.0)
-    return ops.mul(self, factor.to(self.dtype))
+    return ops.mul(self, factor if self.dtype.is_complex else factor.to(self.dtype))
 
 
 def _check_weights(name: str, w, n: int, integral: bool):
