@@ -360,4 +360,5 @@ def margin_ranking_loss(
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
-    return apply_reduction(ops.clamp_min(-target * (input1 - input2) + margin, 0), code)
+    # torch adds margin as a double: integer inputs give the default float dtype (the mean then exists)
+    return apply_reduction(ops.clamp_min(-target * (input1 - input2) + float(margin), 0), code)

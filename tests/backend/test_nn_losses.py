@@ -369,6 +369,18 @@ def test_margin_ranking_loss_matches_torch(nn_oracle, device, reduction):
         )
 
 
+def test_margin_ranking_loss_of_integers_is_float_as_torch():
+    """torch adds the margin as a double: integer inputs give float32, so the mean exists."""
+    x, t = np.arange(6).reshape(2, 3), np.array([[1, -1, 1], [-1, 1, -1]])
+    for margin, reduction in ((0, "mean"), (1, "sum"), (0.5, "none")):
+        got = F.margin_ranking_loss(st.from_numpy(x), st.from_numpy(x[::-1].copy()), st.from_numpy(t), margin,
+                                    reduction=reduction)
+        assert got.dtype is st.float32
+        want = np.maximum(-t * (x - x[::-1]) + margin, 0).astype(np.float32)
+        want = {"mean": want.mean(), "sum": want.sum(), "none": want}[reduction]
+        np.testing.assert_allclose(got.numpy(), want)
+
+
 def test_distance_errors_are_torchs():
     with pytest.raises(RuntimeError, match="expected common dtype to be floating point, yet common dtype is Long"):
         F.cosine_similarity(st.ones(2, 3).long(), st.ones(2, 3).long())
