@@ -355,6 +355,9 @@ def margin_ranking_loss(
 ) -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``, with ``target`` in {1, -1}."""
     code = get_enum(legacy_get_string(size_average, reduce, reduction))
+    if isinstance(margin, (str, bytes)) or not hasattr(margin, "__float__"):  # numbers, bools, 1-element tensors
+        raise TypeError(f"margin_ranking_loss(): argument 'margin' (position 4) must be float, not "
+                        f"{type(margin).__name__}")
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "

@@ -671,6 +671,8 @@ def test_rms_norm_renorm_ldexp_fold_and_embedding_of_complex_as_torch(dtype):
             st.view_as_real(f(st, xs)).pow(2).sum().backward()
             torch.view_as_real(f(torch, ts)).pow(2).sum().backward()
             np.testing.assert_allclose(xs.grad.numpy(), ts.grad.resolve_conj().numpy(), rtol=1e-9, atol=1e-12)
+        for f, x in cases[:2] + cases[3:4] + cases[7:9]:  # rms_norm and fold also take meta tensors (shapes only)
+            assert f(st, st.from_numpy(x.copy()).to("meta")).shape == f(st, st.from_numpy(x.copy())).shape
         with pytest.raises(RuntimeError, match="embedding does not support automatic differentiation for outputs "
                                                "with complex dtype"):
             st.nn.functional.embedding(st.from_numpy(idx), st.from_numpy(a[0].copy()).requires_grad_())

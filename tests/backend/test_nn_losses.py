@@ -379,6 +379,12 @@ def test_margin_ranking_loss_of_integers_is_float_as_torch():
         want = np.maximum(-t * (x - x[::-1]) + margin, 0).astype(np.float32)
         want = {"mean": want.mean(), "sum": want.sum(), "none": want}[reduction]
         np.testing.assert_allclose(got.numpy(), want)
+    ones = st.ones(3)
+    for bad, name in (("a", "str"), (None, "NoneType")):
+        with pytest.raises(TypeError, match=f"margin_ranking_loss\\(\\): argument 'margin' \\(position 4\\) must be "
+                                            f"float, not {name}"):
+            F.margin_ranking_loss(ones, ones, ones, bad)
+    assert float(F.margin_ranking_loss(ones, 2 * ones, ones, st.tensor(1.5))) == 2.5  # a 1-element tensor margin
 
 
 def test_distance_errors_are_torchs():
