@@ -341,9 +341,8 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
             f"Given normalized_shape={shape}, expected input with shape [*{', '.join(map(str, shape))}"
             f"], but got input of size{list(input.shape)}"
         )
-    # complex: x / sqrt(mean(x ** 2) + eps), the square complex, eps the real part's (as torch); not on CUDA
-    # until a GPU run has checked the composition there (as complex_support.COMPLEX_OPS, CPU and Meta)
-    if not (input.dtype.is_floating_point or input.dtype.is_complex and input.device.type != "cuda"):
+    # complex: x / sqrt(mean(x ** 2) + eps), the square complex, eps the real part's (as torch)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f"\"rms_norm\" not implemented for '{type_name(input.dtype)}'")
     opmath = _dt.float32 if input.dtype in (_dt.float16, _dt.bfloat16) else input.dtype
     x = input if input.dtype is opmath else input.to(opmath)

@@ -76,8 +76,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
                            "small (non-positive)")
     if min(o) < 1:
         raise RuntimeError(f"Expected output spatial size to be positive, but got: output_size=({o[0]}, {o[1]}).")
-    complex_ok = input.dtype.is_complex and input.device.type != "cuda"  # CUDA: not yet run on a GPU
-    if not (input.dtype.is_floating_point or input.dtype.name == "bool" or complex_ok):
+    if not (input.dtype.is_floating_point or input.dtype.name == "bool" or input.dtype.is_complex):
         raise not_implemented(f"col2im_out_{input.device.type}", input.dtype)
     batched = len(shape) == 3
     x = input if batched else ops.unsqueeze(input, 0)

@@ -100,7 +100,7 @@ _GRIDS_AND_REPEATS = {"meshgrid", "cartesian_prod", "repeat_interleave", "fill_d
 _LOGADDEXP_AND_SILU = {"logaddexp", "silu"}
 # the covariance's conjugated product and the correlation's real-part deviations (torch's Correlation.cpp),
 # ldexp (self * 2 ** other), renorm (slices scaled by their real norms) and embedding (rows gathered; no complex
-# gradient, as torch); the CPU only for now: CUDA keeps refusing them until a GPU run has checked them there
+# gradient, as torch); compositions of listed ops on every backend (CUDA: tests/cuda/test_complex_cov_norms_cuda.py)
 _COVARIANCES_AND_GATHERS = {"cov", "corrcoef", "ldexp", "renorm", "embedding"}
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
@@ -113,7 +113,7 @@ CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
 } | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT
-   | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU)
+   | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU | _COVARIANCES_AND_GATHERS)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:

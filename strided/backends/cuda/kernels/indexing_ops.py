@@ -179,6 +179,8 @@ def index_add(self, dim, index, source, *, alpha=1):
 @kernel("CUDA")
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     out = meta.embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    if weight.dtype.is_complex:  # Note [Complex gathers]: the rows through index_select's real pairs
+        return index_select(weight, 0, indices.reshape((-1,))).reshape(out._sizes)
     idx = to_cuda_i64(indices, weight.device)
     osz = out._sizes
     if not math.prod(osz):
