@@ -58,9 +58,11 @@ def _check_input(input: Tensor, sizes: list[int], k: int, op: str, kernel: str) 
         if input.shape[i] == 0:
             raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {list(input.shape)} with dimension {i} being empty")
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_floating_point:  # torch's AT_DISPATCH names: the CPU's, or "<2d / 3d>_cuda"
         from ..backends.meta.reductions import type_name
 
+        if input.device.type == "cuda":
+            kernel = f"adaptive_max_pool{max(k, 2)}d_cuda"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
     if min(sizes) < 0:
         shape = [*input.shape[:-k], *sizes]

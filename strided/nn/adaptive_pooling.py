@@ -40,7 +40,13 @@ def _check(input, k: int, op: str) -> None:
     if not input.dtype.is_floating_point:
         from ..backends.meta.reductions import type_name
 
-        raise NotImplementedError(f"\"{op}\" not implemented for '{type_name(input.dtype)}'")
+        # torch's AT_DISPATCH names: 1-d pools through the 2-d kernel; the 3-d CPU kernel says "_cpu"
+        kernel = f"adaptive_avg_pool{max(k, 2)}d"
+        if input.device.type == "cuda":
+            kernel += "_cuda"
+        elif k == 3:
+            kernel += "_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
 
 
 def _bin_means(x: Tensor, d: int, m: int) -> Tensor:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 from .. import dtypes as _dt
-from ..backends.meta.pointwise import scalar_type_name
+from ..backends.meta.pointwise import not_implemented, scalar_type_name
 from ..ops import bound as ops
 from ..tensor import Tensor
 
@@ -243,6 +243,9 @@ def max_pool2d(
     """Window maxima (NaN propagates); with ``return_indices`` also each maximum's flat index in its
     (H, W) input plane."""
     k, s, p, d = _pool_setup(input, kernel_size, stride, padding, dilation, "max_pool2d")
+    cl = input.dim() == 4 and not input.is_contiguous() and input.is_contiguous("channels_last")
+    check_max_pool_dtype(input, "max_pool2d_channels_last" if cl else "max_pool2d",
+                         "max_pool2d_with_indices_out_cuda_frame")
     batched = input.dim() == 4
     x = input if batched else ops.unsqueeze(input, 0)
     n, c, h, w = x.shape
@@ -270,6 +273,17 @@ def max_pool2d(
     ww = ops.add(col, ops.mul(ops.remainder(a, k[1]), d[1]))
     idx = ops.add(ops.mul(hh, w), ww)
     return out, (idx if batched else ops.squeeze(idx, [0]))
+
+
+def check_max_pool_dtype(input: Tensor, cpu: str, cuda: str) -> None:
+    """torch's max pools: every dtype but bool on the CPU, the floating dtypes on CUDA (torch 2.11); any other
+    raises its AT_DISPATCH error (``cpu`` / ``cuda``: the kernel names it prints)."""
+    d = input.dtype
+    if input.device.type == "cuda":
+        if not d.is_floating_point:
+            raise not_implemented(cuda, d)
+    elif d is _dt.bool:
+        raise not_implemented(cpu, d)
 
 
 def _lowest(d):
@@ -358,6 +372,9 @@ def max_pool1d(
     return_indices: bool = False,
 ):
     """``max_pool2d`` over a height of one."""
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or return_indices or input.device.type
+                                          == "cuda"):  # torch's CPU max_pool1d_impl: floating dtypes only
+        raise not_implemented("max_pool1d_impl", input.dtype)
     k, pad = _first(kernel_size), _first(padding)
     if _is_int(k) and _is_int(pad) and k > 0 and pad > k // 2:  # torch's max_pool1d words
         raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={pad} and "

@@ -29,6 +29,7 @@ import math
 import warnings
 
 from .. import dtypes as _dt
+from ..backends.meta.pointwise import not_implemented
 from ..ops import bound as ops
 from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
@@ -62,8 +63,6 @@ def interpolate(
     if antialias and (mode not in ("bilinear", "bicubic") or input.dim() != 4):
         raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor "
                          "as input")
-    if antialias and not input.dtype.is_floating_point:
-        raise NotImplementedError(f"interpolate(): antialias=True needs floating-point input, got {input.dtype}")
     if mode in _LINEAR:
         if input.dim() != _LINEAR[mode]:
             raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode]}D input")
@@ -112,6 +111,13 @@ def interpolate(
         )
     if input.dtype.is_complex and mode != "area":  # the names are built only for the refusal
         refuse_complex(input, *_complex_refusal_names(mode, k))
+    if not (input.dtype.is_floating_point or input.dtype.is_complex or mode == "area"):
+        if _refuses_integers(input, mode, antialias):
+            raise _integer_refusal(input, mode, k, antialias)
+        if mode in ("bilinear", "bicubic"):  # uint8 on the CPU: Note [uint8 resampling]
+            from .interpolation_uint8 import resample_uint8
+
+            return resample_uint8(input, in_sizes, out_sizes, scales, mode, align_corners, antialias)
     if mode == "area":
         from . import adaptive_pooling as P
 
@@ -135,6 +141,24 @@ def _complex_refusal_names(mode: str, k: int) -> tuple[str, str]:
         return f"upsample_{base}2d_channels_last", cuda
     weights = {"bicubic": "cubic", "nearest": "nearest"}.get(base, "linear")
     return f"compute_indices_weights_{weights}", cuda
+
+
+def _refuses_integers(input: Tensor, mode: str, antialias: bool) -> bool:
+    """Whether torch refuses this integer or bool input: the nearest modes take uint8, and on the CPU so do
+    bilinear and bicubic (with or without antialias); nothing else does (torch 2.14's CPU, 2.11's CUDA)."""
+    if input.dtype is not _dt.uint8:
+        return True
+    if mode in ("nearest", "nearest-exact"):
+        return False
+    return mode not in ("bilinear", "bicubic") or input.device.type == "cuda"
+
+
+def _integer_refusal(input: Tensor, mode: str, k: int, antialias: bool) -> NotImplementedError:
+    """torch's AT_DISPATCH error for an integer or bool input it has no kernel for."""
+    cpu, cuda = _complex_refusal_names(mode, k)
+    if antialias:  # torch 2.11's CUDA names the bilinear kernel for both antialiased modes
+        cpu, cuda = "compute_index_ranges_weights", "upsample_bilinear2d_out_frame"
+    return not_implemented(cuda if input.device.type == "cuda" else cpu, input.dtype)
 
 
 def _aa_filter(v: Tensor, mode: str) -> Tensor:

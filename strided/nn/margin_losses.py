@@ -49,10 +49,26 @@ def _code(size_average, reduce, reduction: str) -> int:
 def hinge_embedding_loss(
     input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None, reduction: str = "mean"
 ) -> Tensor:
-    """``x`` where ``target`` is 1, ``max(0, margin - x)`` where it is -1 (both terms elsewhere)."""
+    """``x`` where ``target`` is 1, ``max(0, margin - x)`` where it is -1 (both terms elsewhere).
+
+    Integer inputs are computed in their own dtype, as torch (Note [Integer hinge])."""
     code = _code(size_average, reduce, reduction)
-    hinge = ops.where(ops.ne(target, 1), ops.relu(margin - input), 0.0)
-    return apply_reduction(hinge + ops.where(ops.ne(target, -1), input, 0.0), code)
+    d = input.dtype
+    if d.is_floating_point:
+        hinge = ops.where(ops.ne(target, 1), ops.relu(margin - input), 0.0)
+        return apply_reduction(hinge + ops.where(ops.ne(target, -1), input, 0.0), code)
+    if d.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+    if d.name == "bool":
+        raise NotImplementedError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+                                  "or `logical_xor()` operator instead.")
+    # Note [Integer hinge]: torch's ``margin - self`` is ATen's Scalar - Tensor operator,
+    # ``empty_like(self).fill_(margin).sub_(self)``: the margin truncated into the input's dtype (out of
+    # range raises), the difference in that dtype (uint8 wraps), then ``clamp_min_(0)``; "sum" promotes
+    # to int64 and "mean" refuses integers, all as torch.
+    zeros = ops.zeros_like(input)
+    hinge = ops.where(ops.ne(target, 1), ops.clamp_min(ops.full_like(input, margin) - input, 0), zeros)
+    return apply_reduction(hinge + ops.where(ops.ne(target, -1), input, zeros), code)
 
 
 def cosine_embedding_loss(

@@ -8,6 +8,7 @@ differentiable through the ops they call and run on every backend.
 
 from __future__ import annotations
 
+from ..backends.meta.pointwise import not_implemented
 from ..factories import tensor as _tensor
 from ..ops import bound as ops
 from ..tensor import Tensor
@@ -43,6 +44,11 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             raise NotImplementedError(f"Padding size {len(amounts)} is not supported for {nd}D input tensor. "
                                       "Supported combinations for non-constant padding: 2D or 3D input with padding "
                                       "size 2, 3D or 4D with 4, 4D or 5D with 6")
+    if mode in ("reflect", "replicate") and input.dtype.name == "bool":  # torch's kernels take no bool
+        name = "reflection" if mode == "reflect" else "replication"
+        cuda = {"reflection": ("reflection_pad1d_out", "reflection_pad2d_out_template", "reflection_pad3d_out_cuda"),
+                "replication": tuple(f"replication_pad{i}d_cuda" for i in (1, 2, 3))}[name][k - 1]
+        raise not_implemented(cuda if input.device.type == "cuda" else f"{name}_pad{k}d", input.dtype)
     out = input
     for j in range(k):
         dim = nd - 1 - j

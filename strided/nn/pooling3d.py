@@ -8,7 +8,15 @@ import math
 from .. import dtypes as _dt
 from ..ops import bound as ops
 from ..tensor import Tensor
-from .convolution import _check_tensors, _lowest, _mean, _out_size, check_avg_pool_dtype, window_counts
+from .convolution import (
+    _check_tensors,
+    _lowest,
+    _mean,
+    _out_size,
+    check_avg_pool_dtype,
+    check_max_pool_dtype,
+    window_counts,
+)
 from .convolution3d import _padded, _triple
 
 __all__ = ["max_pool3d", "avg_pool3d"]
@@ -63,6 +71,7 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     """Window maxima (NaN propagates); with ``return_indices`` also each maximum's flat index in its
     (D, H, W) input volume."""
     x, batched, k, s, p, d = _setup(input, kernel_size, stride, padding, dilation, "max_pool3d")
+    check_max_pool_dtype(input, "max_pool3d", "max_pool3d_with_indices_out_frame")
     (depth, h, w), outs, pads = _geometry(x, k, s, p, d, ceil_mode, "max_pool3d")
     low = -math.inf if x.dtype.is_floating_point else _lowest(x.dtype)
     xp = _padded(x, pads, low)

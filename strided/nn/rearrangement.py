@@ -4,6 +4,7 @@ window view) and one copy."""
 
 from __future__ import annotations
 
+from ..backends.meta.pointwise import not_implemented
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .convolution import _check_tensors, _padded, _pair, _windows
@@ -89,6 +90,9 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
         raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, dilation={d}, padding={p}, "
                            f"calculated shape of the array of sliding blocks as ({oh}, {ow}), but its components "
                            "must be at least one.")
+    dtype = input.dtype
+    if not (dtype.is_floating_point or dtype.is_complex or dtype.name == "bool"):  # torch's im2col dtypes
+        raise not_implemented(f"im2col_out_{input.device.type}", dtype)
     cols = _windows(_padded(x, (p[0], p[0]), (p[1], p[1]), 0.0), k, s, d, oh, ow)
     out = ops.reshape(cols, (n, c * k[0] * k[1], oh * ow))
     return out if batched else ops.squeeze(out, [0])

@@ -79,7 +79,7 @@ def pointwise_output(dtype: dt.dtype, *operands) -> Tensor:
 # c10's checked_convert: a Scalar converted to the kernel's C type must fit in it.
 _C_TYPE_NAMES = {
     dt.float32: "float", dt.float64: "double", dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16",
-    dt.int64: "int64_t", dt.int32: "int32_t", dt.int16: "int16_t", dt.int8: "int8_t", dt.uint8: "uint8_t",
+    dt.int64: "int64_t", dt.int32: "int", dt.int16: "int16_t", dt.int8: "int8_t", dt.uint8: "uint8_t",
 }
 _LIMITS = {d: (int(np.iinfo(d.numpy_dtype).min), int(np.iinfo(d.numpy_dtype).max))
            for d in (dt.int64, dt.int32, dt.int16, dt.int8, dt.uint8)}
