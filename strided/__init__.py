@@ -82,7 +82,7 @@ for _name in _bound.FUNCTIONS:
         elif _updates_a_list(_packet):
             _packet = _returning_self(_packet)
         globals()[_name] = _packet
-from .memory_formats import channels_last, contiguous_format, memory_format, preserve_format  # noqa: E402, F401
+from .memory_formats import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: E402, F401
 from .layouts import layout, strided  # noqa: E402, F401 - torch.layout, torch.strided
 from .autograd import is_inference_mode_enabled  # noqa: E402, F401
 from .amp.autocast_mode import (  # noqa: E402, F401

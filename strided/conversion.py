@@ -76,9 +76,13 @@ def _parse(args: tuple, kwargs: dict):
 
 
 def suggest_memory_format(t: Tensor) -> str:
-    """``channels_last`` for a 4-d tensor laid out NHWC (and not plainly contiguous), else contiguous."""
-    if len(t._sizes) == 4 and not t.is_contiguous() and t.is_contiguous("channels_last"):
-        return "channels_last"
+    """``channels_last`` for a 4-d tensor laid out NHWC, ``channels_last_3d`` for a 5-d one laid out NDHWC (and
+    not plainly contiguous), else contiguous."""
+    n = len(t._sizes)
+    if n == 4 or n == 5:
+        mf = "channels_last" if n == 4 else "channels_last_3d"
+        if not t.is_contiguous() and t.is_contiguous(mf):
+            return mf
     return "contiguous_format"
 
 

@@ -1,5 +1,5 @@
-"""torch's memory-format names: ``strided.channels_last``, ``strided.contiguous_format``,
-``strided.preserve_format``.
+"""torch's memory-format names: ``strided.channels_last``, ``strided.channels_last_3d``,
+``strided.contiguous_format``, ``strided.preserve_format``.
 
 strided's ops take memory formats as these strings (``memory_format="channels_last"``); the constants are
 those strings under torch's names, so code written for torch (``x.contiguous(memory_format=
@@ -8,7 +8,8 @@ torch.channels_last)``) runs with ``strided`` in place of ``torch``.
 
 from __future__ import annotations
 
-__all__ = ["memory_format", "channels_last", "contiguous_format", "preserve_format", "NamedConstant"]
+__all__ = ["memory_format", "channels_last", "channels_last_3d", "contiguous_format", "preserve_format",
+           "NamedConstant"]
 
 
 class NamedConstant(str):
@@ -30,5 +31,6 @@ class memory_format(NamedConstant):  # noqa: N801 - torch's name
 
 
 channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")

@@ -27,7 +27,8 @@ from .tensor_extras import TensorExtras
 from .tensor_linalg import TensorLinalg
 from .tensor_operators import TensorOperators
 
-__all__ = ["Tensor", "contiguous_strides", "channels_last_strides", "is_row_major"]
+__all__ = ["Tensor", "contiguous_strides", "channels_last_strides", "channels_last_3d_strides", "memory_format_strides",
+           "is_row_major"]
 
 
 _STRIDES_MEMO: dict = {}  # sizes tuple -> its row-major strides (bounded; Note [Contiguity memo])
@@ -59,6 +60,23 @@ def channels_last_strides(sizes) -> tuple:
         raise RuntimeError("required rank 4 tensor to use channels_last format")
     n, c, h, w = (max(s, 1) for s in sizes)
     return (h * w * c, 1, w * c, c)
+
+
+def channels_last_3d_strides(sizes) -> tuple:
+    """NDHWC strides for a 5-d NCDHW shape (torch.channels_last_3d)."""
+    if len(sizes) != 5:
+        raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
+    n, c, d, h, w = (max(s, 1) for s in sizes)
+    return (d * h * w * c, 1, h * w * c, w * c, c)
+
+
+def memory_format_strides(sizes, memory_format) -> tuple:
+    """The dense strides of ``memory_format`` for ``sizes`` (contiguous for None / contiguous / preserve)."""
+    if memory_format == "channels_last":
+        return channels_last_strides(sizes)
+    if memory_format == "channels_last_3d":
+        return channels_last_3d_strides(sizes)
+    return contiguous_strides(sizes)
 
 
 class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
@@ -268,12 +286,12 @@ class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
                     _CONTIGUOUS.clear()
                 _CONTIGUOUS[key] = hit
             return hit
-        if memory_format == "channels_last":
-            if len(self._sizes) != 4:
+        if memory_format == "channels_last" or memory_format == "channels_last_3d":
+            if len(self._sizes) != (4 if memory_format == "channels_last" else 5):
                 return False
             if 0 in self._sizes:
                 return True
-            want = channels_last_strides(self._sizes)
+            want = memory_format_strides(self._sizes, memory_format)
             return all(s == 1 or a == b for s, a, b in zip(self._sizes, self._strides, want))
         if memory_format == "preserve_format":
             raise RuntimeError("is_contiguous(): preserve_format is not a valid memory format to check")

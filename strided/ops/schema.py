@@ -27,6 +27,7 @@ _NAMED_DEFAULTS = {
     "None": None, "True": True, "False": False,
     "Mean": 1, "Sum": 2,  # at::Reduction::Reduction (None is 0 and spelled as the int)
     "contiguous_format": "contiguous_format", "channels_last": "channels_last",
+    "channels_last_3d": "channels_last_3d",
     "preserve_format": "preserve_format", "long": "int64",
 }
 

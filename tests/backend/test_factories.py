@@ -264,3 +264,37 @@ def test_set_bad_input(device):
     other = "cpu" if device != "cpu" else "meta"
     with pytest.raises(RuntimeError, match="the devices must match"):
         st.empty(0, device=other).set_(storage, 0, (2,), (1,))
+
+
+# ------------------------------------------------------------------------------------- channels_last_3d
+@pytest.mark.parametrize("device", DEVICES)
+def test_channels_last_3d(device):
+    """torch.channels_last_3d: NDHWC strides from empty / contiguous / clone / to / resize_, kept by the _like
+    factories, elementwise results and cat, suggested by suggest_memory_format; size-1 dims ignored by
+    is_contiguous; a rank other than 5 refused in torch's words."""
+    cl = st.channels_last_3d
+    want = (360, 1, 90, 18, 3)
+    assert repr(cl) == "strided.channels_last_3d" and cl == "channels_last_3d"
+    x = st.arange(720.0, device=device).reshape(2, 3, 4, 5, 6)
+    y = x.contiguous(memory_format=cl)
+    assert y.stride() == want and y.is_contiguous(memory_format=cl) and not y.is_contiguous()
+    if device != "meta":  # meta tensors have no values
+        np.testing.assert_array_equal(y.cpu().numpy(), x.cpu().numpy())
+    assert x.is_contiguous() and not x.is_contiguous(memory_format=cl)
+    assert st.empty(2, 3, 4, 5, 6, device=device, memory_format=cl).stride() == want
+    assert x.clone(memory_format=cl).stride() == want and x.to(memory_format=cl).stride() == want
+    for out in (st.empty_like(y), st.zeros_like(y), y.clone(), y + 1, y.to(st.float64)):
+        assert out.stride() == want
+    assert st.cat([y, y], 1).stride() == (720, 1, 180, 36, 6)
+    assert st.cat([y, x], 1).is_contiguous()
+    from strided.conversion import suggest_memory_format
+
+    assert suggest_memory_format(y) == "channels_last_3d" and suggest_memory_format(x) == "contiguous_format"
+    z = st.ones(1, 3, 1, 5, 1, device=device).contiguous(memory_format=cl)
+    assert z.stride() == (15, 1, 15, 3, 3) and z.is_contiguous(memory_format=cl) and not z.is_contiguous()
+    assert st.empty(1, device=device).resize_((2, 3, 4, 5, 6), memory_format=cl).stride() == want
+    assert not st.ones(2, 3, 4, 5, device=device).is_contiguous(memory_format=cl)
+    for call in (lambda: st.ones(2, 3, 4, 5, device=device).contiguous(memory_format=cl),
+                 lambda: st.empty(2, 3, device=device, memory_format=cl)):
+        with pytest.raises(RuntimeError, match="required rank 5 tensor to use channels_last_3d format"):
+            call()

@@ -10,7 +10,7 @@ from ...device import DEFAULT as _DEFAULT_DEVICE
 from ...device import device as _device
 from ...dispatch.library import kernel
 from ...storage import UntypedStorage
-from ...tensor import Tensor, channels_last_strides, contiguous_strides, make_tensor
+from ...tensor import Tensor, contiguous_strides, make_tensor, memory_format_strides
 from .. import allocate
 from .common import check, exact_ints, is_scalar, new_output, normalize_size
 from .pointwise import check_scalar_fits
@@ -74,8 +74,8 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
     _check_layout(layout, "empty")
     if memory_format in (None, "contiguous_format", "preserve_format"):
         strides = contiguous_strides(sizes)
-    elif memory_format == "channels_last":
-        strides = channels_last_strides(sizes)
+    elif memory_format in ("channels_last", "channels_last_3d"):
+        strides = memory_format_strides(sizes, memory_format)
     else:
         raise RuntimeError(f"empty(): unsupported memory_format {memory_format!r}")
     nbytes = math.prod(sizes) * d.itemsize
@@ -218,7 +218,7 @@ def copy_(self, src, non_blocking=False):
 @kernel("CPU", "Meta")
 def resize_(self, size, *, memory_format=None):
     sizes = normalize_size(size, "resize_")
-    strides = contiguous_strides(sizes) if memory_format != "channels_last" else channels_last_strides(sizes)
+    strides = memory_format_strides(sizes, memory_format)
     need = (self._offset + math.prod(sizes)) * self.dtype.itemsize
     if need > self._storage.nbytes():
         old = self._storage

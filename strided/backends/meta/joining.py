@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ... import dtypes as dt
+from ...conversion import suggest_memory_format
 from ...dispatch.library import kernel
-from ...tensor import Tensor, channels_last_strides
+from ...tensor import Tensor, memory_format_strides
 from .common import common_device, new_output, wrap_dim
 
 __all__ = ["cat_output"]
@@ -51,15 +52,14 @@ def _cat_inputs(tensors, dim) -> tuple:
     return sizes, dtype, dev, d, tuple(t for _, t in kept)
 
 
-def _channels_last(t: Tensor) -> bool:
-    return len(t._sizes) == 4 and not t.is_contiguous() and t.is_contiguous("channels_last")
-
-
 def cat_output(tensors, dim) -> tuple:
     """The output of ``cat``, the wrapped dim and the tensors that are not skipped."""
     sizes, dtype, dev, d, kept = _cat_inputs(tensors, dim)
-    # torch's compute_output_memory_format: channels_last only when every input suggests it.
-    strides = channels_last_strides(sizes) if kept and all(map(_channels_last, kept)) else None
+    # torch's compute_output_memory_format: a channels-last format only when every input suggests it.
+    strides = None
+    mf = suggest_memory_format(kept[0]) if kept else "contiguous_format"
+    if mf != "contiguous_format" and all(suggest_memory_format(t) == mf for t in kept[1:]):
+        strides = memory_format_strides(sizes, mf)
     return new_output(sizes, dtype, dev, strides), d, kept
 
 

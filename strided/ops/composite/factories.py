@@ -116,7 +116,9 @@ def _like(self, dtype, layout, device, pin_memory, memory_format):
             return ops.empty_strided(self._sizes, self._strides, dtype=d, layout=layout, device=dev,
                                      pin_memory=pin_memory)
         else:
-            mf = "channels_last" if self.dim() == 4 and self.is_contiguous("channels_last") else "contiguous_format"
+            from ...conversion import suggest_memory_format
+
+            mf = suggest_memory_format(self)
     return ops.empty(self._sizes, dtype=d, layout=layout, device=dev, pin_memory=pin_memory, memory_format=mf)
 
 
