@@ -29,6 +29,7 @@ from .. import dtypes as _dt
 from ..backends.meta.pointwise import check_scalar_fits
 from ..backends.meta.reductions import type_name
 from ..ops import bound as ops
+from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 from ..type_info import finfo
 
@@ -290,6 +291,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 
 def _threshold(input: Tensor, limit: float, value: float, inplace: bool) -> Tensor:
+    refuse_complex(input, "threshold_cpu", "threshold_cuda")
     if input.dtype is _dt.bool:
         raise NotImplementedError(f"\"threshold_{'cuda' if input.device.type == 'cuda' else 'cpu'}\" not implemented "
                                   "for 'Bool'")

@@ -37,7 +37,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     x2 = ops.reshape(input2, (-1, 1, in2))
     # (B, in1) @ (in1, out * in2): x1's contraction first, then x2's as a broadcast multiply and sum
     t = ops.reshape(ops.matmul(x1, ops.reshape(ops.permute(weight, (1, 0, 2)), (in1, out * in2))), (-1, out, in2))
-    y = ops.sum(t * x2, [-1])
+    prod = t * x2
+    y = ops.sum(prod, [-1], dtype=prod.dtype)  # integers stay in their dtype, as torch's bmm keeps them
     if bias is not None:
         y = y + bias
     return ops.reshape(y, (*lead, out))

@@ -276,13 +276,13 @@ def max_pool2d(
 
 
 def check_max_pool_dtype(input: Tensor, cpu: str, cuda: str) -> None:
-    """torch's max pools: every dtype but bool on the CPU, the floating dtypes on CUDA (torch 2.11); any other
+    """torch's max pools: every real dtype but bool on the CPU, the floating dtypes on CUDA (torch 2.11); any other
     raises its AT_DISPATCH error (``cpu`` / ``cuda``: the kernel names it prints)."""
     d = input.dtype
     if input.device.type == "cuda":
         if not d.is_floating_point:
             raise not_implemented(cuda, d)
-    elif d is _dt.bool:
+    elif d is _dt.bool or d.is_complex:
         raise not_implemented(cpu, d)
 
 

@@ -64,6 +64,19 @@ def _check(input: Tensor, weight: Tensor, offsets, per_sample_weights, mode: str
             raise RuntimeError(f"Expected tensor for argument #{1 if name == 'indices' else 2} '{name}' to have one "
                                f"of the following scalar types: Long, Int; but got {type_name(t.dtype)} instead "
                                "(while checking arguments for embedding_bag)")
+    if not weight.dtype.is_floating_point:
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, "
+                           f"BFloat16, Float, Double; but got {_legacy_type(weight)} instead (while checking arguments "
+                           "for embedding_bag)")
+
+
+def _legacy_type(t: Tensor) -> str:
+    """torch's name of a tensor type in checkScalarTypes' message: ``strided.IntTensor`` (``strided.cuda.IntTensor``)
+    where a legacy class exists, else the backend and scalar type (``CPUBoolType``, ``CPUComplexFloatType``)."""
+    cuda = t.device.type == "cuda"
+    if t.dtype.name == "bool" or t.dtype.is_complex:
+        return f"{'CUDA' if cuda else 'CPU'}{type_name(t.dtype)}Type"
+    return f"strided.{'cuda.' if cuda else ''}{type_name(t.dtype)}Tensor"
 
 
 def _check_on_host(flat: Tensor, offsets: Tensor, rows: int) -> None:

@@ -125,23 +125,72 @@ def complex_supported(op, backend: DispatchKey) -> bool:
 _COMPLEX_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
-# torch's AT_DISPATCH names where they are not "<op>_<backend>"
+# torch's AT_DISPATCH names where they are not "<op>_<backend>" (keys: op name, or "name.overload"; torch 2.14's CPU)
 _DISPATCH_NAMES = {("index_reduce", "cpu"): "index_func_", ("index_reduce", "cuda"): "index_reduce",
                    ("index_reduce_", "cpu"): "index_func_", ("index_reduce_", "cuda"): "index_reduce"}
+_DISPATCH_NAMES.update({(name, "cpu"): kernel for names, kernel in (
+    (("round", "round_"), "round_vml_cpu"), (("erf", "erf_"), "erf_vml_cpu"), (("erfc", "erfc_"), "erfc_vml_cpu"),
+    (("erfinv", "erfinv_"), "erfinv_vml_cpu"), (("lgamma", "lgamma_"), "lgamma_vml_cpu"), (("i0", "i0_"), "i0_vml_cpu"),
+    (("digamma", "digamma_"), "digamma"), (("floor_divide", "floor_divide_"), "div_floor_cpu"),
+    (("nanmedian",), "median_cpu"), (("amax",), "max_values_cpu"), (("amin",), "min_values_cpu"), (("max",), "max_all"),
+    (("min",), "min_all"), (("gelu", "gelu_"), "GeluKernelImpl"), (("softmax.int", "_softmax"), "softmax_kernel_impl"),
+    (("log_softmax.int", "_log_softmax"), "log_softmax_kernel_impl"),
+    (("layer_norm", "native_layer_norm"), "LayerNormKernelImpl"), (("histc",), "aminmax_cpu"), (("unique",), "unique"),
+    (("searchsorted", "bucketize"), "searchsorted_out_cpu"), (("dropout", "dropout_"), "bernoulli_scalar_cpu_"),
+    (("cross_entropy_loss",), "log_softmax_kernel_impl"))
+    for name in names})
+
+# torch's own checks where they come before AT_DISPATCH, as (exception type, words); every backend unless the key
+# names one ("{dtype}": torch's name of the complex dtype)
+_CLAMP = (NotImplementedError, "clamp is not supported for complex types")
+_TORCH_WORDS = {
+    **dict.fromkeys(("clamp", "clamp_", "clamp.Tensor", "clamp_.Tensor", "clamp_min", "clamp_min_", "clamp_max",
+                     "clamp_max_", "relu", "relu_", "hardtanh", "hardtanh_"), _CLAMP),
+    **{name: (NotImplementedError, f"{name.rstrip('_')} is not supported for complex inputs")
+       for name in ("floor", "floor_", "ceil", "ceil_", "trunc", "trunc_")},
+    "fix": (NotImplementedError, "trunc is not supported for complex inputs"),
+    "fix_": (NotImplementedError, "trunc is not supported for complex inputs"),
+    **dict.fromkeys(("sign", "sign_"), (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support "
+                                                              "complex numbers. Please use torch.sgn instead.")),
+    "signbit": (NotImplementedError, "signbit is not implemented for complex tensors."),
+    **{name: (RuntimeError, f"{name} not implemented for complex tensors.")
+       for name in ("maximum", "minimum", "fmax", "fmin")},
+    "heaviside": (RuntimeError, "heaviside is not yet implemented for complex tensors."),
+    "heaviside_": (RuntimeError, "heaviside is not yet implemented for complex tensors."),
+    "rad2deg": (RuntimeError, "rad2deg is not supported for complex tensors."),
+    "deg2rad": (RuntimeError, "deg2rad is not supported for complex tensors."),
+    "one_hot": (RuntimeError, "one_hot is only applicable to index tensor of type LongTensor."),
+    "argmax": (RuntimeError, "argmax(): does not support complex input"),
+    "argmin": (RuntimeError, "argmin(): does not support complex input"),
+    "max.dim": (RuntimeError, "max(): does not support complex input"),
+    "min.dim": (RuntimeError, "min(): does not support complex input"),
+    **{name: (RuntimeError, "Unsupported input type encountered for isin(): {dtype}")
+       for name in ("isin.Tensor_Tensor", "isin.Tensor_Scalar", "isin.Scalar_Tensor")},
+    **{(name, "cpu"): (RuntimeError, " Sort does not support complex dtypes on CPU")
+       for name in ("sort", "sort.stable", "argsort", "argsort.stable", "msort")},
+    ("topk", "cpu"): (RuntimeError, " topk does not support complex dtypes on CPU"),
+    ("nansum", "cpu"): (RuntimeError, "nansum on CPU does not support complex inputs"),
+    ("nanmean", "cpu"): (RuntimeError, "nansum on CPU does not support complex inputs"),
+}
 
 
 def complex_refusal(op, backend: DispatchKey):
     """The kernel of an op that takes no complex tensors: torch's AT_DISPATCH error, naming the dtype."""
-    name = op.schema.name
-    kernel = _DISPATCH_NAMES.get((name, BACKEND_NAMES[backend]), f"{name}_{BACKEND_NAMES[backend]}")
+    name, b = op.schema.name, BACKEND_NAMES[backend]
+    full = f"{name}.{op.schema.overload}" if op.schema.overload else name
+    words = (_TORCH_WORDS.get((full, b)) or _TORCH_WORDS.get(full) or _TORCH_WORDS.get((name, b))
+             or _TORCH_WORDS.get(name))
+    kernel = _DISPATCH_NAMES.get((full, b)) or _DISPATCH_NAMES.get((name, b), f"{name}_{b}")
 
     def refuse(*args, **kwargs):
         from ..tensor import Tensor
 
         values = (*args, *kwargs.values())
         tensors = [t for a in values for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, Tensor)]
-        d = next(t.dtype for t in tensors if t.dtype.is_complex)
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_COMPLEX_NAMES[d.name]}\'')
+        d = _COMPLEX_NAMES[next(t.dtype for t in tensors if t.dtype.is_complex).name]
+        if words is not None:
+            raise words[0](words[1].format(dtype=d))
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{d}\'')
 
     return refuse
 

@@ -1,0 +1,74 @@
+"""Refusals in torch's words on the CPU: complex input to the ops torch refuses it for (its own checks where they
+come before AT_DISPATCH, else its kernel names), embedding_bag's weight dtypes; and integer bilinear keeping its
+dtype, as torch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as st
+
+torch = pytest.importorskip("torch")
+
+
+def _complex_cases(m):
+    F = m.nn.functional
+    z = m.ones(2, 3, 4, dtype=m.complex64)
+    i = m.zeros(2, 4, dtype=m.int64)
+    return {
+        "relu": lambda: F.relu(z), "relu6": lambda: F.relu6(z), "hardtanh": lambda: F.hardtanh(z),
+        "clamp": lambda: m.clamp(z, 0, 1), "clamp_min": lambda: m.clamp_min(z, 0), "clamp_max": lambda: m.clamp_max(z, 0),
+        "relu_": lambda: z.clone().relu_(), "gelu": lambda: F.gelu(z), "threshold": lambda: F.threshold(z, 0.5, 1.0),
+        "softmax": lambda: F.softmax(z, 1), "log_softmax": lambda: F.log_softmax(z, 1),
+        "layer_norm": lambda: F.layer_norm(z, (4,)), "dropout": lambda: F.dropout(z, 0.5),
+        "cross_entropy": lambda: F.cross_entropy(z, i), "max": lambda: m.max(z), "max dim": lambda: m.max(z, 1),
+        "min dim": lambda: m.min(z, 1), "amax": lambda: m.amax(z, 1), "amin": lambda: m.amin(z, 1),
+        "argmax": lambda: m.argmax(z), "argmin": lambda: m.argmin(z), "sort": lambda: m.sort(z),
+        "argsort": lambda: m.argsort(z), "msort": lambda: m.msort(z), "topk": lambda: m.topk(z, 1),
+        "floor": lambda: m.floor(z), "ceil": lambda: m.ceil(z), "trunc": lambda: m.trunc(z), "fix": lambda: m.fix(z),
+        "floor_": lambda: z.clone().floor_(), "round": lambda: m.round(z), "sign": lambda: m.sign(z),
+        "signbit": lambda: m.signbit(z), "erf": lambda: m.erf(z), "erfc": lambda: m.erfc(z),
+        "erfinv": lambda: m.erfinv(z), "lgamma": lambda: m.lgamma(z), "digamma": lambda: m.digamma(z),
+        "i0": lambda: m.i0(z), "maximum": lambda: m.maximum(z, z), "minimum": lambda: m.minimum(z, z),
+        "fmax": lambda: m.fmax(z, z), "fmin": lambda: m.fmin(z, z), "heaviside": lambda: m.heaviside(z, z),
+        "rad2deg": lambda: m.rad2deg(z), "deg2rad": lambda: m.deg2rad(z), "floor_divide": lambda: m.floor_divide(z, z),
+        "nanmedian": lambda: m.nanmedian(z), "histc": lambda: m.histc(z), "isin": lambda: m.isin(z, z),
+        "nansum": lambda: m.nansum(z), "nanmean": lambda: m.nanmean(z), "one_hot": lambda: F.one_hot(z),
+        "max_pool2d": lambda: F.max_pool2d(z, 2),
+        "embedding_bag": lambda: F.embedding_bag(m.tensor([[0, 1]]), z[0]),
+    }
+
+
+def _outcome(f):
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001 - the outcome is what is compared
+        return type(e).__name__, str(e).splitlines()[0]
+    return ("ok",)
+
+
+@pytest.mark.parametrize("case", sorted(_complex_cases(st)))
+def test_complex_refusals_in_torch_words(case):
+    assert _outcome(_complex_cases(st)[case]) == _outcome(_complex_cases(torch)[case])
+
+
+@pytest.mark.parametrize("dt", ["int64", "int32", "int16", "int8", "uint8", "bool"])
+def test_embedding_bag_weight_dtypes_as_torch(dt):
+    def call(m):
+        return lambda: m.nn.functional.embedding_bag(m.tensor([[0, 1]]), m.ones(3, 2, dtype=getattr(m, dt)))
+
+    got, want = _outcome(call(st)), _outcome(call(torch))
+    assert got[0] == want[0] == "RuntimeError"
+    assert got[1] == want[1].replace("torch.", "strided.")
+
+
+@pytest.mark.parametrize("dt", ["int64", "int32", "int16", "uint8"])
+def test_integer_bilinear_keeps_its_dtype(dt):
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 9, (2, 3)).astype(dt), rng.integers(0, 9, (2, 4)).astype(dt)
+    w, bias = rng.integers(0, 9, (5, 3, 4)).astype(dt), rng.integers(0, 9, (5,)).astype(dt)
+    got = st.nn.functional.bilinear(*(st.from_numpy(v) for v in (a, b, w, bias)))
+    want = torch.nn.functional.bilinear(*(torch.from_numpy(v) for v in (a, b, w, bias)))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1] == dt
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
