@@ -45,6 +45,13 @@ def _size(size, op):
     return tuple(int(s) for s in size)
 
 
+def _into(fn, name: str, args, kwargs: dict, out):
+    """``fn(*args, **kwargs)`` built in ``out``'s dtype and device and written into it (Note [Out arguments])."""
+    from .dispatch.out_arguments import run_with_out
+
+    return run_with_out(fn, name, args, kwargs, out, factory=True)
+
+
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
         if not (t.dtype.is_floating_point or t.dtype.is_complex):
@@ -54,10 +61,12 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None,
-          layout=None) -> Tensor:
+          layout=None, out=None) -> Tensor:
     """An uninitialized tensor of the given size."""
-    if not (requires_grad or pin_memory or memory_format or layout):  # the hot path: few keywords
+    if not (requires_grad or pin_memory or memory_format or layout or out is not None):  # the hot path
         return _EMPTY(_size(size, "empty"), dtype=dtype, device=device)
+    if out is not None:
+        return _into(empty, "empty", size, {"dtype": dtype, "device": device, "memory_format": memory_format}, out)
     return _finish(ops.empty(_size(size, "empty"), dtype=dtype, layout=layout, device=device,
                              pin_memory=pin_memory, memory_format=memory_format), requires_grad)
 
@@ -69,59 +78,79 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
                                      pin_memory=pin_memory), requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None) -> Tensor:
+def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None, out=None) -> Tensor:
     """A tensor filled with 0."""
+    if out is not None:
+        return _into(zeros, "zeros", size, {"dtype": dtype, "device": device}, out)
     return _finish(ops.zeros(_size(size, "zeros"), dtype=dtype, layout=layout, device=device,
                              pin_memory=pin_memory), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None) -> Tensor:
+def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None, out=None) -> Tensor:
     """A tensor filled with 1."""
+    if out is not None:
+        return _into(ones, "ones", size, {"dtype": dtype, "device": device}, out)
     return _finish(ops.ones(_size(size, "ones"), dtype=dtype, layout=layout, device=device,
                             pin_memory=pin_memory), requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, pin_memory=False,
-         layout=None) -> Tensor:
+         layout=None, out=None) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it when not given)."""
+    if out is not None:
+        return _into(full, "full", (size, fill_value), {"dtype": dtype, "device": device}, out)
     return _finish(ops.full(_size((size,), "full"), fill_value, dtype=dtype, layout=layout, device=device,
                             pin_memory=pin_memory), requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, layout=None) -> Tensor:
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, layout=None,
+           out=None) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(end)`` starts at 0."""
+    if out is not None:
+        return _into(arange, "arange", (start, end, step), {"dtype": dtype, "device": device}, out)
     if end is None:
         start, end = 0, start
     return _finish(ops.arange(start, end, step, dtype=dtype, layout=layout, device=device), requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None) -> Tensor:
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, out=None) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if out is not None:
+        return _into(linspace, "linspace", (start, end, steps), {"dtype": dtype, "device": device}, out)
     return _finish(ops.linspace(start, end, steps, dtype=dtype, layout=layout, device=device), requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None) -> Tensor:
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None, out=None) -> Tensor:
     """A 2-D tensor with ones on the diagonal."""
+    if out is not None:
+        return _into(eye, "eye", (n, m), {"dtype": dtype, "device": device}, out)
     return _finish(ops.eye(n, n if m is None else m, dtype=dtype, layout=layout, device=device), requires_grad)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
-         layout=None) -> Tensor:
+         layout=None, out=None) -> Tensor:
     """Uniform samples from [0, 1)."""
+    if out is not None:
+        return _into(rand, "rand", size, {"generator": generator, "dtype": dtype, "device": device}, out)
     return _finish(ops.rand(_size(size, "rand"), generator=generator, dtype=dtype, layout=layout,
                             device=device, pin_memory=pin_memory), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
-          layout=None) -> Tensor:
+          layout=None, out=None) -> Tensor:
     """Standard normal samples."""
+    if out is not None:
+        return _into(randn, "randn", size, {"generator": generator, "dtype": dtype, "device": device}, out)
     return _finish(ops.randn(_size(size, "randn"), generator=generator, dtype=dtype, layout=layout,
                              device=device, pin_memory=pin_memory), requires_grad)
 
 
 def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False,
-            layout=None) -> Tensor:
+            layout=None, out=None) -> Tensor:
     """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
+    if out is not None:
+        return _into(randint, "randint", args, {"size": size, "generator": generator, "dtype": dtype,
+                                                "device": device}, out)
     if size is None:
         if not args:
             raise TypeError("randint() missing required argument 'size'")
@@ -136,8 +165,15 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
                                layout=layout, device=device), requires_grad)
 
 
-def bernoulli(input, p=None, *, generator=None) -> Tensor:
+def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     """Samples 0/1 with probabilities ``input`` (or the scalar ``p``)."""
+    if out is not None:
+        from .dispatch.out_arguments import run_with_out
+
+        def sample(input, p, generator):  # torch samples straight into out's dtype
+            return bernoulli(input, p, generator=generator).to(out.dtype)
+
+        return run_with_out(sample, "bernoulli", (input, p), {"generator": generator}, out)
     if p is not None:
         return empty_like(input).bernoulli_(p, generator=generator)
     return ops.bernoulli(input, generator=generator)

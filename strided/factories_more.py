@@ -16,6 +16,7 @@ import math
 import warnings
 
 from . import dtypes as _dt
+from .dispatch.out_arguments import accepting_out as _accepting_out
 from .ops import bound as _ops
 
 __all__ = ["scalar_tensor", "logspace", "range", "asarray", "empty_permuted", "frombuffer", "hann_window",
@@ -237,3 +238,6 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
 
     raw = np.frombuffer(view.cast("B"), dtype=np.uint8, count=count * itemsize, offset=offset)
     return _finish(wrap_array(raw.view(dtype.numpy_dtype)), requires_grad)
+
+
+_accepting_out(globals(), ("logspace", "range", "empty_permuted"), factory=True)  # Note [Out arguments]

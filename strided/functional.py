@@ -57,10 +57,12 @@ def _sublist(labels) -> str:
     return "".join(parts)
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False):
+def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     """Coordinates of the nonzero elements: an (n, dim) int64 tensor, or with ``as_tuple`` one 1-D
     tensor per dimension (a 0-dim input counts as 1-D, as torch). Synchronizes with a CUDA device."""
     _check_tensor("nonzero", input)
+    if out is not None and not as_tuple:
+        return _ops.nonzero(input, out=out)  # Note [Out arguments]
     coords = _ops.nonzero(input)
     if not as_tuple:
         return coords
@@ -76,7 +78,7 @@ def argwhere(input: Tensor) -> Tensor:
     return _ops.nonzero(input)
 
 
-def where(condition: Tensor, input=None, other=None):
+def where(condition: Tensor, input=None, other=None, *, out=None):
     """``where(condition, input, other)`` picks elementwise; ``where(condition)`` is
     ``nonzero(condition, as_tuple=True)``."""
     _check_tensor("where", condition, "condition")
@@ -84,6 +86,8 @@ def where(condition: Tensor, input=None, other=None):
         return nonzero(condition, as_tuple=True)
     if input is None or other is None:
         raise TypeError("where(): expected both input and other, or neither")
+    if out is not None:
+        return _ops.where(condition, input, other, out=out)  # Note [Out arguments]
     return _ops.where(condition, input, other)
 
 

@@ -9,6 +9,7 @@ of copies. ``alias_copy`` and ``detach_copy`` always copy (their views would sha
 
 from __future__ import annotations
 
+from .dispatch.out_arguments import accepting_out as _accepting_out
 from .ops import bound as _ops
 from .tensor import Tensor
 
@@ -104,3 +105,6 @@ def view_as_real_copy(input: Tensor) -> Tensor:  # noqa: A002
 
 def view_as_complex_copy(input: Tensor) -> Tensor:  # noqa: A002
     return _fresh(_ops.view_as_complex(input))
+
+
+_accepting_out(globals(), ("narrow_copy",))  # Note [Out arguments]

@@ -63,8 +63,8 @@ def _is_tensor(v) -> bool:
 class OpOverloadPacket:
     """All overloads of one operator name; calling it picks the overload from the arguments."""
 
-    __slots__ = ("name", "namespace", "overloads", "_ordered", "_match_cache", "_scalar_slots", "__name__",
-                 "__qualname__", "__dict__")
+    __slots__ = ("name", "namespace", "overloads", "_ordered", "_match_cache", "_scalar_slots", "_generic_out",
+                 "__name__", "__qualname__", "__dict__")
 
     def __init__(self, name: str, namespace: str = "aten"):
         self.name = name
@@ -73,6 +73,7 @@ class OpOverloadPacket:
         self._ordered: list[OpOverload] = []
         self._match_cache: dict = {}
         self._scalar_slots = None  # a lone overload's Scalar arguments: (positions, names) (Note [Tensors as Scalars])
+        self._generic_out = False  # out= written by out_arguments.py (Note [Out arguments])
         self.__name__ = name
         self.__qualname__ = name
         self.__doc__ = None
@@ -85,6 +86,10 @@ class OpOverloadPacket:
             self.__dict__[op.overload_name] = op
         self._ordered.append(op)
         op.packet = self
+        # Note [Out arguments]: not where an overload takes out= itself, nor for views, in-place ops and _like factories
+        self._generic_out = not (self.name.endswith("_like") or any(
+            any(a.name == "out" for a in o.schema.arguments) or any(r.annotation is not None for r in o.schema.returns)
+            for o in self._ordered))
         self._match_cache.clear()
         self._scalar_slots = None
         self.__dict__.pop("_lone", None)
@@ -111,6 +116,10 @@ class OpOverloadPacket:
         return f"<OpOverloadPacket {self.namespace}::{self.name}>"
 
     def __call__(self, *args, **kwargs):
+        if kwargs and "out" in kwargs and self._generic_out:
+            from .out_arguments import call_with_out
+
+            return call_with_out(self, args, kwargs)
         ordered = self._ordered
         if len(ordered) == 1:
             if (slots := self._scalar_slots) is not None and _tensor_in(slots, args, kwargs):

@@ -34,3 +34,12 @@ from .triangular import *  # noqa: F403
 
 __all__ = [*_norms.__all__, *_triangular.__all__, *_lu.__all__, *_qr.__all__, *_eigh.__all__, *_svd.__all__,
            *_derived.__all__, *_eig.__all__]
+
+from ..dispatch.out_arguments import accepting_out as _accepting_out  # noqa: E402
+
+# torch.linalg's out= (Note [Out arguments]): the result written into the given tensors
+_accepting_out(globals(), (
+    "cholesky", "cholesky_ex", "cond", "cross", "det", "eigh", "eigvalsh", "householder_product", "inv", "inv_ex", "lu",
+    "lu_factor", "lu_factor_ex", "lu_solve", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
+    "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vecdot",
+    "vector_norm"))

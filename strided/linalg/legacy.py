@@ -9,6 +9,7 @@ import warnings
 from builtins import range as builtins_range
 
 from .. import dtypes as _dt
+from ..dispatch.out_arguments import accepting_out as _accepting_out
 from ..factories import eye as _eye
 from ..ops import bound as _ops
 from ..ops.composite.linalg_solvers import perm_from_pivots
@@ -275,3 +276,7 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
         "This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor "
         "of `torch.linalg.cholesky`.\nL = torch.cholesky(A) should be replaced with:\nL = torch.linalg.cholesky(A)\n"
         "U = torch.cholesky(A, upper=True) should be replaced with:\nU = torch.linalg.cholesky(A).mH")
+
+
+# Note [Out arguments]
+_accepting_out(globals(), ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack", "svd"))

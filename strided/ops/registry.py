@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 
 import yaml
 
@@ -149,27 +148,11 @@ def _inplace_kernel(functional: OpOverload):
 
 
 def _out_kernel(functional: OpOverload):
-    from ..dtypes import can_cast
+
+    from ..dispatch.out_arguments import write_out
 
     def kernel(*args, out, **kwargs):
-        result = functional(*args, **kwargs)
-        if not can_cast(result.dtype, out.dtype):
-            raise RuntimeError(
-                f"result type {_dtype_word(result.dtype)} can't be cast to the desired output type "
-                f"{_dtype_word(out.dtype)}"
-            )
-        if out._sizes != result._sizes:
-            if out.numel() != 0:
-                warnings.warn(
-                    f"An output with one or more elements was resized since it had shape "
-                    f"{list(out._sizes)}, which does not match the required output shape "
-                    f"{list(result._sizes)}. This behavior is deprecated.",
-                    UserWarning, stacklevel=3,
-                )
-            out.resize_(result._sizes)
-        if 0 in out._strides:
-            _check_no_internal_overlap(out)
-        return out.copy_(result)
+        return write_out(functional(*args, **kwargs), out)
 
     kernel.__name__ = functional.schema.name + "_out"
     return kernel

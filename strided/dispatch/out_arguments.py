@@ -1,0 +1,144 @@
+"""``out=`` on every operator: the result written into a tensor the caller provides (Note [Out arguments]).
+
+Note [Out arguments]
+torch gives nearly every function an ``out=`` overload (``exp.out``, ``sum.IntList_out``, ``max.dim_max``). strided
+declares ``.out`` schemas only where a kernel writes into ``out`` itself (``add.out``, ``mm.out``, ``cat.out``: the
+YAML's ``autogen``); for every other operator an ``out=`` keyword reaching the packet (``packet.py``) comes here,
+and the rules are torch's:
+
+* ``out`` is a Tensor (a tuple of them for ops returning several), else torch's TypeError; ``out=None`` is no out;
+* no autograd: with grad mode on, an argument or ``out`` that requires grad raises torch's error;
+* factories (ops taking ``dtype`` / ``device`` options and no tensor) build in ``out``'s dtype and device; an
+  explicit different dtype is refused in torch's words;
+* the result is computed by the functional overload and copied into ``out``: its dtype must be castable to
+  ``out``'s (each of several outputs must match exactly, as torch's ``Expected out tensor to have dtype``); a
+  wrong shape resizes ``out`` with torch's deprecation warning when it held elements; a device other than the
+  result's, or an ``out`` with repeated elements (expanded), is refused.
+
+The copy costs one pass over the output; ops whose speed matters with ``out=`` declare a real ``.out`` kernel.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+__all__ = ["call_with_out", "run_with_out", "write_out", "dtype_word"]
+
+_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+# the C++ type names torch prints in its "Expected out tensor to have dtype" check
+_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+        "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+        "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_FACTORY_OPTIONS = frozenset(("dtype", "device", "layout"))
+
+
+def dtype_word(d) -> str:
+    """torch's ScalarType name of a dtype (``Float``, ``Long``)."""
+    return _WORDS[d.name]
+
+
+def _tensors(values):
+    from ..tensor import Tensor
+
+    for v in values:
+        if isinstance(v, Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from (t for t in v if isinstance(t, Tensor))
+
+
+def _is_factory(packet) -> bool:
+    return any(_FACTORY_OPTIONS <= {a.name for a in op.schema.arguments if a.kwarg_only} for op in packet._ordered)
+
+
+def call_with_out(packet, args, kwargs):
+    """``packet(*args, **kwargs)`` with ``kwargs["out"]`` given and no declared out overload (Note [Out arguments])."""
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out")
+    if out is None:
+        return packet(*args, **kwargs)
+    factory = _is_factory(packet) and not any(_tensors(args))
+    return run_with_out(packet, packet.name, args, kwargs, out, factory)
+
+
+def run_with_out(fn, name: str, args, kwargs, out, factory: bool = False):
+    """``fn(*args, **kwargs)`` written into ``out`` (a tensor, or a tuple for several results) with torch's rules
+    (Note [Out arguments]); ``factory``: ``fn`` takes ``dtype`` / ``device`` and builds in ``out``'s."""
+    from ..tensor import Tensor
+    from .dispatcher import grad_mode
+
+    outs = tuple(out) if isinstance(out, (list, tuple)) else (out,)
+    if not outs or not all(isinstance(o, Tensor) for o in outs):
+        bad = out if not isinstance(out, (list, tuple)) else next((o for o in outs if not isinstance(o, Tensor)), out)
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(bad).__name__}")
+    if grad_mode.enabled and any(t.requires_grad for t in (*_tensors(args), *_tensors(kwargs.values()), *outs)):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, but "
+                           "one of the arguments requires grad.")
+    if factory and len(outs) == 1:
+        kwargs = dict(kwargs)
+        given = kwargs.get("dtype")
+        if given is not None:
+            from ..dtypes import to_dtype
+
+            if to_dtype(given) is not outs[0].dtype:
+                raise RuntimeError(f"dtype {dtype_word(to_dtype(given))} does not match dtype of out parameter "
+                                   f"({dtype_word(outs[0].dtype)})")
+        kwargs["dtype"] = outs[0].dtype
+        if kwargs.get("device") is None:
+            kwargs["device"] = outs[0].device
+    result = fn(*args, **kwargs)
+    if isinstance(result, Tensor):
+        if len(outs) != 1 or isinstance(out, (list, tuple)):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        return write_out(result, outs[0])
+    if len(outs) != len(result):
+        raise RuntimeError(f"{name}(): expected {len(result)} out tensors, got {len(outs)}")
+    for r, o in zip(result, outs):
+        if r.dtype is not o.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {_CPP[r.dtype.name]}, but got {_CPP[o.dtype.name]} "
+                               "instead")
+    written = tuple(write_out(r, o) for r, o in zip(result, outs))
+    return type(result)(written) if hasattr(type(result), "_fields") else written
+
+
+def write_out(result, out):
+    """Copy ``result`` into ``out`` with torch's out= checks: castable dtype, the same device, resize (warning when
+    ``out`` held elements), no internal overlap."""
+    from ..dtypes import can_cast
+
+    if not can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {dtype_word(result.dtype)} can't be cast to the desired output type "
+                           f"{dtype_word(out.dtype)}")
+    if result.device != out.device:
+        raise RuntimeError(f"Attempting to copy from device {result.device} to device {out.device}, but cross-device "
+                           "copies are not allowed!")
+    if out._sizes != result._sizes:
+        if out.numel() != 0:
+            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out._sizes)}, "
+                          f"which does not match the required output shape {list(result._sizes)}. This behavior is "
+                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                          "elements with t.resize_(0).", UserWarning, stacklevel=4)
+        out.resize_(result._sizes)
+    if 0 in out._strides and 0 not in out._sizes and any(s == 0 and n > 1 for n, s in zip(out._sizes, out._strides)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
+    return out.copy_(result)
+
+
+def accepting_out(namespace: dict, names, factory: bool = False) -> None:
+    """Give the Python functions ``names`` of a module's ``namespace`` torch's ``out=`` keyword (Note [Out
+    arguments]); a call without it goes straight to the function."""
+    import functools
+
+    for name in names:
+        fn = namespace[name]
+
+        def wrapper(*args, out=None, _fn=fn, _name=name, **kwargs):
+            if out is None:
+                return _fn(*args, **kwargs)
+            return run_with_out(_fn, _name, args, kwargs, out, factory)
+
+        namespace[name] = functools.wraps(fn)(wrapper)
