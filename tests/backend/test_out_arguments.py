@@ -82,26 +82,29 @@ def test_out_is_the_tensor_written_and_returned():
     assert st.bernoulli(st.full((4,), 1.0), out=st.empty(4, dtype=st.int64)).tolist() == [1, 1, 1, 1]
 
 
+def _error_cases(m, t):
+    return [
+        (lambda: m.exp(t, out=m.empty(2, 3, dtype=m.int64)), RuntimeError,
+         "result type Double can't be cast to the desired output type Long"),
+        (lambda: m.max(t, 1, out=(m.empty(2, dtype=m.float64), m.empty(2, dtype=m.float64))), RuntimeError,
+         "Expected out tensor to have dtype long int, but got double instead"),
+        (lambda: m.exp(t.clone().requires_grad_(), out=m.empty(2, 3, dtype=m.float64)), RuntimeError,
+         r"exp\(\): functions with out=\.\.\. arguments don't support automatic differentiation, but one of the "
+         "arguments requires grad."),
+        (lambda: m.exp(t, out=m.ones(1, 1, dtype=m.float64).expand(2, 3)), RuntimeError,
+         "more than one element of the written-to tensor refers to a single memory location"),
+        (lambda: m.exp(t, out=5), TypeError, "exp\\(\\): argument 'out' must be Tensor, not int"),
+        (lambda: m.zeros(3, dtype=m.float64, out=m.empty(3)), RuntimeError,
+         r"dtype Double does not match dtype of out parameter \(Float\)"),
+        (lambda: m.exp(t, out=m.empty(2, 3, dtype=m.float64, device="meta")), RuntimeError,
+         "Attempting to copy from device cpu to device meta, but cross-device copies are not allowed!"),
+    ]
+
+
 def test_out_errors_as_torch():
     x = st.from_numpy(X.copy())
     for m, t in ((st, x), (torch, torch.from_numpy(X.copy()))):
-        cases = [
-            (lambda: m.exp(t, out=m.empty(2, 3, dtype=m.int64)), RuntimeError,
-             "result type Double can't be cast to the desired output type Long"),
-            (lambda: m.max(t, 1, out=(m.empty(2, dtype=m.float64), m.empty(2, dtype=m.float64))), RuntimeError,
-             "Expected out tensor to have dtype long int, but got double instead"),
-            (lambda: m.exp(t.clone().requires_grad_(), out=m.empty(2, 3, dtype=m.float64)), RuntimeError,
-             r"exp\(\): functions with out=\.\.\. arguments don't support automatic differentiation, but one of the "
-             "arguments requires grad."),
-            (lambda: m.exp(t, out=m.ones(1, 1, dtype=m.float64).expand(2, 3)), RuntimeError,
-             "more than one element of the written-to tensor refers to a single memory location"),
-            (lambda: m.exp(t, out=5), TypeError, "exp\\(\\): argument 'out' must be Tensor, not int"),
-            (lambda: m.zeros(3, dtype=m.float64, out=m.empty(3)), RuntimeError,
-             r"dtype Double does not match dtype of out parameter \(Float\)"),
-            (lambda: m.exp(t, out=m.empty(2, 3, dtype=m.float64, device="meta")), RuntimeError,
-             "Attempting to copy from device cpu to device meta, but cross-device copies are not allowed!"),
-        ]
-        for call, exc, msg in cases:
+        for call, exc, msg in _error_cases(m, t):
             with pytest.raises(exc, match=msg):
                 call()
     with pytest.raises(TypeError):  # views take no out=, as torch

@@ -18,7 +18,8 @@ def _complex_cases(m):
     i = m.zeros(2, 4, dtype=m.int64)
     return {
         "relu": lambda: F.relu(z), "relu6": lambda: F.relu6(z), "hardtanh": lambda: F.hardtanh(z),
-        "clamp": lambda: m.clamp(z, 0, 1), "clamp_min": lambda: m.clamp_min(z, 0), "clamp_max": lambda: m.clamp_max(z, 0),
+        "clamp": lambda: m.clamp(z, 0, 1), "clamp_min": lambda: m.clamp_min(z, 0),
+        "clamp_max": lambda: m.clamp_max(z, 0),
         "relu_": lambda: z.clone().relu_(), "gelu": lambda: F.gelu(z), "threshold": lambda: F.threshold(z, 0.5, 1.0),
         "softmax": lambda: F.softmax(z, 1), "log_softmax": lambda: F.log_softmax(z, 1),
         "layer_norm": lambda: F.layer_norm(z, (4,)), "dropout": lambda: F.dropout(z, 0.5),
