@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["call_with_out", "run_with_out", "write_out", "dtype_word"]
+__all__ = ["call_with_out", "run_with_out", "write_out", "dtype_word", "accepting_out", "CPP_NAMES"]
 
 _WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
           "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
           "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 # the C++ type names torch prints in its "Expected out tensor to have dtype" check
-_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+CPP_NAMES = _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
         "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
         "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 _FACTORY_OPTIONS = frozenset(("dtype", "device", "layout"))

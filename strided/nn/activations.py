@@ -67,9 +67,14 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+_CUDA_KERNEL_NAMES = {"log_sigmoid": "log_sigmoid_forward_cuda"}  # torch's CUDA names that are not "<op>_cuda"
+
+
 def _check_float(input: Tensor, kernel: str) -> None:
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}_{input.device.type}\" not implemented for '{type_name(input.dtype)}'")
+        cuda = input.device.type == "cuda"
+        name = _CUDA_KERNEL_NAMES.get(kernel, f"{kernel}_cuda") if cuda else f"{kernel}_cpu"
+        raise NotImplementedError(f"\"{name}\" not implemented for '{type_name(input.dtype)}'")
 
 
 def _result(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
@@ -345,7 +350,8 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
         )
     # complex: x / sqrt(mean(x ** 2) + eps), the square complex, eps the real part's (as torch)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise NotImplementedError(f"\"rms_norm\" not implemented for '{type_name(input.dtype)}'")
+        kernel = "LayerNormKernelImpl" if input.device.type == "cuda" else "rms_norm"  # torch 2.11's CUDA: fused
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
     opmath = _dt.float32 if input.dtype in (_dt.float16, _dt.bfloat16) else input.dtype
     x = input if input.dtype is opmath else input.to(opmath)
     if eps is None:

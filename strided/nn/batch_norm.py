@@ -38,7 +38,8 @@ def batch_norm(
     if input.dim() < 2:
         raise ValueError(f"Expected 2D or higher input, got {input.dim()}D input")
     if not input.dtype.is_floating_point:  # torch's words (instance_norm lowers to batch_norm, as here)
-        raise NotImplementedError(f"\"batch_norm\" not implemented for '{type_name(input.dtype)}'")
+        kernel = "batch_norm_stats_cuda" if input.device.type == "cuda" else "batch_norm"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
     if input.dtype in (_dt.float16, _dt.bfloat16):  # statistics in float32, as torch's kernels keep them
         out = batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum, eps)
         return out.to(input.dtype)
@@ -138,6 +139,8 @@ def group_norm(
             f"shape {list(input.shape)} and num_groups={num_groups}"
         )
     refuse_complex(input, "GroupNormKernelImpl", "GroupNormKernelImpl")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"GroupNormKernelImpl\" not implemented for '{type_name(input.dtype)}'")
     if input.dtype in (_dt.float16, _dt.bfloat16):
         return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
     x = ops.reshape(input, (n, num_groups, -1))

@@ -65,6 +65,8 @@ def _check(input: Tensor, weight: Tensor, offsets, per_sample_weights, mode: str
                                f"of the following scalar types: Long, Int; but got {type_name(t.dtype)} instead "
                                "(while checking arguments for embedding_bag)")
     if not weight.dtype.is_floating_point:
+        if weight.device.type == "cuda":  # torch's CUDA kernel dispatches before any type check
+            raise NotImplementedError(f"\"embedding_bag_cuda\" not implemented for '{type_name(weight.dtype)}'")
         raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, "
                            f"BFloat16, Float, Double; but got {_legacy_type(weight)} instead (while checking arguments "
                            "for embedding_bag)")

@@ -241,6 +241,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_enum(reduction)
     refuse_complex(input, "mse_cpu", "mse_cuda")
+    if not input.dtype.is_floating_point:  # torch's mse kernel: floating dtypes only
+        raise NotImplementedError(f"\"mse_{input.device.type}\" not implemented for '{scalar_type_name(input.dtype)}'")
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "

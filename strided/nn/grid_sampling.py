@@ -144,8 +144,9 @@ def _check(input: Tensor, grid: Tensor, mode: str) -> None:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
                                f"sizes {list(input.shape)} with dimension {i} being empty")
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"grid_sampler_{nd - 2}d_{input.device.type}_kernel_impl\" not implemented for "
-                                  f"'{type_name(input.dtype)}'")
+        cuda = input.device.type == "cuda"
+        kernel = f"grid_sampler_{nd - 2}d_cuda" if cuda else f"grid_sampler_{nd - 2}d_cpu_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
 
 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",

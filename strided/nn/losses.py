@@ -85,6 +85,8 @@ def nll_loss(
     _nll_loss_nd(input, target, weight)
     if not input.dtype.is_floating_point:
         kernel = "nll_loss_out_frame" if input.dim() <= 2 else "nll_loss2d_forward_out_frame"
+        if input.device.type == "cuda" and input.dim() > 2:  # torch 2.11's CUDA kernel
+            kernel = "nll_loss2d_forward_kernel"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.size(class_dim)
@@ -173,7 +175,8 @@ def binary_cross_entropy(
     if weight is not None:
         weight = weight.expand(_broadcast_to_target(target, weight))
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{type_name(input.dtype)}'")
+        kernel = "binary_cross_entropy_out_cuda" if input.device.type == "cuda" else "binary_cross_entropy"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {type_name(target.dtype)} but expected {type_name(input.dtype)}")
     if input.device.type == "cpu" and input.numel():
@@ -234,6 +237,8 @@ def smooth_l1_loss(
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     refuse_complex(input, "smooth_l1_cpu", "smooth_l1_cuda")
+    if input.dtype.name == "bool":  # torch's kernel refuses it before any subtraction
+        raise NotImplementedError(f"\"smooth_l1_{input.device.type}\" not implemented for 'Bool'")
     z = (input - target).abs()
     if not z.dtype.is_floating_point:
         raise NotImplementedError(f"\"smooth_l1_{input.device.type}\" not implemented for '{type_name(z.dtype)}'")
@@ -253,6 +258,8 @@ def huber_loss(
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     refuse_complex(input, "huber_cpu", "huber_cuda")
+    if input.dtype.name == "bool":  # torch's kernel refuses it before any subtraction
+        raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for 'Bool'")
     z = (input - target).abs()
     if not z.dtype.is_floating_point:
         raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for '{type_name(z.dtype)}'")

@@ -140,6 +140,15 @@ _DISPATCH_NAMES.update({(name, "cpu"): kernel for names, kernel in (
     (("cross_entropy_loss",), "log_softmax_kernel_impl"))
     for name in names})
 
+_DISPATCH_NAMES.update({(name, "cuda"): kernel for names, kernel in (  # torch 2.11's CUDA, read on an H200
+    (("gelu", "gelu_"), "GeluCUDAKernelImpl"), (("log_sigmoid", "log_sigmoid_forward"), "log_sigmoid_forward_cuda"),
+    (("softmax.int", "_softmax", "log_softmax.int", "_log_softmax", "cross_entropy_loss"), "host_softmax"),
+    (("layer_norm", "native_layer_norm"), "LayerNormKernelImpl"), (("dropout", "dropout_"), "fused_dropout"),
+    (("max",), "max_all_cuda"), (("amax",), "max_values_cuda"), (("amin",), "min_values_cuda"),
+    (("lt", "le", "gt", "ge", "lt_", "le_", "gt_", "ge_"), "compare_cuda"), (("histc",), "histc"),
+    (("floor_divide", "floor_divide_"), "div_floor_cuda"), (("binary_cross_entropy",), "binary_cross_entropy_out_cuda"))
+    for name in names})
+
 # torch's own checks where they come before AT_DISPATCH, as (exception type, words); every backend unless the key
 # names one ("{dtype}": torch's name of the complex dtype)
 _CLAMP = (NotImplementedError, "clamp is not supported for complex types")
@@ -169,6 +178,11 @@ _TORCH_WORDS = {
     **{(name, "cpu"): (RuntimeError, " Sort does not support complex dtypes on CPU")
        for name in ("sort", "sort.stable", "argsort", "argsort.stable", "msort")},
     ("topk", "cpu"): (RuntimeError, " topk does not support complex dtypes on CPU"),
+    # torch 2.11's CUDA words (its CUDA sort says "on CPU" too)
+    **{(name, "cuda"): (RuntimeError, " Sort does not support complex dtypes on CPU")
+       for name in ("sort", "sort.stable", "argsort", "argsort.stable", "msort", "median", "median.dim", "nanmedian",
+                    "nanmedian.dim")},
+    ("topk", "cuda"): (RuntimeError, " topk does not support complex dtypes on CPU"),
     ("nansum", "cpu"): (RuntimeError, "nansum on CPU does not support complex inputs"),
     ("nanmean", "cpu"): (RuntimeError, "nansum on CPU does not support complex inputs"),
 }

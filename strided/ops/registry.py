@@ -124,17 +124,24 @@ def _derive(functional: FunctionSchema, spec: str, where: str) -> FunctionSchema
     )
 
 
+# torch's clamp_ names the output type as C++ does ("long int"), every other in-place op as its ScalarType ("Long")
+_CPP_WORD_OPS = frozenset({"clamp", "clamp_min", "clamp_max"})
+
+
 def _inplace_kernel(functional: OpOverload):
+    from ..dispatch.out_arguments import CPP_NAMES as _CPP_NAMES
     from ..dtypes import can_cast
+
+    cpp_words = functional.schema.name in _CPP_WORD_OPS
 
     def kernel(self, *args, **kwargs):
         if 0 in self._strides:
             _check_no_internal_overlap(self)
         result = functional(self, *args, **kwargs)
         if not can_cast(result.dtype, self.dtype):
+            target = _CPP_NAMES[self.dtype.name] if cpp_words else _dtype_word(self.dtype)
             raise RuntimeError(
-                f"result type {_dtype_word(result.dtype)} can't be cast to the desired output type "
-                f"{_dtype_word(self.dtype)}"
+                f"result type {_dtype_word(result.dtype)} can't be cast to the desired output type {target}"
             )
         if result._sizes != self._sizes:
             raise RuntimeError(

@@ -73,3 +73,24 @@ def test_integer_bilinear_keeps_its_dtype(dt):
     want = torch.nn.functional.bilinear(*(torch.from_numpy(v) for v in (a, b, w, bias)))
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1] == dt
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def _dtype_cases(m, dt):
+    F = m.nn.functional
+    x = m.ones(2, 3, 4, 4, dtype=getattr(m, dt))
+    return {
+        "gelu": lambda: F.gelu(x), "silu": lambda: F.silu(x), "softplus": lambda: F.softplus(x),
+        "logsigmoid": lambda: F.logsigmoid(x), "softmax": lambda: F.softmax(x, 1),
+        "group_norm": lambda: F.group_norm(x, 3),
+        "batch_norm": lambda: F.batch_norm(x, None, None, training=True), "rms_norm": lambda: F.rms_norm(x, (4,)),
+        "mse_loss": lambda: F.mse_loss(x, x), "smooth_l1": lambda: F.smooth_l1_loss(x, x),
+        "huber": lambda: F.huber_loss(x, x),
+        "bce": lambda: F.binary_cross_entropy(x, x), "nll_loss": lambda: F.nll_loss(x, m.zeros(2, 4, 4, dtype=m.int64)),
+        "clamp_": lambda: x.clone().clamp_(min=0.5), "clamp_min_": lambda: x.clone().clamp_min_(0.5),
+    }
+
+
+@pytest.mark.parametrize("dt", ["int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("case", sorted(_dtype_cases(st, "int64")))
+def test_integer_and_bool_refusals_in_torch_words(dt, case):
+    assert _outcome(_dtype_cases(st, dt)[case]) == _outcome(_dtype_cases(torch, dt)[case])

@@ -27,7 +27,8 @@ def softmax_dtype(self, dim, dtype, name: str) -> dt.dtype:
     out = dt.to_dtype(dtype) if dtype is not None else self.dtype
     if not out.is_floating_point:
         kind = "lastdim_kernel_impl" if d == max(self.dim() - 1, 0) else "kernel_impl"
-        raise NotImplementedError(f'"{name}_{kind}" not implemented for \'{type_name(out)}\'')
+        kernel = "host_softmax" if self.device.type == "cuda" else f"{name}_{kind}"  # torch 2.11's CUDA kernel
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(out)}\'')
     return out
 
 
@@ -173,7 +174,8 @@ def _check_log_softmax(self, class_dim) -> None:
     wrap_dim(class_dim, self.dim())
     if not self.dtype.is_floating_point:
         kind = "lastdim_kernel_impl" if class_dim == self.dim() - 1 else "kernel_impl"
-        raise NotImplementedError(f"\"log_softmax_{kind}\" not implemented for '{type_name(self.dtype)}'")
+        kernel = "host_softmax" if self.device.type == "cuda" else f"log_softmax_{kind}"  # torch 2.11's CUDA kernel
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(self.dtype)}'")
 
 
 def _nll_loss_nd(self, target, weight) -> tuple:

@@ -95,16 +95,17 @@ def relu(self):
     return new_output_like(self)
 
 
-def _floating_only(self, kernel_name: str):
+def _floating_only(self, kernel_name: str, cuda_name: str | None = None):
+    """Floating inputs only, else torch's AT_DISPATCH error (``cuda_name``: its CUDA kernel's, where different)."""
     if not self.dtype.is_floating_point:
-        raise not_implemented(kernel_name, self.dtype)
+        raise not_implemented(cuda_name if cuda_name and self.device.type == "cuda" else kernel_name, self.dtype)
     return new_output_like(self)
 
 
 @kernel("Meta")
 def gelu(self, *, approximate="none"):
     check(approximate in GELU_APPROXIMATIONS, "approximate argument must be either none or tanh.")
-    return _floating_only(self, "GeluKernelImpl")
+    return _floating_only(self, "GeluKernelImpl", "GeluCUDAKernelImpl")
 
 
 @kernel("Meta")
@@ -123,12 +124,12 @@ def gelu_backward(grad_output, self, *, approximate="none"):
 def silu(self):
     if self.dtype.is_complex:  # torch's silu takes complex values (no gradient: autograd/kernels.py)
         return new_output_like(self)
-    return _floating_only(self, "silu_cpu")
+    return _floating_only(self, "silu_cpu", "silu_cuda")
 
 
 @kernel("Meta")
 def softplus(self, beta=1, threshold=20):
-    return _floating_only(self, "softplus_cpu")
+    return _floating_only(self, "softplus_cpu", "softplus_cuda")
 
 
 def rounding(self, name: str):
