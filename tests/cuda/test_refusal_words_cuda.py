@@ -73,7 +73,14 @@ def _torch_cuda():
     return torch if torch.cuda.is_available() else None
 
 
-@pytest.mark.parametrize("case", sorted(_complex_cases(st)))
+_COMPLEX_NAMES = ["amax", "amin", "argmax", "argsort", "cross_entropy", "dropout", "embedding_bag", "floor",
+                  "floor_divide", "gelu", "histc", "layer_norm", "log_softmax", "logsigmoid", "lt", "max", "median",
+                  "relu", "softmax", "sort", "topk"]
+_DTYPE_NAMES = ["batch_norm", "bce", "clamp_", "embedding_bag", "gelu", "group_norm", "logsigmoid", "mse_loss",
+                "nll_loss", "rms_norm", "silu", "softmax", "softplus"]
+
+
+@pytest.mark.parametrize("case", _COMPLEX_NAMES)
 def test_complex_refusals_on_cuda_in_torch_words(case):
     got = _outcome(_complex_cases(st)[case])
     torch = _torch_cuda()
@@ -86,7 +93,7 @@ def test_complex_refusals_on_cuda_in_torch_words(case):
 
 
 @pytest.mark.parametrize("dt", ["int64", "uint8"])
-@pytest.mark.parametrize("case", sorted(_dtype_cases(st, "int64")))
+@pytest.mark.parametrize("case", _DTYPE_NAMES)
 def test_integer_refusals_on_cuda_in_torch_words(dt, case):
     torch = _torch_cuda()
     if torch is None:
