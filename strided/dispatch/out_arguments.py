@@ -59,7 +59,7 @@ def call_with_out(packet, args, kwargs):
     out = kwargs.pop("out")
     if out is None:
         return packet(*args, **kwargs)
-    factory = _is_factory(packet) and not any(_tensors(args))
+    factory = _is_factory(packet) and next(_tensors(args), None) is None  # not any(): a tensor's truth is ambiguous
     return run_with_out(packet, packet.name, args, kwargs, out, factory)
 
 

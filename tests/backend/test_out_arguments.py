@@ -43,6 +43,8 @@ CASES = {
                                                                            m.empty(0, dtype=x.dtype,
                                                                                    device=x.device)))[0], None),
     "nonzero": (lambda m, x: m.nonzero(x > 0, out=m.empty(0, dtype=m.int64, device=x.device)), None),
+    "normal of tensors": (lambda m, x: m.normal(x, x.abs(), out=m.empty(2, 3, dtype=x.dtype, device=x.device)).abs()
+                          >= 0, None),  # random values: the shape, dtype and device are compared
     "zeros into int": (lambda m, x: m.zeros(2, 3, out=m.empty(6, dtype=m.int64, device=x.device)), None),
     "full": (lambda m, x: m.full((2,), 7, out=m.empty(2, dtype=x.dtype, device=x.device)), None),
     "arange": (lambda m, x: m.arange(1, 7, 2, out=m.empty(3, dtype=m.int32, device=x.device)), None),
