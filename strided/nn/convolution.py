@@ -292,11 +292,15 @@ def _lowest(d):
     return iinfo(d).min
 
 
-def check_avg_pool_dtype(input: Tensor, cpu: str, cuda: str) -> None:
+def check_avg_pool_dtype(input: Tensor, cpu: str, cuda: str, cpu_half: bool = True) -> None:
     """torch's average pools take the floating dtypes, and int64 on the CPU (the mean truncated toward zero);
-    any other dtype raises its AT_DISPATCH error (``cpu`` / ``cuda``: the kernel names it prints)."""
+    any other dtype raises its AT_DISPATCH error (``cpu`` / ``cuda``: the kernel names it prints). ``cpu_half``:
+    whether the CPU kernel takes float16 / bfloat16 (torch's 3-d one does not)."""
     d = input.dtype
-    if not (d.is_floating_point or (d is _dt.int64 and input.device.type != "cuda")):
+    cuda_input = input.device.type == "cuda"
+    if not cpu_half and not cuda_input and d in (_dt.float16, _dt.bfloat16):
+        raise NotImplementedError(f'"{cpu}" not implemented for \'{scalar_type_name(d)}\'')
+    if not (d.is_floating_point or (d is _dt.int64 and not cuda_input)):
         raise NotImplementedError(f'"{cuda if input.device.type == "cuda" else cpu}" not implemented for '
                                   f"'{scalar_type_name(d)}'")
 

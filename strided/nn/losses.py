@@ -336,6 +336,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.dtype.is_floating_point:
         raise RuntimeError("pdist only supports floating-point dtypes")
+    if input.dtype.itemsize == 2:  # torch's pdist kernels: float32 and float64 only
+        raise NotImplementedError(f"\"pdist{'_cuda' if input.device.type == 'cuda' else ''}\" not implemented for "
+                                  f"'{type_name(input.dtype)}'")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
@@ -371,4 +374,5 @@ def margin_ranking_loss(
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
     # torch adds margin as a double: integer inputs give the default float dtype (the mean then exists)
-    return apply_reduction(ops.clamp_min(-target * (input1 - input2) + float(margin), 0), code)
+    diff = input1 - input2  # first, as torch's C++ evaluates it (bool inputs fail at the subtraction there)
+    return apply_reduction(ops.clamp_min(-target * diff + float(margin), 0), code)

@@ -19,6 +19,7 @@ Note [Composed margin losses]
 
 from __future__ import annotations
 
+from ..autograd.grad_mode import is_grad_enabled
 from ..backends.meta.common import broadcast_shapes
 from ..backends.meta.reductions import type_name
 from ..ops import bound as ops
@@ -102,8 +103,14 @@ def cosine_embedding_loss(
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-target * x))`` (torch's form: it overflows to ``inf`` where torch's does)."""
     code = _code(size_average, reduce, reduction)
-    if not input.dtype.is_floating_point:
+    if input.dtype.name == "bool":  # torch negates the input first
+        raise NotImplementedError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                                  "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):  # torch's exp_ into an integer output
         raise RuntimeError(f"result type Float can't be cast to the desired output type {type_name(input.dtype)}")
+    if input.dtype.is_complex and is_grad_enabled() and (input.requires_grad or target.requires_grad):
+        raise RuntimeError("soft_margin_loss does not support automatic differentiation for outputs with complex "
+                           "dtype.")
     shape = broadcast_shapes(tuple(input.shape), tuple(target.shape))
     if shape != tuple(input.shape):
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")

@@ -96,7 +96,7 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Window means over a zero-padded input, with torch's divisor rules (avg_pool2d's, per dim)."""
     x, batched, k, s, p, _ = _setup(input, kernel_size, stride, padding, 1, "avg_pool3d")
-    check_avg_pool_dtype(input, "avg_pool3d_out_frame", "avg_pool3d_out_cuda")
+    check_avg_pool_dtype(input, "avg_pool3d_out_frame", "avg_pool3d_out_cuda", cpu_half=False)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     spatial, outs, pads = _geometry(x, k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d")

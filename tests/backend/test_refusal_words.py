@@ -94,3 +94,33 @@ def _dtype_cases(m, dt):
 @pytest.mark.parametrize("case", sorted(_dtype_cases(st, "int64")))
 def test_integer_and_bool_refusals_in_torch_words(dt, case):
     assert _outcome(_dtype_cases(st, dt)[case]) == _outcome(_dtype_cases(torch, dt)[case])
+
+
+def _more_cases(m):
+    F = m.nn.functional
+    h = m.ones(2, 2, 4, 4, 4, dtype=m.float16)
+    b = m.ones(3, dtype=m.bool)
+    z = m.tensor([[1 + 2j, -0.5j], [0.3, 2 - 1j]])
+    t = m.tensor([[1.0, -1.0], [1.0, 1.0]])
+    return {
+        "avg_pool3d half": lambda: F.avg_pool3d(h, 2),
+        "local_response_norm bfloat16": lambda: F.local_response_norm(h[0].to(m.bfloat16), 2),
+        "pdist half": lambda: F.pdist(h[0, 0, 0]), "soft_margin bool": lambda: F.soft_margin_loss(b, b),
+        "margin_ranking bool": lambda: F.margin_ranking_loss(b, b, b),
+        "soft_margin complex grad": lambda: F.soft_margin_loss(z.clone().requires_grad_(), t),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_more_cases(st)))
+def test_half_bool_and_complex_loss_refusals_as_torch(case):
+    assert _outcome(_more_cases(st)[case]) == _outcome(_more_cases(torch)[case])
+
+
+def test_complex_soft_margin_loss_values_as_torch():
+    z = np.array([[1 + 2j, -0.5j], [0.3, 2 - 1j]], dtype=np.complex64)
+    t = np.array([[1.0, -1.0], [1.0, 1.0]], dtype=np.float32)
+    for reduction in ("none", "mean", "sum"):
+        got, want = (m.nn.functional.soft_margin_loss(m.from_numpy(z.copy()), m.from_numpy(t), reduction=reduction)
+                     for m in (st, torch))
+        assert got.dtype == st.complex64
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
