@@ -40,6 +40,7 @@ from .functional import (  # noqa: E402
     block_diag,
     broadcast_tensors,
     cartesian_prod,
+    chain_matmul,
     cdist,
     einsum,
     meshgrid,

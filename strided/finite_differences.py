@@ -26,6 +26,8 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     per dim (Note [Finite differences])."""
     if not isinstance(input, Tensor):
         raise TypeError(f"gradient(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.dtype.name == "uint8":  # torch's check: unsigned differences would wrap
+        raise RuntimeError("torch.gradient does not support uint8 input.")
     n = input.dim()
     dims = _dims(dim, n)
     if isinstance(spacing, (list, tuple)):

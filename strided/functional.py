@@ -12,7 +12,7 @@ from .ops import bound as _ops
 from .tensor import Tensor
 
 __all__ = ["einsum", "nonzero", "argwhere", "where", "meshgrid", "broadcast_tensors", "cartesian_prod",
-           "block_diag", "tensordot", "cdist", "unique", "unique_consecutive"]
+           "block_diag", "tensordot", "cdist", "unique", "unique_consecutive", "chain_matmul"]
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase  # torch's sublist labels 0..51
 
@@ -89,6 +89,17 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
     if out is not None:
         return _ops.where(condition, input, other, out=out)  # Note [Out arguments]
     return _ops.where(condition, input, other)
+
+
+def chain_matmul(*matrices, out=None):
+    """The product of 2-D ``matrices`` given as separate arguments, left to right (torch's deprecated form of
+    ``linalg.multi_dot``); one matrix gives a copy of it."""
+    for i, m in enumerate(matrices):
+        if not isinstance(m, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(m).__name__}")
+    if out is not None:
+        return _ops.chain_matmul(list(matrices), out=out)  # Note [Out arguments]
+    return _ops.chain_matmul(list(matrices))
 
 
 def _check_tensor(op: str, value, name: str = "input") -> None:

@@ -71,7 +71,7 @@ _COMMON_MATH = {
     "hstack", "vstack", "dstack", "column_stack", "row_stack", "atleast_1d", "atleast_2d", "atleast_3d", "moveaxis",
     "swapdims", "ravel", "diag_embed", "diagflat", "kron", "diff", "take", "take_along_dim", "index_fill",
     "index_fill_", "index_copy", "index_copy_", "masked_scatter", "masked_scatter_", "trapezoid", "cross",
-    "linalg_cross", "dist", "isreal", "sinc", "sinc_", "vander",
+    "linalg_cross", "dist", "isreal", "sinc", "sinc_", "vander", "chain_matmul", "trapz",
     # truth values, "either part nonzero" (CUDA: ne(z, 0) first, the bool kernels having no complex loads)
     "any", "all", "logical_not", "logical_and", "logical_or", "logical_xor",
     # the GEMMs with a C operand (cuBLASLt's complex alpha and beta, no bias epilogue: Note [CUDA GEMM lowering])
@@ -133,7 +133,8 @@ _DISPATCH_NAMES.update({(name, "cpu"): kernel for names, kernel in (
     (("erfinv", "erfinv_"), "erfinv_vml_cpu"), (("lgamma", "lgamma_"), "lgamma_vml_cpu"), (("i0", "i0_"), "i0_vml_cpu"),
     (("digamma", "digamma_"), "digamma"), (("floor_divide", "floor_divide_"), "div_floor_cpu"),
     (("nanmedian",), "median_cpu"), (("amax",), "max_values_cpu"), (("amin",), "min_values_cpu"), (("max",), "max_all"),
-    (("min",), "min_all"), (("gelu", "gelu_"), "GeluKernelImpl"), (("softmax.int", "_softmax"), "softmax_kernel_impl"),
+    (("min",), "min_all"), (("gelu", "gelu_"), "GeluKernelImpl"), (("_unique2", "unique_consecutive"), "unique"),
+    (("histogram", "histogram.bin_ct", "histogramdd"), "histogramdd"), (("softmax.int", "_softmax"), "softmax_kernel_impl"),
     (("log_softmax.int", "_log_softmax"), "log_softmax_kernel_impl"),
     (("layer_norm", "native_layer_norm"), "LayerNormKernelImpl"), (("histc",), "aminmax_cpu"), (("unique",), "unique"),
     (("searchsorted", "bucketize"), "searchsorted_out_cpu"), (("dropout", "dropout_"), "bernoulli_scalar_cpu_"),
@@ -154,7 +155,11 @@ _DISPATCH_NAMES.update({(name, "cuda"): kernel for names, kernel in (  # torch 2
 _CLAMP = (NotImplementedError, "clamp is not supported for complex types")
 _TORCH_WORDS = {
     **dict.fromkeys(("clamp", "clamp_", "clamp.Tensor", "clamp_.Tensor", "clamp_min", "clamp_min_", "clamp_max",
-                     "clamp_max_", "relu", "relu_", "hardtanh", "hardtanh_"), _CLAMP),
+                     "clamp_max_", "clip", "clip_", "relu", "relu_", "hardtanh", "hardtanh_"), _CLAMP),
+    "abs_": (RuntimeError, "In-place abs is not supported for complex tensors."),
+    "isneginf": (RuntimeError, "isneginf does not support complex inputs."),
+    "isposinf": (RuntimeError, "isposinf does not support complex inputs."),
+    "frexp": (RuntimeError, "torch.frexp() only supports floating-point dtypes"),
     **{name: (NotImplementedError, f"{name.rstrip('_')} is not supported for complex inputs")
        for name in ("floor", "floor_", "ceil", "ceil_", "trunc", "trunc_")},
     "fix": (NotImplementedError, "trunc is not supported for complex inputs"),
@@ -166,8 +171,8 @@ _TORCH_WORDS = {
        for name in ("maximum", "minimum", "fmax", "fmin")},
     "heaviside": (RuntimeError, "heaviside is not yet implemented for complex tensors."),
     "heaviside_": (RuntimeError, "heaviside is not yet implemented for complex tensors."),
-    "rad2deg": (RuntimeError, "rad2deg is not supported for complex tensors."),
-    "deg2rad": (RuntimeError, "deg2rad is not supported for complex tensors."),
+    **{name: (RuntimeError, f"{name.rstrip('_')} is not supported for complex tensors.")
+       for name in ("rad2deg", "rad2deg_", "deg2rad", "deg2rad_")},
     "one_hot": (RuntimeError, "one_hot is only applicable to index tensor of type LongTensor."),
     "argmax": (RuntimeError, "argmax(): does not support complex input"),
     "argmin": (RuntimeError, "argmin(): does not support complex input"),
@@ -194,7 +199,10 @@ def complex_refusal(op, backend: DispatchKey):
     full = f"{name}.{op.schema.overload}" if op.schema.overload else name
     words = (_TORCH_WORDS.get((full, b)) or _TORCH_WORDS.get(full) or _TORCH_WORDS.get((name, b))
              or _TORCH_WORDS.get(name))
-    kernel = _DISPATCH_NAMES.get((full, b)) or _DISPATCH_NAMES.get((name, b), f"{name}_{b}")
+    # in-place ops print their functional kernel's name ("frac_cpu" for frac_)
+    base = name[:-1] if name.endswith("_") and not name.endswith("__") else name
+    kernel = _DISPATCH_NAMES.get((full, b)) or _DISPATCH_NAMES.get((name, b)) or _DISPATCH_NAMES.get((base, b),
+                                                                                                     f"{base}_{b}")
 
     def refuse(*args, **kwargs):
         from ..tensor import Tensor

@@ -40,13 +40,12 @@ def log1p(z):
 
 
 def reciprocal(z):
-    """``1 / z`` as c10's complex division: Smith's algorithm, ``inf + nan i`` for a zero ``z``."""
+    """``1 / z`` as c10's complex division: Smith's algorithm, ``inf + nan i`` for a zero ``z``. NumPy's complex
+    ``divide`` is that division (its ``reciprocal`` is not: it conjugates, so ``1 / 2`` came out ``0.5 - 0i``
+    where torch's is ``0.5 + 0i``)."""
     z = np.asarray(z)
-    out = np.reciprocal(z)
-    zero = z == 0
-    if np.any(zero):
-        out = np.where(zero, np.array(complex(np.inf, np.nan), z.dtype), out)
-    return out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.divide(z.dtype.type(1), z)
 
 
 def _rsqrt(z):

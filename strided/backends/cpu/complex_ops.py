@@ -17,7 +17,9 @@ __all__ = []
 def conj_physical(self):
     """The conjugate, materialized; a copy of a real tensor (torch returns ``self`` itself there)."""
     out = meta.conj_physical(self)
-    return apply_ufunc(np.conjugate if self.dtype.is_complex else np.positive, out, as_numpy(self))
+    fn = np.conjugate if self.dtype.is_complex else (np.logical_or if self.dtype.name == "bool" else np.positive)
+    args = (as_numpy(self),) * (2 if fn is np.logical_or else 1)  # NumPy's positive has no bool loop: x | x
+    return apply_ufunc(fn, out, *args)
 
 
 def _real_angle(x):

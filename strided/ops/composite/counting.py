@@ -126,9 +126,14 @@ def _histogram(x, edges, weight, density):
     return return_types.histogram((hist, edges))
 
 
-def _check_histogram(self, weight):
-    if not self.dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(self.dtype)}'")
+def _check_histogram(self, weight, tensor_bins: bool = False):
+    """torch's dtypes: a count of bins goes through histogramdd (float32 / float64), given edges through the
+    histogram kernel (every floating dtype)."""
+    d = self.dtype
+    if tensor_bins and not d.is_floating_point:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(d)}'")
+    if not tensor_bins and d not in (dt.float32, dt.float64):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(d)}'")
     if weight is not None and weight._sizes != self._sizes:
         raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
                            "input tensor excluding its innermost dimension")
@@ -137,7 +142,7 @@ def _check_histogram(self, weight):
 @kernel("CompositeImplicitAutograd")
 def histogram_bins_tensor(self, bins, *, weight=None, density=False):
     """A histogram over the bin edges ``bins``; ``(hist, bin_edges)``."""
-    _check_histogram(self, weight)
+    _check_histogram(self, weight, tensor_bins=True)
     if bins.dim() != 1 or bins.numel() == 0:
         raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {bins.dim()} "
                            "dimensions in the bins tensor for dimension 0")

@@ -11,6 +11,9 @@ __all__ = []
 
 @kernel("CompositeImplicitAutograd")
 def stack(tensors, dim=0):
+    if not isinstance(tensors, (list, tuple)):  # a tensor is not a sequence of tensors here, as in torch
+        raise TypeError(f"stack(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
     tensors = tuple(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")

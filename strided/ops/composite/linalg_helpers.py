@@ -241,7 +241,7 @@ def cov(self, *, correction=1, fweights=None, aweights=None):
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{self.dim()} dimensions")
     if self.dtype is dt.bool:
-        raise RuntimeError("cov(): bool dtype is not supported for input")
+        raise NotImplementedError("cov(): bool dtype is not supported for input")  # torch's TORCH_CHECK_NOT_IMPLEMENTED
     x = ops.reshape(self, (1, -1)) if self.dim() < 2 else self
     n = x._sizes[1]
     w = None
@@ -298,7 +298,7 @@ def _zeros_except(y, d):
 def _x_spacing(y, x, d, name):
     """``x``'s differences along ``d``, viewed against ``y`` (torch's x_viewed)."""
     if x.dtype is dt.bool or y.dtype is dt.bool:
-        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
+        raise NotImplementedError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
     if x.dim() == 1:
         if x._sizes[0] != y._sizes[d]:
             raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
@@ -312,7 +312,7 @@ def _x_spacing(y, x, d, name):
 
 def _check_dx(y, dx, name):
     if y.dtype is dt.bool:
-        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+        raise NotImplementedError(f"{name}: received a bool input for `y`, but bool is not supported")
     if isinstance(dx, (bool, complex)):
         raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
 

@@ -36,13 +36,21 @@ def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     return ops.div(nansum(self, dim, keepdim, dtype=dtype), count)
 
 
+def _check_floating(self, name: str) -> None:
+    """torch's std_mean / var_mean check, in their own words (std / var say "std and var")."""
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+
+
 @kernel("CompositeImplicitAutograd")
 def std_mean(self, dim=None, *, correction=None, keepdim=False):
+    _check_floating(self, "std_mean")
     return ops.std(self, dim, correction=correction, keepdim=keepdim), ops.mean(self, _dims(dim), keepdim)
 
 
 @kernel("CompositeImplicitAutograd")
 def var_mean(self, dim=None, *, correction=None, keepdim=False):
+    _check_floating(self, "var_mean")
     return ops.var(self, dim, correction=correction, keepdim=keepdim), ops.mean(self, _dims(dim), keepdim)
 
 

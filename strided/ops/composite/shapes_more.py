@@ -63,8 +63,9 @@ def i0(self):
 @kernel(_CIA)
 def i0_(self):
     from ...special import i0 as special_i0
+    from .inplace_compositions import _assign
 
-    return ops.copy_(self, special_i0(self))
+    return _assign(self, special_i0(self))  # an integer self refuses the float result, as torch
 
 
 # ---------------------------------------------------------------- rearranging
@@ -205,6 +206,9 @@ def atleast_3d_sequence(tensors):
 
 
 def _nonempty(tensors, name: str) -> None:
+    if not isinstance(tensors, (list, tuple)):  # a tensor is not a sequence of tensors here, as in torch
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
     if len(tensors) == 0:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
 
@@ -224,6 +228,7 @@ def vstack(tensors):
 
 @kernel(_CIA)
 def row_stack(tensors):
+    _nonempty(tensors, "row_stack")
     return vstack(tensors)
 
 
