@@ -174,11 +174,11 @@ def binary_cross_entropy(
         )
     if weight is not None:
         weight = weight.expand(_broadcast_to_target(target, weight))
+    if target.dtype is not input.dtype:  # checked first, as torch
+        raise RuntimeError(f"Found dtype {type_name(target.dtype)} but expected {type_name(input.dtype)}")
     if not input.dtype.is_floating_point:
         kernel = "binary_cross_entropy_out_cuda" if input.device.type == "cuda" else "binary_cross_entropy"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
-    if target.dtype is not input.dtype:
-        raise RuntimeError(f"Found dtype {type_name(target.dtype)} but expected {type_name(input.dtype)}")
     if input.device.type == "cpu" and input.numel():
         inside = ops.logical_and(ops.ge(input, 0), ops.le(input, 1))
         if not inside.all().item():

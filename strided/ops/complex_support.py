@@ -134,7 +134,9 @@ _DISPATCH_NAMES.update({(name, "cpu"): kernel for names, kernel in (
     (("digamma", "digamma_"), "digamma"), (("floor_divide", "floor_divide_"), "div_floor_cpu"),
     (("nanmedian",), "median_cpu"), (("amax",), "max_values_cpu"), (("amin",), "min_values_cpu"), (("max",), "max_all"),
     (("min",), "min_all"), (("gelu", "gelu_"), "GeluKernelImpl"), (("_unique2", "unique_consecutive"), "unique"),
-    (("histogram", "histogram.bin_ct", "histogramdd"), "histogramdd"), (("softmax.int", "_softmax"), "softmax_kernel_impl"),
+    (("histogram", "histogram.bin_ct", "histogramdd"), "histogramdd"),
+    (("bitwise_left_shift", "bitwise_left_shift_", "__lshift__"), "lshift_cpu"),
+    (("bitwise_right_shift", "bitwise_right_shift_", "__rshift__"), "rshift_cpu"), (("softmax.int", "_softmax"), "softmax_kernel_impl"),
     (("log_softmax.int", "_log_softmax"), "log_softmax_kernel_impl"),
     (("layer_norm", "native_layer_norm"), "LayerNormKernelImpl"), (("histc",), "aminmax_cpu"), (("unique",), "unique"),
     (("searchsorted", "bucketize"), "searchsorted_out_cpu"), (("dropout", "dropout_"), "bernoulli_scalar_cpu_"),
@@ -209,7 +211,13 @@ def complex_refusal(op, backend: DispatchKey):
 
         values = (*args, *kwargs.values())
         tensors = [t for a in values for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, Tensor)]
-        d = _COMPLEX_NAMES[next(t.dtype for t in tensors if t.dtype.is_complex).name]
+        common = next(t.dtype for t in tensors if t.dtype.is_complex)
+        if len(tensors) > 1:  # torch names the operands' common dtype (complex64 with float64: ComplexDouble)
+            from ..dtypes import promote_types
+
+            for t in tensors:
+                common = promote_types(common, t.dtype)
+        d = _COMPLEX_NAMES[common.name]
         if words is not None:
             raise words[0](words[1].format(dtype=d))
         raise NotImplementedError(f'"{kernel}" not implemented for \'{d}\'')

@@ -169,3 +169,51 @@ def test_values_torch_computes_as_torch():
             np.testing.assert_allclose(g, w, rtol=1e-6)
             if g.dtype.kind == "c":  # the signs of zero parts too (NumPy's reciprocal gave 0.5 - 0i for 1 / 2)
                 assert (np.signbit(g.imag) == np.signbit(w.imag)).all()
+
+
+@pytest.mark.parametrize("dts", [("float16", "int64"), ("bfloat16", "int8"), ("int64", "int64"), ("bool", "float16"),
+                                 ("float64", "complex64"), ("float32", "bool"), ("complex64", "bool")])
+def test_ldexp_dtypes_as_torch(dts):
+    a, b = np.array([0, 1, 2, 3]), np.array([1, 0, 3, 2])
+
+    def call(m):
+        x = m.from_numpy(a > 0) if dts[0] == "bool" else m.from_numpy(a).to(getattr(m, dts[0]))
+        y = m.from_numpy(b > 0) if dts[1] == "bool" else m.from_numpy(b).to(getattr(m, dts[1]))
+        return lambda: m.ldexp(x, y)
+
+    got, want = _outcome(call(st)), _outcome(call(torch))
+    assert got == want
+    if got == ("ok",):
+        g, w = call(st)(), call(torch)()
+        assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1]
+        np.testing.assert_allclose(g.double().numpy(), w.double().numpy())
+
+
+def test_dist_checks_the_promoted_dtype_and_dot_refuses_bool_as_torch():
+    for m in (st, torch):
+        assert float(m.dist(m.tensor([1, 2, 3]), m.tensor([1.0, 0.0, 0.0]))) == pytest.approx(13 ** 0.5)
+    b = [True, False]
+    for f in (lambda m: m.dist(m.tensor([1, 2]), m.tensor([1, 0])), lambda m: m.dot(m.tensor(b), m.tensor(b)),
+              lambda m: m.vdot(m.tensor(b), m.tensor(b))):
+        assert _outcome(lambda f=f: f(st)) == _outcome(lambda f=f: f(torch))
+
+
+def _binary_cases(m):
+    z, d = m.ones(4, dtype=m.complex64), m.ones(4, dtype=m.float64)
+    i = m.ones(4, dtype=m.int64)
+    return {
+        "inner mixed": lambda: m.inner(z, d), "inner float mixed": lambda: m.inner(d, d.float()),
+        "isclose mixed": lambda: m.isclose(d, d.float()), "cross without a dim of 3": lambda: m.cross(d, d),
+        "bce target dtype": lambda: m.nn.functional.binary_cross_entropy(i, d),
+        "atan2 complex and double": lambda: m.atan2(z, d), "lt complex and double": lambda: m.lt(z, d),
+        "left shift complex": lambda: m.bitwise_left_shift(z, z), "dist bool": lambda: m.dist(i.bool(), i.to(m.int8)),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_binary_cases(st)))
+def test_binary_refusals_as_torch(case):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # cross's missing-dim deprecation
+        assert _outcome(_binary_cases(st)[case]) == _outcome(_binary_cases(torch)[case])

@@ -195,7 +195,9 @@ def cross(self, other, dim=None):
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
                       "with that of linalg.cross in a future release.", UserWarning, stacklevel=4)
         shape = broadcast_shapes(self._sizes, other._sizes) if self.dim() == other.dim() else self._sizes
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return _cross(self, other, dim, "linalg.cross")
 
 

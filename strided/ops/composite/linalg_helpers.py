@@ -34,6 +34,8 @@ def _check_vectors(self, other, name: str) -> None:
     if self.dtype is not other.dtype:
         raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
                            f"{scalar_type_name(self.dtype)} and {scalar_type_name(other.dtype)}")
+    if self.dtype is dt.bool:  # torch's dot kernels have no bool loop
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
 
 
 @kernel("CompositeImplicitAutograd")
@@ -55,6 +57,8 @@ def inner(self, other):
     """Sum over the last dims of both (a product with a 0-dim operand)."""
     if self.dim() == 0 or other.dim() == 0:
         return ops.mul(self, other)
+    if self.dtype is not other.dtype:  # torch's check (a 0-dim operand above promotes instead)
+        raise RuntimeError("both inputs should have same dtype")
     if self._sizes[-1] != other._sizes[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(self._sizes)} and {list(other._sizes)}")
@@ -187,11 +191,12 @@ def chain_matmul(matrices):
 
 @kernel("CompositeImplicitAutograd")
 def dist(self, other, p=2):
-    """``norm(self - other, p)``."""
-    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+    """``norm(self - other, p)``: the check is of the difference's (promoted) dtype, as torch's."""
+    diff = ops.sub(self, other)  # first, as torch (bool operands fail here)
+    if not (diff.dtype.is_floating_point or diff.dtype.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
-                           f"{scalar_type_name(self.dtype)} instead.")
-    return ops.norm(ops.sub(self, other), p)
+                           f"{scalar_type_name(diff.dtype)} instead.")
+    return ops.norm(diff, p)
 
 
 @kernel("CompositeImplicitAutograd")

@@ -29,8 +29,17 @@ def _float(self):
 
 @kernel("CompositeImplicitAutograd")
 def ldexp(self, other):
-    """``self * 2 ** other`` (torch's composition)."""
-    return ops.mul(self, ops.pow(2.0, other))
+    """``self * 2 ** other`` in the operands' promoted type (the default float for two integer ones), as torch.
+
+    torch's CPU kernel for a floating ``self`` and an integer exponent has no bool loop; a bool exponent of a
+    floating ``self`` is refused in its words there."""
+    out = dt.promote_types(self.dtype, other.dtype)
+    if not (out.is_floating_point or out.is_complex):
+        out = dt.get_default_dtype()
+    if self.dtype.is_floating_point and other.dtype is dt.bool and self.device.type == "cpu":
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+    scale = ops.pow(2.0, other.to(out.to_real() if out.is_complex else out))
+    return ops.mul(self, scale).to(out)
 
 
 @kernel("CompositeImplicitAutograd")
