@@ -41,6 +41,7 @@ from .functional import (  # noqa: E402
     broadcast_tensors,
     cartesian_prod,
     chain_matmul,
+    round,
     cdist,
     einsum,
     meshgrid,

@@ -12,7 +12,7 @@ from .ops import bound as _ops
 from .tensor import Tensor
 
 __all__ = ["einsum", "nonzero", "argwhere", "where", "meshgrid", "broadcast_tensors", "cartesian_prod",
-           "block_diag", "tensordot", "cdist", "unique", "unique_consecutive", "chain_matmul"]
+           "block_diag", "tensordot", "cdist", "unique", "unique_consecutive", "chain_matmul", "round"]
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase  # torch's sublist labels 0..51
 
@@ -89,6 +89,16 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
     if out is not None:
         return _ops.where(condition, input, other, out=out)  # Note [Out arguments]
     return _ops.where(condition, input, other)
+
+
+def round(input: Tensor, *, decimals=None, out=None) -> Tensor:  # noqa: A001 - torch's name
+    """Round half to even; with ``decimals``, to that many decimal digits (negative: tens, hundreds ...), torch's
+    ``round.decimals`` (integer inputs are refused there, as torch)."""
+    if decimals is None:
+        return _ops.round(input) if out is None else _ops.round(input, out=out)
+    from .special import round as _round_decimals
+
+    return _round_decimals(input, decimals=decimals, out=out)
 
 
 def chain_matmul(*matrices, out=None):

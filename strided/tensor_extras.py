@@ -209,6 +209,18 @@ class TensorExtras:
         out = self.sum(list(dims), keepdim=True) if dims else self
         return out.reshape(size) if lead else out
 
+    def round(self, *, decimals=None):  # noqa: A003 - torch's name
+        """Round half to even; with ``decimals``, to that many decimal digits (``strided.round``)."""
+        from .functional import round as _round
+
+        return _round(self, decimals=decimals)
+
+    def round_(self, *, decimals=None):
+        """In-place :meth:`round`."""
+        from .functional import round as _round
+
+        return self.copy_(_round(self, decimals=decimals)) if decimals is not None else _ops().round_(self)
+
     def resize_as_(self, the_template, *, memory_format=None):
         """Resize this tensor to ``the_template``'s shape (``resize_``)."""
         return self.resize_(the_template.shape, memory_format=memory_format)

@@ -217,3 +217,20 @@ def test_binary_refusals_as_torch(case):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # cross's missing-dim deprecation
         assert _outcome(_binary_cases(st)[case]) == _outcome(_binary_cases(torch)[case])
+
+
+@pytest.mark.parametrize("decimals", [None, 0, 1, 2, -1])
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64", "int64"])
+def test_round_with_decimals_as_torch(decimals, dt):
+    x = np.array([1.25, 2.5, -3.14159, 15.0, 0.05])
+
+    def calls(m):
+        t = m.from_numpy(x).to(getattr(m, dt))
+        kw = {} if decimals is None else {"decimals": decimals}
+        return [lambda: m.round(t, **kw), lambda: t.round(**kw), lambda: t.clone().round_(**kw)]
+
+    for got_f, want_f in zip(calls(st), calls(torch)):
+        got, want = _outcome(got_f), _outcome(want_f)
+        assert got == want
+        if got == ("ok",):
+            np.testing.assert_array_equal(got_f().double().numpy(), want_f().double().numpy())
