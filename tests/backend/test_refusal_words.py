@@ -143,6 +143,10 @@ def _api_cases(m):
         "isposinf complex": lambda: m.isposinf(z), "frexp complex": lambda: m.frexp(z),
         "cov bool": lambda: m.cov(b), "trapezoid bool": lambda: m.trapezoid(b),
         "nuclear_norm complex": lambda: m.linalg.matrix_norm(z, "nuc"),
+        "index_reduce int16 index": lambda: m.index_reduce(m.ones(3), 0, m.tensor([0], dtype=m.int16), m.ones(1),
+                                                           "prod"),
+        "repeat_interleave bool": lambda: m.repeat_interleave(b),
+        "repeat_interleave uint8": lambda: m.repeat_interleave(m.tensor([5.0, 6.0]), m.tensor([2, 1], dtype=m.uint8)),
     }
 
 

@@ -106,7 +106,8 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
                          f"{scalar_type_name(index.dtype)} and size: {list(index._sizes)}")
     if index.dtype not in (dt.int64, dt.int32):
-        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index")
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{scalar_type_name(index.dtype)}")
     if self.dtype is not source.dtype:
         raise RuntimeError(f"index_reduce_(): self ({scalar_type_name(self.dtype)}) and source "
                            f"({scalar_type_name(source.dtype)}) must have the same scalar type")

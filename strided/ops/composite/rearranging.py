@@ -183,10 +183,13 @@ def clip(self, min=None, max=None):  # noqa: A002 - torch's argument names
 # meta tensors have no values, so there it raises NotImplementedError. The index is then
 # ``arange(len(repeats))`` with each entry repeated, and the op is an ``index_select``.
 def _repeat_index(repeats, output_size):
+    d = repeats.dtype
+    if d is dt.bool or d.is_floating_point or d.is_complex:  # torch's kernel takes every integer dtype, first
+        from ...backends.meta.pointwise import not_implemented
+
+        raise not_implemented(f"repeat_interleave_{repeats.device.type}", d)
     if repeats.dim() != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-    if repeats.dtype not in (dt.int64, dt.int32):
-        raise RuntimeError("repeats has to be Long or Int tensor")
     if repeats.device.type == "meta":
         raise NotImplementedError("aten::repeat_interleave: the output length is the sum of the repeats, which "
                                   "meta tensors (no data) cannot compute")
@@ -208,8 +211,9 @@ def _index_tensor(index, device):
 
 @kernel("CompositeImplicitAutograd")
 def repeat_interleave_Tensor(repeats, *, output_size=None):
-    """``arange(len(repeats))`` with entry i repeated ``repeats[i]`` times."""
-    return _repeat_index(repeats, output_size)
+    """``arange(len(repeats))`` with entry i repeated ``repeats[i]`` times, in the repeats' dtype (as torch)."""
+    index = _repeat_index(repeats, output_size)
+    return index if index.dtype is repeats.dtype else index.to(repeats.dtype)
 
 
 @kernel("CompositeImplicitAutograd")
