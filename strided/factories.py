@@ -45,6 +45,36 @@ def _size(size, op):
     return tuple(int(s) for s in size)
 
 
+def _ragged(data) -> str | None:
+    """torch's words for a ragged nested sequence: the first length that differs from the first one seen at its
+    depth (``expected sequence of length 2 at dim 1 (got 3)``)."""
+    lengths: list[int] = []
+
+    def walk(seq, depth):
+        if not isinstance(seq, (list, tuple)):
+            return None
+        if depth == len(lengths):
+            lengths.append(len(seq))
+        elif lengths[depth] != len(seq):
+            return f"expected sequence of length {lengths[depth]} at dim {depth} (got {len(seq)})"
+        for item in seq:
+            found = walk(item, depth + 1)
+            if found:
+                return found
+        return None
+
+    return walk(data, 0)
+
+
+def _size_keyword(sizes: tuple, size, op: str) -> tuple:
+    """The positional sizes, or torch's ``size=`` keyword (not both)."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise TypeError(f"{op}() got multiple values for argument 'size'")
+    return (size,)
+
+
 def _into(fn, name: str, args, kwargs: dict, out):
     """``fn(*args, **kwargs)`` built in ``out``'s dtype and device and written into it (Note [Out arguments])."""
     from .dispatch.out_arguments import run_with_out
@@ -60,11 +90,12 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None,
+def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None,
           layout=None, out=None) -> Tensor:
-    """An uninitialized tensor of the given size."""
-    if not (requires_grad or pin_memory or memory_format or layout or out is not None):  # the hot path
-        return _EMPTY(_size(size, "empty"), dtype=dtype, device=device)
+    """An uninitialized tensor of the given size (``empty(2, 3)``, ``empty((2, 3))`` or ``empty(size=(2, 3))``)."""
+    if size is None and not (requires_grad or pin_memory or memory_format or layout or out is not None):  # hot path
+        return _EMPTY(_size(sizes, "empty"), dtype=dtype, device=device)
+    size = _size_keyword(sizes, size, "empty")
     if out is not None:
         return _into(empty, "empty", size, {"dtype": dtype, "device": device, "memory_format": memory_format}, out)
     return _finish(ops.empty(_size(size, "empty"), dtype=dtype, layout=layout, device=device,
@@ -78,16 +109,20 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
                                      pin_memory=pin_memory), requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None, out=None) -> Tensor:
+def zeros(*sizes, size=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
+          out=None) -> Tensor:
     """A tensor filled with 0."""
+    size = _size_keyword(sizes, size, "zeros")
     if out is not None:
         return _into(zeros, "zeros", size, {"dtype": dtype, "device": device}, out)
     return _finish(ops.zeros(_size(size, "zeros"), dtype=dtype, layout=layout, device=device,
                              pin_memory=pin_memory), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None, out=None) -> Tensor:
+def ones(*sizes, size=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
+         out=None) -> Tensor:
     """A tensor filled with 1."""
+    size = _size_keyword(sizes, size, "ones")
     if out is not None:
         return _into(ones, "ones", size, {"dtype": dtype, "device": device}, out)
     return _finish(ops.ones(_size(size, "ones"), dtype=dtype, layout=layout, device=device,
@@ -127,18 +162,20 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None,
     return _finish(ops.eye(n, n if m is None else m, dtype=dtype, layout=layout, device=device), requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
+def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
          layout=None, out=None) -> Tensor:
     """Uniform samples from [0, 1)."""
+    size = _size_keyword(sizes, size, "rand")
     if out is not None:
         return _into(rand, "rand", size, {"generator": generator, "dtype": dtype, "device": device}, out)
     return _finish(ops.rand(_size(size, "rand"), generator=generator, dtype=dtype, layout=layout,
                             device=device, pin_memory=pin_memory), requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
+def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
           layout=None, out=None) -> Tensor:
     """Standard normal samples."""
+    size = _size_keyword(sizes, size, "randn")
     if out is not None:
         return _into(randn, "randn", size, {"generator": generator, "dtype": dtype, "device": device}, out)
     return _finish(ops.randn(_size(size, "randn"), generator=generator, dtype=dtype, layout=layout,
@@ -226,7 +263,8 @@ def _infer_array(data, dtype):
     try:
         arr = np.array(data)
     except ValueError as e:
-        raise ValueError(f"tensor(): expected a rectangular (non-ragged) nested sequence: {e}") from None
+        message = _ragged(data) or f"tensor(): expected a rectangular (non-ragged) nested sequence: {e}"
+        raise ValueError(message) from None
     if arr.dtype == object:
         if all(type(v) is int for v in arr.reshape(-1)):  # Python ints beyond 64 bits
             raise ValueError("Overflow when unpacking long long")

@@ -333,10 +333,19 @@ class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
         return bool(self.item())
 
     def __float__(self) -> float:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self) -> int:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
+
+    def __complex__(self) -> complex:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return complex(self.item())
 
     def __index__(self) -> int:
         if self.dtype.category != _dt.INTEGRAL or self.numel() != 1:

@@ -34,7 +34,8 @@ SIZED = [pytest.param(f, id=name) for name, f in FACTORIES.items()]
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("factory", SIZED)
 def test_negative_size(factory, device):
-    with pytest.raises(RuntimeError, match=re.escape(NEGATIVE)):
+    message = "zeros: Dimension size must be non-negative." if factory is FACTORIES["zeros"] else NEGATIVE  # torch's
+    with pytest.raises(RuntimeError, match=re.escape(message)):
         factory((-1, 2), device=device)
 
 
@@ -160,7 +161,7 @@ def test_tensor_dtype_inference():
 
 
 def test_tensor_bad_data():
-    with pytest.raises(ValueError, match="rectangular"):
+    with pytest.raises(ValueError, match=re.escape("expected sequence of length 2 at dim 1 (got 1)")):  # torch's words
         st.tensor([[1, 2], [3]])
     with pytest.raises(TypeError, match="invalid data type 'str'"):
         st.tensor(["a"])

@@ -238,3 +238,19 @@ def test_round_with_decimals_as_torch(decimals, dt):
         assert got == want
         if got == ("ok",):
             np.testing.assert_array_equal(got_f().double().numpy(), want_f().double().numpy())
+
+
+def _conversion_cases(m):
+    return {
+        "float of two": lambda: float(m.ones(2)), "int of none": lambda: int(m.ones(0)),
+        "complex of two": lambda: complex(m.ones(2)), "zeros negative": lambda: m.zeros(2, -3),
+        "ones negative": lambda: m.ones(-1),
+        "ragged": lambda: m.tensor([[1, 2], [3, 4, 5]]), "ones size keyword": lambda: m.ones(size=(2, 3)),
+        "zeros size keyword": lambda: m.zeros(size=[2]), "empty size keyword": lambda: m.empty(size=(2,)).shape,
+        "rand size keyword": lambda: m.rand(size=(2,)).shape, "randn size keyword": lambda: m.randn(size=(2,)).shape,
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_conversion_cases(st)))
+def test_conversions_and_factory_sizes_as_torch(case):
+    assert _outcome(_conversion_cases(st)[case]) == _outcome(_conversion_cases(torch)[case])

@@ -217,7 +217,7 @@ def normalize_size(size, op: str) -> tuple:
 def check_size_nonnegative(sizes, op: str) -> None:
     for s in sizes:
         if s < 0:
-            raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {list(sizes)}")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(sizes)}")  # torch's words
 
 
 def numel(sizes) -> int:

@@ -66,13 +66,9 @@ def _empty_strided_samples(d, rng):
         yield SampleInput((probe(), size, stride), {"dtype": d}, f"strides {stride}")
 
 
-def _size_errors(*extra):
+def _size_errors(*extra, message="Trying to create tensor with negative dimension -1: [-1, 2]"):
     def errors(rng):
-        yield err(
-            (probe(), (-1, 2), *extra),
-            RuntimeError,
-            "Trying to create tensor with negative dimension -1: [-1, 2]",
-        )
+        yield err((probe(), (-1, 2), *extra), RuntimeError, message)
 
     return errors
 
@@ -182,7 +178,7 @@ OPS = [
         ref=_skip_probe(lambda size, **kw: np.zeros(size)),
         op=on_probe_device("zeros"),
         dtypes=ALL_DTYPES,
-        errors=_size_errors(),
+        errors=_size_errors(message="zeros: Dimension size must be non-negative."),  # torch's zeros words
     ),
     OpInfo(
         "ones",
