@@ -73,10 +73,23 @@ class TensorConversions:
 
         return tensor_to(self, *args, **kwargs)
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking: bool = False):
+        """The legacy type name (``strided.FloatTensor``, ``strided.cuda.FloatTensor``) without ``dtype``; else a
+        cast to ``dtype`` (a dtype, or a legacy name such as ``"strided.DoubleTensor"``)."""
+        from .backends.meta.indexing import TYPE_WORDS
+
+        words = {**TYPE_WORDS, _dt.complex64: "ComplexFloat", _dt.complex128: "ComplexDouble"}
+        cuda = "cuda." if self.device.type == "cuda" else ""
         if dtype is None:
-            return f"strided.{self.dtype.name}"
-        return self.to(dtype)
+            return f"strided.{cuda}{words[self.dtype]}Tensor"
+        if isinstance(dtype, str) and dtype.endswith("Tensor"):
+            name = dtype.rsplit(".", 1)[-1][: -len("Tensor")]
+            match = next((d for d, w in words.items() if w == name), None)
+            if match is None or not (dtype.startswith("strided.") or dtype.startswith("torch.")):
+                raise ValueError(f"invalid type: '{dtype}'")
+            target = "cuda" if ".cuda." in dtype else "cpu"
+            return self.to(device=target, dtype=match, non_blocking=non_blocking)
+        return self.to(dtype, non_blocking=non_blocking)
 
     def cpu(self) -> Tensor:
         return self if self.device.type == "cpu" else self.to("cpu")

@@ -126,6 +126,8 @@ class TensorOperators:
         return _ops.abs(self)
 
     def __invert__(self):
+        if self.dtype.is_floating_point or self.dtype.is_complex:  # torch's operator check, before the op's
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return _ops.bitwise_not(self)
 
     def __and__(self, other):
@@ -166,15 +168,25 @@ class TensorOperators:
     def __irshift__(self, other):
         return self.bitwise_right_shift_(other)
 
+    # Note [Comparing with other objects]
+    # torch turns a TypeError of ``==`` / ``!=`` into NotImplemented, so that Python falls back to identity:
+    # ``x == None`` is False, ``x != "a"`` True, and ``x in [None, y]`` works. The try costs nothing on the
+    # number path (zero-cost exceptions).
     def __eq__(self, other):  # noqa: D105 - elementwise, as torch
         if isinstance(other, TensorOperators):
             return _T.eq(self, other)
-        return _ops.eq(self, other)
+        try:
+            return _ops.eq(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __ne__(self, other):
         if isinstance(other, TensorOperators):
             return _T.ne(self, other)
-        return _ops.ne(self, other)
+        try:
+            return _ops.ne(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __lt__(self, other):
         if isinstance(other, TensorOperators):

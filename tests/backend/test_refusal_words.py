@@ -254,3 +254,24 @@ def _conversion_cases(m):
 @pytest.mark.parametrize("case", sorted(_conversion_cases(st)))
 def test_conversions_and_factory_sizes_as_torch(case):
     assert _outcome(_conversion_cases(st)[case]) == _outcome(_conversion_cases(torch)[case])
+
+
+def _operator_cases(m):
+    f, i = m.tensor([1.5, 2.0]), m.tensor([1, 2])
+    return {
+        "== None": lambda: f == None,  # noqa: E711 - the comparison under test
+        "!= None": lambda: f != None,  # noqa: E711
+        "== str": lambda: f == "a", "!= list": lambda: f != [1, 2], "in list": lambda: f in [None, f],
+        "~ float": lambda: ~f, "~ int": lambda: ~i, "type()": lambda: f.type(), "type() int": lambda: i.type(),
+        "type(name)": lambda: f.type(m.__name__ + ".DoubleTensor").dtype,
+        "type bad name": lambda: f.type(m.__name__ + ".FooTensor"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_operator_cases(st)))
+def test_operators_and_type_as_torch(case):
+    got, want = _outcome(_operator_cases(st)[case]), _outcome(_operator_cases(torch)[case])
+    assert got == tuple(str(w).replace("torch", "strided") for w in want)
+    if got == ("ok",):
+        g, w = _operator_cases(st)[case](), _operator_cases(torch)[case]()
+        assert str(g).replace("strided", "") == str(w).replace("torch", "")

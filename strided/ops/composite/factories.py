@@ -22,7 +22,8 @@ def _full_dtype(fill_value, dtype):
 
 @kernel("CompositeExplicitAutograd")
 def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if any(isinstance(s, int) and s < 0 for s in size):  # torch's zeros checks before allocating, in its words
+    dims = size if isinstance(size, (list, tuple)) else (size,)  # a SymInt[] may come as one int
+    if any(isinstance(s, int) and s < 0 for s in dims):  # torch's zeros checks before allocating, in its words
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return ops.empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory).fill_(0)
 
