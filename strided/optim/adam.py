@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..factories import tensor, zeros, zeros_like
 from ..ops import bound as ops
+from ..tensor import Tensor
 from ._multi_tensor import multi_tensor_adam
 from .optimizer import (
     Optimizer,
@@ -33,6 +34,8 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
+        if isinstance(betas[0], Tensor) != isinstance(betas[1], Tensor):
+            raise ValueError("betas must be either both floats or both Tensors")
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:

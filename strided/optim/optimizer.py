@@ -153,7 +153,7 @@ class Optimizer:
         self.param_groups: list[dict] = []
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or "
-                            f"dicts, but got {type(params).__name__}")
+                            f"dicts, but got {params.type()}")  # torch.typename's words
         param_groups = list(params)
         if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
@@ -190,10 +190,13 @@ class Optimizer:
                             "ordering of tensors in sets will change between runs. Please use a list instead.")
         else:
             param_group["params"] = list(params)
+        differentiable = self.defaults.get("differentiable", False)
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is "
                                 f"{type(p).__name__}")
+            if not differentiable and not (p.is_leaf or p.retains_grad):  # its .grad is never filled
+                raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is _REQUIRED and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization "

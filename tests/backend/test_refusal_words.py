@@ -275,3 +275,26 @@ def test_operators_and_type_as_torch(case):
     if got == ("ok",):
         g, w = _operator_cases(st)[case](), _operator_cases(torch)[case]()
         assert str(g).replace("strided", "") == str(w).replace("torch", "")
+
+
+def _optimizer_cases(m):
+    def p():
+        return [m.nn.Parameter(m.ones(2))]
+
+    def retained():
+        t = m.ones(2, requires_grad=True) * 2
+        t.retain_grad()
+        return [t]
+
+    return {
+        "tensor as params": lambda: m.optim.SGD(m.ones(2), lr=0.1),
+        "non-leaf": lambda: m.optim.SGD([m.ones(2, requires_grad=True) * 2], lr=0.1),
+        "mixed betas": lambda: m.optim.Adam(p(), betas=(0.9, m.tensor(0.99))),
+        "retained non-leaf": lambda: m.optim.SGD(retained(), lr=0.1),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_optimizer_cases(st)))
+def test_optimizer_argument_checks_as_torch(case):
+    got, want = _outcome(_optimizer_cases(st)[case]), _outcome(_optimizer_cases(torch)[case])
+    assert got == tuple(str(w).replace("torch", "strided") for w in want)
