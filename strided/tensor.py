@@ -185,7 +185,17 @@ class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
     def grad(self):
         """The gradient accumulated by ``backward`` (leaves, and non-leaves after ``retain_grad``)."""
         meta = self._autograd
-        return None if meta is None else meta.grad
+        if meta is None:
+            return None
+        if meta.grad_fn is not None and not meta.retains_grad:  # torch's warning: it will stay None
+            import warnings
+
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                          "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+                          "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+                          "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead.",
+                          UserWarning, stacklevel=2)
+        return meta.grad
 
     @grad.setter
     def grad(self, value) -> None:

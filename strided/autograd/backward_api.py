@@ -35,8 +35,8 @@ def _make_grads(outputs, grad_outputs) -> list:
                 g = tensor(g, dtype=out.dtype, device=out.device)
             if g._sizes != out._sizes:
                 raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {list(g._sizes)} and output[{i}] "
-                    f"has a shape of {list(out._sizes)}."
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                    f"has a shape of {out.shape}."
                 )
             if not out.requires_grad:
                 raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
@@ -98,7 +98,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         grads = _make_grads(outputs, grad_outputs)
         result = run_backward(outputs, grads, retain_graph, create_graph, inputs, accumulate=False)
     out = []
-    for t, g in zip(inputs, result):
+    for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:
             if materialize_grads:
                 from ..ops import bound as ops
@@ -106,7 +106,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 g = ops.zeros_like(t)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.")
         out.append(g)
     return tuple(out)

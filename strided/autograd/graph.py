@@ -19,6 +19,7 @@ hooks] in saved_hooks.py).
 
 from __future__ import annotations
 
+import re
 import sys
 import weakref
 
@@ -299,8 +300,11 @@ class SavedTensor:
 def _modified_message(t: Tensor, node: Node, saved: SavedTensor) -> str:
     from ..ops.composite.views import _type_name
 
-    where = (f", which is output {saved.output_nr} of {node.name}," if saved.output_nr is not None
-             else (f", which is output {t._autograd.output_nr} of {t.grad_fn.name},"
+    def short(name: str) -> str:  # torch 2.14 names the op: "Add", not "AddBackward1"
+        return re.sub(r"Backward\d*$", "", name)
+
+    where = (f", which is output {saved.output_nr} of {short(node.name)}," if saved.output_nr is not None
+             else (f", which is output {t._autograd.output_nr} of {short(t.grad_fn.name)},"
                    if t.grad_fn is not None else ""))
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
@@ -318,12 +322,17 @@ def set_grad(t: Tensor, value) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
+        if value._sizes != t._sizes:  # torch 2.14's words and order
+            raise RuntimeError(f"attempting to assign a gradient of size '{list(value._sizes)}' to a tensor of size "
+                               f"'{list(t._sizes)}'. Please ensure that the gradient and the tensor are the same size")
         if value.dtype is not t.dtype:
-            raise RuntimeError("assigned grad has data of a different type")
+            from ..dispatch.out_arguments import CPP_NAMES, dtype_word
+
+            raise RuntimeError(f"attempting to assign a gradient with dtype '{CPP_NAMES[value.dtype.name]}' to a "
+                               f"tensor with grad_dtype '{dtype_word(t.dtype)}'. The gradient must match the tensor's "
+                               "dtype.")
         if value.device != t.device:
             raise RuntimeError("assigned grad has data located on a different device")
-        if value._sizes != t._sizes:
-            raise RuntimeError("assigned grad has data of a different size")
     elif t._autograd is None:
         return
     _meta(t).grad = value

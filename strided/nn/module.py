@@ -20,8 +20,9 @@ __all__ = ["Module"]
 
 
 def _typename(value) -> str:
+    """torch.typename: a tensor's legacy type (``strided.FloatTensor``), else the qualified class name."""
     if isinstance(value, Tensor):
-        return f"strided.{type(value).__name__}"
+        return value.type()
     module = type(value).__module__
     name = type(value).__qualname__
     return name if module in ("builtins", None) else f"{module}.{name}"

@@ -298,3 +298,72 @@ def _optimizer_cases(m):
 def test_optimizer_argument_checks_as_torch(case):
     got, want = _outcome(_optimizer_cases(st)[case]), _outcome(_optimizer_cases(torch)[case])
     assert got == tuple(str(w).replace("torch", "strided") for w in want)
+
+
+def _module_cases(m):
+    nn = m.nn
+    return {
+        "register_parameter tensor": lambda: nn.Module().register_parameter("w", m.ones(1)),
+        "assign tensor to parameter": lambda: setattr(nn.Linear(2, 2), "weight", m.ones(2, 2)),
+        "register_buffer dotted": lambda: nn.Module().register_buffer("a.b", m.ones(1)),
+        "Embedding padding_idx": lambda: nn.Embedding(5, 3, padding_idx=5), "Dropout p": lambda: nn.Dropout(1.5),
+        "MultiheadAttention heads": lambda: nn.MultiheadAttention(10, 3),
+        "GroupNorm groups": lambda: nn.GroupNorm(3, 4),
+        "load_state_dict missing": lambda: nn.Linear(2, 2).load_state_dict({"weight": m.ones(2, 2)}),
+        "Linear wrong width": lambda: nn.Linear(3, 2)(m.ones(2, 4)),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_module_cases(st)))
+def test_module_checks_as_torch(case):
+    got, want = _outcome(_module_cases(st)[case]), _outcome(_module_cases(torch)[case])
+    assert got == tuple(str(w).replace("torch", "strided") for w in want)
+
+
+def _autograd_cases(m):
+    def modified():
+        x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        y = x * 2
+        z = y * y
+        y.add_(1)
+        z.sum().backward()
+
+    def unused():
+        x, w = m.ones(3, requires_grad=True), m.ones(1, requires_grad=True)
+        return m.autograd.grad((x * 2).sum(), [x, w])
+
+    def assign(value):
+        x = m.ones(3, requires_grad=True)
+        x.grad = value
+
+    return {
+        "modified in place": modified, "unused input": unused,
+        "grad of another size": lambda: assign(m.ones(2)),
+        "grad of another dtype": lambda: assign(m.ones(3, dtype=m.float64)),
+        "backward gradient shape": lambda: (m.ones(3, requires_grad=True) * 2).backward(m.ones(2)),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_autograd_cases(st)))
+def test_autograd_words_as_torch(case):
+    got, want = _outcome(_autograd_cases(st)[case]), _outcome(_autograd_cases(torch)[case])
+    want = tuple(str(w).replace("torch", "strided") for w in want)
+    if case == "grad of another dtype":  # strided has no grad_dtype attribute: torch's first sentence
+        assert got[1] == want[1].split(" The gradient must")[0] + " The gradient must match the tensor's dtype."
+        return
+    if case == "modified in place":  # strided has no anomaly mode: the hint is torch's other one
+        assert got[1].split(" Hint:")[0] == want[1].split(" Hint:")[0]
+        return
+    assert got == want
+
+
+def test_non_leaf_grad_access_warns_as_torch():
+    y = st.ones(3, requires_grad=True) * 2
+    with pytest.warns(UserWarning, match="The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"):
+        assert y.grad is None
+    y.retain_grad()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert y.grad is None  # retained: no warning
