@@ -136,7 +136,8 @@ _DISPATCH_NAMES.update({(name, "cpu"): kernel for names, kernel in (
     (("min",), "min_all"), (("gelu", "gelu_"), "GeluKernelImpl"), (("_unique2", "unique_consecutive"), "unique"),
     (("histogram", "histogram.bin_ct", "histogramdd"), "histogramdd"),
     (("bitwise_left_shift", "bitwise_left_shift_", "__lshift__"), "lshift_cpu"),
-    (("bitwise_right_shift", "bitwise_right_shift_", "__rshift__"), "rshift_cpu"), (("softmax.int", "_softmax"), "softmax_kernel_impl"),
+    (("bitwise_right_shift", "bitwise_right_shift_", "__rshift__"), "rshift_cpu"),
+    (("softmax.int", "_softmax"), "softmax_kernel_impl"),
     (("log_softmax.int", "_log_softmax"), "log_softmax_kernel_impl"),
     (("layer_norm", "native_layer_norm"), "LayerNormKernelImpl"), (("histc",), "aminmax_cpu"), (("unique",), "unique"),
     (("searchsorted", "bucketize"), "searchsorted_out_cpu"), (("dropout", "dropout_"), "bernoulli_scalar_cpu_"),
@@ -179,6 +180,8 @@ _TORCH_WORDS = {
     "argmax": (RuntimeError, "argmax(): does not support complex input"),
     "argmin": (RuntimeError, "argmin(): does not support complex input"),
     "max.dim": (RuntimeError, "max(): does not support complex input"),
+    "max.other": (RuntimeError, "maximum not implemented for complex tensors."),  # max(a, b) is maximum
+    "min.other": (RuntimeError, "minimum not implemented for complex tensors."),
     "min.dim": (RuntimeError, "min(): does not support complex input"),
     **{name: (RuntimeError, "Unsupported input type encountered for isin(): {dtype}")
        for name in ("isin.Tensor_Tensor", "isin.Tensor_Scalar", "isin.Scalar_Tensor")},

@@ -149,7 +149,7 @@ def test_buffer_assignment_registers_a_buffer():
     m.extra = nn.Buffer()  # replaces a plain attribute, as torch's
     assert "extra" in dict(m.named_buffers()) and tuple(m.extra.shape) == (0,)
     m.w = nn.Parameter(st.ones(1))
-    with pytest.raises(TypeError, match="cannot assign '.*Buffer' as parameter 'w'"):
+    with pytest.raises(TypeError, match="cannot assign 'strided.FloatTensor' as parameter 'w'"):  # torch.typename's
         m.w = nn.Buffer(st.ones(1))
     with pytest.raises(TypeError, match="Buffer: data must be a Tensor, got list"):
         nn.Buffer([1, 2])

@@ -367,3 +367,9 @@ def test_non_leaf_grad_access_warns_as_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert y.grad is None  # retained: no warning
+
+
+def test_complex_max_min_of_two_as_torch():
+    for f in (lambda m: m.max(m.ones(2, dtype=m.complex64), m.ones(2, dtype=m.complex64)),
+              lambda m: m.min(m.ones(2, dtype=m.complex64), m.ones(2, dtype=m.complex64))):
+        assert _outcome(lambda f=f: f(st)) == _outcome(lambda f=f: f(torch))
