@@ -371,6 +371,8 @@ def log_softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
 
 def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001, A002 - torch's names
     """Round half to even, to ``decimals`` decimal digits (negative: to tens, hundreds ...)."""
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
     if not input.dtype.is_floating_point:
         kernel = "round_cpu" if decimals else "round_vml_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(input.dtype)}'")

@@ -373,3 +373,11 @@ def test_complex_max_min_of_two_as_torch():
     for f in (lambda m: m.max(m.ones(2, dtype=m.complex64), m.ones(2, dtype=m.complex64)),
               lambda m: m.min(m.ones(2, dtype=m.complex64), m.ones(2, dtype=m.complex64))):
         assert _outcome(lambda f=f: f(st)) == _outcome(lambda f=f: f(torch))
+
+
+@pytest.mark.parametrize("decimals", ["a", 1.5, True])
+def test_round_refuses_a_non_integer_decimals(decimals):
+    with pytest.raises(TypeError, match=f"round\\(\\): argument 'decimals' must be int, not {type(decimals).__name__}"):
+        st.round(st.tensor([1.25]), decimals=decimals)
+    with pytest.raises(TypeError):  # torch refuses it too (in its argument parser's words)
+        torch.round(torch.tensor([1.25]), decimals=decimals)
