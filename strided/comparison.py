@@ -15,9 +15,10 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise TypeError(f"isclose(): expected Tensors, got {type(input).__name__} and {type(other).__name__}")
     if input.dtype is not other.dtype:
-        from .ops.registry import _dtype_word
+        from .backends.meta.pointwise import scalar_type_name
 
-        raise RuntimeError(f"{_dtype_word(input.dtype)} did not match {_dtype_word(other.dtype)}")  # torch's words
+        # torch's words
+        raise RuntimeError(f"{scalar_type_name(input.dtype)} did not match {scalar_type_name(other.dtype)}")
     if rtol < 0 or atol < 0:
         raise RuntimeError(f"isclose(): rtol and atol must be non-negative, got rtol={rtol}, atol={atol}")
     close = _ops.eq(input, other)

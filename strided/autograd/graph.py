@@ -326,11 +326,11 @@ def set_grad(t: Tensor, value) -> None:
             raise RuntimeError(f"attempting to assign a gradient of size '{list(value._sizes)}' to a tensor of size "
                                f"'{list(t._sizes)}'. Please ensure that the gradient and the tensor are the same size")
         if value.dtype is not t.dtype:
-            from ..dispatch.out_arguments import CPP_NAMES, dtype_word
+            from ..backends.meta.pointwise import scalar_type_name, type_meta_name
 
-            raise RuntimeError(f"attempting to assign a gradient with dtype '{CPP_NAMES[value.dtype.name]}' to a "
-                               f"tensor with grad_dtype '{dtype_word(t.dtype)}'. The gradient must match the tensor's "
-                               "dtype.")
+            raise RuntimeError(f"attempting to assign a gradient with dtype '{type_meta_name(value.dtype)}' to a "
+                               f"tensor with grad_dtype '{scalar_type_name(t.dtype)}'. The gradient must match the "
+                               "tensor's dtype.")
         if value.device != t.device:
             raise RuntimeError("assigned grad has data located on a different device")
     elif t._autograd is None:

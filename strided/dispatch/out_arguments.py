@@ -22,21 +22,12 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["call_with_out", "run_with_out", "write_out", "dtype_word", "accepting_out", "CPP_NAMES"]
+from ..backends.meta.pointwise import scalar_type_name as dtype_word
+from ..backends.meta.pointwise import type_meta_name
 
-_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-# the C++ type names torch prints in its "Expected out tensor to have dtype" check
-CPP_NAMES = _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-        "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-        "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+__all__ = ["call_with_out", "run_with_out", "write_out", "accepting_out"]
+
 _FACTORY_OPTIONS = frozenset(("dtype", "device", "layout"))
-
-
-def dtype_word(d) -> str:
-    """torch's ScalarType name of a dtype (``Float``, ``Long``)."""
-    return _WORDS[d.name]
 
 
 def _tensors(values):
@@ -97,8 +88,8 @@ def run_with_out(fn, name: str, args, kwargs, out, factory: bool = False):
         raise RuntimeError(f"{name}(): expected {len(result)} out tensors, got {len(outs)}")
     for r, o in zip(result, outs):
         if r.dtype is not o.dtype:
-            raise RuntimeError(f"Expected out tensor to have dtype {_CPP[r.dtype.name]}, but got {_CPP[o.dtype.name]} "
-                               "instead")
+            raise RuntimeError(f"Expected out tensor to have dtype {type_meta_name(r.dtype)}, but got "
+                               f"{type_meta_name(o.dtype)} instead")
     written = tuple(write_out(r, o) for r, o in zip(result, outs))
     return type(result)(written) if hasattr(type(result), "_fields") else written
 

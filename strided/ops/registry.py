@@ -129,7 +129,7 @@ _CPP_WORD_OPS = frozenset({"clamp", "clamp_min", "clamp_max"})
 
 
 def _inplace_kernel(functional: OpOverload):
-    from ..dispatch.out_arguments import CPP_NAMES as _CPP_NAMES
+    from ..backends.meta.pointwise import scalar_type_name, type_meta_name
     from ..dtypes import can_cast
 
     cpp_words = functional.schema.name in _CPP_WORD_OPS
@@ -139,9 +139,9 @@ def _inplace_kernel(functional: OpOverload):
             _check_no_internal_overlap(self)
         result = functional(self, *args, **kwargs)
         if not can_cast(result.dtype, self.dtype):
-            target = _CPP_NAMES[self.dtype.name] if cpp_words else _dtype_word(self.dtype)
+            target = type_meta_name(self.dtype) if cpp_words else scalar_type_name(self.dtype)
             raise RuntimeError(
-                f"result type {_dtype_word(result.dtype)} can't be cast to the desired output type {target}"
+                f"result type {scalar_type_name(result.dtype)} can't be cast to the desired output type {target}"
             )
         if result._sizes != self._sizes:
             raise RuntimeError(
@@ -172,12 +172,6 @@ def _check_no_internal_overlap(t) -> None:
             "unsupported operation: more than one element of the written-to tensor refers to a single "
             "memory location. Please clone() the tensor before performing the operation."
         )
-
-
-def _dtype_word(d) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
 
 
 def load() -> Namespace:

@@ -409,6 +409,6 @@ def swapdims_(self, dim0, dim1):
 
 
 def _word(d) -> str:
-    from ..registry import _dtype_word
+    from ...backends.meta.pointwise import scalar_type_name
 
-    return _dtype_word(d)
+    return scalar_type_name(d)
