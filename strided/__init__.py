@@ -87,6 +87,11 @@ for _name in _bound.FUNCTIONS:
 from .memory_formats import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: E402, F401
 from .layouts import layout, strided  # noqa: E402, F401 - torch.layout, torch.strided
 from .autograd import is_inference_mode_enabled  # noqa: E402, F401
+from .autograd.anomaly_mode import (  # noqa: E402, F401 - torch.is_anomaly_enabled and friends
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from .amp.autocast_mode import (  # noqa: E402, F401
     get_autocast_dtype, is_autocast_enabled, set_autocast_dtype, set_autocast_enabled,
 )

@@ -7,7 +7,8 @@ while grad mode is on (Note [Dispatch order]).
 
 from __future__ import annotations
 
-from . import grad_mode
+from . import anomaly_mode, grad_mode
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .backward_api import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -24,7 +25,8 @@ from .registration import register_all as _register_all
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "Node", "grad_mode"]
+           "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "Node", "grad_mode", "anomaly_mode",
+           "detect_anomaly", "set_detect_anomaly"]
 
 _register_all()
 

@@ -33,6 +33,7 @@ import weakref
 
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
+from .anomaly_mode import anomaly, check_nan, print_stack, running
 from .graph import AccumulateGrad, _unshared, gradient_edge
 
 __all__ = ["run_backward", "is_checkpoint_valid"]
@@ -157,98 +158,117 @@ def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: b
     captured = [None] * len(inputs) if inputs is not None else None
     streams = {}
     single = None  # Note [One stream]: the caller's current stream while every CUDA node ran on it
-    with _GradMode(create_graph):
-        while ready:
-            node = ready.pop()
-            buf = buffers.pop(node)
-            stream = node.stream
-            if stream is not None and stream is not single:
-                if single is None and not streams and stream == _current_stream(stream):
-                    single = stream
-                else:
-                    single = False
-                    streams[id(stream)] = stream
-                    _wait_producers(buf, stream)
-            if node.pre_hooks:
-                for nr, hooks in node.pre_hooks.items():
-                    if buf[nr] is not None:
-                        for hook in hooks:
-                            new = hook(buf[nr])
-                            if new is not None:
-                                buf[nr] = new
-            if node.retain_hooks:
-                for nr, ref in node.retain_hooks.items():
-                    t = ref()
-                    if t is not None and buf[nr] is not None:
-                        _retain(t, buf[nr])
-            if captures is not None and node in captures:
-                if isinstance(node, AccumulateGrad) and buf[0] is not None:
-                    buf[0] = _leaf_hooks(node.variable, buf[0])
-                for nr, i in captures[node]:
-                    g = buf[nr]
-                    if g is not None:
-                        captured[i] = g if captured[i] is None else captured[i] + g
-            if not accumulate and isinstance(node, AccumulateGrad):
-                continue
-            if node.node_pre_hooks:
-                _run_node_pre_hooks(node, buf)
-            outs = tuple(buf) if node.post_hooks else None
-            if stream is None and single is False:
-                _wait_on_caller_stream(buf)  # Note [Stream-less nodes]
-            if stream is None or stream is single:
-                results = node.apply(buf)
-            else:
-                from ..cuda import stream as use_stream
-
-                with use_stream(stream):
-                    results = node.apply(buf)
-            if outs is not None:
-                results = _run_post_hooks(node, results, outs)
-                outs = None
-            if not retain_graph:
-                node.release()
-            del buf
-            mark = stream is not None and stream is not single
-            for k, (edge, meta, g) in enumerate(zip(node.next_edges, node.input_meta, results)):
-                if edge is None:
-                    continue
-                nxt, nr = edge
-                if g is not None:
-                    if g._sizes != meta[0] or g.dtype is not meta[1]:
-                        g = _validate(g, meta, node, k)
-                    if mark:
-                        _mark_producer(g, stream)
-                    nbuf = buffers.get(nxt)
-                    if nbuf is None:
-                        nbuf = buffers[nxt] = [None] * nxt.num_outputs
-                    old = nbuf[nr]
-                    if old is None:
-                        nbuf[nr] = g
-                    elif mark:
-                        nbuf[nr] = _sum_on_stream(old, g, stream)  # Note [Stream-less nodes]
-                    elif not create_graph and _unshared(old, 3) and old._is_non_overlapping_and_dense():
-                        old.add_(g)  # Note [In-place buffer accumulation]
+    watch = anomaly.enabled  # Note [Anomaly mode]
+    node = None
+    try:
+        with _GradMode(create_graph):
+            while ready:
+                node = ready.pop()
+                buf = buffers.pop(node)
+                stream = node.stream
+                if stream is not None and stream is not single:
+                    if single is None and not streams and stream == _current_stream(stream):
+                        single = stream
                     else:
-                        nbuf[nr] = old + g
-                    old = None
+                        single = False
+                        streams[id(stream)] = stream
+                        _wait_producers(buf, stream)
+                if node.pre_hooks:
+                    for nr, hooks in node.pre_hooks.items():
+                        if buf[nr] is not None:
+                            for hook in hooks:
+                                new = hook(buf[nr])
+                                if new is not None:
+                                    buf[nr] = new
+                if node.retain_hooks:
+                    for nr, ref in node.retain_hooks.items():
+                        t = ref()
+                        if t is not None and buf[nr] is not None:
+                            _retain(t, buf[nr])
+                if captures is not None and node in captures:
+                    if isinstance(node, AccumulateGrad) and buf[0] is not None:
+                        buf[0] = _leaf_hooks(node.variable, buf[0])
+                    for nr, i in captures[node]:
+                        g = buf[nr]
+                        if g is not None:
+                            captured[i] = g if captured[i] is None else captured[i] + g
+                if not accumulate and isinstance(node, AccumulateGrad):
+                    continue
+                if node.node_pre_hooks:
+                    _run_node_pre_hooks(node, buf)
+                outs = tuple(buf) if node.post_hooks else None
+                if stream is None and single is False:
+                    _wait_on_caller_stream(buf)  # Note [Stream-less nodes]
+                if stream is None or stream is single:
+                    results = node.apply(buf) if not watch else _apply_watched(node, buf)
+                else:
+                    from ..cuda import stream as use_stream
+
+                    with use_stream(stream):
+                        results = node.apply(buf) if not watch else _apply_watched(node, buf)
+                if outs is not None:
+                    results = _run_post_hooks(node, results, outs)
+                    outs = None
+                if not retain_graph:
+                    node.release()
+                del buf
+                if watch and anomaly.check_nan:
+                    check_nan(node, results)
+                mark = stream is not None and stream is not single
+                for k, (edge, meta, g) in enumerate(zip(node.next_edges, node.input_meta, results)):
+                    if edge is None:
+                        continue
+                    nxt, nr = edge
+                    if g is not None:
+                        if g._sizes != meta[0] or g.dtype is not meta[1]:
+                            g = _validate(g, meta, node, k)
+                        if mark:
+                            _mark_producer(g, stream)
+                        nbuf = buffers.get(nxt)
+                        if nbuf is None:
+                            nbuf = buffers[nxt] = [None] * nxt.num_outputs
+                        old = nbuf[nr]
+                        if old is None:
+                            nbuf[nr] = g
+                        elif mark:
+                            nbuf[nr] = _sum_on_stream(old, g, stream)  # Note [Stream-less nodes]
+                        elif not create_graph and _unshared(old, 3) and old._is_non_overlapping_and_dense():
+                            old.add_(g)  # Note [In-place buffer accumulation]
+                        else:
+                            nbuf[nr] = old + g
+                        old = None
+                        left = deps[nxt] - 1
+                        deps[nxt] = left
+                        if left == 0:
+                            ready.append(nxt)
+                        continue
+                    if nxt not in buffers:
+                        buffers[nxt] = [None] * nxt.num_outputs
                     left = deps[nxt] - 1
                     deps[nxt] = left
                     if left == 0:
-                        ready.append(nxt)
-                    continue
-                if nxt not in buffers:
-                    buffers[nxt] = [None] * nxt.num_outputs
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    if any(x is not None for x in buffers[nxt]):
-                        ready.append(nxt)
-                    else:
-                        _skip(nxt, deps, buffers, ready)
-            results = g = None  # drop references: AccumulateGrad steals unshared gradients
+                        if any(x is not None for x in buffers[nxt]):
+                            ready.append(nxt)
+                        else:
+                            _skip(nxt, deps, buffers, ready)
+                results = g = None  # drop references: AccumulateGrad steals unshared gradients
+    except Exception:
+        if anomaly.enabled and node is not None:
+            print_stack(node)  # Note [Anomaly mode]: the failing node's forward stack
+        raise
     if streams:
         _join_streams(streams)
     return captured
+
+
+def _apply_watched(node, buf):
+    """``node.apply`` in anomaly mode: nodes made meanwhile (``create_graph``) record it as their parent."""
+    prev = running.node
+    running.node = node
+    try:
+        return node.apply(buf)
+    finally:
+        running.node = prev
 
 
 # Note [In-place buffer accumulation]

@@ -26,6 +26,7 @@ import weakref
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor, make_tensor
 from . import saved_hooks as _saved_hooks
+from .anomaly_mode import anomaly, store_stack
 from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
 __all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "set_history",
@@ -62,7 +63,7 @@ class Node:
     """A backward function: ``apply(grads) -> one grad (or None) per next edge``."""
 
     __slots__ = ("next_edges", "input_meta", "pre_hooks", "retain_hooks", "stream", "num_outputs",
-                 "node_pre_hooks", "post_hooks", "__weakref__")
+                 "node_pre_hooks", "post_hooks", "_metadata", "__weakref__")
     name = "Node"
 
     def __init__(self, next_edges=(), input_meta=(), num_outputs: int = 1):
@@ -74,6 +75,17 @@ class Node:
         self.num_outputs = num_outputs
         self.node_pre_hooks = None  # [hook(grad_outputs) -> tuple | None] (register_prehook)
         self.post_hooks = None  # [hook(grad_inputs, grad_outputs) -> tuple | None] (register_hook)
+        if anomaly.enabled:
+            store_stack(self)  # Note [Anomaly mode]
+
+    @property
+    def metadata(self) -> dict:
+        """A dict kept with the node (anomaly mode stores the forward stack here as ``"traceback_"``)."""
+        try:
+            return self._metadata
+        except AttributeError:
+            m = self._metadata = {}
+            return m
 
     def apply(self, grads: list) -> tuple:
         raise NotImplementedError
@@ -309,9 +321,11 @@ def _modified_message(t: Tensor, node: Node, saved: SavedTensor) -> str:
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"[{_type_name(t)} {list(t._sizes)}]{where} is at version "
-        f"{t._storage._version}; expected version {saved.version} instead. Hint: the backtrace further "
-        "above shows the operation that failed to compute its gradient. The variable in question was "
-        "changed in there or anywhere later. Good luck!"
+        f"{t._storage._version}; expected version {saved.version} instead. Hint: "
+        + ("the backtrace further above shows the operation that failed to compute its gradient. The variable "
+           "in question was changed in there or anywhere later. Good luck!" if anomaly.enabled else
+           "enable anomaly detection to find the operation that failed to compute its gradient, with "
+           "strided.autograd.set_detect_anomaly(True, check_nan=False).")
     )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
+from .anomaly_mode import anomaly, store_stack
 from .graph import (
     Node,
     SavedTensor,
@@ -112,6 +113,8 @@ class FormulaNode(Node):
         self.output_meta = None  # per output (sizes, dtype, device): read only with several outputs
         self.released = False
         self.saved = None
+        if anomaly.enabled:
+            store_stack(self)  # Note [Anomaly mode]
 
     @property
     def name(self) -> str:
