@@ -65,6 +65,7 @@ from .backends.determinism import (  # noqa: E402
 from . import optim  # noqa: E402
 from . import func  # noqa: E402
 from . import fft  # noqa: E402
+from . import profiler  # noqa: E402 - strided.profiler, as torch.profiler
 from .stft import istft, stft  # noqa: E402
 from . import amp, nn  # noqa: E402
 from .amp import GradScaler, autocast  # noqa: E402

@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 import weakref
 
-from ..dispatch.dispatcher import grad_mode
+from ..dispatch.dispatcher import _tracing, grad_mode
 from ..tensor import Tensor
 from .anomaly_mode import anomaly, check_nan, print_stack, running
 from .graph import AccumulateGrad, _unshared, gradient_edge
@@ -158,7 +158,7 @@ def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: b
     captured = [None] * len(inputs) if inputs is not None else None
     streams = {}
     single = None  # Note [One stream]: the caller's current stream while every CUDA node ran on it
-    watch = anomaly.enabled  # Note [Anomaly mode]
+    watch = anomaly.enabled or _tracing.node_scope is not None  # Note [Anomaly mode], Note [Profiler hooks]
     node = None
     try:
         with _GradMode(create_graph):
@@ -212,7 +212,7 @@ def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: b
                 if not retain_graph:
                     node.release()
                 del buf
-                if watch and anomaly.check_nan:
+                if watch and anomaly.enabled and anomaly.check_nan:
                     check_nan(node, results)
                 mark = stream is not None and stream is not single
                 for k, (edge, meta, g) in enumerate(zip(node.next_edges, node.input_meta, results)):
@@ -262,11 +262,16 @@ def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: b
 
 
 def _apply_watched(node, buf):
-    """``node.apply`` in anomaly mode: nodes made meanwhile (``create_graph``) record it as their parent."""
+    """``node.apply`` in anomaly mode (nodes made meanwhile, under ``create_graph``, record it as their
+    parent) or while a profiler records (inside its range for the node)."""
+    scope = _tracing.node_scope
     prev = running.node
     running.node = node
     try:
-        return node.apply(buf)
+        if scope is None:
+            return node.apply(buf)
+        with scope(node.name):
+            return node.apply(buf)
     finally:
         running.node = prev
 

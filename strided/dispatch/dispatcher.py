@@ -391,11 +391,14 @@ def _bump_list_versions(fn, written: tuple):
 # Note [Zero-cost tracing]
 # Tools such as strided.utils.profiler.count_ops set this to a function (op, keyset, fn) -> fn and
 # clear every op's cache; newly resolved kernels are then wrapped. The hot path never checks a flag.
+# The autograd engine likewise runs each backward node inside ``node_scope(node.name)`` while it is set
+# (strided.profiler's ranges; Note [Profiler hooks]).
 class _Tracing:
-    __slots__ = ("wrapper",)
+    __slots__ = ("wrapper", "node_scope")
 
     def __init__(self):
         self.wrapper = None
+        self.node_scope = None
 
 
 _tracing = _Tracing()

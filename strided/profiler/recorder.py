@@ -1,0 +1,187 @@
+"""The recorder behind ``strided.profiler.profile``: host ranges for operator calls, ``record_function``
+blocks and autograd nodes, and (through :mod:`.cuda_timing`) the GPU work launched inside them.
+
+Note [Profiler hooks]
+Nothing on the hot path tests a flag. While a profile records, the dispatcher's tracing wrapper (Note
+[Zero-cost tracing]) wraps every kernel as it is resolved, the engine's ``node_scope`` opens a range per
+backward node, and the CUDA launch points (``Kernel.__call__``, the cuBLASLt GEMM, the driver's memcpy
+functions) are swapped for timed versions; stopping puts every one back and clears the kernel caches.
+An op's Autograd (or Autocast) kernel and the backend kernel it redispatches to are one call in torch's
+profiler, so a wrapped kernel entered while the same op is the innermost open range records nothing new.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+from ..dispatch import dispatcher
+from ..tensor import Tensor
+from .events import EventList, FunctionEvent, KernelRecord
+
+__all__ = ["Recorder", "active"]
+
+
+class _Active:
+    __slots__ = ("recorder",)
+
+    def __init__(self):
+        self.recorder = None
+
+
+active = _Active()  # the recording Recorder, or None
+
+
+def _shapes(args, kwargs) -> list:
+    out = []
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, Tensor):
+            out.append(list(a._sizes))
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(t, Tensor) for t in a):
+            out.append([list(t._sizes) for t in a])
+        else:
+            out.append([])
+    return out
+
+
+class _Range:
+    """``with recorder.range(name, cat):`` -- one host range (a FunctionEvent)."""
+
+    __slots__ = ("recorder", "name", "cat", "event")
+
+    def __init__(self, recorder, name, cat):
+        self.recorder, self.name, self.cat = recorder, name, cat
+
+    def __enter__(self):
+        self.event = self.recorder.push(self.name, self.cat)
+        return self.event
+
+    def __exit__(self, *exc):
+        self.recorder.pop(self.event)
+
+
+class Recorder:
+    """Collects events between :meth:`start` and :meth:`stop` (one at a time per process)."""
+
+    def __init__(self, record_shapes: bool = False, cuda: bool = False):
+        self.record_shapes = record_shapes
+        self.use_cuda = cuda
+        self.events: list[FunctionEvent] = []
+        self.kernels: list[KernelRecord] = []
+        self._tls = threading.local()
+        self._ids = itertools.count(1)
+        self._t0 = time.perf_counter_ns()
+        self.timing = None
+
+    # -- time and the per-thread range stack ------------------------------------------------------
+    def now(self) -> float:
+        """Microseconds since the recorder was made."""
+        return (time.perf_counter_ns() - self._t0) / 1e3
+
+    def _stack(self) -> list:
+        st = getattr(self._tls, "stack", None)
+        if st is None:
+            st = self._tls.stack = []
+        return st
+
+    def current(self):
+        """The innermost open range of this thread, or None."""
+        st = self._stack()
+        return st[-1] if st else None
+
+    def push(self, name: str, cat: str, shapes=None) -> FunctionEvent:
+        st = self._stack()
+        parent = st[-1] if st else None
+        e = FunctionEvent(next(self._ids), name, cat, threading.get_native_id(), self.now(), parent, shapes)
+        if parent is not None:
+            parent.children.append(e)
+        self.events.append(e)
+        st.append(e)
+        return e
+
+    def pop(self, e: FunctionEvent) -> None:
+        e.end_us = self.now()
+        st = self._stack()
+        while st:  # an exception may have left inner ranges open
+            top = st.pop()
+            if top is e:
+                break
+            top.end_us = e.end_us
+
+    def range(self, name: str, cat: str = "user_annotation") -> _Range:
+        return _Range(self, name, cat)
+
+    def add_kernel(self, name, device, stream, launch_us, parent, grid=None, block=None) -> KernelRecord:
+        k = KernelRecord(name, device, stream, launch_us, parent, grid, block)
+        k.id = next(self._ids)
+        if k.parent is not None:
+            k.parent.kernels.append(k)
+        self.kernels.append(k)
+        return k
+
+    # -- hooks -------------------------------------------------------------------------------
+    def _wrap(self, op, keyset, fn):
+        """The dispatcher's tracing wrapper (Note [Profiler hooks])."""
+        name = op.name
+        shapes = self.record_shapes
+
+        def profiled(*args, **kwargs):
+            st = self._stack()
+            if st and st[-1].name == name and st[-1].cat == "cpu_op":
+                return fn(*args, **kwargs)  # the backend kernel below this op's Autograd kernel
+            e = self.push(name, "cpu_op", _shapes(args, kwargs) if shapes else None)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.pop(e)
+
+        return profiled
+
+    def node_scope(self, name: str):
+        """The engine's range for one backward node (torch's ``autograd::engine::evaluate_function``)."""
+        return _NodeScope(self, name)
+
+    def start(self) -> None:
+        if active.recorder is not None or dispatcher._tracing.wrapper is not None:
+            raise RuntimeError("Profiler is already enabled on this thread (a strided profiler or count_ops() "
+                               "is recording)")
+        if self.use_cuda:
+            from .cuda_timing import CudaTiming
+
+            self.timing = CudaTiming(self)
+            self.timing.install()
+        active.recorder = self
+        dispatcher._tracing.node_scope = self.node_scope
+        dispatcher.clear_all_caches()
+        dispatcher._tracing.wrapper = self._wrap
+
+    def stop(self) -> EventList:
+        """Stop recording; GPU times are read now (one synchronization of each device used)."""
+        dispatcher._tracing.wrapper = None
+        dispatcher._tracing.node_scope = None
+        dispatcher.clear_all_caches()
+        active.recorder = None
+        end = self.now()
+        for e in self.events:  # ranges still open (stopped inside a block) end now
+            if e.end_us is None:
+                e.end_us = end
+        if self.timing is not None:
+            self.timing.uninstall()
+            self.timing.resolve()
+        return EventList(self.events, self.kernels, use_device="cuda" if self.use_cuda else None)
+
+
+class _NodeScope:
+    __slots__ = ("recorder", "name", "outer", "inner")
+
+    def __init__(self, recorder, name):
+        self.recorder, self.name = recorder, name
+
+    def __enter__(self):
+        self.outer = self.recorder.push(f"autograd::engine::evaluate_function: {self.name}", "cpu_op")
+        self.inner = self.recorder.push(self.name, "cpu_op")
+
+    def __exit__(self, *exc):
+        self.recorder.pop(self.inner)
+        self.recorder.pop(self.outer)
