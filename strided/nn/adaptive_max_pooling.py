@@ -25,6 +25,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .channels_last import keeps_channels_last
 
 __all__ = [
     "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
@@ -138,6 +139,7 @@ def _adaptive_max(input: Tensor, sizes: list[int], k: int):
     return ops.reshape(out, (*lead, *sizes)), flat
 
 
+@keeps_channels_last(rank=4)
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = False):
     """(values, indices): maxima over torch's adaptive bins of the (H, W) plane and each one's flat index
     in that plane (Note [Separable adaptive max pooling])."""
@@ -179,6 +181,7 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
     return out if return_indices else out[0]
 
 
+@keeps_channels_last(rank=4)
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
     """Maxima over torch's adaptive bins of the (H, W) plane (None in ``output_size``: that input size);
     with ``return_indices`` also each one's flat index in the plane."""

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .channels_last import keeps_channels_last
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"]
 
@@ -77,6 +78,7 @@ def _pool(input: Tensor, output_size, k: int, op: str) -> Tensor:
     return out
 
 
+@keeps_channels_last(rank=4)
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Means over the (H, W) bins of torch's adaptive pooling (Note [Separable adaptive pooling])."""
     _check(input, 2, "adaptive_avg_pool2d")

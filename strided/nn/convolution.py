@@ -23,6 +23,7 @@ from .. import dtypes as _dt
 from ..backends.meta.pointwise import not_implemented, scalar_type_name
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .channels_last import channels_last_format, keeps_channels_last
 
 __all__ = [
     "conv1d",
@@ -118,6 +119,7 @@ def _out_size(size: int, k: int, s: int, p_total: int, d: int, ceil_mode: bool =
     return span // s + 1
 
 
+@keeps_channels_last(weight=True, rank=4)
 def conv2d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1, groups: int = 1
 ) -> Tensor:
@@ -180,9 +182,16 @@ def conv2d(
             "greater than actual input size"
         )
     xp = _padded(x, ph, pw, 0.0)
-    cols = ops.reshape(_windows(xp, (kh, kw), s, d, oh, ow), (n, groups, cg * kh * kw, oh * ow))
-    out = ops.matmul(ops.reshape(weight, (groups, oc // groups, cg * kh * kw)), cols)  # (N, groups, OC/g, L)
-    out = ops.reshape(out, (n, oc, oh, ow))
+    windows = _windows(xp, (kh, kw), s, d, oh, ow)
+    if groups == 1 and batched and channels_last_format(x, weight) == "channels_last":
+        # Note [Channels-last outputs]: columns as (N*OH*OW, C*KH*KW) rows, so the product is NHWC
+        cols = ops.reshape(ops.permute(windows, (0, 4, 5, 1, 2, 3)), (n * oh * ow, c * kh * kw))
+        out = ops.mm(cols, ops.t(ops.reshape(weight, (oc, cg * kh * kw))))  # (N*OH*OW, OC)
+        out = ops.permute(ops.reshape(out, (n, oh, ow, oc)), (0, 3, 1, 2))
+    else:
+        cols = ops.reshape(windows, (n, groups, cg * kh * kw, oh * ow))
+        out = ops.matmul(ops.reshape(weight, (groups, oc // groups, cg * kh * kw)), cols)  # (N, groups, OC/g, L)
+        out = ops.reshape(out, (n, oc, oh, ow))
     if bias is not None:
         out = ops.add(out, ops.reshape(bias, (1, oc, 1, 1)))
     return out if batched else ops.squeeze(out, [0])
@@ -231,6 +240,7 @@ def _pool_setup(input: Tensor, kernel_size, stride, padding, dilation, op: str):
     return k, s, p, d
 
 
+@keeps_channels_last(rank=4)
 def max_pool2d(
     input: Tensor,
     kernel_size,
@@ -312,6 +322,7 @@ def _mean(total: Tensor, divisor) -> Tensor:
     return ops.div(total, divisor)
 
 
+@keeps_channels_last(rank=4)
 def avg_pool2d(
     input: Tensor,
     kernel_size,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .channels_last import keeps_channels_last
 from .convolution import _check_tensors, _is_int, _out_size, _own_storage, autocast_operands, check_conv_dtypes
 
 __all__ = ["conv3d"]
@@ -56,6 +57,7 @@ def _padded(x: Tensor, pads, value: float = 0.0) -> Tensor:
     return out
 
 
+@keeps_channels_last(weight=True, rank=5)
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """3-d convolution of (N, C_in, D, H, W) or (C_in, D, H, W) ``input`` with (C_out, C_in/groups, KD, KH, KW)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .channels_last import keeps_channels_last
 from .convolution import _check_tensors, _first, _one, _pair, autocast_operands, check_conv_dtypes
 
 __all__ = ["conv_transpose1d", "conv_transpose2d"]
@@ -40,6 +41,7 @@ def _col2im(out: Tensor, cols: Tensor, blocks, stride, dilation) -> None:
     spread(out, cols, 0)
 
 
+@keeps_channels_last(weight=True, rank=4)
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """2-d transposed convolution of (N, C_in, H, W) or (C_in, H, W) ``input`` with

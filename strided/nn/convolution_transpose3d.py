@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .channels_last import keeps_channels_last
 from .convolution import _check_tensors, _is_int, autocast_operands, check_conv_dtypes
 from .convolution_transpose import _col2im
 
@@ -81,6 +82,7 @@ def _check_geometry(s, p, q, d) -> None:
                                       for n, v in zip(_DIMS, vals)))
 
 
+@keeps_channels_last(weight=True, rank=5)
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """3-d transposed convolution of (N, C_in, D, H, W) or (C_in, D, H, W) ``input`` with

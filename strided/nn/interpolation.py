@@ -33,6 +33,7 @@ from ..backends.meta.pointwise import not_implemented
 from ..ops import bound as ops
 from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
+from .channels_last import keeps_channels_last
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
@@ -41,6 +42,7 @@ _CUBIC_A = -0.75  # torch's cubic convolution coefficient
 _ALL = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
 
 
+@keeps_channels_last()
 def interpolate(
     input: Tensor,
     size=None,

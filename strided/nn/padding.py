@@ -12,12 +12,18 @@ from ..backends.meta.pointwise import not_implemented
 from ..factories import tensor as _tensor
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .channels_last import keeps_channels_last
 
 __all__ = ["pad"]
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 
 
+def _circular(input, pad, mode: str = "constant", value=None) -> bool:
+    return mode == "circular"  # torch's circular padding is a composition: contiguous (Note [Channels-last outputs])
+
+
+@keeps_channels_last(unless=_circular)
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad (or crop, with negative amounts) the last ``len(pad) // 2`` dims of ``input``."""
     if not isinstance(input, Tensor):

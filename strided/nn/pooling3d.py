@@ -8,6 +8,7 @@ import math
 from .. import dtypes as _dt
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .channels_last import keeps_channels_last
 from .convolution import (
     _check_tensors,
     _lowest,
@@ -66,6 +67,7 @@ def _geometry(x, k, s, p, d, ceil_mode, op):
     return spatial, outs, [(pp, pp + e) for pp, e in zip(p, extra)]
 
 
+@keeps_channels_last(rank=5)
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """Window maxima (NaN propagates); with ``return_indices`` also each maximum's flat index in its

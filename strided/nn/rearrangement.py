@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..backends.meta.pointwise import not_implemented
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .channels_last import keeps_channels_last
 from .convolution import _check_tensors, _padded, _pair, _windows
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "unfold"]
@@ -35,6 +36,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return ops.reshape(ops.contiguous(x), (*lead, c // (r * r), h * r, w * r))
 
 
+@keeps_channels_last(rank=4)
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H * r, W * r) -> (*, C * r^2, H, W): the inverse of :func:`pixel_shuffle`."""
     r = _check_factor("pixel_unshuffle", input, downscale_factor, "downscale_factor")

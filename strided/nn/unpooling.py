@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..ops import bound as ops
 from ..tensor import Tensor
+from .channels_last import keeps_channels_last
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
@@ -134,6 +135,7 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     return ops.squeeze(out, [-1])
 
 
+@keeps_channels_last(rank=4)
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     """Partial inverse of ``max_pool2d``: ``input`` at ``indices`` (flat in each output plane) of a zero
     (N, C, H_out, W_out) or (C, H_out, W_out)."""
