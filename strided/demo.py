@@ -264,8 +264,9 @@ class GraphedStep:
 
 
 def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log=print,
-          cuda_graph: bool = False) -> dict:
-    """Train ``cfg`` on ``device``; returns the losses and timings (the CLI prints them)."""
+          cuda_graph: bool = False, profile_last: bool = False) -> dict:
+    """Train ``cfg`` on ``device``; returns the losses and timings (the CLI prints them). The last step's op
+    calls are counted, or with ``profile_last`` recorded by ``strided.profiler`` (``result["profile"]``)."""
     st.manual_seed(seed)
     data = CharData(load_text(), device, seed)
     model = GPT(cfg, data.vocab_size, device)
@@ -297,7 +298,13 @@ def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log
                 group["lr"] = lr_at(step, cfg, cfg.steps)
             x, y = data.batch("train", cfg.batch_size, cfg.block_size)
             profile = step == cfg.steps - 1
-            ctx = count_ops() if profile else contextlib.nullcontext()
+            if not profile:
+                ctx = contextlib.nullcontext()
+            elif profile_last:
+                ctx = st.profiler.profile(activities=st.profiler.supported_activities() if device.type == "cuda"
+                                          else [st.profiler.ProfilerActivity.CPU])
+            else:
+                ctx = count_ops()
             with ctx as counted:
                 if graphed is not None:
                     loss = graphed(x, y)
@@ -324,7 +331,8 @@ def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log
     losses = st.stack(history).float().cpu().tolist()
     val = evaluate(model, data, cfg, amp_ctx)
     result = {"losses": losses, "seconds": seconds, "val_loss": val, "params": n_params,
-              "tokens_per_s": cfg.steps * tokens_per_step / seconds, "op_stats": stats}
+              "tokens_per_s": cfg.steps * tokens_per_step / seconds,
+              "op_stats": None if profile_last else stats, "profile": stats if profile_last else None}
     if sample_tokens > 0:
         model.eval()
         rng = np.random.default_rng(seed)
@@ -363,6 +371,12 @@ def main(argv=None) -> int:
     parser.add_argument("--checkpoint", action="store_true",
                         help="keep only each block's input and recompute its activations in backward (less "
                              "memory, more compute); not with --cuda-graph")
+    parser.add_argument("--profile", action="store_true",
+                        help="record the last training step with strided.profiler and print its table: op "
+                             "calls, backward nodes and, on cuda, GPU kernel times")
+    parser.add_argument("--trace", metavar="FILE", default=None,
+                        help="write the profiled last step as a Chrome trace to FILE (implies --profile; open "
+                             "it in https://ui.perfetto.dev)")
     parser.add_argument("--threads", type=int, default=None,
                         help="CPU BLAS threads (default: 1 for the tiny config, whose matrices are too "
                              "small to gain from more; else the library default)")
@@ -387,7 +401,9 @@ def main(argv=None) -> int:
         # busy machine, to their spin-waiting (measured 4x slower per step with 2 threads on 2 cores).
         st.set_num_threads(args.threads or 1)
 
-    result = train(cfg, device, use_amp, args.seed, args.sample_tokens, cuda_graph=args.cuda_graph)
+    profile_last = args.profile or args.trace is not None
+    result = train(cfg, device, use_amp, args.seed, args.sample_tokens, cuda_graph=args.cuda_graph,
+                   profile_last=profile_last)
     losses = result["losses"]
     tail = losses[-min(10, len(losses)):]
     print(f"\nloss {losses[0]:.3f} (step 1; ln(vocab) = {math.log(len(set(load_text()))):.3f}) -> "
@@ -395,6 +411,14 @@ def main(argv=None) -> int:
     print(f"{len(losses)} steps in {result['seconds']:.1f} s, {result['tokens_per_s']:,.0f} tokens/s")
     if result["op_stats"] is not None:
         print(summarize_ops(result["op_stats"]))
+    if result["profile"] is not None:
+        prof = result["profile"]
+        key = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
+        print("\nthe last training step, by strided.profiler:")
+        print(prof.key_averages().table(sort_by=key, row_limit=15))
+        if args.trace is not None:
+            prof.export_chrome_trace(args.trace)
+            print(f"Chrome trace of the step written to {args.trace} (open it in https://ui.perfetto.dev)")
     if "sample" in result:
         print("\n--- sample ---\n" + result["sample"])
     return 0

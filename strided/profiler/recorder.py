@@ -2,12 +2,13 @@
 blocks and autograd nodes, and (through :mod:`.cuda_timing`) the GPU work launched inside them.
 
 Note [Profiler hooks]
-Nothing on the hot path tests a flag. While a profile records, the dispatcher's tracing wrapper (Note
-[Zero-cost tracing]) wraps every kernel as it is resolved, the engine's ``node_scope`` opens a range per
-backward node, and the CUDA launch points (``Kernel.__call__``, the cuBLASLt GEMM, the driver's memcpy
-functions) are swapped for timed versions; stopping puts every one back and clears the kernel caches.
-An op's Autograd (or Autocast) kernel and the backend kernel it redispatches to are one call in torch's
-profiler, so a wrapped kernel entered while the same op is the innermost open range records nothing new.
+Nothing on the hot path tests a flag. While a profile records, every kernel the dispatcher has resolved
+is wrapped in place and the tracing wrapper (Note [Zero-cost tracing]) wraps those resolved meanwhile;
+the engine's ``node_scope`` opens a range per backward node, and the CUDA launch points (the driver's
+``cuLaunchKernel`` and memcpy functions, cuBLASLt's matmul) are swapped for timed versions; stopping puts
+every one back. An op's Autograd (or Autocast) kernel and the backend kernel it redispatches to are one
+call in torch's profiler, so a wrapped kernel entered while the same op is the innermost open range
+records nothing new.
 """
 
 from __future__ import annotations
@@ -43,6 +44,14 @@ def _shapes(args, kwargs) -> list:
         else:
             out.append([])
     return out
+
+
+def _all_overloads():
+    from ..ops.registry import _NAMESPACES
+
+    for ns in _NAMESPACES.values():
+        for packet in ns:
+            yield from packet._ordered
 
 
 class _Range:
@@ -136,7 +145,20 @@ class Recorder:
             finally:
                 self.pop(e)
 
+        profiled.unprofiled = fn
         return profiled
+
+    def _wrap_resolved(self, wrap: bool) -> None:
+        """Wrap (or unwrap) every kernel the dispatcher has already resolved, in place: clearing the caches
+        instead would make each op's first profiled call pay its resolution again."""
+        for op in _all_overloads():
+            cache = op._cache
+            for keyset, fn in list(cache.items()):
+                original = getattr(fn, "unprofiled", None)
+                if wrap and original is None:
+                    cache[keyset] = self._wrap(op, keyset, fn)
+                elif not wrap and original is not None:
+                    cache[keyset] = original
 
     def node_scope(self, name: str):
         """The engine's range for one backward node (torch's ``autograd::engine::evaluate_function``)."""
@@ -153,14 +175,14 @@ class Recorder:
             self.timing.install()
         active.recorder = self
         dispatcher._tracing.node_scope = self.node_scope
-        dispatcher.clear_all_caches()
         dispatcher._tracing.wrapper = self._wrap
+        self._wrap_resolved(True)
 
     def stop(self) -> EventList:
         """Stop recording; GPU times are read now (one synchronization of each device used)."""
         dispatcher._tracing.wrapper = None
         dispatcher._tracing.node_scope = None
-        dispatcher.clear_all_caches()
+        self._wrap_resolved(False)
         active.recorder = None
         end = self.now()
         for e in self.events:  # ranges still open (stopped inside a block) end now

@@ -42,7 +42,8 @@ def test_cli_help_and_bad_arguments(capsys):
         demo.main(["--help"])
     assert e.value.code == 0
     out = capsys.readouterr().out
-    for flag in ("--device", "--steps", "--config", "--seed", "--sample-tokens", "--amp", "--no-amp"):
+    for flag in ("--device", "--steps", "--config", "--seed", "--sample-tokens", "--amp", "--no-amp", "--profile",
+                 "--trace"):
         assert flag in out
     with pytest.raises(SystemExit):
         demo.main(["--steps", "0", "--device", "cpu"])
@@ -62,3 +63,16 @@ def test_cli_rejects_checkpoint_with_cuda_graph(capsys):
     with pytest.raises(SystemExit):
         demo.main(["--checkpoint", "--cuda-graph", "--device", "cuda"])  # refused before any CUDA work
     assert "--checkpoint and --cuda-graph cannot be combined" in capsys.readouterr().err
+
+
+def test_cli_profile_prints_the_last_step_and_writes_its_trace(capsys, tmp_path):
+    trace = tmp_path / "step.json"
+    assert demo.main(["--device", "cpu", "--steps", "3", "--sample-tokens", "0", "--trace", str(trace)]) == 0
+    out = capsys.readouterr().out
+    table = out.split("the last training step, by strided.profiler:")[1]
+    assert "aten::linear" in table and "autograd::engine::evaluate_function: " in table
+    assert "Self CPU time total:" in table and "dispatch:" not in out  # the profile replaces the op count
+    import json
+
+    names = {e["name"] for e in json.loads(trace.read_text())["traceEvents"]}
+    assert "aten::_fused_adamw_" in names or "aten::_foreach_add_" in names or "aten::add_" in names
