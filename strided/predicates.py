@@ -7,7 +7,7 @@ from .storage import UntypedStorage
 from .tensor import Tensor
 
 __all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "is_same_size", "is_signed",
-           "numel", "typename", "is_conj", "is_neg", "resize_as_"]
+           "numel", "typename", "is_conj", "is_neg", "is_inference", "resize_as_"]
 
 # torch's legacy tensor type names (``torch.FloatTensor``), by dtype name
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
@@ -73,6 +73,13 @@ def is_conj(input: Tensor) -> bool:  # noqa: A002
 def is_neg(input: Tensor) -> bool:  # noqa: A002
     """Whether ``input``'s negative bit is set (never: Note [No conjugate bit] in ops/composite/complex_ops.py)."""
     return input.is_neg()
+
+
+def is_inference(input: Tensor) -> bool:  # noqa: A002
+    """Whether ``input`` is an inference tensor (Note [Inference tensors] in storage.py)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.is_inference()
 
 
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:  # noqa: A002

@@ -13,8 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from .device import CPU, META, device
+from .dispatch.state import grad_mode, inference_threads
 
 __all__ = ["UntypedStorage"]
+
+# Note [Inference tensors]
+# As in torch, a tensor made inside ``inference_mode`` is an inference tensor, and so is every view of
+# it, while a view made there of a normal tensor stays normal: inference-ness belongs to the memory, so
+# it is a flag of the storage, set when the storage is made. Outside inference mode an inference tensor
+# may be read but not written in place (the dispatcher checks before each in-place kernel), saved for
+# backward (SavedTensor checks), or made to require grad; it has no version counter.
 
 # Note [Lazy CPU address]
 # Reading an ndarray's address (``.ctypes.data``) costs ~1.5 µs, three times NumPy's allocation
@@ -26,7 +34,8 @@ __all__ = ["UntypedStorage"]
 class UntypedStorage:
     """Bytes on a device: ``nbytes()``, ``device``, ``data_ptr()``."""
 
-    __slots__ = ("_nbytes", "device", "_data_ptr", "owner", "buffer", "allocator", "_version", "__weakref__")
+    __slots__ = ("_nbytes", "device", "_data_ptr", "owner", "buffer", "allocator", "_version", "inference",
+                 "__weakref__")
 
     def __init__(self, nbytes: int, device: device, data_ptr: int, owner=None, buffer=None,
                  allocator: str = ""):
@@ -37,6 +46,7 @@ class UntypedStorage:
         self.buffer = buffer
         self.allocator = allocator
         self._version = 0  # bumped by every in-place op on a tensor over this storage (autograd)
+        self.inference = inference_threads.n > 0 and grad_mode.inference  # Note [Inference tensors]
 
     def nbytes(self) -> int:
         return self._nbytes

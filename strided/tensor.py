@@ -170,6 +170,8 @@ class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
     @property
     def _version(self) -> int:
         """In-place modification count, shared by a tensor and its views (one counter per storage)."""
+        if self._storage.inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._storage._version
 
     @property

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
 from .device import device as _device
+from .dispatch.state import grad_mode
 from .ops import bound as _ops
 
 if TYPE_CHECKING:
@@ -201,8 +202,14 @@ class TensorConversions:
             )
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._storage.inference and not grad_mode.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self.requires_grad = requires_grad
         return self
+
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor: made inside ``inference_mode`` (or a view of one)."""
+        return self._storage.inference
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
         """An uninitialized tensor of ``size`` (ints or one sequence), this tensor's dtype and device."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 
 from ..dispatch.dispatcher import grad_mode
+from ..dispatch.state import set_inference
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled"]
@@ -46,7 +47,8 @@ class _Mode:
         return self
 
     def __exit__(self, *exc) -> None:
-        grad_mode.enabled, grad_mode.inference = self._prev
+        grad_mode.enabled = self._prev[0]
+        set_inference(self._prev[1])
 
     def __call__(self, fn):
         @functools.wraps(fn)
@@ -98,12 +100,14 @@ class set_grad_enabled(_Mode):  # noqa: N801
         return (self.mode,)
 
     def __call__(self, fn):
-        grad_mode.enabled, grad_mode.inference = self._prev  # as a decorator: no effect until called
+        grad_mode.enabled = self._prev[0]  # as a decorator: no effect until called
+        set_inference(self._prev[1])
         return super().__call__(fn)
 
 
 class inference_mode(_Mode):  # noqa: N801
-    """``no_grad`` that also marks the block as inference (``mode=False`` makes it a no-op)."""
+    """``no_grad`` whose new tensors are inference tensors (Note [Inference tensors] in storage.py);
+    ``inference_mode(False)`` turns inference mode off and grad mode on, as torch's."""
 
     __slots__ = ("mode",)
 
@@ -111,9 +115,8 @@ class inference_mode(_Mode):  # noqa: N801
         self.mode = bool(mode)
 
     def _set(self) -> None:
-        if self.mode:
-            grad_mode.enabled = False
-            grad_mode.inference = True
+        grad_mode.enabled = not self.mode
+        set_inference(self.mode)
 
     def _args(self) -> tuple:
         return (self.mode,)

@@ -278,6 +278,12 @@ def set_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
     t.requires_grad = True
 
 
+_INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it "
+    "in autograd, or use `strided.no_grad()` instead of `strided.inference_mode()`.")
+
+
 class SavedTensor:
     """A tensor saved for backward with its version (Note [Saved tensors]); under saved-tensor hooks,
     what the pack hook made of it (Note [Saved tensor hooks])."""
@@ -285,6 +291,8 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "output_nr", "packed", "unpack_hook")
 
     def __init__(self, t: Tensor, output_nr: int | None = None):
+        if t._storage.inference:  # Note [Inference tensors]
+            raise RuntimeError(_INFERENCE_SAVED)
         if output_nr is not None:  # the op's own output: keep a detached alias (no cycle)
             t = make_tensor(t._storage, t._offset, t._sizes, t._strides, t.dtype)
         self.output_nr = output_nr

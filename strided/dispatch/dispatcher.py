@@ -356,6 +356,11 @@ class OpOverload:
 # (torch's redispatch with the keys below Autograd).
 
 
+INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                     "clone to get a normal tensor before doing inplace update.See "
+                     "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
 # Note [Version counter]
 # Every backend kernel that writes a Tensor argument (``Tensor(a!)``: in-place ops, ``out=``,
 # copy_, fill_, random fills) bumps the written tensor's version counter after it returns;
@@ -365,9 +370,11 @@ class OpOverload:
 # was recorded. The wrapper is added once at resolution, so ops that write nothing pay nothing.
 def _bump_version(fn, position: int, name: str):
     def bump(*args, **kwargs):
-        out = fn(*args, **kwargs)
         target = args[position] if position < len(args) else kwargs[name]
-        target._storage._version += 1
+        if target._storage.inference and not grad_mode.inference:
+            raise RuntimeError(INFERENCE_INPLACE)  # Note [Inference tensors]
+        out = fn(*args, **kwargs)
+        target._storage._version += 1  # read again: resize_ / set_ may have given target a new storage
         return out
 
     bump.__wrapped__ = fn
@@ -377,6 +384,12 @@ def _bump_version(fn, position: int, name: str):
 def _bump_list_versions(fn, written: tuple):
     """The ``Tensor(a!)[]`` form (fused optimizer kernels): every tensor of every written list."""
     def bump(*args, **kwargs):
+        if not grad_mode.inference:
+            for position, name in written:
+                tensors = args[position] if position < len(args) else kwargs[name]
+                for t in tensors:
+                    if t._storage.inference:
+                        raise RuntimeError(INFERENCE_INPLACE)  # Note [Inference tensors]
         out = fn(*args, **kwargs)
         for position, name in written:
             tensors = args[position] if position < len(args) else kwargs[name]

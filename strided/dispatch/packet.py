@@ -164,6 +164,12 @@ class OpOverloadPacket:
                 from .matching import scalars_from_tensors
 
                 return scalars_from_tensors(op)
+        if kwargs.get("out") is not None:  # Note [Out arguments]: e.g. add(tensor, 2, out=o), whose out overload
+            rest = {k: v for k, v in kwargs.items() if k != "out"}  # takes a Tensor other: compute, then write
+            if any(matches(op.schema, args, rest, scalar_tensors=True) for op in self._ordered):
+                from .out_arguments import call_with_out
+
+                return lambda *a, **k: call_with_out(self, a, k)
         from .matching import describe_call
 
         expected = "\n".join(

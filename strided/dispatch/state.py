@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["GradMode", "grad_mode", "AutocastState", "autocast_state"]
+__all__ = ["GradMode", "grad_mode", "AutocastState", "autocast_state", "inference_threads", "set_inference"]
 
 
 class GradMode(threading.local):
@@ -21,6 +21,26 @@ class GradMode(threading.local):
 
 
 grad_mode = GradMode()
+
+
+class _Count:
+    __slots__ = ("n",)
+
+    def __init__(self):
+        self.n = 0
+
+
+# How many threads are inside inference mode now: a new storage reads this plain int, and this thread's
+# ``grad_mode.inference`` only when it is not zero (a thread-local read costs several times more). Every
+# change of ``grad_mode.inference`` goes through :func:`set_inference`.
+inference_threads = _Count()
+
+
+def set_inference(value: bool) -> None:
+    """Set this thread's inference flag, keeping :data:`inference_threads` right."""
+    if grad_mode.inference != value:
+        inference_threads.n += 1 if value else -1
+        grad_mode.inference = value
 
 
 # Note [Autocast state]

@@ -23,6 +23,8 @@ CASES = {
     "pow": (lambda m, x: m.pow(x, 2, out=m.empty(2, 3, dtype=x.dtype, device=x.device)), None),
     "maximum": (lambda m, x: m.maximum(x, -x, out=m.empty(2, 3, dtype=x.dtype, device=x.device)), None),
     "clamp": (lambda m, x: m.clamp(x, -1, 1, out=m.empty(2, 3, dtype=x.dtype, device=x.device)), None),
+    "add scalar": (lambda m, x: m.add(x, 2, alpha=3, out=m.empty(2, 3, dtype=x.dtype, device=x.device)), None),
+    "mul scalar into float32": (lambda m, x: m.mul(x, 2.5, out=m.empty(2, 3, device=x.device)), None),
     "eq into float": (lambda m, x: m.eq(x, 1.0, out=m.empty(2, 3, dtype=x.dtype, device=x.device)), None),
     "sum dim": (lambda m, x: m.sum(x, 1, out=m.empty(2, dtype=x.dtype, device=x.device)), None),
     "sum int into float": (lambda m, x: m.sum(x.long(), 0, out=m.empty(3, device=x.device)), None),
