@@ -23,11 +23,13 @@ def einsum(*args) -> Tensor:
     ``einsum(equation, *operands)`` (operands may also be one list), or the sublist form
     ``einsum(op1, sublist1, op2, sublist2, ..., [sublist_out])`` with labels 0..51 and ``...``.
     """
-    if not args:
-        raise TypeError("einsum(): must specify the equation string and at least one operand, or at least one "
-                        "operand and its subscripts list")
-    if isinstance(args[0], str):
+    if len(args) < 2:  # torch's words and class
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if not isinstance(args[0], Tensor):
         equation, operands = args[0], args[1:]
+        if not isinstance(equation, str):
+            raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(equation).__name__}")
         if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
             operands = operands[0]
         return _ops.einsum(equation, list(operands))

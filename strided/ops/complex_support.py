@@ -220,12 +220,38 @@ def complex_refusal(op, backend: DispatchKey):
 
             for t in tensors:
                 common = promote_types(common, t.dtype)
+        name_of_kernel = kernel
+        if base in _SOFTMAXES:  # Note [Softmax refusals]
+            x = args[0] if args else kwargs["self"]
+            cast = (args[2] if len(args) > 2 else kwargs.get("dtype")) if op.schema.overload == "int" else None
+            if cast is not None:
+                from ..dtypes import to_dtype
+
+                cast = to_dtype(cast)
+                if not cast.is_complex:  # torch casts first (dropping the imaginary part), then computes
+                    return op(x.to(cast), *args[1:2], **{k: v for k, v in kwargs.items() if k == "dim"})
+                common = cast
+            if b == "cpu":
+                nd = x.dim()
+                dim = 1 if base == "cross_entropy_loss" and nd > 1 else (
+                    0 if base == "cross_entropy_loss" else (args[1] if len(args) > 1 else kwargs["dim"]))
+                last = nd == 0 or dim % nd == nd - 1
+                name_of_kernel = f"{_SOFTMAXES[base]}{'_lastdim' if last else ''}_kernel_impl"
         d = _COMPLEX_NAMES[common.name]
         if words is not None:
             raise words[0](words[1].format(dtype=d))
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{d}\'')
+        raise NotImplementedError(f'"{name_of_kernel}" not implemented for \'{d}\'')
 
     return refuse
+
+
+# Note [Softmax refusals]
+# torch's CPU softmax kernels are two, named by whether the reduced dim is the last one (a 0-dim tensor's is):
+# "softmax_lastdim_kernel_impl" and "softmax_kernel_impl" (log_softmax's too; cross_entropy reduces dim 1).
+# With ``dtype=``, the input is cast first: to a real dtype it is then computed (the imaginary part dropped,
+# with the cast's warning), to a complex one refused in that dtype's name.
+_SOFTMAXES = {"softmax": "softmax", "_softmax": "softmax", "log_softmax": "log_softmax",
+              "_log_softmax": "log_softmax", "cross_entropy_loss": "log_softmax"}
 
 
 def refuse_complex(t, cpu: str, cuda: str) -> None:

@@ -378,3 +378,37 @@ def test_round_refuses_a_non_integer_decimals(decimals):
         st.round(st.tensor([1.25]), decimals=decimals)
     with pytest.raises(TypeError):  # torch refuses it too (in its argument parser's words)
         torch.round(torch.tensor([1.25]), decimals=decimals)
+
+
+def _softmax_clamp_einsum_cases(m):
+    F = m.nn.functional
+    z = m.ones(2, 3, dtype=m.complex64)
+    z3 = m.ones(2, 3, 4, dtype=m.complex64)
+    b = m.tensor([True, False])
+    x = m.ones(3)
+    return {  # Note [Softmax refusals] in ops/complex_support.py
+        "softmax dim 0": lambda: m.softmax(z, 0), "softmax last dim": lambda: m.softmax(z, -1),
+        "softmax 0-dim": lambda: m.softmax(m.ones((), dtype=m.complex64), 0),
+        "softmax to complex128": lambda: m.softmax(z, 1, dtype=m.complex128),
+        "softmax to float32": lambda: m.softmax(z, 0, dtype=m.float32).tolist(),
+        "log_softmax to float64": lambda: m.log_softmax(z, 1, dtype=m.float64).tolist(),
+        "log_softmax last dim": lambda: m.log_softmax(z, 1), "softmin": lambda: F.softmin(z, 1),
+        "cross_entropy 2-d": lambda: F.cross_entropy(z, m.zeros(2, dtype=m.int64)),
+        "cross_entropy 3-d": lambda: F.cross_entropy(z3, m.zeros(2, 4, dtype=m.int64)),
+        "clamp without bounds": lambda: m.clamp(x), "clamp bool tensor bounds": lambda: m.clamp(b, b, b),
+        "clamp bool scalar bounds": lambda: m.clamp(b, False, True), "clamp_ bool": lambda: b.clone().clamp_(b, b),
+        "clamp bool min only": lambda: m.clamp(b, min=b).tolist(), "clamp_min bool": lambda: m.clamp_min(b, 0).tolist(),
+        "einsum no operand": lambda: m.einsum("i->i"), "einsum int equation": lambda: m.einsum(1, x),
+        "einsum nothing": lambda: m.einsum(),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_softmax_clamp_einsum_cases(st)))
+def test_softmax_clamp_einsum_words_as_torch(case):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the complex -> real casts warn in both
+        got = _outcome(_softmax_clamp_einsum_cases(st)[case])
+        want = _outcome(_softmax_clamp_einsum_cases(torch)[case])
+    assert got == tuple(w.replace("torch.", "strided.") if isinstance(w, str) else w for w in want)

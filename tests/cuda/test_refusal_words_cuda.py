@@ -99,3 +99,19 @@ def test_integer_refusals_on_cuda_in_torch_words(dt, case):
     if torch is None:
         pytest.skip("torch with CUDA is not installed: these words are compared with it")
     assert _outcome(_dtype_cases(st, dt)[case]) == _outcome(_dtype_cases(torch, dt)[case])
+
+
+def _bool_clamp_cases(m):
+    b = m.tensor([True, False], device="cuda")
+    return {"tensor bounds": lambda: m.clamp(b, b, b), "scalar bounds": lambda: m.clamp(b, False, True),
+            "min only": lambda: m.clamp(b, min=b), "clamp_min scalar": lambda: m.clamp_min(b, False),
+            "clamp_max scalar": lambda: m.clamp_max(b, True)}
+
+
+@pytest.mark.parametrize("case", ["clamp_max scalar", "clamp_min scalar", "min only", "scalar bounds",
+                                  "tensor bounds"])
+def test_bool_clamp_on_cuda_in_torch_words(case):
+    torch = _torch_cuda()
+    if torch is None:
+        pytest.skip("torch with CUDA is not installed: these words are compared with it")
+    assert _outcome(_bool_clamp_cases(st)[case]) == _outcome(_bool_clamp_cases(torch)[case])

@@ -285,25 +285,28 @@ def where(condition, self, other):
     return pointwise_output(d, condition, self, other)
 
 
-_CLAMP_KERNELS = {(True, True): "clamp_scalar_cpu", (True, False): "clamp_min_scalar_cpu",
-                  (False, True): "clamp_max_scalar_cpu"}
+# torch's kernels, which have no bool instantiation, by (min given, max given); "_cpu" / "_cuda" by device
+_CLAMP_KERNELS = {(True, True): "clamp_scalar", (True, False): "clamp_min_scalar", (False, True): "clamp_max_scalar"}
 
 
 @kernel("Meta")
 def clamp(self, min=None, max=None):  # noqa: A002 - the schema's names
-    check(min is not None or max is not None, "clamp: At least one of 'min' or 'max' must not be None")
+    check(min is not None or max is not None, "strided.clamp: At least one of 'min' or 'max' must not be None")
     for bound in (min, max):
         if isinstance(bound, (complex, np.complexfloating)):  # torch: a float tensor takes 1 + 0j, nothing else
             if not self.dtype.is_floating_point:
                 raise NotImplementedError("clamp is not supported for complex types")
             check(bound.imag == 0, "value cannot be converted to type double without overflow")
     d = result_dtype(self, min, max)
+    suffix = "_cuda" if self.device.type == "cuda" else "_cpu"
     if not isinstance(min, Tensor) and not isinstance(max, Tensor):
         if d is dt.bool:
-            raise not_implemented(_CLAMP_KERNELS[min is not None, max is not None], d)
+            raise not_implemented(_CLAMP_KERNELS[min is not None, max is not None] + suffix, d)
         for bound in (min, max):
             if bound is not None:
                 check_scalar_fits(bound, d)
+    elif d is dt.bool and min is not None and max is not None:  # one bound alone runs clamp_min / clamp_max
+        raise not_implemented("clamp" + suffix, d)
     return pointwise_output(d, self, min, max)
 
 
