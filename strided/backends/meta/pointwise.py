@@ -285,8 +285,11 @@ def where(condition, self, other):
     return pointwise_output(d, condition, self, other)
 
 
-# torch's kernels, which have no bool instantiation, by (min given, max given); "_cpu" / "_cuda" by device
-_CLAMP_KERNELS = {(True, True): "clamp_scalar", (True, False): "clamp_min_scalar", (False, True): "clamp_max_scalar"}
+# torch's CPU kernels, which have no bool instantiation, by (min given, max given); its CUDA file
+# (aten/src/ATen/native/cuda/TensorCompare.cu) dispatches all three as "clamp_scalar_cuda", tensor bounds as
+# "clamp_cuda"
+_CLAMP_KERNELS = {(True, True): "clamp_scalar_cpu", (True, False): "clamp_min_scalar_cpu",
+                  (False, True): "clamp_max_scalar_cpu"}
 
 
 @kernel("Meta")
@@ -298,15 +301,15 @@ def clamp(self, min=None, max=None):  # noqa: A002 - the schema's names
                 raise NotImplementedError("clamp is not supported for complex types")
             check(bound.imag == 0, "value cannot be converted to type double without overflow")
     d = result_dtype(self, min, max)
-    suffix = "_cuda" if self.device.type == "cuda" else "_cpu"
+    cuda = self.device.type == "cuda"
     if not isinstance(min, Tensor) and not isinstance(max, Tensor):
         if d is dt.bool:
-            raise not_implemented(_CLAMP_KERNELS[min is not None, max is not None] + suffix, d)
+            raise not_implemented("clamp_scalar_cuda" if cuda else _CLAMP_KERNELS[min is not None, max is not None], d)
         for bound in (min, max):
             if bound is not None:
                 check_scalar_fits(bound, d)
     elif d is dt.bool and min is not None and max is not None:  # one bound alone runs clamp_min / clamp_max
-        raise not_implemented("clamp" + suffix, d)
+        raise not_implemented("clamp_cuda" if cuda else "clamp_cpu", d)
     return pointwise_output(d, self, min, max)
 
 

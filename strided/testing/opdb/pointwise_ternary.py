@@ -126,10 +126,10 @@ def _clamp_errors(rng):
     f = make_arg((3,), dt.float32, rng=rng)
     b = make_arg((3,), dt.bool, rng=rng)
     yield error((f,), RuntimeError, "strided.clamp: At least one of 'min' or 'max' must not be None")
-    # torch's kernels are "<name>_cpu" / "<name>_cuda"
+    # torch's CUDA names all three scalar forms "clamp_scalar_cuda"
     yield error((b, False, True), NotImplementedError, "\"clamp_scalar_(cpu|cuda)\" not implemented for 'Bool'",
                 regex=True)
-    yield error((b,), NotImplementedError, "\"clamp_min_scalar_(cpu|cuda)\" not implemented for 'Bool'",
+    yield error((b,), NotImplementedError, "\"clamp_(min_scalar_cpu|scalar_cuda)\" not implemented for 'Bool'",
                 {"min": False}, regex=True)
 
 
