@@ -21,8 +21,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the ``memory`` group."""
     p = sub.add_parser(
         "memory",
-        help="caching allocator tools: replay traces, plot them, find what was live at the peak, "
-        "summarize snapshots",
+        help="caching allocator tools: replay traces, plot them, find what was live at the peak, rank allocator "
+        "settings, summarize snapshots",
         description="Tools for the caching allocator (strided.memory).",
     )
     p.set_defaults(group_parser=p)
@@ -74,6 +74,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     pk.add_argument("--json", action="store_true", help="print the live allocations' groups as JSON")
     pk.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     pk.set_defaults(func=_cmd_peak)
+
+    tu = cmds.add_parser("tune", help="rank allocator settings by the peak memory this trace would reserve",
+                         description="Replay the trace under a grid of PYTORCH_CUDA_ALLOC_CONF settings "
+                         "(Note [Tuning grid] in strided/memory/tune.py) and rank them by peak reserved memory.")
+    tu.add_argument("trace", help="snapshot with device_traces (PyTorch or strided; .pickle or .gz)")
+    tu.add_argument("--device", type=int, help="which device's trace (default: the longest)")
+    tu.add_argument("--capacity-gb", type=float, default=141.0,
+                    help="device memory (GiB): settings that run out of it are ranked last (default 141)")
+    tu.add_argument("--config", action="append", metavar="CONF",
+                    help="try these settings instead of the grid (repeatable; 'default' = PyTorch's defaults)")
+    tu.add_argument("--top", type=int, default=None, help="rows to print (default: all)")
+    tu.add_argument("--json", action="store_true", help="print the ranking as JSON")
+    tu.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    tu.set_defaults(func=_cmd_tune)
 
     st = cmds.add_parser("stats", help="summarize a snapshot file")
     st.add_argument("snapshot", help="snapshot pickle (.pickle or .gz)")
@@ -237,6 +251,36 @@ def _cmd_peak(args: argparse.Namespace) -> int:
                           if report.has_frames else "size", "groups": groups}, indent=2))
         return 0
     print(format_peak(report, os.path.basename(args.trace), args.top))
+    return 0
+
+
+def _cmd_tune(args: argparse.Namespace) -> int:
+    from ..utils.progress import Progress
+    from .config import AllocatorConfigError
+    from .replay import decode_trace
+    from .snapshot import load_snapshot
+    from .tune import GRID, format_tune, tune
+
+    if args.top is not None and args.top < 1:
+        raise SystemExit(f"strided memory tune: --top must be at least 1, got {args.top}")
+    configs = GRID if not args.config else ["" if c == "default" else c for c in args.config]
+    try:
+        events = decode_trace(load_snapshot(args.trace), args.device)
+    except ValueError as e:
+        raise SystemExit(f"strided memory {e}") from None
+    with Progress(total=len(configs), desc="settings", force=args.progress) as bar:
+        try:
+            rows = tune(events, configs, capacity=int(args.capacity_gb * (1 << 30)),
+                        progress=lambda done, total: bar.set(done))
+        except AllocatorConfigError as e:
+            raise SystemExit(f"strided memory: bad --config: {e}") from None
+    if args.json:
+        print(json.dumps({"trace": args.trace, "capacity_gb": args.capacity_gb, "ranking": [
+            {"config": r.config, "peak_reserved": r.peak_reserved, "peak_allocated": r.peak_allocated,
+             "device_allocs": r.device_allocs, "ooms": r.ooms, "pytorch_option": r.pytorch_option}
+            for r in rows[: args.top]]}, indent=2))
+        return 0
+    print(format_tune(os.path.basename(args.trace), rows, args.top))
     return 0
 
 

@@ -92,3 +92,43 @@ def test_progress_bar():
     assert "ETA" in Progress(total=3, stream=quiet).line()
     with pytest.raises(ValueError):
         Progress(total=-1)
+
+
+def test_tune_ranks_settings_and_recommends_the_best_pytorch_one(data_dir, capsys):
+    trace = str(data_dir / "trace_resnet_train.pkl.gz")
+    assert main(["memory", "tune", trace, "--json"]) == 0
+    ranking = json.loads(capsys.readouterr().out)["ranking"]
+    from strided.memory.tune import GRID
+
+    assert sorted(r["config"] for r in ranking) == sorted(GRID)
+    peaks = [r["peak_reserved"] for r in ranking]
+    assert peaks == sorted(peaks)  # nothing ran out of memory at 141 GiB: ranked by peak reserved alone
+    default = next(r for r in ranking if r["config"] == "")
+    assert default["peak_reserved"] == 7029653504  # the recorded run's, as `replay` reproduces it
+    assert not next(r for r in ranking if "strided_eager_unmap" in r["config"])["pytorch_option"]
+    assert main(["memory", "tune", trace]) == 0
+    out = capsys.readouterr().out
+    best = next(r for r in ranking if r["pytorch_option"])
+    assert best["config"] == "expandable_segments:True" and best["peak_reserved"] < default["peak_reserved"]
+    assert "Recommended: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" in out
+    assert "* strided's own policy, not a PyTorch setting" in out
+
+
+def test_tune_ranks_settings_that_run_out_of_memory_last(data_dir, capsys):
+    trace = str(data_dir / "trace_resnet_train.pkl.gz")
+    assert main(["memory", "tune", trace, "--capacity-gb", "5.6", "--config", "default",
+                 "--config", "expandable_segments:True", "--json"]) == 0
+    ranking = json.loads(capsys.readouterr().out)["ranking"]
+    assert [r["config"] for r in ranking] == ["expandable_segments:True", ""]
+    assert ranking[0]["ooms"] == 0 and ranking[1]["ooms"] > 0
+    assert main(["memory", "tune", trace, "--capacity-gb", "5.6", "--config", "default",
+                 "--config", "expandable_segments:True"]) == 0
+    assert "allocations ran out of memory at this capacity" in capsys.readouterr().out
+
+
+def test_tune_bad_arguments(data_dir):
+    trace = str(data_dir / "trace_resnet_train.pkl.gz")
+    with pytest.raises(SystemExit, match="--top must be at least 1"):
+        main(["memory", "tune", trace, "--top", "0"])
+    with pytest.raises(SystemExit, match="bad --config"):
+        main(["memory", "tune", trace, "--config", "bogus:1"])
