@@ -29,11 +29,18 @@ import CUDA.
 from __future__ import annotations
 
 import threading
-import weakref
 
 from ..dispatch.dispatcher import _tracing, grad_mode
 from ..tensor import Tensor
 from .anomaly_mode import anomaly, check_nan, print_stack, running
+from .backward_streams import (
+    current_on_device_of,
+    join_streams,
+    mark_producer,
+    sum_on_stream,
+    wait_on_caller_stream,
+    wait_producers,
+)
 from .graph import AccumulateGrad, _unshared, gradient_edge
 
 __all__ = ["run_backward", "is_checkpoint_valid"]
@@ -167,12 +174,12 @@ def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: b
                 buf = buffers.pop(node)
                 stream = node.stream
                 if stream is not None and stream is not single:
-                    if single is None and not streams and stream == _current_stream(stream):
+                    if single is None and not streams and stream == current_on_device_of(stream):
                         single = stream
                     else:
                         single = False
                         streams[id(stream)] = stream
-                        _wait_producers(buf, stream)
+                        wait_producers(buf, stream)
                 if node.pre_hooks:
                     for nr, hooks in node.pre_hooks.items():
                         if buf[nr] is not None:
@@ -198,7 +205,7 @@ def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: b
                     _run_node_pre_hooks(node, buf)
                 outs = tuple(buf) if node.post_hooks else None
                 if stream is None and single is False:
-                    _wait_on_caller_stream(buf)  # Note [Stream-less nodes]
+                    wait_on_caller_stream(buf)  # Note [Stream-less nodes]
                 if stream is None or stream is single:
                     results = node.apply(buf) if not watch else _apply_watched(node, buf)
                 else:
@@ -223,7 +230,7 @@ def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: b
                         if g._sizes != meta[0] or g.dtype is not meta[1]:
                             g = _validate(g, meta, node, k)
                         if mark:
-                            _mark_producer(g, stream)
+                            mark_producer(g, stream)
                         nbuf = buffers.get(nxt)
                         if nbuf is None:
                             nbuf = buffers[nxt] = [None] * nxt.num_outputs
@@ -231,7 +238,7 @@ def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: b
                         if old is None:
                             nbuf[nr] = g
                         elif mark:
-                            nbuf[nr] = _sum_on_stream(old, g, stream)  # Note [Stream-less nodes]
+                            nbuf[nr] = sum_on_stream(old, g, stream)  # Note [Stream-less nodes]
                         elif not create_graph and _unshared(old, 3) and old._is_non_overlapping_and_dense():
                             old.add_(g)  # Note [In-place buffer accumulation]
                         else:
@@ -257,7 +264,7 @@ def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: b
             print_stack(node)  # Note [Anomaly mode]: the failing node's forward stack
         raise
     if streams:
-        _join_streams(streams)
+        join_streams(streams)
     return captured
 
 
@@ -344,82 +351,3 @@ def _retain(t: Tensor, g: Tensor) -> None:
         meta.grad = g if grad_mode.enabled else g.detach().clone()
     else:
         meta.grad = meta.grad + g
-
-
-# ---------------------------------------------------------------------- streams (Note [Backward streams])
-# The registry holds gradients weakly: a gradient summed into an input buffer, or consumed by a
-# stream-less AccumulateGrad, must die (and free its memory) when the engine drops it, and
-# AccumulateGrad can steal only a gradient nothing else references (Note [Accumulation]).
-_PRODUCER: dict = {}  # id(grad) -> (stream that produced it, weakref to grad)
-_CALLER: dict = {}  # device index -> the caller's current stream when backward started
-
-
-def _mark_producer(g: Tensor, stream) -> None:
-    _PRODUCER[id(g)] = (stream, weakref.ref(g))
-
-
-def _wait_producers(buf: list, stream) -> None:
-    """``stream`` waits for the streams that produced its input gradients (the caller's current
-    stream for gradients the engine did not produce: the seeds of backward()), and each such
-    gradient is recorded on ``stream`` so its memory is not reused on the producer's stream
-    before ``stream`` has read it (torch's InputBuffer does the same)."""
-    for g in buf:
-        if g is None:
-            continue
-        entry = _PRODUCER.pop(id(g), None)
-        if entry is not None and entry[1]() is g:
-            producer = entry[0]
-        else:
-            from ..cuda import current_stream
-
-            producer = _CALLER.setdefault(stream.device_index, current_stream(stream.device))
-        if producer != stream:
-            stream.wait_stream(producer)
-            if g.device.type == "cuda":
-                g.record_stream(stream)
-
-
-# Note [Stream-less nodes]
-# With more than one stream in play, two things run outside a CUDA node's stream: a node that
-# has none (a leaf's AccumulateGrad made while the leaf was on the CPU and moved since, custom
-# nodes) runs on the caller's current stream after it waited for the streams that produced its
-# gradients; and the sum of two gradients meeting in one input buffer runs on the producing
-# node's stream after it waited for the earlier gradient's producer, and counts as produced there.
-def _wait_on_caller_stream(buf: list) -> None:
-    g = next((x for x in buf if x is not None), None)
-    if g is not None and g.device.type == "cuda":
-        from ..cuda import current_stream
-
-        _wait_producers(buf, current_stream(g.device))
-
-
-def _sum_on_stream(old: Tensor, g: Tensor, stream) -> Tensor:
-    from ..cuda import stream as use_stream
-
-    with use_stream(stream):
-        _wait_producers([old], stream)
-        total = old + g
-    _mark_producer(total, stream)
-    return total
-
-
-# Note [One stream]
-# The common CUDA case: every node recorded the same stream, and it is the caller's current one.
-# Then there is nothing to order (one stream runs everything in issue order): nodes run without a
-# stream guard and gradients are not registered. The first node on another stream ends that mode
-# for the rest of the walk; gradients produced before it count as the caller stream's, which they are.
-def _current_stream(stream):
-    from ..cuda import current_stream
-
-    return current_stream(stream.device)
-
-
-def _join_streams(streams: dict) -> None:
-    from ..cuda import current_stream
-
-    _PRODUCER.clear()
-    _CALLER.clear()
-    for s in streams.values():
-        cur = current_stream(s.device)
-        if cur != s:
-            cur.wait_stream(s)
