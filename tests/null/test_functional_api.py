@@ -35,8 +35,10 @@ def test_sublist_label_out_of_range():
 
 
 def test_no_arguments():
-    with pytest.raises(TypeError, match="must specify the equation string"):
+    with pytest.raises(ValueError, match="must specify the equation string"):  # torch's class: ValueError
         st.einsum()
+    with pytest.raises(ValueError, match="must specify the equation string"):
+        st.einsum("i->i")
 
 
 def test_gradient_flows_through_the_product():
