@@ -1,10 +1,11 @@
 """strided.optim: SGD, Adam, AdamW (for-loop, foreach and fused), RMSprop, Adagrad, Adamax, NAdam, RAdam,
-Adadelta, ASGD, Rprop (for-loop and foreach), LBFGS and LR schedulers, as torch.optim."""
+Adadelta, ASGD, Rprop, Adafactor (for-loop and foreach), LBFGS and LR schedulers, as torch.optim."""
 
 from __future__ import annotations
 
 from . import lr_scheduler
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
@@ -19,4 +20,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "ASGD", "Rprop", "LBFGS", "lr_scheduler"]
+           "ASGD", "Rprop", "Adafactor", "LBFGS", "lr_scheduler"]

@@ -1,8 +1,8 @@
 """The ``_foreach_*`` overloads the newer optimizers use that ``native_functions.yaml`` lacks.
 
 Note [Foreach overloads outside the schema]
-The foreach implementations of RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD and Rprop follow
-torch's ``_multi_tensor_*`` functions op for op. Where strided registers the overload, they call it
+The foreach implementations of RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD, Rprop and Adafactor
+follow torch's ``_multi_tensor_*`` functions op for op. Where strided registers the overload, they call it
 (``ops._foreach_*``, one multi-tensor launch per group on CUDA). The overloads below are not in the
 schema yet, so each runs as the loop over the per-tensor op that torch's foreach slow path runs
 (Note [Foreach slow path]): same numbers, one launch per tensor. Registering the overload in the YAML
@@ -17,7 +17,7 @@ from .optimizer import add_to_steps
 
 __all__ = ["scalar_dtype", "bump_steps", "mul_list", "mul_list_", "neg_", "mul_scalar_list_", "mul_scalar_list",
            "div_list_", "sqrt_", "abs_", "abs", "sign_", "addcmul", "addcmul_list_", "addcdiv_", "sub_list",
-           "reciprocal_", "copy_", "add_scalar_list_"]
+           "reciprocal_", "copy_", "add_scalar_list_", "lerp_scalar_list_", "clamp_min_", "rsqrt_"]
 
 
 def scalar_dtype():
@@ -126,3 +126,21 @@ def add_scalar_list_(xs, scalars) -> None:
     """``_foreach_add_.ScalarList``."""
     for x, s in zip(xs, scalars):
         x.add_(s)
+
+
+def lerp_scalar_list_(xs, ends, weights) -> None:
+    """``_foreach_lerp_.ScalarList``."""
+    for x, e, w in zip(xs, ends, weights):
+        x.lerp_(e, w)
+
+
+def clamp_min_(xs, value) -> None:
+    """``_foreach_clamp_min_.Scalar``."""
+    for x in xs:
+        x.clamp_(min=value)
+
+
+def rsqrt_(xs) -> None:
+    """``_foreach_rsqrt_``."""
+    for x in xs:
+        x.rsqrt_()

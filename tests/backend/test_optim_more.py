@@ -1,4 +1,4 @@
-"""RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD, Rprop and LBFGS against torch.optim (the oracle):
+"""RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD, Rprop, Adafactor and LBFGS against torch.optim (the oracle):
 params and state after several steps, for-loop vs foreach, state_dict round trips, argument errors."""
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ CONFIGS = {
              dict(lr=0.05, lambd=0.01, t0=1, maximize=True)],
     "Rprop": [dict(lr=0.05), dict(lr=0.05, etas=(0.3, 1.7), step_sizes=(1e-3, 0.2)),
               dict(lr=0.05, maximize=True)],
+    "Adafactor": [dict(lr=0.05), dict(lr=0.3, beta2_decay=-0.5, eps=(1e-6, 1e-2), d=1.5, weight_decay=0.1),
+                  dict(lr=0.05, maximize=True, weight_decay=0.01), dict(lr=0.5, d=1.0)],  # lr 0.5: rho_t = 1/sqrt(t)
 }
 CASES = [pytest.param(name, kw, id=f"{name}-{i}") for name, kws in CONFIGS.items() for i, kw in enumerate(kws)]
 TOL = {"float32": dict(rtol=2e-6, atol=2e-7), "float64": dict(rtol=1e-13, atol=1e-15)}
@@ -158,6 +160,8 @@ BAD_ARGS = [
     ("ASGD", dict(lr=-1.0)), ("ASGD", dict(weight_decay=-1.0)),
     ("Rprop", dict(lr=-1.0)), ("Rprop", dict(etas=(1.2, 0.5))), ("Rprop", dict(etas=(0.0, 1.2))),
     ("LBFGS", dict(lr=-1.0)),
+    ("Adafactor", dict(lr=-1.0)), ("Adafactor", dict(beta2_decay=0.5)), ("Adafactor", dict(eps=(-1.0, 1e-3))),
+    ("Adafactor", dict(eps=(None, -1.0))), ("Adafactor", dict(d=0.5)), ("Adafactor", dict(weight_decay=-1.0)),
 ]
 
 
@@ -239,3 +243,16 @@ def test_lbfgs_errors():
 
     with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
         opt.step(closure)
+
+
+def test_adafactor_keeps_factored_state_and_refuses_complex_as_torch():
+    w, b = st.zeros(6, 4), st.zeros(4)
+    opt = optim.Adafactor([w, b])
+    w.grad, b.grad = st.ones(6, 4), st.ones(4)
+    opt.step()
+    assert [tuple(t.shape) for t in (opt.state[w]["row_var"], opt.state[w]["col_var"])] == [(6, 1), (1, 4)]
+    assert set(opt.state[b]) == {"step", "variance"}  # a vector keeps a full second moment
+    z = st.zeros(2, dtype=st.complex64)
+    z.grad = st.ones(2, dtype=st.complex64)
+    with pytest.raises(RuntimeError, match="Adafactor does not support complex parameters"):
+        optim.Adafactor([z]).step()
