@@ -223,6 +223,9 @@ class EventList(list):
             json.dump(chrome_trace(self), f)
 
 
+_GPU_PID = 1 << 30  # GPU n is process _GPU_PID + n in the trace (the host process is its own pid)
+
+
 def chrome_trace(events: EventList) -> dict:
     """The Chrome trace-event JSON of ``events``: host ranges per thread, kernels per device stream, and a flow
     arrow from each launch to its kernel."""
@@ -234,24 +237,28 @@ def chrome_trace(events: EventList) -> dict:
             args["Input Dims"] = e.input_shapes
         trace.append({"ph": "X", "cat": e.cat, "name": e.name, "pid": pid, "tid": e.thread, "ts": e.start_us,
                       "dur": e.cpu_time_total, "args": args})
-    devices = set()
+    lanes = set()  # (device, stream) already named
     for k in events.kernels:
         if k.start_us is None:
             continue
-        if k.device not in devices:
-            devices.add(k.device)
-            trace.append({"ph": "M", "name": "process_name", "pid": f"cuda:{k.device}", "tid": 0,
-                          "args": {"name": f"GPU {k.device}"}})
+        gpu = _GPU_PID + k.device  # numeric ids: the trace-event format's (Perfetto and chrome://tracing)
+        if (k.device, None) not in lanes:
+            lanes.add((k.device, None))
+            trace.append({"ph": "M", "name": "process_name", "pid": gpu, "tid": 0, "args": {"name": f"GPU {k.device}"}})
+        if (k.device, k.stream) not in lanes:
+            lanes.add((k.device, k.stream))
+            trace.append({"ph": "M", "name": "thread_name", "pid": gpu, "tid": k.stream,
+                          "args": {"name": f"stream {k.stream:#x}"}})
         args = {"device": k.device, "stream": k.stream}
         if k.grid is not None:
             args["grid"], args["block"] = k.grid, k.block
         if k.parent is not None:
             args["External id"] = k.parent.id
-        trace.append({"ph": "X", "cat": "kernel", "name": k.name, "pid": f"cuda:{k.device}",
-                      "tid": f"stream {k.stream:#x}", "ts": k.start_us, "dur": k.duration_us, "args": args})
+        trace.append({"ph": "X", "cat": "kernel", "name": k.name, "pid": gpu, "tid": k.stream, "ts": k.start_us,
+                      "dur": k.duration_us, "args": args})
         thread = k.parent.thread if k.parent is not None else 0
         trace.append({"ph": "s", "id": k.id, "cat": "ac2g", "name": "launch", "pid": pid, "tid": thread,
                       "ts": k.launch_us})
-        trace.append({"ph": "f", "id": k.id, "cat": "ac2g", "name": "launch", "pid": f"cuda:{k.device}",
-                      "tid": f"stream {k.stream:#x}", "ts": k.start_us, "bp": "e"})
+        trace.append({"ph": "f", "id": k.id, "cat": "ac2g", "name": "launch", "pid": gpu, "tid": k.stream,
+                      "ts": k.start_us, "bp": "e"})
     return {"traceEvents": trace, "displayTimeUnit": "ms"}

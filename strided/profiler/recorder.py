@@ -54,22 +54,6 @@ def _all_overloads():
             yield from packet._ordered
 
 
-class _Range:
-    """``with recorder.range(name, cat):`` -- one host range (a FunctionEvent)."""
-
-    __slots__ = ("recorder", "name", "cat", "event")
-
-    def __init__(self, recorder, name, cat):
-        self.recorder, self.name, self.cat = recorder, name, cat
-
-    def __enter__(self):
-        self.event = self.recorder.push(self.name, self.cat)
-        return self.event
-
-    def __exit__(self, *exc):
-        self.recorder.pop(self.event)
-
-
 class Recorder:
     """Collects events between :meth:`start` and :meth:`stop` (one at a time per process)."""
 
@@ -117,9 +101,6 @@ class Recorder:
             if top is e:
                 break
             top.end_us = e.end_us
-
-    def range(self, name: str, cat: str = "user_annotation") -> _Range:
-        return _Range(self, name, cat)
 
     def add_kernel(self, name, device, stream, launch_us, parent, grid=None, block=None) -> KernelRecord:
         k = KernelRecord(name, device, stream, launch_us, parent, grid, block)

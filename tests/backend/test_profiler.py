@@ -187,3 +187,25 @@ def test_cuda_graph_capture_under_the_profiler_lists_kernels_untimed():
     assert y.cpu().tolist() == [2.0] * 1024
     captured = [k for k in prof.events().kernels if k.start_us is None]
     assert captured
+
+
+def test_chrome_trace_places_kernels_on_numeric_gpu_lanes_with_launch_arrows():
+    """The kernel half of the trace, from hand-made records (the CUDA test checks real ones)."""
+    from strided.profiler.events import EventList, FunctionEvent, KernelRecord, chrome_trace
+
+    op = FunctionEvent(1, "aten::mm", "cpu_op", 7, 10.0, None)
+    op.end_us = 30.0
+    k = KernelRecord("cublasLtMatmul [mm float32]", 0, 0x5A, 12.0, op, None, None)
+    k.id, k.start_us, k.end_us = 2, 15.0, 40.0
+    op.kernels.append(k)
+    untimed = KernelRecord("ew_vec", 0, 0x5A, 20.0, op, (4, 1, 1), (128, 1, 1))  # launched during a capture
+    trace = json.loads(json.dumps(chrome_trace(EventList([op], [k, untimed]))))["traceEvents"]
+    assert all(isinstance(e["pid"], int) and isinstance(e["tid"], int) for e in trace)
+    (kern,) = [e for e in trace if e.get("cat") == "kernel"]
+    assert (kern["ts"], kern["dur"], kern["tid"], kern["args"]["External id"]) == (15.0, 25.0, 0x5A, 1)
+    start, finish = [e for e in trace if e.get("cat") == "ac2g"]
+    assert (start["ph"], start["tid"], start["ts"]) == ("s", 7, 12.0)
+    assert (finish["ph"], finish["pid"], finish["tid"], finish["ts"]) == ("f", kern["pid"], 0x5A, 15.0)
+    names = {(e["name"], e["args"]["name"]) for e in trace if e["ph"] == "M"}
+    assert ("process_name", "GPU 0") in names and ("thread_name", "stream 0x5a") in names
+    assert op.device_time_total == op.self_device_time_total == 25.0
