@@ -83,6 +83,9 @@ def _into(fn, name: str, args, kwargs: dict, out):
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    # a fresh tensor starts at version 0, as torch's: its factories fill below autograd, where no in-place
+    # update is counted (strided's ones / zeros / full / rand... fill through the dispatcher, which counts)
+    t._storage._version = 0
     if requires_grad:
         if not (t.dtype.is_floating_point or t.dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")

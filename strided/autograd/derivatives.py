@@ -58,6 +58,9 @@ class DerivativeInfo:
     uses_result: bool
     saves_self: bool
     r_to_c: tuple = ()  # per input: its formula was wrapped in handle_r_to_c (Note [handle_r_to_c])
+    # per saved entry (tensor bits, metadata bits): bit k set when input k's formula reads the entry as a
+    # tensor / only through its metadata (Note [Saved when needed])
+    saved_users: tuple = ()
 
     @property
     def name(self) -> str:
@@ -186,6 +189,17 @@ def _compile(op, entry: dict, where: str, namespace: dict) -> DerivativeInfo:
             saved.append((name, i, how))
         else:
             saved.append((name, None, "geometry" if usage[name] else "tensor"))
+    # Note [Saved when needed]: which inputs' formulas read each saved entry (a formula of several inputs
+    # runs when any of them needs a gradient, so it reads its names for each)
+    users: dict = {}
+    k = 0
+    for _, tree, count in exprs:
+        bits = ((1 << count) - 1) << k
+        for name, meta_only in _uses(tree, saveable).items():
+            tensor_bits, meta_bits = users.get(name, (0, 0))
+            users[name] = (tensor_bits, meta_bits | bits) if meta_only else (tensor_bits | bits, meta_bits)
+        k += count
+    saved_users = tuple(users[name] for name, _, _ in saved)
     params = ", ".join(["grads", "needs"] + [s[0] for s in saved])
     lines, parts, k = [f"def backward({params}):", "    grad = grads[0]"], [], 0
     for j, (src, _, count) in enumerate(exprs):
@@ -205,7 +219,8 @@ def _compile(op, entry: dict, where: str, namespace: dict) -> DerivativeInfo:
     uses_result = any(s[1] is None for s in saved)
     saves_self = any(s[0] == "self" and s[2] == "tensor" for s in saved)
     return DerivativeInfo(op, where, tuple(inputs), tuple(saved), tuple(bool(d) for d in diff),
-                          len(schema.returns), local["backward"], uses_result, saves_self, tuple(r_to_c))
+                          len(schema.returns), local["backward"], uses_result, saves_self, tuple(r_to_c),
+                          saved_users)
 
 
 def load_derivatives(path: str = DERIVATIVES_PATH) -> dict:

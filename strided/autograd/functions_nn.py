@@ -22,7 +22,9 @@ __all__ = [
     "softmax_backward",
     "log_softmax_backward",
     "layer_norm_backward",
-    "linear_backward",
+    "linear_input_backward",
+    "linear_weight_backward",
+    "linear_bias_backward",
     "matmul_backward",
     "cross_entropy_backward",
     "cross_entropy_target_backward",
@@ -90,40 +92,44 @@ def matmul_backward(grad, self, other, grad_input_mask):
     return gs, go
 
 
-def linear_backward(grad, input, weight, bias, grad_input_mask):
-    """Gradients of ``linear`` for (input, weight, bias) (Note [Fused linear]): the GEMMs torch's
-    ``addmm``/``mm`` backward runs for the flattened input, with no view or transpose nodes."""
-    need_input, need_weight, need_bias = grad_input_mask
-    if input.dtype.is_complex:  # Note [Complex gradients]: the conjugated Jacobian
-        input, weight = ops.conj(input), ops.conj(weight)
+# Note [Fused linear] / Note [Saved when needed]: one formula per input, so a frozen weight is not saved
+# for the input's gradient alone, nor an input whose gradient is not wanted for the weight's.
+def linear_input_backward(grad, input_shape, input_dtype, weight):
+    """The gradient of ``linear`` for its input: ``grad @ weight`` for the flattened input, no view nodes."""
+    if input_dtype.is_complex:  # Note [Complex gradients]: the conjugated Jacobian
+        weight = ops.conj(weight)
     if weight.dim() == 1:  # (..., K) @ (K,): a matrix-vector product per row
-        g = ops.unsqueeze(grad, -1)
-        gi = g * weight if need_input else None
-        gw = None
-        if need_weight:
-            gw = g * input
-            if gw.dim() > 1:
-                gw = _sum(ops.reshape(gw, (-1, weight._sizes[0])), [0])
-        return gi, gw, grad if need_bias else None
-    if input.dim() == 1:  # (K,) @ (K, N): vector-matrix
-        gi = ops.matmul(grad, weight) if need_input else None
-        gw = ops.unsqueeze(grad, 1) * ops.unsqueeze(input, 0) if need_weight else None
-        return gi, gw, grad if need_bias else None
-    n, k = weight._sizes
+        return ops.unsqueeze(grad, -1) * weight
+    if len(input_shape) == 1:  # (K,) @ (K, N): vector-matrix
+        return ops.matmul(grad, weight)
+    rows = math.prod(input_shape[:-1])
+    g2 = grad if grad.dim() == 2 else flat_view(grad, (rows, weight._sizes[0]))
+    gi = ops.mm(g2, weight)
+    return gi if len(input_shape) == 2 else flat_view(gi, tuple(input_shape))
+
+
+def linear_weight_backward(grad, input, weight_shape):
+    """The gradient of ``linear`` for its weight: ``grad^T @ input`` over the flattened rows."""
+    if input.dtype.is_complex:
+        input = ops.conj(input)
+    if len(weight_shape) == 1:
+        gw = ops.unsqueeze(grad, -1) * input
+        return _sum(ops.reshape(gw, (-1, weight_shape[0])), [0]) if gw.dim() > 1 else gw
+    if input.dim() == 1:
+        return ops.unsqueeze(grad, 1) * ops.unsqueeze(input, 0)
+    n, k = weight_shape
     rows = math.prod(input._sizes[:-1])
     g2 = grad if grad.dim() == 2 else flat_view(grad, (rows, n))
-    gi = gw = gb = None
-    if need_input:
-        gi = ops.mm(g2, weight)
-        if input.dim() != 2:
-            gi = flat_view(gi, input._sizes)
-    if need_weight:
-        x2 = input if input.dim() == 2 else flat_view(input, (rows, k))
-        gw = ops.mm(matrix_transpose(g2), x2)
-    if need_bias:
-        # a 1-d bias is summed here; any other broadcast bias is summed back by the engine
-        gb = _sum(g2, [0]) if bias.dim() == 1 else grad
-    return gi, gw, gb
+    x2 = input if input.dim() == 2 else flat_view(input, (rows, k))
+    return ops.mm(matrix_transpose(g2), x2)
+
+
+def linear_bias_backward(grad, bias_dim, input_dim, weight_dim):
+    """The gradient of ``linear`` for its bias: a 1-d bias of a matrix product sums the rows here; any
+    other broadcast bias is summed back by the engine."""
+    if weight_dim == 1 or input_dim == 1 or bias_dim != 1:
+        return grad
+    return _sum(grad, list(range(grad.dim() - 1)))
 
 
 def _sum(t, dims, keepdim=False):

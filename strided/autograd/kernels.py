@@ -243,17 +243,52 @@ def _prepare_simple(info, bound):
 
 def _new_node(info, bound, edges, metas, needs, layout, self_edge):
     node = FormulaNode(info, edges, metas, needs, layout)
-    node.saved = _saved_inputs(info, bound, self_edge)
+    node.saved = _saved_inputs(info, bound, self_edge, needs)
     return node
 
 
-def _saved_inputs(info, bound, self_edge) -> list:
-    """What the formulas read of the inputs (outputs: None, filled in by ``_attach``)."""
+def _needed_mask(needs) -> int:
+    """Bit k set when input k needs a gradient; -1 (every bit) when all do, the common case."""
+    if all(needs):
+        return -1
+    mask = 0
+    for k, need in enumerate(needs):
+        if need:
+            mask |= 1 << k
+    return mask
+
+
+# Note [Saved when needed]
+# As torch's generated autograd code, an entry is saved only when a formula that reads it will run: one
+# for an input that needs a gradient, and only as its metadata (a Geometry) when those formulas read no
+# more. ``x * w`` with ``w`` requiring grad and ``x`` not saves x (w's gradient reads it) but not w, which
+# then keeps no reference to w and no version check on it; in place, no copy of an old self that no
+# running formula reads.
+def _needed_how(users, how: str, mask: int):
+    """How to save an entry read by ``users`` (tensor bits, metadata bits) when the formulas of ``mask``
+    run: ``how`` itself, "geometry" when they read only its metadata, None when none of them reads it."""
+    tensor_bits, meta_bits = users
+    if tensor_bits & mask:
+        return how
+    if meta_bits & mask:
+        return "geometry" if how == "tensor" else how
+    return None
+
+
+def _saved_inputs(info, bound, self_edge, needs=None) -> list:
+    """What the formulas of the inputs that need a gradient read (outputs: None, filled in by ``_attach``)."""
     saved = []
-    for _name, pos, how in info.saved:
+    mask = -1 if needs is None else _needed_mask(needs)
+    users = info.saved_users
+    for k, (_name, pos, how) in enumerate(info.saved):
         if pos is None:
             saved.append(None)  # an output: filled in by _attach
             continue
+        if mask != -1:
+            how = _needed_how(users[k], how, mask)
+            if how is None:  # read by no formula that will run
+                saved.append(None)
+                continue
         value = bound[pos]
         if type(value) is Tensor and how != "value":
             if how == "geometry":
@@ -272,9 +307,12 @@ def _attach(node, info, outputs) -> None:
     if type(outputs) is Tensor:  # the common case: one Tensor output
         if info.uses_result:
             saved = node.saved
+            mask = _needed_mask(node.needs)
             for k, (_name, pos, how) in enumerate(info.saved):
                 if pos is None:
-                    saved[k] = _save(outputs, how, 0)
+                    how = _needed_how(info.saved_users[k], how, mask)  # Note [Saved when needed]
+                    if how is not None:
+                        saved[k] = _save(outputs, how, 0)
         node.saved = tuple(node.saved)
         if outputs.device.type == "cuda":
             _set_stream(node, (outputs,))
@@ -291,8 +329,9 @@ def _attach(node, info, outputs) -> None:
     node.output_meta = tuple((o._sizes, o.dtype, o.device) if d else None for o, d in zip(outs, diffs))
     if info.uses_result:
         saved = node.saved
+        mask = _needed_mask(node.needs)
         for k, (name, pos, how) in enumerate(info.saved):
-            if pos is None:
+            if pos is None and (how := _needed_how(info.saved_users[k], how, mask)) is not None:
                 i = info.return_index[name]
                 if isinstance(outputs, list):
                     saved[k] = [_save(o, how, j) for j, o in enumerate(outputs)]
@@ -347,7 +386,7 @@ def make_functional_kernel(op, info):
                 swapped = copies(bound)
                 if swapped is not None:
                     args, kwargs = swapped, {}
-                    node.saved = _saved_inputs(info, swapped, None)
+                    node.saved = _saved_inputs(info, swapped, None, node.needs)
             mode.enabled = False
             try:
                 out = below(*args, **kwargs)

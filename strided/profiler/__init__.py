@@ -178,8 +178,9 @@ class profile:
 
     # -- recording ---------------------------------------------------------------------------
     def _begin(self) -> None:
-        self._recorder = Recorder(self.record_shapes, ProfilerActivity.CUDA in self.activities)
-        self._recorder.start()
+        rec = Recorder(self.record_shapes, ProfilerActivity.CUDA in self.activities)
+        rec.start()  # raises if another profile records: this one then holds nothing to stop
+        self._recorder = rec
         self._step_range = self._recorder.push(f"ProfilerStep#{self.step_num}", "user_annotation") \
             if self.schedule is not _always_record else None
 

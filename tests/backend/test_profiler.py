@@ -114,6 +114,13 @@ def test_bad_arguments():
         with profile(activities=[ProfilerActivity.CPU]), profile(activities=[ProfilerActivity.CPU]):
             pass
     assert dispatcher._tracing.wrapper is None
+    with profile(activities=[ProfilerActivity.CPU]) as outer:
+        inner = profile(activities=[ProfilerActivity.CPU])
+        with pytest.raises(RuntimeError, match="already"):
+            inner.start()
+        inner.stop()  # the refused profile stops nothing of the one recording
+        st.ones(2) * 3
+    assert "aten::mul" in [e.name for e in outer.events()]
     if not strided.cuda.is_available():
         with pytest.warns(UserWarning, match="CUDA is not available"):
             profile(activities=[ProfilerActivity.CUDA])

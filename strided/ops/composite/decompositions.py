@@ -245,7 +245,7 @@ def _flatten_nd_linear(input, weight, bias):
 # torch's ``linear`` and ``matmul`` are CompositeImplicitAutograd: autograd records what they lower to
 # (``linear`` of a 3-d input: view, t, addmm, view; a batched ``matmul``: expand, reshape, bmm, view),
 # four nodes each, and as many ops again in backward to undo the views. Here both are one
-# differentiable op (derivatives.yaml: ``linear_backward``, ``matmul_backward``): the kernel runs
+# differentiable op (derivatives.yaml: ``linear_*_backward``, ``matmul_backward``): the kernel runs
 # below autograd and lowers exactly as torch does; backward runs the GEMMs of addmm's / bmm's backward
 # (the engine sums broadcast batch dims back, as ExpandBackward would), with no view nodes. Values and
 # gradients are torch's; ``grad_fn`` is ``LinearBackward0`` / ``MatmulBackward0`` where torch shows the
