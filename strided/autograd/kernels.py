@@ -248,9 +248,7 @@ def _new_node(info, bound, edges, metas, needs, layout, self_edge):
 
 
 def _needed_mask(needs) -> int:
-    """Bit k set when input k needs a gradient; -1 (every bit) when all do, the common case."""
-    if all(needs):
-        return -1
+    """Bit k set when input k needs a gradient (callers test ``all(needs)`` first: then -1, every bit)."""
     mask = 0
     for k, need in enumerate(needs):
         if need:
@@ -277,29 +275,35 @@ def _needed_how(users, how: str, mask: int):
 
 def _saved_inputs(info, bound, self_edge, needs=None) -> list:
     """What the formulas of the inputs that need a gradient read (outputs: None, filled in by ``_attach``)."""
-    saved = []
-    mask = -1 if needs is None else _needed_mask(needs)
-    users = info.saved_users
-    for k, (_name, pos, how) in enumerate(info.saved):
+    if needs is not None and not all(needs):
+        return _saved_for(info, bound, self_edge, _needed_mask(needs))
+    saved = []  # the common case: every formula may run, every entry is saved as its formulas read it
+    for _name, pos, how in info.saved:
         if pos is None:
             saved.append(None)  # an output: filled in by _attach
             continue
-        if mask != -1:
-            how = _needed_how(users[k], how, mask)
-            if how is None:  # read by no formula that will run
-                saved.append(None)
-                continue
-        value = bound[pos]
-        if type(value) is Tensor and how != "value":
-            if how == "geometry":
-                saved.append(Geometry(value))
-                continue
-            if pos == 0 and self_edge is not None:
-                value = value.clone()  # in-place: the old value of self
-            saved.append(SavedTensor(value))
-        else:
-            saved.append(_save(value, how))
+        saved.append(_saved_entry(bound[pos], pos, how, self_edge))
     return saved
+
+
+def _saved_for(info, bound, self_edge, mask: int) -> list:
+    """``_saved_inputs`` when only the formulas of ``mask``'s inputs run (Note [Saved when needed])."""
+    saved = []
+    users = info.saved_users
+    for k, (_name, pos, how) in enumerate(info.saved):
+        how = None if pos is None else _needed_how(users[k], how, mask)
+        saved.append(None if how is None else _saved_entry(bound[pos], pos, how, self_edge))
+    return saved
+
+
+def _saved_entry(value, pos, how, self_edge):
+    if type(value) is Tensor and how != "value":
+        if how == "geometry":
+            return Geometry(value)
+        if pos == 0 and self_edge is not None:
+            value = value.clone()  # in-place: the old value of self
+        return SavedTensor(value)
+    return _save(value, how)
 
 
 def _attach(node, info, outputs) -> None:
@@ -307,10 +311,12 @@ def _attach(node, info, outputs) -> None:
     if type(outputs) is Tensor:  # the common case: one Tensor output
         if info.uses_result:
             saved = node.saved
-            mask = _needed_mask(node.needs)
+            needs = node.needs
+            mask = -1 if all(needs) else _needed_mask(needs)
             for k, (_name, pos, how) in enumerate(info.saved):
                 if pos is None:
-                    how = _needed_how(info.saved_users[k], how, mask)  # Note [Saved when needed]
+                    if mask != -1:
+                        how = _needed_how(info.saved_users[k], how, mask)  # Note [Saved when needed]
                     if how is not None:
                         saved[k] = _save(outputs, how, 0)
         node.saved = tuple(node.saved)
@@ -329,9 +335,10 @@ def _attach(node, info, outputs) -> None:
     node.output_meta = tuple((o._sizes, o.dtype, o.device) if d else None for o, d in zip(outs, diffs))
     if info.uses_result:
         saved = node.saved
-        mask = _needed_mask(node.needs)
+        needs = node.needs
+        mask = -1 if all(needs) else _needed_mask(needs)
         for k, (name, pos, how) in enumerate(info.saved):
-            if pos is None and (how := _needed_how(info.saved_users[k], how, mask)) is not None:
+            if pos is None and (mask == -1 or (how := _needed_how(info.saved_users[k], how, mask)) is not None):
                 i = info.return_index[name]
                 if isinstance(outputs, list):
                     saved[k] = [_save(o, how, j) for j, o in enumerate(outputs)]
