@@ -84,6 +84,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="device memory (GiB): settings that run out of it are ranked last (default 141)")
     tu.add_argument("--config", action="append", metavar="CONF",
                     help="try these settings instead of the grid (repeatable; 'default' = PyTorch's defaults)")
+    tu.add_argument("--fit", action="store_true",
+                    help="also find the least device memory each setting runs the trace in (bisection: slower), "
+                    "and rank by it")
     tu.add_argument("--top", type=int, default=None, help="rows to print (default: all)")
     tu.add_argument("--json", action="store_true", help="print the ranking as JSON")
     tu.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
@@ -271,13 +274,14 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     with Progress(total=len(configs), desc="settings", force=args.progress) as bar:
         try:
             rows = tune(events, configs, capacity=int(args.capacity_gb * (1 << 30)),
-                        progress=lambda done, total: bar.set(done))
+                        progress=lambda done, total: bar.set(done), fit=args.fit)
         except AllocatorConfigError as e:
             raise SystemExit(f"strided memory: bad --config: {e}") from None
     if args.json:
         print(json.dumps({"trace": args.trace, "capacity_gb": args.capacity_gb, "ranking": [
             {"config": r.config, "peak_reserved": r.peak_reserved, "peak_allocated": r.peak_allocated,
-             "device_allocs": r.device_allocs, "ooms": r.ooms, "pytorch_option": r.pytorch_option}
+             "device_allocs": r.device_allocs, "ooms": r.ooms, "pytorch_option": r.pytorch_option,
+             "fits_in": r.fits_in}
             for r in rows[: args.top]]}, indent=2))
         return 0
     print(format_tune(os.path.basename(args.trace), rows, args.top))

@@ -139,6 +139,7 @@ def replay(
     timeline: bool = True,
     progress: Callable[[int], None] | None = None,
     block_sizes: bool = False,
+    stop_on_oom: bool = False,
 ) -> ReplayResult:
     """Replay a trace through a fresh allocator on a simulated device.
 
@@ -161,6 +162,9 @@ def replay(
     block_sizes : bool
         Keep the size of the block each ``alloc`` got, per operation (0 for the others and for
         failed allocations), as ``result.block_sizes`` (what ``strided memory peak`` reads).
+    stop_on_oom : bool
+        End the replay at the first allocation that does not fit (``ooms`` is then 1): enough to
+        know a capacity is too small, without replaying the rest (``strided memory tune --fit``).
 
     Returns
     -------
@@ -198,6 +202,8 @@ def replay(
                 block = malloc(size, stream)
             except OutOfMemoryError:
                 ooms += 1
+                if stop_on_oom:
+                    break
                 continue
             if block is None:
                 continue

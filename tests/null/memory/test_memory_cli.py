@@ -132,3 +132,25 @@ def test_tune_bad_arguments(data_dir):
         main(["memory", "tune", trace, "--top", "0"])
     with pytest.raises(SystemExit, match="bad --config"):
         main(["memory", "tune", trace, "--config", "bogus:1"])
+
+
+def test_tune_fit_finds_the_least_capacity_each_setting_runs_in(data_dir, capsys):
+    from strided.memory.replay import decode_trace, replay
+    from strided.memory.snapshot import load_snapshot
+    from strided.memory.tune import FIT_STEP
+
+    trace = str(data_dir / "trace_resnet_train.pkl.gz")
+    assert main(["memory", "tune", trace, "--fit", "--config", "default", "--config", "expandable_segments:True",
+                 "--json"]) == 0
+    ranking = json.loads(capsys.readouterr().out)["ranking"]
+    events = decode_trace(load_snapshot(trace))
+    for r in ranking:
+        assert r["peak_allocated"] <= r["fits_in"] <= r["peak_reserved"] + (2 << 20)
+        fits = replay(events, r["config"], recorded_addresses=False, capacity=r["fits_in"], timeline=False)
+        short = replay(events, r["config"], recorded_addresses=False, capacity=r["fits_in"] - FIT_STEP,
+                       timeline=False, stop_on_oom=True)
+        assert fits.ooms == 0 and short.ooms == 1
+    default = next(r for r in ranking if r["config"] == "")
+    assert default["fits_in"] < default["peak_reserved"] - (512 << 20)  # the OOM fallbacks free cached blocks
+    assert main(["memory", "tune", trace, "--fit", "--config", "default"]) == 0
+    assert "'fits in': the least device memory" in capsys.readouterr().out
