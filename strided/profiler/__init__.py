@@ -181,8 +181,14 @@ class profile:
         rec = Recorder(self.record_shapes, ProfilerActivity.CUDA in self.activities)
         rec.start()  # raises if another profile records: this one then holds nothing to stop
         self._recorder = rec
-        self._step_range = self._recorder.push(f"ProfilerStep#{self.step_num}", "user_annotation") \
-            if self.schedule is not _always_record else None
+        self._step_range = self._push_step() if self.schedule is not _always_record else None
+
+    def _push_step(self):
+        """A range for the step now beginning: "ProfilerStep*" in tables, as torch's events name every step so
+        that they add up in one row; "ProfilerStep#<n>" in the Chrome trace."""
+        e = self._recorder.push("ProfilerStep*", "user_annotation")
+        e.trace_name = f"ProfilerStep#{self.step_num}"
+        return e
 
     def _end(self, save: bool) -> None:
         rec, self._recorder = self._recorder, None
@@ -219,7 +225,7 @@ class profile:
                 self._end(save=False)  # the warm-up's events are dropped
             elif self._step_range is not None:  # the trace goes on: a range for the new step
                 self._recorder.pop(self._step_range)
-                self._step_range = self._recorder.push(f"ProfilerStep#{self.step_num}", "user_annotation")
+                self._step_range = self._push_step()
         if self._recorder is None and now is not ProfilerAction.NONE:
             self._begin()
 

@@ -35,7 +35,7 @@ class FunctionEvent:
     (``"user_annotation"``) or a runtime call such as ``cuLaunchKernel`` (``"cuda_runtime"``)."""
 
     __slots__ = ("id", "name", "cat", "thread", "start_us", "end_us", "input_shapes", "parent", "children",
-                 "kernels", "device_type")
+                 "kernels", "device_type", "trace_name")
 
     def __init__(self, id, name, cat, thread, start_us, parent, input_shapes=None, device_type="CPU"):
         self.id, self.name, self.cat, self.thread, self.start_us = id, name, cat, thread, start_us
@@ -45,6 +45,7 @@ class FunctionEvent:
         self.children: list[FunctionEvent] = []
         self.kernels: list[KernelRecord] = []
         self.device_type = device_type
+        self.trace_name = None  # the name in the Chrome trace, where it differs (ProfilerStep#<n>)
 
     key = property(lambda self: self.name)
     count = property(lambda self: 1)
@@ -235,7 +236,8 @@ def chrome_trace(events: EventList) -> dict:
         args = {"External id": e.id}
         if e.input_shapes:
             args["Input Dims"] = e.input_shapes
-        trace.append({"ph": "X", "cat": e.cat, "name": e.name, "pid": pid, "tid": e.thread, "ts": e.start_us,
+        trace.append({"ph": "X", "cat": e.cat, "name": e.trace_name or e.name, "pid": pid, "tid": e.thread,
+                      "ts": e.start_us,
                       "dur": e.cpu_time_total, "args": args})
     lanes = set()  # (device, stream) already named
     for k in events.kernels:

@@ -11,6 +11,7 @@ import strided as st
 import strided.cuda
 from strided.dispatch import dispatcher
 from strided.profiler import ProfilerAction, ProfilerActivity, profile, record_function, schedule
+from strided.profiler.events import chrome_trace
 
 CUDA = pytest.mark.skipif(not strided.cuda.is_available(), reason="no CUDA device")
 
@@ -90,17 +91,18 @@ def test_schedule_saves_each_active_cycle_and_drops_warmup():
     assert [schedule(wait=1, warmup=1, active=2, repeat=1)(s) for s in range(5)] == [
         ProfilerAction.NONE, ProfilerAction.WARMUP, ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE,
         ProfilerAction.NONE]
-    saved = []
+    saved, traces = [], []
     with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup=1, active=2, repeat=2),
-                 on_trace_ready=lambda p: saved.append([e.name for e in p.events()])) as prof:
+                 on_trace_ready=lambda p: (saved.append([e.name for e in p.events()]),
+                                           traces.append(chrome_trace(p.events())))) as prof:
         for i in range(10):
             st.full((2,), float(i)) * 1.0
             prof.step()
     assert len(saved) == 2
-    for names in saved:  # steps 2-3 and 6-7: two recorded steps, the warm-up's left out
-        assert [n for n in names if n.startswith("ProfilerStep#")] in (["ProfilerStep#2", "ProfilerStep#3"],
-                                                                       ["ProfilerStep#6", "ProfilerStep#7"])
-        assert names.count("aten::mul") == 2
+    for names, trace in zip(saved, traces):  # steps 2-3 and 6-7: two recorded steps, the warm-up's left out
+        assert names.count("ProfilerStep*") == 2 and names.count("aten::mul") == 2  # torch's event names
+        steps = [e["name"] for e in trace["traceEvents"] if e["name"].startswith("ProfilerStep")]
+        assert steps in (["ProfilerStep#2", "ProfilerStep#3"], ["ProfilerStep#6", "ProfilerStep#7"])
 
 
 def test_bad_arguments():
