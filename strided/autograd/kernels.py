@@ -30,8 +30,9 @@ from .graph import (
     set_history,
 )
 from .inplace import check_inplace, rebase_history
+from .saving import needed_how, needed_mask, save_value, saved_inputs
 
-__all__ = ["FormulaNode", "Geometry", "DERIVATIVES", "make_functional_kernel", "make_inplace_kernel", "make_out_kernel"]
+__all__ = ["FormulaNode", "DERIVATIVES", "make_functional_kernel", "make_inplace_kernel", "make_out_kernel"]
 
 DERIVATIVES: dict = {}  # OpOverload -> DerivativeInfo
 # CompositeExplicitAutograd ops differentiated through the ops their kernel calls (as torch's
@@ -50,38 +51,6 @@ DECOMPOSED = ("dropout",)
 # gradients and copies are torch's; an in-place write to an original after the op no longer fails
 # backward's version check, as in torch, where bmm saved the copy.
 OPERAND_COPIES: dict = {}  # schema name (``matmul``) -> fn(args) -> new positional args or None
-
-
-class Geometry:
-    """The metadata of a tensor a formula reads only through ``.shape``/``.stride()``/``.dtype``/``.device``."""
-
-    __slots__ = ("_sizes", "_strides", "dtype", "device")
-
-    def __init__(self, t: Tensor):
-        self._sizes, self._strides, self.dtype, self.device = t._sizes, t._strides, t.dtype, t.device
-
-    @property
-    def shape(self) -> tuple:
-        return self._sizes
-
-    @property
-    def ndim(self) -> int:
-        return len(self._sizes)
-
-    def dim(self) -> int:
-        return len(self._sizes)
-
-    def size(self, dim=None):
-        return self._sizes if dim is None else self._sizes[dim]
-
-    def stride(self, dim=None):
-        return self._strides if dim is None else self._strides[dim]
-
-    def numel(self) -> int:
-        n = 1
-        for s in self._sizes:
-            n *= s
-        return n
 
 
 _FREED = (
@@ -162,18 +131,6 @@ def _unpack(v, node):
     return v
 
 
-def _save(value, how: str, output_nr=None):
-    if value is None or how == "value":
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_save(v, how, output_nr) for v in value]
-    if not isinstance(value, Tensor):
-        return value
-    if how == "geometry":
-        return Geometry(value)
-    return SavedTensor(value, output_nr)
-
-
 def _bind(info, args, kwargs) -> list:
     bound = list(args)
     defaults = info.defaults
@@ -243,67 +200,8 @@ def _prepare_simple(info, bound):
 
 def _new_node(info, bound, edges, metas, needs, layout, self_edge):
     node = FormulaNode(info, edges, metas, needs, layout)
-    node.saved = _saved_inputs(info, bound, self_edge, needs)
+    node.saved = saved_inputs(info, bound, self_edge, needs)
     return node
-
-
-def _needed_mask(needs) -> int:
-    """Bit k set when input k needs a gradient (callers test ``all(needs)`` first: then -1, every bit)."""
-    mask = 0
-    for k, need in enumerate(needs):
-        if need:
-            mask |= 1 << k
-    return mask
-
-
-# Note [Saved when needed]
-# As torch's generated autograd code, an entry is saved only when a formula that reads it will run: one
-# for an input that needs a gradient, and only as its metadata (a Geometry) when those formulas read no
-# more. ``x * w`` with ``w`` requiring grad and ``x`` not saves x (w's gradient reads it) but not w, which
-# then keeps no reference to w and no version check on it; in place, no copy of an old self that no
-# running formula reads.
-def _needed_how(users, how: str, mask: int):
-    """How to save an entry read by ``users`` (tensor bits, metadata bits) when the formulas of ``mask``
-    run: ``how`` itself, "geometry" when they read only its metadata, None when none of them reads it."""
-    tensor_bits, meta_bits = users
-    if tensor_bits & mask:
-        return how
-    if meta_bits & mask:
-        return "geometry" if how == "tensor" else how
-    return None
-
-
-def _saved_inputs(info, bound, self_edge, needs=None) -> list:
-    """What the formulas of the inputs that need a gradient read (outputs: None, filled in by ``_attach``)."""
-    if needs is not None and not all(needs):
-        return _saved_for(info, bound, self_edge, _needed_mask(needs))
-    saved = []  # the common case: every formula may run, every entry is saved as its formulas read it
-    for _name, pos, how in info.saved:
-        if pos is None:
-            saved.append(None)  # an output: filled in by _attach
-            continue
-        saved.append(_saved_entry(bound[pos], pos, how, self_edge))
-    return saved
-
-
-def _saved_for(info, bound, self_edge, mask: int) -> list:
-    """``_saved_inputs`` when only the formulas of ``mask``'s inputs run (Note [Saved when needed])."""
-    saved = []
-    users = info.saved_users
-    for k, (_name, pos, how) in enumerate(info.saved):
-        how = None if pos is None else _needed_how(users[k], how, mask)
-        saved.append(None if how is None else _saved_entry(bound[pos], pos, how, self_edge))
-    return saved
-
-
-def _saved_entry(value, pos, how, self_edge):
-    if type(value) is Tensor and how != "value":
-        if how == "geometry":
-            return Geometry(value)
-        if pos == 0 and self_edge is not None:
-            value = value.clone()  # in-place: the old value of self
-        return SavedTensor(value)
-    return _save(value, how)
 
 
 def _attach(node, info, outputs) -> None:
@@ -312,13 +210,13 @@ def _attach(node, info, outputs) -> None:
         if info.uses_result:
             saved = node.saved
             needs = node.needs
-            mask = -1 if all(needs) else _needed_mask(needs)
+            mask = -1 if all(needs) else needed_mask(needs)
             for k, (_name, pos, how) in enumerate(info.saved):
                 if pos is None:
                     if mask != -1:
-                        how = _needed_how(info.saved_users[k], how, mask)  # Note [Saved when needed]
+                        how = needed_how(info.saved_users[k], how, mask)  # Note [Saved when needed]
                     if how is not None:
-                        saved[k] = _save(outputs, how, 0)
+                        saved[k] = save_value(outputs, how, 0)
         node.saved = tuple(node.saved)
         if outputs.device.type == "cuda":
             _set_stream(node, (outputs,))
@@ -336,14 +234,14 @@ def _attach(node, info, outputs) -> None:
     if info.uses_result:
         saved = node.saved
         needs = node.needs
-        mask = -1 if all(needs) else _needed_mask(needs)
+        mask = -1 if all(needs) else needed_mask(needs)
         for k, (name, pos, how) in enumerate(info.saved):
-            if pos is None and (mask == -1 or (how := _needed_how(info.saved_users[k], how, mask)) is not None):
+            if pos is None and (mask == -1 or (how := needed_how(info.saved_users[k], how, mask)) is not None):
                 i = info.return_index[name]
                 if isinstance(outputs, list):
-                    saved[k] = [_save(o, how, j) for j, o in enumerate(outputs)]
+                    saved[k] = [save_value(o, how, j) for j, o in enumerate(outputs)]
                 else:
-                    saved[k] = _save(outs[i], how, i)
+                    saved[k] = save_value(outs[i], how, i)
     node.saved = tuple(node.saved)
     if outs and outs[0].device.type == "cuda":
         _set_stream(node, outs)
@@ -393,7 +291,7 @@ def make_functional_kernel(op, info):
                 swapped = copies(bound)
                 if swapped is not None:
                     args, kwargs = swapped, {}
-                    node.saved = _saved_inputs(info, swapped, None, node.needs)
+                    node.saved = saved_inputs(info, swapped, None, node.needs)
             mode.enabled = False
             try:
                 out = below(*args, **kwargs)
