@@ -25,6 +25,7 @@ import importlib
 from ..device import CPU, device
 from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKENDS, COMPLEX_BIT, DispatchKey
 from .state import autocast_state, grad_mode
+from .versions import bump_list_versions, bump_version
 
 __all__ = ["OpOverload", "grad_mode", "autocast_state", "NotImplementedForBackend"]
 
@@ -341,8 +342,8 @@ class OpOverload:
                 f"backends: [{', '.join(self.available_keys())}]."
             )
         if writes:
-            fn = (_bump_version(fn, *self._mutated) if self._mutated is not None
-                  else _bump_list_versions(fn, self._mutated_lists))
+            fn = (bump_version(fn, *self._mutated) if self._mutated is not None
+                  else bump_list_versions(fn, self._mutated_lists))
         if _tracing.wrapper is not None:
             fn = _tracing.wrapper(self, keyset, fn)
         self._cache[keyset] = fn
@@ -354,51 +355,6 @@ class OpOverload:
 # was resolved for (once, then cached like any kernel), so it can call the kernel below Autograd
 # with ``op.redispatch(keyset & 0xF, ...)`` instead of recomputing the keyset from the arguments
 # (torch's redispatch with the keys below Autograd).
-
-
-INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
-                     "clone to get a normal tensor before doing inplace update.See "
-                     "https://github.com/pytorch/rfcs/pull/17 for more details.")
-
-
-# Note [Version counter]
-# Every backend kernel that writes a Tensor argument (``Tensor(a!)``: in-place ops, ``out=``,
-# copy_, fill_, random fills) bumps the written tensor's version counter after it returns;
-# composite kernels (autogen in-place/out, zero_) write through such ops, so one in-place call
-# counts once. The counter lives on the storage, so a tensor and all its views share it (torch's
-# VariableVersion), and autograd compares it with the version a saved tensor had when the graph
-# was recorded. The wrapper is added once at resolution, so ops that write nothing pay nothing.
-def _bump_version(fn, position: int, name: str):
-    def bump(*args, **kwargs):
-        target = args[position] if position < len(args) else kwargs[name]
-        if target._storage.inference and not grad_mode.inference:
-            raise RuntimeError(INFERENCE_INPLACE)  # Note [Inference tensors]
-        out = fn(*args, **kwargs)
-        target._storage._version += 1  # read again: resize_ / set_ may have given target a new storage
-        return out
-
-    bump.__wrapped__ = fn
-    return bump
-
-
-def _bump_list_versions(fn, written: tuple):
-    """The ``Tensor(a!)[]`` form (fused optimizer kernels): every tensor of every written list."""
-    def bump(*args, **kwargs):
-        if not grad_mode.inference:
-            for position, name in written:
-                tensors = args[position] if position < len(args) else kwargs[name]
-                for t in tensors:
-                    if t._storage.inference:
-                        raise RuntimeError(INFERENCE_INPLACE)  # Note [Inference tensors]
-        out = fn(*args, **kwargs)
-        for position, name in written:
-            tensors = args[position] if position < len(args) else kwargs[name]
-            for t in tensors:
-                t._storage._version += 1
-        return out
-
-    bump.__wrapped__ = fn
-    return bump
 
 
 # Note [Zero-cost tracing]
