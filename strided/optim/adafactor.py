@@ -23,7 +23,9 @@ __all__ = ["Adafactor", "adafactor"]
 
 
 def _fresh_state(state, p, group) -> None:
-    """The state of a param's first step, as torch's."""
+    """The state of a param's first step, as torch's (a complex param is refused, in torch's words)."""
+    if p.is_complex():
+        raise RuntimeError("Adafactor does not support complex parameters")
     state["step"] = tensor(0.0, dtype=fe.scalar_dtype())
     g = p.grad
     if g.dim() > 1:
@@ -65,23 +67,8 @@ class Adafactor(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None and p.is_complex():
-                        raise RuntimeError("Adafactor does not support complex parameters")
-                params, grads = [], []
-                row_vars, col_vars, variances, steps = [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    params.append(p)
-                    grads.append(p.grad)
-                    state = self.state[p]
-                    if len(state) == 0:
-                        _fresh_state(state, p, group)
-                    row_vars.append(state.get("row_var"))
-                    col_vars.append(state.get("col_var"))
-                    variances.append(state.get("variance"))
-                    steps.append(state["step"])
+                params, grads, (row_vars, col_vars, variances, steps) = self._gather(
+                    group, ("row_var", "col_var", "variance", "step"), _fresh_state)
                 eps1, eps2 = group["eps"]
                 adafactor(params, grads, row_vars, col_vars, variances, steps, foreach=group["foreach"],
                           d=group["d"], lr=group["lr"], beta2_decay=group["beta2_decay"],

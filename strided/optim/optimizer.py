@@ -251,7 +251,8 @@ class Optimizer:
 
     def _gather(self, group, keys, init=None):
         """The params of ``group`` that have a ``.grad``, their grads, and a list per state key in ``keys``
-        (torch's ``_init_group``); ``init(state, p, group)`` fills the state of a param seen for the first time."""
+        (torch's ``_init_group``; None where a param's state has no such key); ``init(state, p, group)`` fills the
+        state of a param seen for the first time."""
         params, grads = [], []
         lists = tuple([] for _ in keys)
         for p in group["params"]:
@@ -263,7 +264,7 @@ class Optimizer:
             if init is not None and len(state) == 0:
                 init(state, p, group)
             for out, key in zip(lists, keys):
-                out.append(state[key])
+                out.append(state.get(key))
         return params, grads, lists
 
     def _closure_loss(self, closure):
