@@ -266,6 +266,8 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 
     if args.top is not None and args.top < 1:
         raise SystemExit(f"strided memory tune: --top must be at least 1, got {args.top}")
+    if not args.capacity_gb > 0:
+        raise SystemExit(f"strided memory tune: --capacity-gb must be positive, got {args.capacity_gb}")
     configs = GRID if not args.config else ["" if c == "default" else c for c in args.config]
     try:
         events = decode_trace(load_snapshot(args.trace), args.device)

@@ -93,6 +93,11 @@ def _always_record(step: int) -> ProfilerAction:
 def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None, use_gzip: bool = False):
     """An ``on_trace_ready`` that writes each saved trace to ``dir_name`` as
     ``<worker_name>.<ms since epoch>.pt.trace.json`` (``.gz`` with ``use_gzip``)."""
+    if not isinstance(dir_name, (str, os.PathLike)):
+        raise TypeError(f"tensorboard_trace_handler(): dir_name must be a path, not {type(dir_name).__name__}")
+    if worker_name is not None and not isinstance(worker_name, str):
+        raise TypeError(f"tensorboard_trace_handler(): worker_name must be str, not {type(worker_name).__name__}")
+
     def handler(prof) -> None:
         os.makedirs(dir_name, exist_ok=True)
         name = worker_name or f"{socket.gethostname()}_{os.getpid()}"

@@ -112,6 +112,12 @@ def test_bad_arguments():
         schedule(wait=0, warmup=0, active=0)
     with pytest.raises(TypeError, match="activities"):
         profile(activities=["cpu"])
+    from strided.profiler import tensorboard_trace_handler
+
+    with pytest.raises(TypeError, match="dir_name must be a path, not int"):
+        tensorboard_trace_handler(3)
+    with pytest.raises(TypeError, match="argument 'name' must be str, not int"):
+        record_function(3)
     with pytest.raises(RuntimeError, match="already"):
         with profile(activities=[ProfilerActivity.CPU]), profile(activities=[ProfilerActivity.CPU]):
             pass

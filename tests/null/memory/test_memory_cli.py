@@ -132,6 +132,8 @@ def test_tune_bad_arguments(data_dir):
         main(["memory", "tune", trace, "--top", "0"])
     with pytest.raises(SystemExit, match="bad --config"):
         main(["memory", "tune", trace, "--config", "bogus:1"])
+    with pytest.raises(SystemExit, match="--capacity-gb must be positive, got -1.0"):
+        main(["memory", "tune", trace, "--capacity-gb", "-1"])
 
 
 def test_tune_fit_finds_the_least_capacity_each_setting_runs_in(data_dir, capsys):
