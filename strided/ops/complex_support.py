@@ -233,8 +233,10 @@ def complex_refusal(op, backend: DispatchKey):
                 common = cast
             if b == "cpu":
                 nd = x.dim()
-                dim = 1 if base == "cross_entropy_loss" and nd > 1 else (
-                    0 if base == "cross_entropy_loss" else (args[1] if len(args) > 1 else kwargs["dim"]))
+                if base == "cross_entropy_loss":  # the class dim: 1, or 0 for one unbatched sample
+                    dim = 1 if nd > 1 else 0
+                else:
+                    dim = args[1] if len(args) > 1 else kwargs["dim"]
                 last = nd == 0 or dim % nd == nd - 1
                 name_of_kernel = f"{_SOFTMAXES[base]}{'_lastdim' if last else ''}_kernel_impl"
         d = _COMPLEX_NAMES[common.name]
