@@ -34,12 +34,14 @@ class _Count:
 # ``grad_mode.inference`` only when it is not zero (a thread-local read costs several times more). Every
 # change of ``grad_mode.inference`` goes through :func:`set_inference`.
 inference_threads = _Count()
+_count_lock = threading.Lock()  # threads enter and leave the mode at once; ``n += 1`` is not atomic
 
 
 def set_inference(value: bool) -> None:
     """Set this thread's inference flag, keeping :data:`inference_threads` right."""
     if grad_mode.inference != value:
-        inference_threads.n += 1 if value else -1
+        with _count_lock:
+            inference_threads.n += 1 if value else -1
         grad_mode.inference = value
 
 
