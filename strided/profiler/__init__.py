@@ -14,8 +14,12 @@ Every operator call is a host range (``aten::addmm``, nested as the calls nest),
 more (``autograd::engine::evaluate_function: AddmmBackward0``); with CUDA, every kernel, cuBLASLt GEMM
 and memcpy is timed on the GPU with events (Note [Kernel timing with events] in cuda_timing.py) and
 added to the op that launched it. ``schedule`` / ``step()`` / ``on_trace_ready`` /
-``tensorboard_trace_handler`` work as torch's. Memory, stack and FLOP recording are not implemented
-(``strided.cuda.memory._record_memory_history`` traces the allocator).
+``tensorboard_trace_handler`` work as torch's. ``profile_memory=True`` charges every allocation and free to
+the op that made it ("CPU Mem" / "CUDA Mem" columns, ``[memory]`` trace events: Note [Memory records]);
+``with_stack=True`` records each op's call site ("Source Location", ``key_averages(group_by_stack_n=5)``,
+``export_stacks``) and a range per ``nn.Module`` call (Note [Op call sites]); ``with_flops=True`` adds torch's
+FLOP estimates of the GEMMs, ``add`` and ``mul`` (flops.py). ``strided.cuda.memory._record_memory_history``
+traces the allocator itself for snapshots.
 """
 
 from __future__ import annotations
@@ -149,21 +153,17 @@ class record_function:
         return wrapped
 
 
-_REFUSED = {"profile_memory": "strided.cuda.memory._record_memory_history() records the allocator's events",
-            "with_stack": "no Python stacks are recorded", "with_flops": "no FLOP counts are estimated",
-            "with_modules": "no module hierarchy is recorded"}
-
-
 class profile:
     """Record operator calls, ``record_function`` ranges, backward nodes and (with CUDA) GPU kernel times."""
 
     def __init__(self, *, activities: Iterable[ProfilerActivity] | None = None, schedule: Callable | None = None,
                  on_trace_ready: Callable | None = None, record_shapes: bool = False, profile_memory: bool = False,
                  with_stack: bool = False, with_flops: bool = False, with_modules: bool = False):
-        for name, value in (("profile_memory", profile_memory), ("with_stack", with_stack),
-                            ("with_flops", with_flops), ("with_modules", with_modules)):
-            if value:
-                raise NotImplementedError(f"strided.profiler.profile({name}=True) is not supported: {_REFUSED[name]}")
+        if with_modules:
+            warnings.warn("with_modules is deprecated and will be removed in a future release. It only collects data "
+                          "for TorchScript models, which are themselves deprecated, and does nothing in eager mode. "
+                          "Use with_stack=True, which records nn.Module events for eager models.", FutureWarning,
+                          stacklevel=2)
         acts = set(supported_activities() if activities is None else activities)
         for a in acts:
             if not isinstance(a, ProfilerActivity):
@@ -173,6 +173,8 @@ class profile:
             acts.discard(ProfilerActivity.CUDA)
         self.activities = acts
         self.record_shapes = record_shapes
+        self.profile_memory, self.with_stack = bool(profile_memory), bool(with_stack)
+        self.with_flops, self.with_modules = bool(with_flops), bool(with_modules)
         self.schedule = schedule if schedule is not None else _always_record
         self.on_trace_ready = on_trace_ready
         self.step_num = 0
@@ -183,7 +185,8 @@ class profile:
 
     # -- recording ---------------------------------------------------------------------------
     def _begin(self) -> None:
-        rec = Recorder(self.record_shapes, ProfilerActivity.CUDA in self.activities)
+        rec = Recorder(self.record_shapes, ProfilerActivity.CUDA in self.activities, self.profile_memory,
+                       self.with_stack, self.with_flops)
         rec.start()  # raises if another profile records: this one then holds nothing to stop
         self._recorder = rec
         self._step_range = self._push_step() if self.schedule is not _always_record else None
@@ -248,8 +251,14 @@ class profile:
             raise RuntimeError("Profiler didn't finish running: no trace has been saved yet")
         return self._events
 
-    def key_averages(self, group_by_input_shape: bool = False) -> EventList:
-        return self.events().key_averages(group_by_input_shape)
+    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0) -> EventList:
+        """One row per op (and input shapes, and first ``group_by_stack_n`` call-site entries with
+        ``with_stack``)."""
+        return self.events().key_averages(group_by_input_shape, group_by_stack_n)
+
+    def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
+        """The recorded call stacks in flame-graph folded format (needs ``with_stack=True``)."""
+        self.events().export_stacks(path, metric)
 
     def export_chrome_trace(self, path: str) -> None:
         self.events().export_chrome_trace(path)

@@ -11,6 +11,8 @@ import json
 import os
 from collections import OrderedDict
 
+from .table import build_table
+
 __all__ = ["FunctionEvent", "FunctionEventAvg", "EventList", "KernelRecord"]
 
 
@@ -35,7 +37,8 @@ class FunctionEvent:
     (``"user_annotation"``) or a runtime call such as ``cuLaunchKernel`` (``"cuda_runtime"``)."""
 
     __slots__ = ("id", "name", "cat", "thread", "start_us", "end_us", "input_shapes", "parent", "children",
-                 "kernels", "device_type", "trace_name")
+                 "kernels", "device_type", "trace_name", "self_cpu_memory_usage", "self_device_memory_usage", "flops",
+                 "stack")
 
     def __init__(self, id, name, cat, thread, start_us, parent, input_shapes=None, device_type="CPU"):
         self.id, self.name, self.cat, self.thread, self.start_us = id, name, cat, thread, start_us
@@ -46,10 +49,25 @@ class FunctionEvent:
         self.kernels: list[KernelRecord] = []
         self.device_type = device_type
         self.trace_name = None  # the name in the Chrome trace, where it differs (ProfilerStep#<n>)
+        self.self_cpu_memory_usage = self.self_device_memory_usage = 0  # bytes (Note [Memory records])
+        self.flops = 0  # with_flops: torch's estimate (flops.py)
+        self.stack: list[str] = []  # with_stack: the call site, innermost first (Note [Op call sites])
 
     key = property(lambda self: self.name)
     count = property(lambda self: 1)
     is_user_annotation = property(lambda self: self.cat == "user_annotation")
+    is_python_function = property(lambda self: self.cat == "python_function")
+
+    @property
+    def cpu_memory_usage(self) -> int:
+        return self.self_cpu_memory_usage + sum(c.cpu_memory_usage for c in self.children)
+
+    @property
+    def device_memory_usage(self) -> int:
+        return self.self_device_memory_usage + sum(c.device_memory_usage for c in self.children)
+
+    cuda_memory_usage = device_memory_usage
+    self_cuda_memory_usage = property(lambda self: self.self_device_memory_usage)
 
     @property
     def cpu_time_total(self) -> float:
@@ -80,12 +98,16 @@ class FunctionEvent:
 class FunctionEventAvg:
     """The events of one name (and input shapes, when grouped by them) added up (torch's ``FunctionEventAvg``)."""
 
-    def __init__(self, key, input_shapes=None):
+    def __init__(self, key, input_shapes=None, stack=None):
         self.key = key
         self.input_shapes = input_shapes
+        self.stack = stack if stack is not None else []
         self.count = 0
         self.cpu_time_total = self.self_cpu_time_total = 0.0
         self.device_time_total = self.self_device_time_total = 0.0
+        self.cpu_memory_usage = self.self_cpu_memory_usage = 0
+        self.device_memory_usage = self.self_device_memory_usage = 0
+        self.flops = 0
         self.is_user_annotation = False
         self.device_type = "CPU"
 
@@ -95,6 +117,11 @@ class FunctionEventAvg:
         self.self_cpu_time_total += e.self_cpu_time_total
         self.device_time_total += e.device_time_total
         self.self_device_time_total += e.self_device_time_total
+        self.cpu_memory_usage += e.cpu_memory_usage
+        self.self_cpu_memory_usage += e.self_cpu_memory_usage
+        self.device_memory_usage += e.device_memory_usage
+        self.self_device_memory_usage += e.self_device_memory_usage
+        self.flops += e.flops
         self.is_user_annotation = e.is_user_annotation
         self.device_type = e.device_type
         return self
@@ -104,6 +131,8 @@ class FunctionEventAvg:
     cuda_time = device_time
     cuda_time_total = property(lambda self: self.device_time_total)
     self_cuda_time_total = property(lambda self: self.self_device_time_total)
+    cuda_memory_usage = property(lambda self: self.device_memory_usage)
+    self_cuda_memory_usage = property(lambda self: self.self_device_memory_usage)
 
     def __repr__(self) -> str:
         return (f"<FunctionEventAvg key={self.key} count={self.count} cpu_time_total={self.cpu_time_total:.3f}us "
@@ -120,43 +149,45 @@ class _KernelRow:
         self.device_time_total = self.self_device_time_total = k.duration_us
         self.is_user_annotation = False
         self.input_shapes = []
+        self.stack = []
+        self.cpu_memory_usage = self.self_cpu_memory_usage = self.device_memory_usage = 0
+        self.self_device_memory_usage = self.flops = 0
+        self.is_python_function = False
         self.device_type = "CUDA"
-
-
-_SORT_KEYS = {"cpu_time": "cpu_time", "cuda_time": "device_time", "device_time": "device_time",
-              "cpu_time_total": "cpu_time_total", "cuda_time_total": "device_time_total",
-              "device_time_total": "device_time_total", "self_cpu_time_total": "self_cpu_time_total",
-              "self_cuda_time_total": "self_device_time_total", "self_device_time_total": "self_device_time_total",
-              "count": "count"}
-
-
-def _format_time(us: float) -> str:
-    if us >= 1e6:
-        return f"{us / 1e6:.3f}s"
-    if us >= 1e3:
-        return f"{us / 1e3:.3f}ms"
-    return f"{us:.3f}us"
 
 
 class EventList(list):
     """The events of a profile, in start order (torch's ``EventList``)."""
 
-    def __init__(self, events=(), kernels=(), use_device=None):
+    def __init__(self, events=(), kernels=(), use_device=None, profile_memory=False, with_flops=False,
+                 memory_records=()):
         super().__init__(events)
         self.kernels = list(kernels)
         self.use_device = use_device
+        self.profile_memory = profile_memory
+        self.with_flops = with_flops
+        self.memory_records = list(memory_records)  # with profile_memory: every allocation and free, in order
 
-    def key_averages(self, group_by_input_shape: bool = False) -> EventList:
-        """One row per event name (and input shapes), kernels included, in first-seen order."""
+    def key_averages(self, group_by_input_shapes: bool = False, group_by_stack_n: int = 0,
+                     include_python_functions: bool = False) -> EventList:
+        """One row per event name (and input shapes, and first ``group_by_stack_n`` call-site entries), kernels
+        included, in first-seen order; ``nn.Module`` ranges are left out unless ``include_python_functions``."""
+        if not isinstance(group_by_stack_n, int) or group_by_stack_n < 0:
+            raise ValueError(f"key_averages(): group_by_stack_n must be a non-negative int, got {group_by_stack_n!r}")
         groups: OrderedDict = OrderedDict()
         for e in list(self) + [_KernelRow(k) for k in self.kernels]:
-            shapes = str(e.input_shapes) if group_by_input_shape else None
-            key = (e.key, shapes)
+            if e.is_python_function and not include_python_functions:
+                continue
+            shapes = str(e.input_shapes) if group_by_input_shapes else None
+            stack = tuple(e.stack[:group_by_stack_n]) if group_by_stack_n else ()
+            key = (e.key, shapes, stack)
             avg = groups.get(key)
             if avg is None:
-                avg = groups[key] = FunctionEventAvg(e.key, e.input_shapes if group_by_input_shape else None)
+                avg = groups[key] = FunctionEventAvg(e.key, e.input_shapes if group_by_input_shapes else None,
+                                                     list(stack) if group_by_stack_n else list(e.stack))
             avg.add(e)
-        return EventList(groups.values(), use_device=self.use_device)
+        return EventList(groups.values(), use_device=self.use_device, profile_memory=self.profile_memory,
+                         with_flops=self.with_flops)
 
     @property
     def self_cpu_time_total(self) -> float:
@@ -168,55 +199,29 @@ class EventList(list):
             total.add(e)
         return total
 
-    def table(self, sort_by: str | None = None, row_limit: int = 100, max_name_column_width: int = 55,
-              header: str | None = None, top_level_events_only: bool = False) -> str:
-        """torch's profiler table: one row per entry, device columns when GPU work was recorded."""
-        rows = list(self)
-        if top_level_events_only:
-            rows = [e for e in rows if getattr(e, "parent", None) is None]
-        if sort_by is not None:
-            if sort_by not in _SORT_KEYS:
-                raise AttributeError(f"'FunctionEventAvg' object has no attribute '{sort_by}'; sort_by takes one of "
-                                     f"{sorted(_SORT_KEYS)}")
-            attr = _SORT_KEYS[sort_by]
-            rows.sort(key=lambda e: getattr(e, attr), reverse=True)
-        if row_limit is not None and row_limit > 0:
-            rows = rows[:row_limit]
-        device = self.use_device is not None or any(e.device_time_total for e in self)
-        grouped = any(isinstance(e, FunctionEventAvg) and e.input_shapes is not None for e in self)
-        # as torch: CPU rows share the host time, kernel rows the GPU time (an op's "Self CUDA" is the time of
-        # the kernels it launched itself, which the kernels' own rows also show)
-        cpu_total = sum(e.self_cpu_time_total for e in self if e.device_type == "CPU")
-        dev_total = (sum(e.self_device_time_total for e in self if e.device_type == "CUDA")
-                     if any(e.device_type == "CUDA" for e in self) else sum(k.duration_us for k in self.kernels))
-        name_w = min(max([len(e.key) for e in rows] + [4]) + 4, max_name_column_width)
-        heads = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
-        if device:
-            heads += ["Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"]
-        heads += ["# of Calls"]
-        if grouped:
-            heads += ["Input Shapes"]
-        widths = [name_w] + [28 if h == "Input Shapes" else 12 for h in heads]
-        line = "  ".join("-" * w for w in widths) + "  "
-        out = [header] if header else []
-        out += [line, "  ".join(f"{h:>{w}}" for h, w in zip(["Name"] + heads, widths)) + "  ", line]
-        for e in rows:
-            name = e.key if len(e.key) <= name_w else e.key[:name_w - 3] + "..."
-            cells = [f"{e.self_cpu_time_total / (cpu_total or 1.0) * 100:.2f}%", _format_time(e.self_cpu_time_total),
-                     f"{e.cpu_time_total / (cpu_total or 1.0) * 100:.2f}%", _format_time(e.cpu_time_total),
-                     _format_time(e.cpu_time_total / max(e.count, 1))]
-            if device:
-                cells += [_format_time(e.self_device_time_total),
-                          f"{e.self_device_time_total / (dev_total or 1.0) * 100:.2f}%",
-                          _format_time(e.device_time_total), _format_time(e.device_time_total / max(e.count, 1))]
-            cells += [str(e.count)]
-            if grouped:
-                cells += [str(e.input_shapes)[:28]]
-            out.append("  ".join(f"{c:>{w}}" for c, w in zip([name] + cells, widths)) + "  ")
-        out += [line, f"Self CPU time total: {_format_time(cpu_total)}"]
-        if device:
-            out.append(f"Self CUDA time total: {_format_time(dev_total)}")
-        return "\n".join(out) + "\n"
+    def table(self, sort_by: str | None = None, row_limit: int = 100, max_src_column_width: int = 75,
+              max_name_column_width: int = 55, max_shapes_column_width: int = 80, header: str | None = None,
+              top_level_events_only: bool = False, time_unit: str | None = None) -> str:
+        """torch's profiler table: one row per entry; device columns when GPU work was recorded, memory columns
+        with ``profile_memory``, a FLOPs column with ``with_flops``, the call site with ``with_stack``."""
+        return build_table(self, sort_by=sort_by, row_limit=row_limit, max_src_column_width=max_src_column_width,
+                           max_name_column_width=max_name_column_width,
+                           max_shapes_column_width=max_shapes_column_width, header=header,
+                           top_level_events_only=top_level_events_only, time_unit=time_unit)
+
+    def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
+        """Write each event's call stack (with ``with_stack``) and ``metric`` in the flame-graph tools' folded
+        format: ``outermost;...;innermost <int value>`` per line, as torch's ``export_stacks``."""
+        metrics = ["self_cpu_time_total", "self_cuda_time_total", "self_device_time_total"]
+        if metric not in metrics:
+            raise ValueError(f"metric should be one of: {metrics}")
+        attr = metric.replace("cuda", "device")
+        clean = str.maketrans(" ;\t\n", "____")
+        with open(path, "w") as f:
+            for e in self:
+                value = int(getattr(e, attr))
+                if e.stack and value > 0:
+                    f.write(";".join(entry.translate(clean) for entry in reversed(e.stack)) + f" {value}\n")
 
     def export_chrome_trace(self, path: str) -> None:
         """Write the events as a Chrome trace (open it in https://ui.perfetto.dev or chrome://tracing)."""
@@ -233,12 +238,23 @@ def chrome_trace(events: EventList) -> dict:
     pid = os.getpid()
     trace = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": "CPU (strided)"}}]
     for e in events:
+        if e.name == "[memory]":
+            continue  # an instant event below
         args = {"External id": e.id}
         if e.input_shapes:
             args["Input Dims"] = e.input_shapes
+        if e.stack:
+            args["Call stack"] = ";".join(e.stack)
+        if e.flops:
+            args["flops"] = e.flops
         trace.append({"ph": "X", "cat": e.cat, "name": e.trace_name or e.name, "pid": pid, "tid": e.thread,
                       "ts": e.start_us,
                       "dur": e.cpu_time_total, "args": args})
+    for m in getattr(events, "memory_records", ()):
+        trace.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": pid, "tid": m.thread,
+                      "ts": m.ts, "args": {"Total Reserved": m.total_reserved, "Total Allocated": m.total_allocated,
+                                           "Bytes": m.nbytes, "Device Id": m.device_index,
+                                           "Device Type": 1 if m.device_type == "cuda" else 0, "Addr": m.addr}})
     lanes = set()  # (device, stream) already named
     for k in events.kernels:
         if k.start_us is None:

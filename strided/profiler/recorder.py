@@ -5,10 +5,11 @@ Note [Profiler hooks]
 Nothing on the hot path tests a flag. While a profile records, every kernel the dispatcher has resolved
 is wrapped in place and the tracing wrapper (Note [Zero-cost tracing]) wraps those resolved meanwhile;
 the engine's ``node_scope`` opens a range per backward node, and the CUDA launch points (the driver's
-``cuLaunchKernel`` and memcpy functions, cuBLASLt's matmul) are swapped for timed versions; stopping puts
-every one back. An op's Autograd (or Autocast) kernel and the backend kernel it redispatches to are one
-call in torch's profiler, so a wrapped kernel entered while the same op is the innermost open range
-records nothing new.
+``cuLaunchKernel`` and memcpy functions, cuBLASLt's matmul) are swapped for timed versions; with
+``profile_memory`` the storage allocators and each device's caching allocator are (Note [Memory records]),
+with ``with_stack`` ``nn.Module.__call__`` (Note [Op call sites]); stopping puts every one back. An op's
+Autograd (or Autocast) kernel and the backend kernel it redispatches to are one call in torch's profiler,
+so a wrapped kernel entered while the same op is the innermost open range records nothing new.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import time
 
 from ..dispatch import dispatcher
 from ..tensor import Tensor
+from .call_sites import ModuleRanges, user_stack
 from .events import EventList, FunctionEvent, KernelRecord
+from .flops import flops_of
 
 __all__ = ["Recorder", "active"]
 
@@ -57,9 +60,13 @@ def _all_overloads():
 class Recorder:
     """Collects events between :meth:`start` and :meth:`stop` (one at a time per process)."""
 
-    def __init__(self, record_shapes: bool = False, cuda: bool = False):
+    def __init__(self, record_shapes: bool = False, cuda: bool = False, profile_memory: bool = False,
+                 with_stack: bool = False, with_flops: bool = False):
         self.record_shapes = record_shapes
         self.use_cuda = cuda
+        self.profile_memory, self.with_stack, self.with_flops = profile_memory, with_stack, with_flops
+        self.memory = None
+        self.modules = None
         self.events: list[FunctionEvent] = []
         self.kernels: list[KernelRecord] = []
         self._tls = threading.local()
@@ -87,6 +94,8 @@ class Recorder:
         st = self._stack()
         parent = st[-1] if st else None
         e = FunctionEvent(next(self._ids), name, cat, threading.get_native_id(), self.now(), parent, shapes)
+        if self.with_stack and cat != "python_function":
+            e.stack = user_stack(2)
         if parent is not None:
             parent.children.append(e)
         self.events.append(e)
@@ -102,6 +111,22 @@ class Recorder:
                 break
             top.end_us = e.end_us
 
+    def charge_memory(self, nbytes: int, device: bool) -> None:
+        """Add an allocation's (or a free's negative) bytes to this thread's innermost range, or record a
+        ``[memory]`` event when no range is open (Note [Memory records])."""
+        st = self._stack()
+        if st:
+            e = st[-1]
+        else:
+            e = FunctionEvent(next(self._ids), "[memory]", "cpu_instant_event", threading.get_native_id(), self.now(),
+                              None)
+            e.end_us = e.start_us
+            self.events.append(e)
+        if device:
+            e.self_device_memory_usage += nbytes
+        else:
+            e.self_cpu_memory_usage += nbytes
+
     def add_kernel(self, name, device, stream, launch_us, parent, grid=None, block=None) -> KernelRecord:
         k = KernelRecord(name, device, stream, launch_us, parent, grid, block)
         k.id = next(self._ids)
@@ -115,12 +140,15 @@ class Recorder:
         """The dispatcher's tracing wrapper (Note [Profiler hooks])."""
         name = op.name
         shapes = self.record_shapes
+        flops = self.with_flops
 
         def profiled(*args, **kwargs):
             st = self._stack()
             if st and st[-1].name == name and st[-1].cat == "cpu_op":
                 return fn(*args, **kwargs)  # the backend kernel below this op's Autograd kernel
             e = self.push(name, "cpu_op", _shapes(args, kwargs) if shapes else None)
+            if flops:
+                e.flops = flops_of(name, args, kwargs)
             try:
                 return fn(*args, **kwargs)
             finally:
@@ -154,6 +182,14 @@ class Recorder:
 
             self.timing = CudaTiming(self)
             self.timing.install()
+        if self.profile_memory:
+            from .memory import MemoryTracker
+
+            self.memory = MemoryTracker(self)
+            self.memory.install()
+        if self.with_stack:
+            self.modules = ModuleRanges(self)
+            self.modules.install()
         active.recorder = self
         dispatcher._tracing.node_scope = self.node_scope
         dispatcher._tracing.wrapper = self._wrap
@@ -164,6 +200,10 @@ class Recorder:
         dispatcher._tracing.wrapper = None
         dispatcher._tracing.node_scope = None
         self._wrap_resolved(False)
+        if self.modules is not None:
+            self.modules.uninstall()
+        if self.memory is not None:
+            self.memory.uninstall()
         active.recorder = None
         end = self.now()
         for e in self.events:  # ranges still open (stopped inside a block) end now
@@ -172,7 +212,9 @@ class Recorder:
         if self.timing is not None:
             self.timing.uninstall()
             self.timing.resolve()
-        return EventList(self.events, self.kernels, use_device="cuda" if self.use_cuda else None)
+        return EventList(self.events, self.kernels, use_device="cuda" if self.use_cuda else None,
+                         profile_memory=self.profile_memory, with_flops=self.with_flops,
+                         memory_records=self.memory.records if self.memory is not None else ())
 
 
 class _NodeScope:
