@@ -114,7 +114,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 # Note [Batched gradients]
 # torch computes ``grad(..., is_grads_batched=True)`` by vmapping the engine over dim 0 of the
-# grad_outputs. strided has no vmap, so it runs the engine once per batch entry (the graph kept
+# grad_outputs. strided has no batching rules (its vmap loops: Note [vmap by looping]), so it runs the
+# engine once per batch entry (the graph kept
 # until the last one) and stacks the results: the same values and shapes, one backward per vector.
 # An input the graph does not reach gets None (or zeros under materialize_grads), as in torch.
 def _batched_vjps(outputs, grad_outputs, inputs, retain_graph, create_graph) -> list:

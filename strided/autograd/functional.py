@@ -254,7 +254,7 @@ def _construct_standard_basis_for(tensors, tensor_numels) -> tuple:
 
 # Note [Forward-mode Jacobian]
 # torch's strategy="forward-mode" pushes the standard basis of the inputs through forward-mode AD
-# under vmap. strided has neither, so it takes the same J e_k columns by the double-backward trick
+# under vmap. strided has no forward AD, so it takes the same J e_k columns by the double-backward trick
 # (Note [Double-backward trick]): one forward and one first backward with create_graph, then a
 # batched second backward over the basis (``is_grads_batched``, one engine run per column). The
 # values and layout are torch's; the cost is a backward per input element, not one vmapped pass.

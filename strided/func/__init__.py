@@ -1,5 +1,6 @@
 """``strided.func``: function transforms (torch.func) -- ``functional_call``, ``grad`` and
-``grad_and_value``, built on ``strided.autograd.grad``. There is no vmap."""
+``grad_and_value``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd`` and ``hessian`` (transforms.py), built on
+``strided.autograd.grad``, and ``vmap`` (vmap.py: the function runs once per batch element)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,14 @@ from typing import Any
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..tensor import Tensor
+from .arguments import alias_input as _alias
+from .arguments import wrap_argnums as _wrap_argnums
+from .pytree import tree_flatten as _tree_flatten
+from .pytree import tree_map as _tree_map
+from .transforms import hessian, jacfwd, jacrev, jvp, vjp
+from .vmap import vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value"]
+__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
 
 
 def functional_call(module, parameter_and_buffer_dicts, args: Any = None, kwargs: dict[str, Any] | None = None, *,
@@ -46,72 +53,6 @@ def functional_call(module, parameter_and_buffer_dicts, args: Any = None, kwargs
         raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
                          f"{type(parameter_and_buffer_dicts)}")
     return _functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict)
-
-
-# ---------------------------------------------------------------- pytrees (tuples, lists, dicts)
-def _tree_flatten(tree) -> tuple[list, Callable[[list], Any]]:
-    """The leaves of nested tuples / lists / dicts, and a function that rebuilds the tree from new leaves."""
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
-        parts = [_tree_flatten(x) for x in tree]
-        kind = type(tree)
-    elif isinstance(tree, dict):
-        keys = list(tree)
-        parts = [_tree_flatten(tree[k]) for k in keys]
-        kind = None
-    else:
-        return [tree], lambda leaves: leaves[0]
-    sizes = [len(p[0]) for p in parts]
-
-    def unflatten(leaves: list):
-        out, i = [], 0
-        for (_, build), n in zip(parts, sizes):
-            out.append(build(leaves[i:i + n]))
-            i += n
-        return dict(zip(keys, out)) if kind is None else kind(out)
-
-    return [leaf for p in parts for leaf in p[0]], unflatten
-
-
-def _tree_map(fn: Callable, tree):
-    leaves, build = _tree_flatten(tree)
-    return build([fn(x) for x in leaves])
-
-
-def _check_argnum(argnum, num_args: int) -> int:
-    if not isinstance(argnum, int):
-        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
-    if 0 <= argnum < num_args:
-        return argnum
-    if -num_args <= argnum < 0:
-        return argnum + num_args
-    raise RuntimeError(f"Got argnum={argnum}, but only {num_args} positional inputs")
-
-
-def _wrap_argnums(argnums, num_args: int):
-    if isinstance(argnums, int):
-        return _check_argnum(argnums, num_args)
-    if not isinstance(argnums, tuple):
-        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
-    if len(argnums) == 0:
-        raise RuntimeError("argnums must be non-empty")
-    if len(set(argnums)) != len(argnums):
-        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
-    return tuple(_check_argnum(a, num_args) for a in argnums)
-
-
-# Note [grad without levels]
-# torch.func wraps each input in a per-transform "level" so that ``grad`` sees only the paths through
-# its own inputs. strided has one autograd graph, so each differentiated input is replaced by a fresh
-# alias: a new leaf when the input does not require grad, else ``x.view_as(x)`` (a node of its own
-# hung off x), and the gradient is taken w.r.t. the alias. A closure that captures the same tensor is
-# therefore a constant here, as in torch (no perturbation confusion), and nested ``grad`` works because
-# the gradient is built with ``create_graph=True``. What cannot be told apart without levels: results
-# are detached only when no differentiated input required grad, so a result that depends on a captured
-# tensor requiring grad keeps that graph only if some input also required grad.
-def _alias(x):
-    if not isinstance(x, Tensor):
-        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-    return x.view_as(x) if x.requires_grad else x.detach().requires_grad_(True)
 
 
 def _grad_and_value(func: Callable, argnums, has_aux: bool, args: tuple, kwargs: dict):
