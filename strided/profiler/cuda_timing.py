@@ -9,7 +9,8 @@ plus ``cuEventElapsedTime(reference, start)``. The events are recorded right aro
 cuBLASLt) call, not the Python that prepares it: where the GPU idles waiting for the host, a kernel's time
 still includes that call's own host cost (a few microseconds), so short kernels in host-bound stretches
 read long. Launches made while a CUDA graph is being captured are listed without times (an event recorded
-then would belong to the graph).
+then would belong to the graph); a replay of a captured graph is timed as one range, "CUDA graph replay"
+(torch's CUPTI shows the graph's kernels one by one).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from ..backends.cuda.driver import check, cu
 
 __all__ = ["CudaTiming"]
 
-_MEMCPY = {"cuMemcpyAsync": "Memcpy DtoD", "cuMemcpyHtoDAsync": "Memcpy HtoD", "cuMemcpyDtoHAsync": "Memcpy DtoH",
-           "cuMemcpyPeerAsync": "Memcpy PtoP"}
+_TIMED_CALLS = {"cuMemcpyAsync": "Memcpy DtoD", "cuMemcpyHtoDAsync": "Memcpy HtoD", "cuMemcpyDtoHAsync": "Memcpy DtoH",
+           "cuMemcpyPeerAsync": "Memcpy PtoP", "cuGraphLaunch": "CUDA graph replay"}
 
 
 class CudaTiming:
@@ -116,7 +117,7 @@ class CudaTiming:
 
             self.saved += [(blas, "gemm", gemm), (blas.lt, "matmul", real_matmul)]
             blas.gemm, blas.lt.matmul = named_gemm, timed_matmul
-        for fn_name, label in _MEMCPY.items():
+        for fn_name, label in _TIMED_CALLS.items():
             original = getattr(d, fn_name)
 
             def timed_copy(*args, _original=original, _label=label, _name=fn_name):

@@ -203,3 +203,23 @@ def test_vmap_errors_match_torch():
         tfunc.vmap(f, in_dims=(0, 1))(torch.ones(2, 3))
     # out_dims=None with an output equal across the batch is the one value
     assert host(sfunc.vmap(lambda a: st.ones(2), out_dims=None)(st.ones(3, 1))).tolist() == [1.0, 1.0]
+
+
+@pytest.mark.skipif(not st.cuda.is_available(), reason="no CUDA device")
+def test_transforms_on_cuda_match_cpu():
+    (sw, _), (sx, _), (sy, _) = pair(3), pair(8, 3, seed=1), pair(8, seed=2)
+
+    def loss(w, x, y):
+        return (st.tanh(x @ w) - y) ** 2
+
+    per_sample = sfunc.vmap(sfunc.grad(loss), in_dims=(None, 0, 0))
+    cpu = per_sample(sw, sx, sy)
+    gpu = per_sample(sw.cuda(), sx.cuda(), sy.cuda())
+    assert gpu.device.type == "cuda"
+    np.testing.assert_allclose(host(gpu), host(cpu), rtol=1e-5, atol=1e-6)
+    jac_c = sfunc.jacrev(lambda x: x.sin() * x.sum())(sx[0])
+    jac_g = sfunc.jacrev(lambda x: x.sin() * x.sum())(sx[0].cuda())
+    np.testing.assert_allclose(host(jac_g), host(jac_c), rtol=1e-5, atol=1e-6)
+    _, j_c = sfunc.jvp(lambda x: x.exp(), (sx,), (sx,))
+    _, j_g = sfunc.jvp(lambda x: x.exp(), (sx.cuda(),), (sx.cuda(),))
+    np.testing.assert_allclose(host(j_g), host(j_c), rtol=1e-5, atol=1e-6)

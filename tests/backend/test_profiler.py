@@ -202,6 +202,8 @@ def test_cuda_graph_capture_under_the_profiler_lists_kernels_untimed():
     assert y.cpu().tolist() == [2.0] * 1024
     captured = [k for k in prof.events().kernels if k.start_us is None]
     assert captured
+    (replay,) = [k for k in prof.events().kernels if k.name == "CUDA graph replay"]
+    assert replay.start_us is not None and replay.end_us >= replay.start_us  # the replay is timed as one range
 
 
 def test_chrome_trace_places_kernels_on_numeric_gpu_lanes_with_launch_arrows():
