@@ -53,7 +53,7 @@ class StateDictMixin:
         (``module`` first with ``with_module``) before this module loads its entries; the hook may rename keys."""
         from functools import partial
 
-        from .module import RemovableHandle
+        from ..utils.hooks import RemovableHandle
 
         hooks = self.__dict__.setdefault("_load_state_dict_pre_hooks", {})
         return RemovableHandle(hooks, partial(hook, self) if with_module else hook)

@@ -12,11 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from ..tensor import Tensor
+from ..utils.hooks import RemovableHandle
 from ._conversions import ConversionMixin
 from ._state_dict import StateDictMixin
+from .module_hooks import GLOBAL_HOOKS, HooksMixin, call_with_hooks
 from .parameter import Buffer, Parameter
 
-__all__ = ["Module"]
+__all__ = ["Module", "RemovableHandle"]
+
+_GLOBAL_FORWARD_PRE, _GLOBAL_FORWARD = GLOBAL_HOOKS.forward_pre, GLOBAL_HOOKS.forward
+_GLOBAL_BACKWARD_PRE, _GLOBAL_BACKWARD = GLOBAL_HOOKS.backward_pre, GLOBAL_HOOKS.backward
 
 
 def _typename(value) -> str:
@@ -44,32 +49,7 @@ def _check_name(kind: str, name, module: Module) -> None:
         raise KeyError(f'{kind} name can\'t be empty string ""')
 
 
-class RemovableHandle:
-    """What ``register_*_hook`` returns: ``handle.remove()`` unregisters the hook (also a context manager)."""
-
-    _next_id = 0
-
-    def __init__(self, hooks: dict, hook: Callable, prepend: bool = False):
-        self.hooks_dict = hooks
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-        hooks[self.id] = hook
-        if prepend:
-            items = list(hooks.items())
-            hooks.clear()
-            hooks.update([items[-1], *items[:-1]])
-
-    def remove(self) -> None:
-        self.hooks_dict.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
-
-
-class Module(StateDictMixin, ConversionMixin):
+class Module(StateDictMixin, ConversionMixin, HooksMixin):
     """Base class of all neural-network layers; subclasses define ``forward``.
 
     Examples
@@ -99,26 +79,11 @@ class Module(StateDictMixin, ConversionMixin):
 
     def __call__(self, *args, **kwargs):
         d = self.__dict__
-        if not (d["_forward_pre_hooks"] or d["_forward_hooks"]):
+        if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d.get("_backward_hooks")
+                or d.get("_backward_pre_hooks") or _GLOBAL_FORWARD_PRE or _GLOBAL_FORWARD or _GLOBAL_BACKWARD_PRE
+                or _GLOBAL_BACKWARD):
             return self.forward(*args, **kwargs)
-        for hook in tuple(d["_forward_pre_hooks"].values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook in tuple(d["_forward_hooks"].values()):
-            result = hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
-
-    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False) -> RemovableHandle:
-        """Call ``hook(module, args)`` before each forward; a non-None result replaces ``args``."""
-        return RemovableHandle(self._forward_pre_hooks, hook, prepend)
-
-    def register_forward_hook(self, hook: Callable, *, prepend: bool = False) -> RemovableHandle:
-        """Call ``hook(module, args, output)`` after each forward; a non-None result replaces ``output``."""
-        return RemovableHandle(self._forward_hooks, hook, prepend)
+        return call_with_hooks(self, args, kwargs)  # torch's order of hooks (module_hooks.py)
 
     # ------------------------------------------------------------------ registration
     def register_parameter(self, name: str, param: Parameter | None) -> None:

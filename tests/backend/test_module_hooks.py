@@ -1,0 +1,145 @@
+"""Module hooks against torch: forward pre-hooks / hooks with kwargs and always_call, full backward
+(pre-)hooks that read and replace gradients, the global register_module_* hooks and their order, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided.nn.modules import module as smodule
+
+torch = pytest.importorskip("torch")
+tmodule = torch.nn.modules.module
+
+
+def _shape(g):
+    return None if g is None else tuple(g.shape)
+
+
+def _twins():
+    t = torch.nn.Linear(3, 2)
+    s = st.nn.Linear(3, 2)
+    s.load_state_dict({k: st.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
+    return s, t
+
+
+def _x(lib, requires_grad=True):
+    return lib.tensor(np.arange(12, dtype=np.float32).reshape(4, 3) / 10, requires_grad=requires_grad)
+
+
+def _run(lib, mod, x_requires_grad, mods):
+    """The same hooks on both libraries; returns the call log, the input's grad and the weight's grad."""
+    log = []
+    handles = [
+        mod.register_forward_pre_hook(lambda m, a, k: log.append(("pre_kw", len(a), sorted(k))), with_kwargs=True),
+        mod.register_forward_hook(lambda m, a, o: log.append(("fwd", _shape(o)))),
+        mod.register_full_backward_pre_hook(lambda m, go: (log.append(("bw_pre", [_shape(g) for g in go])),
+                                                           (go[0] * 2,))[1]),
+        mod.register_full_backward_hook(lambda m, gi, go: (log.append(("bw", [_shape(g) for g in gi],
+                                                                       [_shape(g) for g in go])),
+                                                           None if gi[0] is None else (gi[0] + 1,))[1]),
+        mods.register_module_forward_pre_hook(lambda m, a: log.append(("g_pre", type(m).__name__))),
+        mods.register_module_full_backward_hook(lambda m, gi, go: log.append(("g_bw", type(m).__name__))),
+    ]
+    x = _x(lib, x_requires_grad)
+    try:
+        if x_requires_grad:
+            mod(x).sum().backward()
+        else:
+            with pytest.warns(UserWarning, match="Full backward hook is firing when gradients are computed with "
+                                                 "respect to module outputs since no inputs require gradients"):
+                mod(x).sum().backward()
+    finally:
+        for h in handles:
+            h.remove()
+    return log, (None if x.grad is None else x.grad.detach().numpy()), mod.weight.grad.detach().numpy()
+
+
+@pytest.mark.parametrize("x_requires_grad", [True, False])
+def test_hooks_run_and_replace_gradients_as_torch(x_requires_grad):
+    s, t = _twins()
+    s_log, s_xg, s_wg = _run(st, s, x_requires_grad, smodule)
+    t_log, t_xg, t_wg = _run(torch, t, x_requires_grad, tmodule)
+    assert s_log == t_log
+    np.testing.assert_allclose(s_wg, t_wg, rtol=1e-6)  # the pre-hook doubled grad_output
+    if x_requires_grad:
+        np.testing.assert_allclose(s_xg, t_xg, rtol=1e-6)  # the hook added one to grad_input
+    else:
+        assert s_xg is None and t_xg is None
+    m = st.nn.Linear(3, 2)  # every handle removed: no hook state left behind
+    log = []
+    h = m.register_forward_hook(lambda *a: log.append(1), with_kwargs=True, always_call=True)
+    h.remove()
+    assert m._forward_hooks == {} and m._forward_hooks_with_kwargs == {} and m._forward_hooks_always_called == {}
+
+
+def test_forward_hooks_with_kwargs_replace_args_and_output():
+    class Scale(st.nn.Module):
+        def forward(self, x, *, k=1.0):
+            return x * k
+
+    m = Scale()
+    m.register_forward_pre_hook(lambda mod, a, kw: ((a[0] + 1,), {"k": 3.0}), with_kwargs=True)
+    m.register_forward_hook(lambda mod, a, kw, out: out + kw["k"], with_kwargs=True)
+    assert m(st.ones(2), k=5.0).tolist() == [9.0, 9.0]  # (1 + 1) * 3 + 3
+    m2 = Scale()
+    m2.register_forward_pre_hook(lambda mod, a, kw: 7, with_kwargs=True)
+    with pytest.raises(RuntimeError, match=r"forward pre-hook must return None or a tuple of \(new_args, new_kwargs\)"):
+        m2(st.ones(2))
+
+
+def test_always_call_hooks_run_when_forward_raises():
+    class Boom(st.nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+
+    for lib, mods, mod in ((st, smodule, Boom()), (torch, tmodule, None)):
+        if mod is None:
+            class TBoom(torch.nn.Module):
+                def forward(self, x):
+                    raise ValueError("boom")
+
+            mod = TBoom()
+        log = []
+        mod.register_forward_hook(lambda m, a, o, log=log: log.append(("always", o)), always_call=True)
+        mod.register_forward_hook(lambda m, a, o, log=log: log.append("not run"))
+        g = mods.register_module_forward_hook(lambda m, a, o, log=log: log.append("global always"), always_call=True)
+        try:
+            with pytest.raises(ValueError, match="boom"):
+                mod(lib.ones(1))
+        finally:
+            g.remove()
+        assert log == ["global always", ("always", None)], lib.__name__
+
+
+def test_backward_hook_returning_the_wrong_count_is_refused():
+    m = st.nn.Linear(3, 2)
+    m.register_full_backward_hook(lambda mod, gi, go: (gi[0], gi[0]))
+    with pytest.raises(RuntimeError, match="Backward hook returned an invalid number of grad_input, got 2, but "
+                                           "expected 1"):
+        m(_x(st)).sum().backward()
+    m2 = st.nn.Linear(3, 2)
+    m2.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))
+    with pytest.raises(RuntimeError, match="Backward pre hook returned an invalid number of grad_output, got 2, "
+                                           "but expected 1"):
+        m2(_x(st)).sum().backward()
+    m3 = st.nn.Linear(3, 2)
+    m3.register_full_backward_hook(lambda mod, gi, go: (st.ones(4, 3),))
+    with pytest.raises(RuntimeError, match="Backward hook for Modules where no input requires gradient should always "
+                                           "return None or None for all gradients"), pytest.warns(UserWarning):
+        m3(_x(st, requires_grad=False)).sum().backward()
+
+
+def test_nested_modules_backward_hooks_fire_inner_first_as_torch():
+    def build(lib):
+        return lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.Tanh(), lib.nn.Linear(3, 1))
+
+    logs = []
+    for lib in (st, torch):
+        seq, log = build(lib), []
+        for name, mod in seq.named_modules():
+            mod.register_full_backward_hook(lambda m, gi, go, name=name, log=log: log.append(name or "seq"))
+        seq(_x(lib)).sum().backward()
+        logs.append(log)
+    assert logs[0] == logs[1] == ["2", "1", "0", "seq"]
