@@ -16,9 +16,17 @@ from collections import defaultdict
 from .. import dtypes as dt
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
+from .optimizer_hooks import (
+    OptimizerHooksMixin,
+    hooked_step,
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+    zero_grad_range,
+)
 
 __all__ = ["Optimizer", "no_grad", "default_to_fused_or_foreach", "group_by_device_and_dtype",
-           "check_fused", "step_value", "add_to_steps"]
+           "check_fused", "step_value", "add_to_steps", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
 
 _FUSED_DEVICES = ("cuda", "cpu")
 _FOREACH_DEVICES = ("cuda",)
@@ -144,8 +152,14 @@ _STEP_FORMATS = {dt.float32: struct.Struct("<f"), dt.float64: struct.Struct("<d"
 # device for fused and capturable steps (the kernel reads it). strided does the same.
 
 
-class Optimizer:
+class Optimizer(OptimizerHooksMixin):
     """Base class of all optimizers (``torch.optim.Optimizer``)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "hooked", False):
+            cls.step = hooked_step(step)  # Note [Hooked steps]
 
     def __init__(self, params, defaults: dict):
         self.defaults = defaults
@@ -209,6 +223,13 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every param's ``.grad``: to None (default), or to zeros in place."""
+        rng = zero_grad_range(self)  # the profiler's range, while one records
+        if rng is None:
+            return self._zero_grad(set_to_none)
+        with rng:
+            return self._zero_grad(set_to_none)
+
+    def _zero_grad(self, set_to_none: bool) -> None:
         foreach = self.defaults.get("foreach", False) or self.defaults.get("fused", False)
         grouped: dict = defaultdict(list)
         for group in self.param_groups:
@@ -276,6 +297,7 @@ class Optimizer:
     # ------------------------------------------------------------------ state_dict
     def state_dict(self) -> dict:
         """``{'state': {index: state}, 'param_groups': [{..., 'params': [indices]}]}`` as torch."""
+        self._run_hooks("_optimizer_state_dict_pre_hooks")
         mapping: dict[int, int] = {}
         start = 0
         groups = []
@@ -287,12 +309,17 @@ class Optimizer:
             start += len(group["params"])
             groups.append(packed)
         state = {mapping[id(p)]: v for p, v in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        out = {"state": state, "param_groups": groups}
+        replaced = self._run_hooks("_optimizer_state_dict_post_hooks", out)
+        return out if replaced is None else replaced
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Load a ``state_dict()``: state tensors follow their param's device (and dtype, except
         ``step``), as torch's ``_process_value_according_to_param_policy``."""
         state_dict = _copy_sd(state_dict)
+        replaced = self._run_hooks("_optimizer_load_state_dict_pre_hooks", state_dict)
+        if replaced is not None:
+            state_dict = replaced
         groups = self.param_groups
         saved = state_dict["param_groups"]
         if len(groups) != len(saved):
@@ -315,6 +342,7 @@ class Optimizer:
             new_groups.append(ng)
         self.state = state
         self.param_groups = new_groups
+        self._run_hooks("_optimizer_load_state_dict_post_hooks")
 
     def _cast_state(self, param, key, value):
         if not isinstance(value, Tensor):
