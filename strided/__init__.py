@@ -64,6 +64,7 @@ from .backends.determinism import (  # noqa: E402
 )
 from . import optim  # noqa: E402
 from . import func  # noqa: E402
+from .func import vmap  # noqa: E402 - torch.vmap is torch.func.vmap
 from . import fft  # noqa: E402
 from . import profiler  # noqa: E402 - strided.profiler, as torch.profiler
 from .stft import istft, stft  # noqa: E402

@@ -32,3 +32,11 @@ _register_all()
 
 
 from . import functional  # noqa: E402, F401 - strided.autograd.functional, as torch.autograd.functional
+
+
+def __getattr__(name: str):
+    if name == "profiler":  # loaded on first use (it imports strided.profiler)
+        import importlib
+
+        return importlib.import_module(f"{__name__}.profiler")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,9 +1,10 @@
 """strided.optim: SGD, Adam, AdamW (for-loop, foreach and fused), RMSprop, Adagrad, Adamax, NAdam, RAdam,
-Adadelta, ASGD, Rprop, Adafactor (for-loop and foreach), LBFGS and LR schedulers, as torch.optim."""
+Adadelta, ASGD, Rprop, Adafactor (for-loop and foreach), LBFGS, LR schedulers and ``swa_utils`` (weight
+averaging: SWA and EMA), as torch.optim."""
 
 from __future__ import annotations
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -20,4 +21,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "ASGD", "Rprop", "Adafactor", "LBFGS", "lr_scheduler"]
+           "ASGD", "Rprop", "Adafactor", "LBFGS", "lr_scheduler", "swa_utils"]

@@ -223,3 +223,7 @@ def test_transforms_on_cuda_match_cpu():
     _, j_c = sfunc.jvp(lambda x: x.exp(), (sx,), (sx,))
     _, j_g = sfunc.jvp(lambda x: x.exp(), (sx.cuda(),), (sx.cuda(),))
     np.testing.assert_allclose(host(j_g), host(j_c), rtol=1e-5, atol=1e-6)
+
+
+def test_vmap_is_also_top_level_as_torch():
+    assert st.vmap is sfunc.vmap and torch.vmap is torch.func.vmap

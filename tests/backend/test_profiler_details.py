@@ -188,3 +188,21 @@ def test_cuda_memory_is_charged_in_allocator_blocks():
 
     assert "malloc" not in vars(get_allocator(0)) and "free" not in vars(get_allocator(0))  # hooks removed
     del a, b
+
+
+def test_autograd_profiler_is_the_older_interface_to_the_same_recorder():
+    from strided.autograd import profiler as legacy
+
+    with legacy.profile(record_shapes=True, profile_memory=True) as prof:
+        with legacy.record_function("block"):
+            st.ones(8) + 1
+    names = [e.name for e in prof.function_events]
+    assert "block" in names and "aten::add" in names
+    assert "CPU Mem" in prof.key_averages().table() and "aten::add" in str(prof)
+    assert prof.self_cpu_time_total > 0
+    with legacy.profile(enabled=False) as off:
+        st.ones(2)
+    with pytest.raises(RuntimeError, match="Profiler didn't finish running"):
+        off.key_averages()
+    with pytest.raises(ValueError, match="use_device must be None or 'cuda'"):
+        legacy.profile(use_device="xpu")
