@@ -1,5 +1,5 @@
 """strided.optim: SGD, Adam, AdamW (for-loop, foreach and fused), RMSprop, Adagrad, Adamax, NAdam, RAdam,
-Adadelta, ASGD, Rprop, Adafactor (for-loop and foreach), LBFGS, LR schedulers and ``swa_utils`` (weight
+Adadelta, ASGD, Rprop, Adafactor (for-loop and foreach), LBFGS, Muon, LR schedulers and ``swa_utils`` (weight
 averaging: SWA and EMA), as torch.optim."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -21,4 +22,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "ASGD", "Rprop", "Adafactor", "LBFGS", "lr_scheduler", "swa_utils"]
+           "ASGD", "Rprop", "Adafactor", "LBFGS", "Muon", "lr_scheduler", "swa_utils"]
