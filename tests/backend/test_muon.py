@@ -52,3 +52,17 @@ def test_muon_refusals_in_torchs_words():
     m.grad = st.ones(2, 2)
     with pytest.raises(ValueError, match="Number of steps must be less than 100 for computational efficiency"):
         opt.step()
+
+
+@pytest.mark.skipif(not st.cuda.is_available(), reason="no CUDA device")
+def test_muon_on_cuda_close_to_cpu():
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((64, 32)).astype(np.float32)
+    g = rng.standard_normal((64, 32)).astype(np.float32)
+    out = []
+    for device in ("cpu", "cuda"):
+        w = st.nn.Parameter(st.tensor(w0, device=device))
+        w.grad = st.tensor(g, device=device)
+        st.optim.Muon([w], lr=0.02).step()
+        out.append(w.detach().cpu().numpy())
+    np.testing.assert_allclose(out[1], out[0], rtol=0, atol=2e-3)  # bfloat16 GEMMs summed in other orders
