@@ -11,10 +11,13 @@ __all__ = ["finfo", "iinfo"]
 
 
 class finfo:  # noqa: N801 - torch's name
-    """Limits of a floating dtype (default: the default dtype): bits, eps, max, min, tiny, resolution."""
+    """Limits of a floating dtype (default: the default dtype; a complex dtype gives its real part's): bits, eps,
+    max, min, tiny, resolution."""
 
     def __init__(self, type=None):  # noqa: A002 - torch's argument name
         d = _dt.get_default_dtype() if type is None else _dt.to_dtype(type)
+        if d.is_complex:  # torch: finfo(complex64) is finfo(float32)
+            d = _dt.float32 if d is _dt.complex64 else _dt.float64
         if not d.is_floating_point:
             raise TypeError("strided.finfo() requires a floating point input type. Use strided.iinfo to handle "
                             f"'{d.name}'")
