@@ -264,7 +264,7 @@ class GraphedStep:
 
 
 def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log=print,
-          cuda_graph: bool = False, profile_last: bool = False) -> dict:
+          cuda_graph: bool = False, profile_last: bool = False, profile_memory: bool = False) -> dict:
     """Train ``cfg`` on ``device``; returns the losses and timings (the CLI prints them). The last step's op
     calls are counted, or with ``profile_last`` recorded by ``strided.profiler`` (``result["profile"]``)."""
     st.manual_seed(seed)
@@ -302,7 +302,7 @@ def train(cfg: Config, device, use_amp: bool, seed: int, sample_tokens: int, log
                 ctx = contextlib.nullcontext()
             elif profile_last:
                 ctx = st.profiler.profile(activities=st.profiler.supported_activities() if device.type == "cuda"
-                                          else [st.profiler.ProfilerActivity.CPU])
+                                          else [st.profiler.ProfilerActivity.CPU], profile_memory=profile_memory)
             else:
                 ctx = count_ops()
             with ctx as counted:
@@ -377,6 +377,9 @@ def main(argv=None) -> int:
     parser.add_argument("--trace", metavar="FILE", default=None,
                         help="write the profiled last step as a Chrome trace to FILE (implies --profile; open "
                              "it in https://ui.perfetto.dev)")
+    parser.add_argument("--profile-memory", action="store_true",
+                        help="with the profile, charge each allocation and free to its op and print the ops that "
+                             "allocate the most memory (implies --profile)")
     parser.add_argument("--threads", type=int, default=None,
                         help="CPU BLAS threads (default: 1 for the tiny config, whose matrices are too "
                              "small to gain from more; else the library default)")
@@ -401,9 +404,9 @@ def main(argv=None) -> int:
         # busy machine, to their spin-waiting (measured 4x slower per step with 2 threads on 2 cores).
         st.set_num_threads(args.threads or 1)
 
-    profile_last = args.profile or args.trace is not None
+    profile_last = args.profile or args.trace is not None or args.profile_memory
     result = train(cfg, device, use_amp, args.seed, args.sample_tokens, cuda_graph=args.cuda_graph,
-                   profile_last=profile_last)
+                   profile_last=profile_last, profile_memory=args.profile_memory)
     losses = result["losses"]
     tail = losses[-min(10, len(losses)):]
     print(f"\nloss {losses[0]:.3f} (step 1; ln(vocab) = {math.log(len(set(load_text()))):.3f}) -> "
@@ -416,6 +419,10 @@ def main(argv=None) -> int:
         key = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
         print("\nthe last training step, by strided.profiler:")
         print(prof.key_averages().table(sort_by=key, row_limit=15))
+        if args.profile_memory:
+            mem = "self_cuda_memory_usage" if device.type == "cuda" else "self_cpu_memory_usage"
+            print("\nwhere the step's memory goes (allocated minus freed inside each op; [memory]: outside any op):")
+            print(prof.key_averages().table(sort_by=mem, row_limit=10))
         if args.trace is not None:
             prof.export_chrome_trace(args.trace)
             print(f"Chrome trace of the step written to {args.trace} (open it in https://ui.perfetto.dev)")

@@ -43,7 +43,7 @@ def test_cli_help_and_bad_arguments(capsys):
     assert e.value.code == 0
     out = capsys.readouterr().out
     for flag in ("--device", "--steps", "--config", "--seed", "--sample-tokens", "--amp", "--no-amp", "--profile",
-                 "--trace"):
+                 "--trace", "--profile-memory"):
         assert flag in out
     with pytest.raises(SystemExit):
         demo.main(["--steps", "0", "--device", "cpu"])
@@ -76,3 +76,14 @@ def test_cli_profile_prints_the_last_step_and_writes_its_trace(capsys, tmp_path)
 
     names = {e["name"] for e in json.loads(trace.read_text())["traceEvents"]}
     assert "aten::_fused_adamw_" in names or "aten::_foreach_add_" in names or "aten::add_" in names
+    assert any(n.startswith("Optimizer.step#") for n in names)  # torch's range around each optimizer step
+
+
+def test_cli_profile_memory_prints_where_the_memory_goes(capsys):
+    assert demo.main(["--device", "cpu", "--steps", "2", "--sample-tokens", "0", "--profile-memory"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("where the step's memory goes")[1]
+    head = table.splitlines()[2]
+    assert "CPU Mem" in head and "Self CPU Mem" in head
+    first = table.splitlines()[4]
+    assert first.split()[-2].endswith("B") or "KB" in first or "MB" in first  # a memory cell
