@@ -15,13 +15,15 @@ from ..tensor import Tensor
 from ..utils.hooks import RemovableHandle
 from ._conversions import ConversionMixin
 from ._state_dict import StateDictMixin
-from .module_hooks import GLOBAL_HOOKS, HooksMixin, call_with_hooks
+from .module_hooks import GLOBAL_HOOKS, HooksMixin, call_with_hooks, run_registration_hooks
 from .parameter import Buffer, Parameter
 
 __all__ = ["Module", "RemovableHandle"]
 
 _GLOBAL_FORWARD_PRE, _GLOBAL_FORWARD = GLOBAL_HOOKS.forward_pre, GLOBAL_HOOKS.forward
 _GLOBAL_BACKWARD_PRE, _GLOBAL_BACKWARD = GLOBAL_HOOKS.backward_pre, GLOBAL_HOOKS.backward
+_ON_PARAMETER, _ON_BUFFER = GLOBAL_HOOKS.parameter_registration, GLOBAL_HOOKS.buffer_registration
+_ON_MODULE = GLOBAL_HOOKS.module_registration
 
 
 def _typename(value) -> str:
@@ -102,6 +104,8 @@ class Module(StateDictMixin, ConversionMixin, HooksMixin):
                 f"explicitly. To express '{name}' as a function of another Tensor, compute the value in "
                 "the forward() method."
             )
+        if _ON_PARAMETER:
+            param = run_registration_hooks(_ON_PARAMETER, self, name, param)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -115,6 +119,8 @@ class Module(StateDictMixin, ConversionMixin, HooksMixin):
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(strided Tensor or None required)")
+        if _ON_BUFFER:
+            tensor = run_registration_hooks(_ON_BUFFER, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -128,6 +134,8 @@ class Module(StateDictMixin, ConversionMixin, HooksMixin):
         _check_name("module", name, self)
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
+        if _ON_MODULE:
+            module = run_registration_hooks(_ON_MODULE, self, name, module)
         self._modules[name] = module
 
     register_module = add_module
@@ -156,12 +164,12 @@ class Module(StateDictMixin, ConversionMixin, HooksMixin):
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 self._remove_everywhere(name, keep="_modules")
-                modules[name] = value
+                modules[name] = run_registration_hooks(_ON_MODULE, self, name, value) if _ON_MODULE else value
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                     "(strided.nn.Module or None expected)")
-                modules[name] = value
+                modules[name] = run_registration_hooks(_ON_MODULE, self, name, value) if _ON_MODULE else value
             elif isinstance(value, Buffer):
                 if d.get("_buffers") is None:
                     raise AttributeError("cannot assign buffer before Module.__init__() call")
@@ -175,7 +183,7 @@ class Module(StateDictMixin, ConversionMixin, HooksMixin):
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(strided Tensor or None expected)")
-                    buffers[name] = value
+                    buffers[name] = run_registration_hooks(_ON_BUFFER, self, name, value) if _ON_BUFFER else value
                 else:
                     object.__setattr__(self, name, value)
 

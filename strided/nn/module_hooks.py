@@ -21,7 +21,9 @@ from ..tensor import Tensor
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["HooksMixin", "call_with_hooks", "register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_pre_hook", "register_module_full_backward_hook", "GLOBAL_HOOKS"]
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_parameter_registration_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook", "run_registration_hooks", "GLOBAL_HOOKS"]
 
 
 class _GlobalHooks:
@@ -34,6 +36,9 @@ class _GlobalHooks:
         self.forward_always: dict = {}
         self.backward_pre: dict = {}
         self.backward: dict = {}
+        self.parameter_registration: dict = {}
+        self.buffer_registration: dict = {}
+        self.module_registration: dict = {}
 
     @property
     def active(self) -> bool:
@@ -69,6 +74,33 @@ def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
 def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(module, grad_input, grad_output)`` for every Module before its own backward hooks."""
     return RemovableHandle(GLOBAL_HOOKS.backward, hook)
+
+
+def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
+    """Call ``hook(module, name, param)`` whenever any Module registers a parameter; a non-None result is
+    registered instead."""
+    return RemovableHandle(GLOBAL_HOOKS.parameter_registration, hook)
+
+
+def register_module_buffer_registration_hook(hook: Callable) -> RemovableHandle:
+    """Call ``hook(module, name, buffer)`` whenever any Module registers (or reassigns) a buffer; a non-None result
+    is registered instead."""
+    return RemovableHandle(GLOBAL_HOOKS.buffer_registration, hook)
+
+
+def register_module_module_registration_hook(hook: Callable) -> RemovableHandle:
+    """Call ``hook(module, name, submodule)`` whenever any Module registers a child; a non-None result is
+    registered instead."""
+    return RemovableHandle(GLOBAL_HOOKS.module_registration, hook)
+
+
+def run_registration_hooks(hooks: dict, module, name: str, value):
+    """``value`` after the registration hooks in ``hooks`` (each may replace it)."""
+    for hook in tuple(hooks.values()):
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
 
 
 class HooksMixin:

@@ -143,3 +143,26 @@ def test_nested_modules_backward_hooks_fire_inner_first_as_torch():
         seq(_x(lib)).sum().backward()
         logs.append(log)
     assert logs[0] == logs[1] == ["2", "1", "0", "seq"]
+
+
+def test_registration_hooks_see_and_replace_what_modules_register_as_torch():
+    logs = []
+    for lib, mods in ((st, smodule), (torch, tmodule)):
+        log = []
+        handles = [
+            mods.register_module_parameter_registration_hook(lambda m, n, p, log=log: log.append(("param", n))),
+            mods.register_module_buffer_registration_hook(
+                lambda m, n, b, log=log: (log.append(("buffer", n)), None if b is None else b * 0 + 7)[1]),
+            mods.register_module_module_registration_hook(lambda m, n, c, log=log: log.append(("module", n))),
+        ]
+        try:
+            seq = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+            seq.extra = lib.nn.ReLU()
+            seq[1].running_mean = lib.zeros(2)  # reassigning a buffer runs the hooks too
+            seq.register_buffer("scale", lib.ones(1))
+        finally:
+            for h in handles:
+                h.remove()
+        logs.append((log, [float(v) for v in seq[1].running_mean], float(seq.scale[0])))
+    assert logs[0] == logs[1]
+    assert logs[0][1] == [7.0, 7.0] and logs[0][2] == 7.0
