@@ -18,7 +18,8 @@ from .pytree import tree_map as _tree_map
 from .transforms import hessian, jacfwd, jacrev, jvp, vjp
 from .vmap import vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
+__all__ = ["functional_call", "stack_module_state", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd",
+           "hessian", "vmap"]
 
 
 def functional_call(module, parameter_and_buffer_dicts, args: Any = None, kwargs: dict[str, Any] | None = None, *,
@@ -53,6 +54,33 @@ def functional_call(module, parameter_and_buffer_dicts, args: Any = None, kwargs
         raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
                          f"{type(parameter_and_buffer_dicts)}")
     return _functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict)
+
+
+def _stacked_leaf(tensors: tuple, name: str) -> Tensor:
+    from ..ops import bound as ops
+
+    requiring = [t.requires_grad for t in tensors]
+    if any(requiring) and not all(requiring):
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    result = ops.stack(list(tensors))
+    return result.detach().requires_grad_() if all(requiring) else result
+
+
+def stack_module_state(models) -> tuple[dict, dict]:
+    """The parameters and buffers of same-class ``models``, each stacked along a new first dimension (fresh
+    leaves where they require grad): with ``functional_call`` under ``vmap``, an ensemble in one call."""
+    models = list(models)
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    if not all(type(m) is type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    all_params = [dict(m.named_parameters()) for m in models]
+    all_buffers = [dict(m.named_buffers()) for m in models]
+    params = {k: _stacked_leaf(tuple(p[k] for p in all_params), k) for k in all_params[0]}
+    buffers = {k: _stacked_leaf(tuple(b[k] for b in all_buffers), k) for k in all_buffers[0]}
+    return params, buffers
 
 
 def _grad_and_value(func: Callable, argnums, has_aux: bool, args: tuple, kwargs: dict):

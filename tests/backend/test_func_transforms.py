@@ -227,3 +227,31 @@ def test_transforms_on_cuda_match_cpu():
 
 def test_vmap_is_also_top_level_as_torch():
     assert st.vmap is sfunc.vmap and torch.vmap is torch.func.vmap
+
+
+def test_model_ensembling_with_stack_module_state_as_torch():
+    """torch's ensembling recipe: stack the models' states, vmap functional_call over them."""
+    rng = np.random.default_rng(5)
+    shapes = {"weight": (2, 3), "bias": (2,)}
+    states = [{k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()} for _ in range(4)]
+    x = rng.standard_normal((6, 3)).astype(np.float32)
+    outs = []
+    for lib_, fn in ((st, sfunc), (torch, tfunc)):
+        models = []
+        for sd in states:
+            m = lib_.nn.Linear(3, 2)
+            m.load_state_dict({k: lib_.tensor(v) for k, v in sd.items()})
+            models.append(m)
+        params, buffers = fn.stack_module_state(models)
+        assert params["weight"].shape == (4, 2, 3) and params["weight"].requires_grad
+        base = models[0]
+
+        def call(p, b, xx, base=base, fn=fn):
+            return fn.functional_call(base, (p, b), (xx,))
+
+        outs.append(fn.vmap(call, in_dims=(0, 0, None))(params, buffers, lib_.tensor(x)).detach().numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="stack_module_state: Expected at least one model, got 0."):
+        sfunc.stack_module_state([])
+    with pytest.raises(RuntimeError, match="Expected all models to be of the same class."):
+        sfunc.stack_module_state([st.nn.Linear(2, 2), st.nn.ReLU()])
