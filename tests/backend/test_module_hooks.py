@@ -166,3 +166,19 @@ def test_registration_hooks_see_and_replace_what_modules_register_as_torch():
         logs.append((log, [float(v) for v in seq[1].running_mean], float(seq.scale[0])))
     assert logs[0] == logs[1]
     assert logs[0][1] == [7.0, 7.0] and logs[0][2] == 7.0
+
+
+@pytest.mark.skipif(not st.cuda.is_available(), reason="no CUDA device")
+def test_backward_hooks_on_cuda_match_cpu():
+    results = []
+    for device in ("cpu", "cuda"):
+        s, _ = _twins()
+        s = s.to(device)
+        grads = []
+        s.register_full_backward_pre_hook(lambda m, go: (go[0] * 3,))
+        s.register_full_backward_hook(lambda m, gi, go, grads=grads: grads.append(gi[0].detach().cpu().numpy()))
+        x = _x(st).to(device).detach().requires_grad_(True)
+        s(x).sum().backward()
+        results.append((grads[0], x.grad.cpu().numpy(), s.weight.grad.cpu().numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
