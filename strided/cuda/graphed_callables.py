@@ -76,8 +76,7 @@ def make_graphed_callables(callables, sample_args, num_warmup_iters: int = 3, al
         if not callable(c):
             raise TypeError(f"make_graphed_callables: {type(c).__name__} object is not callable")
         if _is_module(c):
-            if (c._forward_hooks or c._forward_pre_hooks or c.__dict__.get("_backward_hooks")
-                    or c.__dict__.get("_backward_pre_hooks")):
+            if c._forward_hooks or c._forward_pre_hooks or c._backward_hooks or c._backward_pre_hooks:
                 raise RuntimeError("Modules must not have hooks registered at the time they are passed. However, "
                                    "registering hooks on modules after passing them through make_graphed_callables "
                                    "is allowed.")

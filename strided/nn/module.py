@@ -20,8 +20,7 @@ from .parameter import Buffer, Parameter
 
 __all__ = ["Module", "RemovableHandle"]
 
-_GLOBAL_FORWARD_PRE, _GLOBAL_FORWARD = GLOBAL_HOOKS.forward_pre, GLOBAL_HOOKS.forward
-_GLOBAL_BACKWARD_PRE, _GLOBAL_BACKWARD = GLOBAL_HOOKS.backward_pre, GLOBAL_HOOKS.backward
+_GLOBAL_CALL_HOOKS = GLOBAL_HOOKS.any_call  # one entry per global forward / backward hook registered
 _ON_PARAMETER, _ON_BUFFER = GLOBAL_HOOKS.parameter_registration, GLOBAL_HOOKS.buffer_registration
 _ON_MODULE = GLOBAL_HOOKS.module_registration
 
@@ -75,15 +74,16 @@ class Module(StateDictMixin, ConversionMixin, HooksMixin):
         d["_modules"] = {}
         d["_forward_pre_hooks"] = {}
         d["_forward_hooks"] = {}
+        d["_backward_pre_hooks"] = {}
+        d["_backward_hooks"] = {}
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
         d = self.__dict__
-        if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d.get("_backward_hooks")
-                or d.get("_backward_pre_hooks") or _GLOBAL_FORWARD_PRE or _GLOBAL_FORWARD or _GLOBAL_BACKWARD_PRE
-                or _GLOBAL_BACKWARD):
+        if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"] or d["_backward_pre_hooks"]
+                or _GLOBAL_CALL_HOOKS):
             return self.forward(*args, **kwargs)
         return call_with_hooks(self, args, kwargs)  # torch's order of hooks (module_hooks.py)
 

@@ -27,7 +27,7 @@ __all__ = ["HooksMixin", "call_with_hooks", "register_module_forward_pre_hook", 
 
 
 class _GlobalHooks:
-    """Hooks every Module runs (``register_module_*``); ``active`` is tested by ``Module.__call__``."""
+    """Hooks every Module runs (``register_module_*``); ``Module.__call__`` tests ``any_call`` alone."""
 
     def __init__(self):
         self.forward_pre: dict = {}
@@ -36,13 +36,15 @@ class _GlobalHooks:
         self.forward_always: dict = {}
         self.backward_pre: dict = {}
         self.backward: dict = {}
+        self.any_call: dict = {}  # every forward / backward hook's id: Module.__call__ tests this one dict
         self.parameter_registration: dict = {}
         self.buffer_registration: dict = {}
         self.module_registration: dict = {}
 
-    @property
-    def active(self) -> bool:
-        return bool(self.forward_pre or self.forward or self.backward_pre or self.backward)
+    def add(self, hooks: dict, hook: Callable, extra: tuple = ()) -> RemovableHandle:
+        handle = RemovableHandle(hooks, hook, extra_dict=(*extra, self.any_call))
+        self.any_call[handle.id] = True
+        return handle
 
 
 GLOBAL_HOOKS = _GlobalHooks()
@@ -50,7 +52,7 @@ GLOBAL_HOOKS = _GlobalHooks()
 
 def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(module, args)`` before every Module's forward (before its own pre-hooks)."""
-    return RemovableHandle(GLOBAL_HOOKS.forward_pre, hook)
+    return GLOBAL_HOOKS.add(GLOBAL_HOOKS.forward_pre, hook)
 
 
 def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
@@ -58,7 +60,7 @@ def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
     """Call ``hook(module, args, output)`` (``(module, args, kwargs, output)`` with ``with_kwargs``) after every
     Module's forward, before its own hooks; ``always_call`` runs it even when forward raises."""
     g = GLOBAL_HOOKS
-    handle = RemovableHandle(g.forward, hook, extra_dict=(g.forward_with_kwargs, g.forward_always))
+    handle = g.add(g.forward, hook, (g.forward_with_kwargs, g.forward_always))
     if with_kwargs:
         g.forward_with_kwargs[handle.id] = True
     if always_call:
@@ -68,12 +70,12 @@ def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
 
 def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(module, grad_output)`` for every Module before its own backward pre-hooks."""
-    return RemovableHandle(GLOBAL_HOOKS.backward_pre, hook)
+    return GLOBAL_HOOKS.add(GLOBAL_HOOKS.backward_pre, hook)
 
 
 def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(module, grad_input, grad_output)`` for every Module before its own backward hooks."""
-    return RemovableHandle(GLOBAL_HOOKS.backward, hook)
+    return GLOBAL_HOOKS.add(GLOBAL_HOOKS.backward, hook)
 
 
 def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
@@ -133,12 +135,12 @@ class HooksMixin:
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """Call ``hook(module, grad_output)`` when the gradients of the module's outputs are known; a non-None
         result (one entry per output) replaces them (Note [Module backward hooks])."""
-        return RemovableHandle(self.__dict__.setdefault("_backward_pre_hooks", {}), hook, prepend)
+        return RemovableHandle(self._backward_pre_hooks, hook, prepend)
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """Call ``hook(module, grad_input, grad_output)`` when the gradients of the module's inputs are known; a
         non-None result (one entry per positional input) replaces ``grad_input`` (Note [Module backward hooks])."""
-        return RemovableHandle(self.__dict__.setdefault("_backward_hooks", {}), hook, prepend)
+        return RemovableHandle(self._backward_hooks, hook, prepend)
 
 
 class BackwardHookFunction(Function):
@@ -282,8 +284,8 @@ def call_with_hooks(module, args: tuple, kwargs: dict):
                 new = hook(module, args)
                 if new is not None:
                     args = new if isinstance(new, tuple) else (new,)
-        backward = [*g.backward.values(), *d.get("_backward_hooks", {}).values()]
-        backward_pre = [*g.backward_pre.values(), *d.get("_backward_pre_hooks", {}).values()]
+        backward = [*g.backward.values(), *d["_backward_hooks"].values()]
+        backward_pre = [*g.backward_pre.values(), *d["_backward_pre_hooks"].values()]
         bw = None
         if backward or backward_pre:
             bw = _BackwardHook(module, backward, backward_pre)
