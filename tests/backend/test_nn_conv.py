@@ -330,7 +330,10 @@ INTERP4 = [
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("kw", INTERP4, ids=str)
 def test_interpolate_matches_torch(nn_oracle, device, kw):
-    nn_oracle(lambda F, x: F.interpolate(x, **kw), [RNG.standard_normal((2, 3, 4, 6))], device, "float32")
+    # torch computes the source positions in float32 (its opmath type), strided in float64: outputs of O(1) inputs
+    # differ by up to ~2e-6 (the draws from the shared RNG depend on which tests ran before, so the margin must
+    # hold for any input, not just the usual one)
+    nn_oracle(lambda F, x: F.interpolate(x, **kw), [RNG.standard_normal((2, 3, 4, 6))], device, "float32", atol=1e-5)
 
 
 @pytest.mark.parametrize("device", DEVICES)
