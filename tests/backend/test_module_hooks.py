@@ -171,8 +171,10 @@ def test_registration_hooks_see_and_replace_what_modules_register_as_torch():
 @pytest.mark.skipif(not st.cuda.is_available(), reason="no CUDA device")
 def test_backward_hooks_on_cuda_match_cpu():
     results = []
+    base, _ = _twins()
     for device in ("cpu", "cuda"):
-        s, _ = _twins()
+        s = st.nn.Linear(3, 2)
+        s.load_state_dict(base.state_dict())  # the same weights on both devices
         s = s.to(device)
         grads = []
         s.register_full_backward_pre_hook(lambda m, go: (go[0] * 3,))
