@@ -32,20 +32,32 @@ from .graphs import (  # noqa: F401
     make_graphed_callables,
 )
 from .memory import (  # noqa: F401
+    CUDAPluggableAllocator,
     MemPool,
     caching_allocator_alloc,
     caching_allocator_delete,
+    change_current_allocator,
     empty_cache,
     empty_host_cache,
+    get_allocator_backend,
+    get_per_process_memory_fraction,
     host_memory_stats,
+    host_memory_stats_as_nested_dict,
     max_memory_allocated,
+    max_memory_cached,
     max_memory_reserved,
     memory_allocated,
+    memory_cached,
     memory_reserved,
     memory_snapshot,
     memory_stats,
+    memory_stats_as_nested_dict,
     memory_summary,
+    reset_accumulated_host_memory_stats,
     reset_accumulated_memory_stats,
+    reset_max_memory_allocated,
+    reset_max_memory_cached,
+    reset_peak_host_memory_stats,
     reset_peak_memory_stats,
     set_per_process_memory_fraction,
     use_mem_pool,
@@ -123,3 +135,56 @@ def set_rng_state_all(new_states) -> None:
     """Restore every device's generator from :func:`get_rng_state_all`'s list."""
     for i, state in enumerate(new_states):
         set_rng_state(state, i)
+
+
+def seed() -> None:
+    """Seed the current device's generator from OS entropy."""
+    _generator(current_device()).seed()
+
+
+def seed_all() -> None:
+    """Seed every device's generator with one seed from OS entropy."""
+    from ..random import default_generator_for
+
+    s = _generator(current_device()).seed()
+    for i in range(device_count()):
+        default_generator_for(f"cuda:{i}").manual_seed(s)
+
+
+def initial_seed() -> int:
+    """The current device's generator's seed."""
+    return _generator(current_device()).initial_seed()
+
+
+def can_device_access_peer(device, peer_device) -> bool:
+    """Whether ``device`` can read ``peer_device``'s memory directly (``cuDeviceCanAccessPeer``)."""
+    from ..backends.cuda.device import _index
+
+    _driver.require()
+    i, j = _index(device), _index(peer_device)
+    n = device_count()
+    if not 0 <= i < n or not 0 <= j < n:
+        raise AssertionError("Invalid device id" if not 0 <= i < n else "Invalid peer device id")
+    d = _driver.cu()
+    return bool(_driver.check(d.cuDeviceCanAccessPeer(_driver.check(d.cuDeviceGet(i)),
+                                                       _driver.check(d.cuDeviceGet(j)))))
+
+
+class device_of(device):
+    """``with device_of(t):`` runs the block on ``t``'s CUDA device (nothing for a CPU tensor)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if obj.is_cuda else -1)
+
+
+def is_tf32_supported() -> bool:
+    """Whether the current device has TF32 tensor cores (compute capability 8.0 or newer)."""
+    return is_available() and get_device_capability()[0] >= 8
+
+
+def __getattr__(name: str):
+    if name == "default_generators":  # one per device, made on first use (as torch's tuple)
+        from ..random import default_generator_for
+
+        return tuple(default_generator_for(f"cuda:{i}") for i in range(device_count()))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import threading
+import warnings
 from collections import OrderedDict
 
 from ..backends.cuda import allocator as _alloc
@@ -21,7 +22,9 @@ __all__ = [
     "mem_get_info", "set_per_process_memory_fraction", "get_per_process_memory_fraction",
     "caching_allocator_alloc", "caching_allocator_delete", "MemPool", "use_mem_pool",
     "CUDAPluggableAllocator", "change_current_allocator", "get_current_allocator",
-    "host_memory_stats", "empty_host_cache", "get_allocator_backend",
+    "host_memory_stats", "empty_host_cache", "get_allocator_backend", "memory_stats_as_nested_dict",
+    "host_memory_stats_as_nested_dict", "reset_peak_host_memory_stats", "reset_accumulated_host_memory_stats",
+    "reset_max_memory_allocated", "reset_max_memory_cached", "memory_cached", "max_memory_cached",
 ]
 
 
@@ -208,3 +211,63 @@ def empty_host_cache() -> None:
 
 def get_allocator_backend() -> str:
     return "native"
+
+
+def _nested(flat: dict) -> dict:
+    """``{"a.b.c": v}`` as ``{"a": {"b": {"c": v}}}`` (the form torch's allocator reports before flattening)."""
+    out: dict = {}
+    for key, value in flat.items():
+        *path, leaf = key.split(".")
+        node = out
+        for part in path:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return out
+
+
+def memory_stats_as_nested_dict(device=None) -> dict:
+    """:func:`memory_stats` as nested dicts (``stats["allocated_bytes"]["all"]["peak"]``)."""
+    return _nested(memory_stats(device))
+
+
+def host_memory_stats_as_nested_dict() -> dict:
+    """:func:`host_memory_stats` as nested dicts."""
+    return _nested(host_memory_stats())
+
+
+def reset_peak_host_memory_stats() -> None:
+    """Every pinned-memory peak becomes its current value."""
+    _host.host_allocator.reset_peak()
+
+
+def reset_accumulated_host_memory_stats() -> None:
+    """The pinned allocator's allocated / freed totals and block counts go to zero."""
+    _host.host_allocator.reset_accumulated()
+
+
+def reset_max_memory_allocated(device=None) -> None:
+    """Deprecated (as torch): resets every peak, as :func:`reset_peak_memory_stats`."""
+    warnings.warn("torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def reset_max_memory_cached(device=None) -> None:
+    """Deprecated (as torch): resets every peak, as :func:`reset_peak_memory_stats`."""
+    warnings.warn("torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def memory_cached(device=None) -> int:
+    """Deprecated name of :func:`memory_reserved` (torch's warning)."""
+    warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`", FutureWarning,
+                  stacklevel=2)
+    return memory_reserved(device)
+
+
+def max_memory_cached(device=None) -> int:
+    """Deprecated name of :func:`max_memory_reserved` (torch's warning)."""
+    warnings.warn("`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`",
+                  FutureWarning, stacklevel=2)
+    return max_memory_reserved(device)

@@ -200,6 +200,12 @@ class HostAllocator:
         for s in self.stats.values():
             s[1] = s[0]
 
+    def reset_accumulated(self) -> None:
+        """The allocated / freed totals and the block counts start again from zero."""
+        for s in self.stats.values():
+            s[2] = s[3] = 0
+        self.num_host_alloc = self.num_host_free = 0
+
 
 def _ctx_device() -> int:
     from .device import current_device

@@ -1,0 +1,74 @@
+"""strided.cuda's remaining torch.cuda names: nested stats, the deprecated memory aliases (torch's warnings),
+pinned-memory stat resets, seeding, device_of, peer access and tf32 support; CUDA cases against torch's."""
+
+from __future__ import annotations
+
+import pytest
+
+import strided as st
+import strided.cuda as sc
+
+CUDA = pytest.mark.skipif(not sc.is_available(), reason="no CUDA device")
+
+
+def test_nested_dict_is_the_flat_stats_nested():
+    from strided.cuda.memory import _nested
+
+    flat = {"allocated_bytes.all.current": 5, "allocated_bytes.small_pool.peak": 2, "num_ooms": 1}
+    assert _nested(flat) == {"allocated_bytes": {"all": {"current": 5}, "small_pool": {"peak": 2}}, "num_ooms": 1}
+    assert sc.memory_stats_as_nested_dict() == {} or "allocated_bytes" in sc.memory_stats_as_nested_dict()
+
+
+@pytest.mark.parametrize("name,words", [
+    ("reset_max_memory_allocated", "reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats"),
+    ("reset_max_memory_cached", "reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats"),
+    ("memory_cached", "`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`"),
+    ("max_memory_cached", "`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`"),
+])
+def test_deprecated_aliases_warn_in_torchs_words(name, words):
+    if not sc.is_available() and name.startswith("reset"):
+        pytest.skip("resets need a device to look up")  # torch's need one too
+    with pytest.warns(FutureWarning, match=words):
+        getattr(sc, name)()
+
+
+def test_host_stat_resets_and_names():
+    from strided.backends.cuda.host_allocator import host_allocator
+
+    host_allocator.stats["allocations"][2] += 3  # as if blocks had been made
+    host_allocator.num_host_alloc += 3
+    sc.reset_accumulated_host_memory_stats()
+    assert sc.host_memory_stats()["allocations.allocated"] == 0 and sc.host_memory_stats()["num_host_alloc"] == 0
+    sc.reset_peak_host_memory_stats()
+    nested = sc.host_memory_stats_as_nested_dict()
+    assert nested["allocated_bytes"]["peak"] == nested["allocated_bytes"]["current"]
+    assert sc.get_allocator_backend() == "native"
+    for name in ("CUDAPluggableAllocator", "change_current_allocator", "get_per_process_memory_fraction", "seed",
+                 "seed_all", "initial_seed", "can_device_access_peer", "device_of", "is_tf32_supported"):
+        assert callable(getattr(sc, name)), name
+
+
+def test_device_of_a_cpu_tensor_changes_nothing():
+    with sc.device_of(st.ones(2)):
+        pass
+    if not sc.is_available():
+        assert sc.is_tf32_supported() is False and sc.default_generators == ()
+
+
+@CUDA
+def test_cuda_names_match_torch():
+    torch = pytest.importorskip("torch")
+    x = st.ones(4, device="cuda")
+    nested = sc.memory_stats_as_nested_dict()
+    theirs = torch.cuda.memory_stats_as_nested_dict()
+    assert set(nested) <= set(theirs) | {"max_split_size", "oversize_allocations", "oversize_segments",
+                                         "requested_bytes"}
+    assert nested["allocated_bytes"]["all"]["current"] == sc.memory_allocated()
+    assert sc.can_device_access_peer(0, 0) == torch.cuda.can_device_access_peer(0, 0)
+    assert sc.is_tf32_supported() == torch.cuda.is_tf32_supported()
+    sc.manual_seed(7)
+    assert sc.initial_seed() == 7
+    sc.seed_all()
+    assert len(sc.default_generators) == sc.device_count()
+    with sc.device_of(x):
+        assert sc.current_device() == 0
