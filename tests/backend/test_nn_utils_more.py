@@ -126,3 +126,23 @@ def test_skip_init_and_memory_format_converters_as_torch():
     c3 = st.nn.utils.convert_conv3d_weight_memory_format(st.nn.Conv3d(2, 3, 2), st.channels_last_3d)
     t3 = torch.nn.utils.convert_conv3d_weight_memory_format(torch.nn.Conv3d(2, 3, 2), torch.channels_last_3d)
     assert c3.weight.stride() == t3.weight.stride()
+
+
+@pytest.mark.skipif(not st.cuda.is_available(), reason="no CUDA device")
+def test_clip_and_fusion_on_cuda_match_cpu():
+    arrays = [RNG.standard_normal((4, 5)).astype(np.float32), RNG.standard_normal(7).astype(np.float32)]
+    results = []
+    for device in ("cpu", "cuda"):
+        ps = [p.to(device).detach().requires_grad_(True) for p in _params(st, arrays, ("bfloat16", "float32"))]
+        for p, a in zip(ps, arrays):
+            p.grad = st.tensor(a * 3 - 1, device=device).to(p.dtype)
+        n = st.nn.utils.clip_grad_norm_(ps, 1.5)
+        results.append((float(n), [p.grad.float().cpu().numpy() for p in ps]))
+    assert results[0][0] == pytest.approx(results[1][0], rel=1e-2)  # bfloat16 norms, summed in other orders
+    for a, b in zip(results[0][1], results[1][1]):
+        np.testing.assert_allclose(a, b, rtol=2e-2, atol=1e-3)
+    conv, bn = st.nn.Conv2d(3, 4, 3).eval(), _bn(st, 4, 2)
+    x = st.tensor(RNG.standard_normal((2, 3, 6, 6)).astype(np.float32))
+    cpu = st.nn.utils.fuse_conv_bn_eval(conv, bn)(x).detach().numpy()
+    gpu = st.nn.utils.fuse_conv_bn_eval(conv.to("cuda"), bn.to("cuda"))(x.cuda()).detach().cpu().numpy()
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-4, atol=1e-5)
