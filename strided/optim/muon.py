@@ -87,23 +87,18 @@ class Muon(Optimizer):
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                params, grads, bufs = [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    if p.is_complex():
-                        raise RuntimeError("Muon does not support complex parameters")
-                    params.append(p)
-                    grads.append(p.grad)
-                    state = self.state[p]
-                    if "momentum_buffer" not in state:
-                        state["momentum_buffer"] = ops.zeros_like(p.grad)
-                    bufs.append(state["momentum_buffer"])
+                if any(p.grad is not None and p.is_complex() for p in group["params"]):  # before any state is made
+                    raise RuntimeError("Muon does not support complex parameters")
+                params, grads, (bufs,) = self._gather(group, ("momentum_buffer",), init=_init_state)
                 muon(params, grads, bufs, lr=group["lr"], weight_decay=group["weight_decay"],
                      momentum=group["momentum"], nesterov=group["nesterov"],
                      ns_coefficients=group["ns_coefficients"], eps=group["eps"], ns_steps=group["ns_steps"],
                      adjust_lr_fn=group["adjust_lr_fn"])
         return loss
+
+
+def _init_state(state, p, group) -> None:
+    state["momentum_buffer"] = ops.zeros_like(p.grad)
 
 
 def muon(params, grads, muon_momentum_bufs, *, foreach=None, lr, weight_decay, momentum, nesterov, ns_coefficients,

@@ -234,36 +234,34 @@ class _Amount(BasePruningMethod):
         self.amount = amount
 
 
-class RandomUnstructured(_Amount):
-    """Zero ``amount`` (a count, or a fraction) entries chosen at random."""
-
+class _Unstructured(_Amount):
     PRUNING_TYPE = "unstructured"
 
     def compute_mask(self, t, default_mask):
         k = _compute_nparams_toprune(self.amount, t.numel())
         _validate_pruning_amount(k, t.numel())
         mask = default_mask.clone().contiguous()
-        if k != 0:
-            mask.view(-1)[ops.topk(ops.rand_like(t).view(-1), k).indices] = 0
+        if k != 0:  # the k entries ``_pick`` names are zeroed
+            mask.view(-1)[self._pick(t, k)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Zero ``amount`` (a count, or a fraction) entries chosen at random."""
+
+    def _pick(self, t, k):
+        return ops.topk(ops.rand_like(t).view(-1), k).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(_Amount):
+class L1Unstructured(_Unstructured):
     """Zero the ``amount`` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def compute_mask(self, t, default_mask):
-        k = _compute_nparams_toprune(self.amount, t.numel())
-        _validate_pruning_amount(k, t.numel())
-        mask = default_mask.clone().contiguous()
-        if k != 0:
-            mask.view(-1)[ops.topk(t.abs().reshape(-1), k, largest=False).indices] = 0
-        return mask
+    def _pick(self, t, k):
+        return ops.topk(t.abs().reshape(-1), k, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
