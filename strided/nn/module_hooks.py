@@ -18,7 +18,7 @@ from collections.abc import Callable
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import RemovableHandle, check_hook
 
 __all__ = ["HooksMixin", "call_with_hooks", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
@@ -52,6 +52,7 @@ GLOBAL_HOOKS = _GlobalHooks()
 
 def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(module, args)`` before every Module's forward (before its own pre-hooks)."""
+    check_hook(hook, "register_module_forward_pre_hook")
     return GLOBAL_HOOKS.add(GLOBAL_HOOKS.forward_pre, hook)
 
 
@@ -59,6 +60,7 @@ def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
                                  always_call: bool = False) -> RemovableHandle:
     """Call ``hook(module, args, output)`` (``(module, args, kwargs, output)`` with ``with_kwargs``) after every
     Module's forward, before its own hooks; ``always_call`` runs it even when forward raises."""
+    check_hook(hook, "register_module_forward_hook")
     g = GLOBAL_HOOKS
     handle = g.add(g.forward, hook, (g.forward_with_kwargs, g.forward_always))
     if with_kwargs:
@@ -70,29 +72,34 @@ def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
 
 def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(module, grad_output)`` for every Module before its own backward pre-hooks."""
+    check_hook(hook, "register_module_full_backward_pre_hook")
     return GLOBAL_HOOKS.add(GLOBAL_HOOKS.backward_pre, hook)
 
 
 def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(module, grad_input, grad_output)`` for every Module before its own backward hooks."""
+    check_hook(hook, "register_module_full_backward_hook")
     return GLOBAL_HOOKS.add(GLOBAL_HOOKS.backward, hook)
 
 
 def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(module, name, param)`` whenever any Module registers a parameter; a non-None result is
     registered instead."""
+    check_hook(hook, "register_module_parameter_registration_hook")
     return RemovableHandle(GLOBAL_HOOKS.parameter_registration, hook)
 
 
 def register_module_buffer_registration_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(module, name, buffer)`` whenever any Module registers (or reassigns) a buffer; a non-None result
     is registered instead."""
+    check_hook(hook, "register_module_buffer_registration_hook")
     return RemovableHandle(GLOBAL_HOOKS.buffer_registration, hook)
 
 
 def register_module_module_registration_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(module, name, submodule)`` whenever any Module registers a child; a non-None result is
     registered instead."""
+    check_hook(hook, "register_module_module_registration_hook")
     return RemovableHandle(GLOBAL_HOOKS.module_registration, hook)
 
 
@@ -112,6 +119,7 @@ class HooksMixin:
                                   with_kwargs: bool = False) -> RemovableHandle:
         """Call ``hook(module, args)`` before each forward; a non-None result replaces ``args``. With
         ``with_kwargs``: ``hook(module, args, kwargs)`` returning None or ``(new_args, new_kwargs)``."""
+        check_hook(hook, "register_forward_pre_hook")
         extra = self.__dict__.setdefault("_forward_pre_hooks_with_kwargs", {})
         handle = RemovableHandle(self._forward_pre_hooks, hook, prepend, extra_dict=extra)
         if with_kwargs:
@@ -122,6 +130,7 @@ class HooksMixin:
                               always_call: bool = False) -> RemovableHandle:
         """Call ``hook(module, args, output)`` (``(module, args, kwargs, output)`` with ``with_kwargs``) after each
         forward; a non-None result replaces ``output``. ``always_call`` runs it even when forward raises."""
+        check_hook(hook, "register_forward_hook")
         d = self.__dict__
         kw = d.setdefault("_forward_hooks_with_kwargs", {})
         always = d.setdefault("_forward_hooks_always_called", {})
@@ -135,11 +144,13 @@ class HooksMixin:
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """Call ``hook(module, grad_output)`` when the gradients of the module's outputs are known; a non-None
         result (one entry per output) replaces them (Note [Module backward hooks])."""
+        check_hook(hook, "register_full_backward_pre_hook")
         return RemovableHandle(self._backward_pre_hooks, hook, prepend)
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """Call ``hook(module, grad_input, grad_output)`` when the gradients of the module's inputs are known; a
         non-None result (one entry per positional input) replaces ``grad_input`` (Note [Module backward hooks])."""
+        check_hook(hook, "register_full_backward_hook")
         return RemovableHandle(self._backward_hooks, hook, prepend)
 
 

@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable
 
 from ..profiler.recorder import active as _profiling
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import RemovableHandle, check_hook
 
 __all__ = ["OptimizerHooksMixin", "hooked_step", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -27,11 +27,13 @@ _GLOBAL_POST: dict = {}
 def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(optimizer, args, kwargs)`` before every optimizer's step (``args`` starts with the optimizer, as
     torch's); it may return new ``(args, kwargs)``."""
+    check_hook(hook, "register_optimizer_step_pre_hook")
     return RemovableHandle(_GLOBAL_PRE, hook)
 
 
 def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
     """Call ``hook(optimizer, args, kwargs)`` after every optimizer's step."""
+    check_hook(hook, "register_optimizer_step_post_hook")
     return RemovableHandle(_GLOBAL_POST, hook)
 
 
@@ -95,26 +97,32 @@ class OptimizerHooksMixin:
 
     def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
         """Call ``hook(optimizer, args, kwargs)`` before each step; it may return new ``(args, kwargs)``."""
+        check_hook(hook, "register_step_pre_hook")
         return RemovableHandle(self._hooks("_optimizer_step_pre_hooks"), hook)
 
     def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
         """Call ``hook(optimizer, args, kwargs)`` after each step."""
+        check_hook(hook, "register_step_post_hook")
         return RemovableHandle(self._hooks("_optimizer_step_post_hooks"), hook)
 
     def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """Call ``hook(optimizer)`` before ``state_dict()`` builds its dict."""
+        check_hook(hook, "register_state_dict_pre_hook")
         return RemovableHandle(self._hooks("_optimizer_state_dict_pre_hooks"), hook, prepend)
 
     def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """Call ``hook(optimizer, state_dict)`` on ``state_dict()``'s result; a non-None result replaces it."""
+        check_hook(hook, "register_state_dict_post_hook")
         return RemovableHandle(self._hooks("_optimizer_state_dict_post_hooks"), hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """Call ``hook(optimizer, state_dict)`` before loading; a non-None result is loaded instead."""
+        check_hook(hook, "register_load_state_dict_pre_hook")
         return RemovableHandle(self._hooks("_optimizer_load_state_dict_pre_hooks"), hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """Call ``hook(optimizer)`` after ``load_state_dict()`` has loaded."""
+        check_hook(hook, "register_load_state_dict_post_hook")
         return RemovableHandle(self._hooks("_optimizer_load_state_dict_post_hooks"), hook, prepend)
 
     def _run_hooks(self, name: str, *args):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["RemovableHandle"]
+__all__ = ["RemovableHandle", "check_hook"]
 
 
 class RemovableHandle:
@@ -39,3 +39,9 @@ class RemovableHandle:
 
     def __exit__(self, *exc) -> None:
         self.remove()
+
+
+def check_hook(hook, api: str) -> None:
+    """Refuse a hook that cannot be called when it is registered, not later in a forward or a step."""
+    if not callable(hook):
+        raise TypeError(f"{api}: expected a callable hook, got {type(hook).__name__}")

@@ -184,3 +184,13 @@ def test_backward_hooks_on_cuda_match_cpu():
         results.append((grads[0], x.grad.cpu().numpy(), s.weight.grad.cpu().numpy()))
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_a_hook_that_cannot_be_called_is_refused_when_registered():
+    m = st.nn.Linear(2, 2)
+    for register in (m.register_forward_hook, m.register_forward_pre_hook, m.register_full_backward_hook,
+                     m.register_full_backward_pre_hook, smodule.register_module_forward_hook,
+                     smodule.register_module_buffer_registration_hook):
+        with pytest.raises(TypeError, match=f"{register.__name__}: expected a callable hook, got int"):
+            register(3)
+    assert m._forward_hooks == {} and m._backward_hooks == {}

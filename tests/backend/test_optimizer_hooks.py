@@ -89,3 +89,12 @@ def test_a_subclass_calling_its_base_step_runs_the_hooks_once():
     opt.register_step_post_hook(lambda o, a, k: seen.append(1))
     opt.step()
     assert seen == [1]
+
+
+def test_a_hook_that_cannot_be_called_is_refused_when_registered():
+    w, opt = _setup(st)
+    for register in (opt.register_step_pre_hook, opt.register_state_dict_post_hook,
+                     optimizer_module.register_optimizer_step_post_hook):
+        with pytest.raises(TypeError, match=f"{register.__name__}: expected a callable hook, got str"):
+            register("not a function")
+    opt.step()  # nothing was registered
