@@ -104,6 +104,8 @@ class AveragedModel(Module):
 
     def update_parameters(self, model: Module) -> None:
         """Average ``model``'s current parameters into this copy (the first call copies them)."""
+        if not isinstance(model, Module):
+            raise TypeError(f"AveragedModel.update_parameters(): model must be a Module, got {type(model).__name__}")
         if self.use_buffers:
             mine = itertools.chain(self.module.parameters(), self.module.buffers())
             theirs = itertools.chain(model.parameters(), model.buffers())

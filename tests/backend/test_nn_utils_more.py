@@ -146,3 +146,12 @@ def test_clip_and_fusion_on_cuda_match_cpu():
     cpu = st.nn.utils.fuse_conv_bn_eval(conv, bn)(x).detach().numpy()
     gpu = st.nn.utils.fuse_conv_bn_eval(conv.to("cuda"), bn.to("cuda"))(x.cuda()).detach().cpu().numpy()
     np.testing.assert_allclose(gpu, cpu, rtol=1e-4, atol=1e-5)
+
+
+def test_clip_helpers_name_bad_arguments():
+    p = st.nn.Parameter(st.ones(2))
+    p.grad = st.ones(2)
+    with pytest.raises(TypeError, match=r"clip_grads_with_norm_\(\): total_norm must be a Tensor .*got int"):
+        st.nn.utils.clip_grads_with_norm_([p], 1.0, 3)
+    with pytest.raises(TypeError, match=r"get_total_norm\(\): expected Tensors, got int"):
+        st.nn.utils.get_total_norm([3])

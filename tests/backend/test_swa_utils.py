@@ -102,6 +102,8 @@ def test_bad_arguments_in_torchs_words():
         su.SWALR(opt, 0.05, anneal_epochs=-1)
     with pytest.raises(ValueError, match="swa_lr must have the same length as optimizer.param_groups"):
         su.SWALR(opt, [0.1, 0.2])
+    with pytest.raises(TypeError, match=r"update_parameters\(\): model must be a Module, got int"):
+        su.AveragedModel(m).update_parameters(3)
 
 
 @pytest.mark.skipif(not st.cuda.is_available(), reason="no CUDA device")

@@ -87,6 +87,8 @@ def test_timer_measures_and_refuses_as_torch():
         sb.Timer(lambda: 1)
     with pytest.raises(ValueError, match="global_setup is C\\+\\+ only"):
         sb.Timer("pass", global_setup="x = 1")
+    with pytest.raises(TypeError, match=r"Timer\(\): globals must be a dict of names, got int"):
+        sb.Timer("x", globals=3)
     with pytest.raises(ValueError, match="Expected an instance of `Measurement`"):
         sb.Compare([1])
     with pytest.raises(NotImplementedError, match="See `Timer.blocked_autorange.`"):

@@ -24,6 +24,9 @@ def get_total_norm(tensors: Iterable[Tensor] | Tensor, norm_type: float = 2.0, e
                    foreach: bool | None = None) -> Tensor:
     """The ``norm_type``-norm of the tensors' norms (as if all were one vector); 0 for none."""
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"get_total_norm(): expected Tensors, got {type(t).__name__}")
     norm_type = float(norm_type)
     if not tensors:
         return ops.zeros(())
@@ -41,6 +44,9 @@ def get_total_norm(tensors: Iterable[Tensor] | Tensor, norm_type: float = 2.0, e
 def clip_grads_with_norm_(parameters: Iterable[Tensor] | Tensor, max_norm: float, total_norm: Tensor,
                           foreach: bool | None = None) -> None:
     """Scale the gradients in place by ``min(max_norm / (total_norm + 1e-6), 1)`` (no host synchronization)."""
+    if not isinstance(total_norm, Tensor):
+        raise TypeError(f"clip_grads_with_norm_(): total_norm must be a Tensor (get_total_norm's result), got "
+                        f"{type(total_norm).__name__}")
     parameters = [parameters] if isinstance(parameters, Tensor) else parameters
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:

@@ -54,6 +54,8 @@ class Timer:
         if global_setup:
             raise ValueError(f"global_setup is C++ only, got `{global_setup}`. Most likely this code can simply be "
                              "moved to `setup`.")
+        if globals is not None and not isinstance(globals, dict):
+            raise TypeError(f"Timer(): globals must be a dict of names, got {type(globals).__name__}")
         if not isinstance(num_threads, int) or num_threads < 1:
             raise ValueError(f"Timer(): num_threads must be a positive int, got {num_threads!r}")
         import strided
