@@ -17,6 +17,7 @@ from ..backends.cuda.device import (  # noqa: F401
     synchronize,
 )
 from ..backends.cuda.driver import CudaError  # noqa: F401
+from ..backends.cuda.sync_debug import get_sync_debug_mode, set_sync_debug_mode  # noqa: F401
 from ..memory.errors import OutOfMemoryError  # noqa: F401
 from . import (
     amp,  # noqa: F401

@@ -75,3 +75,29 @@ def test_cuda_names_match_torch():
     assert len(sc.default_generators) == sc.device_count()
     with sc.device_of(x):
         assert sc.current_device() == 0
+
+
+@pytest.mark.parametrize("mode,level", [("default", 0), ("warn", 1), ("error", 2), (0, 0), (1, 1), (2, 2)])
+def test_sync_debug_mode_names_and_numbers(mode, level):
+    try:
+        sc.set_sync_debug_mode(mode)
+        assert sc.get_sync_debug_mode() == level
+    finally:
+        sc.set_sync_debug_mode(0)
+
+
+@pytest.mark.parametrize("mode,words", [
+    ("loud", "invalid value of debug_mode, expected one of `default`, `warn`, `error`"),
+    (3, "invalid value of debug_mode, expected one of 0,1,2"),
+    (-1, "invalid value of debug_mode, expected one of 0,1,2"),
+    (1.0, "invalid argument to set_sync_debug_mode, debug_mode type is float"),
+    (True, "invalid argument to set_sync_debug_mode, debug_mode type is bool"),
+])
+def test_sync_debug_mode_refuses_other_values_and_keeps_the_mode(mode, words):
+    sc.set_sync_debug_mode("warn")
+    try:
+        with pytest.raises(RuntimeError, match=words.replace("(", r"\(")):
+            sc.set_sync_debug_mode(mode)
+        assert sc.get_sync_debug_mode() == 1
+    finally:
+        sc.set_sync_debug_mode(0)

@@ -14,9 +14,11 @@ Note [Copy safety]
 Device temporaries come from the caching allocator on the stream that uses them, so their
 reuse is stream-ordered.  Pageable host memory is never read or written after the call returns:
 ``cuMemcpyHtoDAsync`` from pageable memory returns once the source is staged, and D2H into
-pageable memory is synchronous.  With ``non_blocking=True`` and pinned memory the copy is truly
-asynchronous; the pinned block gets an event on the copy's stream (``host_allocator``), so
-it is not handed out again before the DMA completes.
+pageable memory is synchronous.  So a non-blocking copy with pageable memory needs no stream
+synchronization of its own (torch makes none either, and its sync debug mode does not count it:
+Note [Synchronizing calls]); a blocking copy synchronizes the stream.  With ``non_blocking=True``
+and pinned memory the copy is truly asynchronous; the pinned block gets an event on the copy's
+stream (``host_allocator``), so it is not handed out again before the DMA completes.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .driver import check, cu
 from .host_allocator import record_event
 from .kernels import copy_kernel
 from .streams import current_stream_handle
+from .sync_debug import stream_synchronize
 
 __all__ = ["copy_", "broadcast_strides"]
 
@@ -160,8 +163,8 @@ def _h2d(dst: Tensor, src: Tensor, sstr: tuple, non_blocking: bool) -> None:
     if not direct:
         copy_kernel(j, dst.dtype, src.dtype, dst.data_ptr(), target, sizes, dst._strides,
                     contiguous_strides(sizes), stream)
-    if not (non_blocking and pinned):
-        check(cu().cuStreamSynchronize(stream))
+    if not non_blocking:
+        stream_synchronize(stream, j)  # Note [Copy safety]: a pageable non-blocking source is already read
     del host_keep
 
 
@@ -175,14 +178,15 @@ def _d2h(dst: Tensor, src: Tensor, sstr: tuple, non_blocking: bool) -> None:
     pinned = dst._storage.allocator == "pinned"
     if is_row_major(sizes, dst._strides):
         check(cu().cuMemcpyDtoHAsync(dst.data_ptr(), ptr, nbytes, stream))
-        if pinned and non_blocking:
-            record_event(dst._storage, i, stream)
+        if non_blocking:
+            if pinned:
+                record_event(dst._storage, i, stream)
+            else:  # the driver returned once the copy into pageable memory was done (Note [Copy safety])
+                index_errors.raise_pending(i)
             return
-        check(cu().cuStreamSynchronize(stream))
-        index_errors.raise_pending(i)  # a synchronizing call (Note [Deferred index errors])
+        stream_synchronize(stream, i)  # raises a kernel's pending index error (Note [Deferred index errors])
         return
     host = np.empty(sizes, dtype=dst.dtype.numpy_dtype)
     check(cu().cuMemcpyDtoHAsync(host.ctypes.data, ptr, nbytes, stream))
-    check(cu().cuStreamSynchronize(stream))
-    index_errors.raise_pending(i)
+    stream_synchronize(stream, i)  # the host scatters the values below
     np.copyto(as_numpy(dst), host)

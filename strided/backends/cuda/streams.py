@@ -15,6 +15,7 @@ from . import capture as _capture
 from . import driver, index_errors
 from .device import _index, current_device
 from .driver import check, cu
+from .sync_debug import stream_synchronize
 
 __all__ = ["Stream", "Event", "current_stream", "default_stream", "set_stream", "stream",
            "current_stream_handle", "current_stream_at"]
@@ -111,8 +112,7 @@ class Stream:
 
     def synchronize(self) -> None:
         driver.ensure_context(self.device_index)
-        check(cu().cuStreamSynchronize(self.handle))
-        index_errors.raise_pending(self.device_index)  # Note [Deferred index errors]
+        stream_synchronize(self.handle, self.device_index)  # Note [Synchronizing calls]
 
     def __eq__(self, other) -> bool:
         return (isinstance(other, Stream) and self.handle == other.handle

@@ -47,6 +47,7 @@ from ..copies import copy_ as copy_impl
 from ..driver import check, cu
 from ..launch import get_kernel
 from ..streams import current_stream_handle
+from ..sync_debug import stream_synchronize
 from . import MAX_DIMS, copy_kernel, fill_kernel, launch_config, source
 
 __all__ = [
@@ -98,8 +99,7 @@ def read_i64(ptr: int, dev: int, count: int = 1) -> np.ndarray:
     s = current_stream_handle(dev)
     driver.ensure_context(dev)
     check(cu().cuMemcpyDtoHAsync(host.ctypes.data, ptr, 8 * count, s))
-    check(cu().cuStreamSynchronize(s))
-    index_errors.raise_pending(dev)
+    stream_synchronize(s, dev)  # Note [Synchronizing calls]
     return host
 
 

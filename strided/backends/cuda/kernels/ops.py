@@ -13,13 +13,14 @@ from ....ops import bound as ops_bound
 from ....tensor import Tensor, contiguous_strides, is_row_major
 from ...meta import factories as meta
 from ...meta.common import new_output
-from .. import driver, index_errors
+from .. import driver
 from ..allocator import allocate_storage
 from ..capture import captures_underway, stream_is_capturing
 from ..copies import copy_ as _copy_impl
 from ..driver import check, cu
 from ..graphs import capture_philox
 from ..streams import current_stream_handle
+from ..sync_debug import stream_synchronize
 from . import arange_kernel, copy_kernel, fill_kernel, random_kernel
 
 __all__ = []
@@ -111,8 +112,7 @@ def _local_scalar_dense(self):
     stream = current_stream_handle(i)
     driver.ensure_context(i)
     check(cu().cuMemcpyDtoHAsync(host.ctypes.data, self.data_ptr(), self.dtype.itemsize, stream))
-    check(cu().cuStreamSynchronize(stream))
-    index_errors.raise_pending(i)  # a synchronizing call (Note [Deferred index errors])
+    stream_synchronize(stream, i)  # raises a kernel's pending index error (Note [Deferred index errors])
     v = host[0]
     if self.dtype is dt.bool:
         return bool(v)
