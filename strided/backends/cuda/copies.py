@@ -164,7 +164,7 @@ def _h2d(dst: Tensor, src: Tensor, sstr: tuple, non_blocking: bool) -> None:
         copy_kernel(j, dst.dtype, src.dtype, dst.data_ptr(), target, sizes, dst._strides,
                     contiguous_strides(sizes), stream)
     if not non_blocking:
-        stream_synchronize(stream, j)  # Note [Copy safety]: a pageable non-blocking source is already read
+        stream_synchronize(stream, j, report_index_errors=False)  # Note [Copy safety]
     del host_keep
 
 

@@ -78,13 +78,17 @@ def warn_or_error_on_sync() -> None:
         warnings.warn(_MESSAGE, UserWarning, stacklevel=_user_stacklevel())
 
 
-def stream_synchronize(stream: int, device_index: int) -> None:
-    """Wait for ``stream`` of device ``device_index`` (current context) and raise any index error a
-    kernel reported meanwhile (Note [Deferred index errors]); the sync debug mode sees the call."""
+def stream_synchronize(stream: int, device_index: int, report_index_errors: bool = True) -> None:
+    """Wait for ``stream`` of device ``device_index`` (current context); the sync debug mode sees the call.
+
+    Then any index error a kernel reported meanwhile is raised (Note [Deferred index errors]), except
+    after a host-to-device copy (``report_index_errors=False``): the copy succeeded, and the error
+    waits for the next read of the device's results."""
     if MODE.level:
         warn_or_error_on_sync()
     check(cu().cuStreamSynchronize(stream))
-    index_errors.raise_pending(device_index)
+    if report_index_errors:
+        index_errors.raise_pending(device_index)
 
 
 def _user_stacklevel() -> int:
