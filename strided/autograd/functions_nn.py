@@ -217,9 +217,9 @@ def cross_entropy_backward(grad, self, target, weight, reduction, ignore_index, 
         dlogits = p * _sum(wt, [class_dim], keepdim=True) - wt
         if reduction == 1:
             if w is not None:
-                denom = _sum(_sum(onehot * w, [class_dim], keepdim=True) * validf)
+                denom = (_sum(onehot * w, [class_dim], keepdim=True) * validf).sum()
             else:
-                denom = _sum(validf)
+                denom = validf.sum()
             dlogits = dlogits / denom
     if reduction == 0:  # none: grad has the per-element shape
         return dlogits * ops.unsqueeze(grad, class_dim)
