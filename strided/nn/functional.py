@@ -65,6 +65,7 @@ from .fractional_max_pooling import *  # noqa: F403
 from .grid_sampling import *  # noqa: F403
 from .interpolation import *  # noqa: F403
 from .likelihood_losses import *  # noqa: F403
+from .linear_cross_entropy import linear_cross_entropy
 from .local_response_norm import *  # noqa: F403
 from .losses import *  # noqa: F403
 from .lp_pooling import *  # noqa: F403
@@ -77,7 +78,8 @@ from .shrinkage import *  # noqa: F403
 from .unpooling import *  # noqa: F403
 
 __all__ = [
-    "linear", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot", "softmax", "pad", "normalize",
+    "linear", "linear_cross_entropy", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot", "softmax",
+    "pad", "normalize",
     "log_softmax", "dropout", "layer_norm", "embedding", "cross_entropy", "mse_loss", "scaled_dot_product_attention",
     "multi_head_attention_forward", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
     *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution3d.__all__, *_pooling3d.__all__,

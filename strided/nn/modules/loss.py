@@ -7,12 +7,15 @@ the state dict and follows ``.to()``.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from ...tensor import Tensor
 from .. import functional as F
 from .._reduction import legacy_get_string
+from ..linear_cross_entropy_options import LinearCrossEntropyOptions
 from ..module import Module
+from .linear import Linear
 
 __all__ = [
     "CrossEntropyLoss",
@@ -27,6 +30,8 @@ __all__ = [
     "KLDivLoss",
     "MarginRankingLoss",
     "CTCLoss",
+    "LinearCrossEntropyLoss",
+    "LinearCrossEntropyOptions",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -214,3 +219,39 @@ class CTCLoss(_Loss):
     def forward(self, log_probs: Tensor, targets: Tensor, input_lengths, target_lengths) -> Tensor:
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                           self.zero_infinity)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """``F.linear_cross_entropy`` with its own ``Linear`` (weight stored flat, (C * prod(out_features), D)):
+    the loss of a classifier head; ``options`` chunks the batch (Note [Chunked linear cross entropy])."""
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple = (), bias: bool = False,
+                 device=None, dtype=None, reduction: str = "mean", weight: Tensor | None = None,
+                 ignore_index: int | None = None, label_smoothing: float = 0.0,
+                 options: LinearCrossEntropyOptions | None = None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = tuple(out_features)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(self.out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        w = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        b = self.linear.bias
+        b = b.reshape((self.num_classes, *self.out_features)) if b is not None else None
+        return F.linear_cross_entropy(input, w, target, linear_bias=b, weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index, label_smoothing=self.label_smoothing,
+                                      options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")

@@ -1,0 +1,263 @@
+"""``F.linear_cross_entropy``: ``cross_entropy(linear(x, W, b), target)`` without the full logits (torch 2.14).
+
+Note [Chunked linear cross entropy]
+A language model's loss head makes (N, C) logits from (N, D) features: for GPT-2 small at 1024 tokens,
+206 MB of float32 logits, as much again for their gradient, and the softmax in between, while the
+features are 3 MB. With ``options=LinearCrossEntropyOptions()`` the batch is processed
+``batch_chunk_size`` rows at a time (the options pick a size whose logits are about the input's size), and
+each chunk's logits live only while that chunk is processed:
+
+* ``"mean"`` / ``"sum"``: forward computes, per chunk, the loss rows *and* the chunk's gradients
+  (``dlogits = softmax * w_row - onehot * w_row``, over the total weight for "mean"), folding them into
+  ``grad_input`` (its rows), ``grad_weight`` (``+= dlogits^T x``) and ``grad_bias``; backward only scales
+  them by the incoming gradient. They are consumed in place, so a second backward raises, unless
+  ``allow_retain_graph=True`` keeps them.
+* ``"none"``: forward computes the loss rows; backward recomputes each chunk's logits with the incoming
+  per-row gradient folded into the row weights (one more GEMM per chunk, no precomputed buffers).
+
+The chunk's arithmetic runs with autocast off (torch's op is a custom op that autocast passes through) in
+``acc_dtype`` (float32 for fp16 / bf16 inputs): ``"accurate"`` casts the operands to it, so the weight
+gradient accumulates in a float32 scratch; ``"compact"`` runs the GEMMs in the input dtype and adds each
+chunk's weight gradient into the input-dtype gradient. Class-index targets (weights, ``ignore_index``)
+and probability targets ("mean" / "sum", same dtype as the input) are chunked; label smoothing,
+K-dimensional weights and other reductions take the reference path with torch's warning. Higher-order
+gradients of the chunked path are not supported, as in torch.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from .. import dtypes as dt
+from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..ops import bound as ops
+from ..tensor import Tensor
+from .linear_cross_entropy_options import LinearCrossEntropyOptions
+
+__all__ = ["linear_cross_entropy", "LinearCrossEntropyOptions"]
+
+_TWICE = "linear_cross_entropy chunked backward called twice; retain_graph=True / double backward are not supported."
+
+
+def _check(input: Tensor, linear_weight: Tensor, target: Tensor, linear_bias):
+    """torch's shape checks; returns (logits_shape, out_features, in_features, num_classes)."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    num_batches = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), "
+                           f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not num_batches:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires batched "
+            f"input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    return (*num_batches, num_classes, *out_features), out_features, in_features, num_classes
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias: Tensor | None = None,
+                         weight: Tensor | None = None, reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options: LinearCrossEntropyOptions | None = None) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``; with ``options`` the batch
+    is chunked so the full logits are never made (Note [Chunked linear cross entropy]).
+
+    ``input``: (D,) or (N, D); ``linear_weight``: (C, D) or (C, d_1, ..., d_K, D); ``target``: class indices
+    (int64) or class probabilities shaped like the logits. ``ignore_index=None`` means -100.
+    """
+    from . import functional as F
+
+    logits_shape, out_features, in_features, num_classes = _check(input, linear_weight, target, linear_bias)
+    probs = tuple(target.shape) == logits_shape
+    if probs and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    grad_on = is_grad_enabled()
+    chunkable_probs = (probs and reduction in ("mean", "sum") and target.dtype is input.dtype
+                       and not (target.requires_grad and grad_on))
+    chunked = (reduction in ("mean", "sum", "none") and label_smoothing == 0.0 and not out_features
+               and (target.dtype is dt.int64 or chunkable_probs))
+    if options is not None and not chunked:
+        warnings.warn(
+            "linear_cross_entropy: ``options`` ignored; chunked path needs reduction in {'mean','sum','none'}, "
+            "label_smoothing == 0, target.dtype == int64 (or a probability target with reduction in "
+            "{'mean','sum'}, dtype matching input, and requires_grad == False), out_features == (). Got "
+            f"reduction={reduction!r}, label_smoothing={label_smoothing}, target.dtype={target.dtype}, "
+            f"out_features={out_features}, tracing=False, target.requires_grad={target.requires_grad}, "
+            f"linear_bias.shape={tuple(linear_bias.shape) if linear_bias is not None else None}.",
+            stacklevel=2)
+    if options is not None and chunked:
+        batched = input.dim() == 2
+        x, t = (input, target) if batched else (input.unsqueeze(0), target.unsqueeze(0))
+        opts = options._adjust(num_batches=x.shape[0], in_features=in_features, num_classes=num_classes,
+                               dtype=input.dtype, device=input.device, prob_target=t.dtype.is_floating_point)
+        if reduction == "none":
+            loss = _ChunkedRows.apply(x, linear_weight, t, linear_bias, weight, ignore_index, opts)
+        else:
+            loss = _ChunkedScalar.apply(x, linear_weight, t, linear_bias, weight, reduction, ignore_index, opts)
+        return loss if batched else loss.squeeze(0)
+    if out_features:
+        rows = math.prod(out_features, start=num_classes)
+        linear_weight = linear_weight.reshape(rows, in_features)
+        linear_bias = linear_bias.reshape(rows) if linear_bias is not None else None
+    logits = F.linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return F.cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                           label_smoothing=label_smoothing)
+
+
+class _Plan:
+    """One call's chunk loop: operands cast once, then per chunk the logits, loss rows and gradients."""
+
+    def __init__(self, x, w, b, class_weight, ignore_index, opts, need):
+        from ..amp.autocast_mode import autocast
+
+        self.acc = acc = opts.acc_dtype
+        self.accurate = opts.acc_policy == "accurate"
+        self.size = opts.batch_chunk_size
+        self.x, self.ignore_index = x, ignore_index
+        # "accurate": every GEMM in acc_dtype; "compact": GEMMs in the input dtype, the softmax in acc_dtype
+        self.gemm_dtype = acc if self.accurate else x.dtype
+        self.w = w.to(self.gemm_dtype)
+        self.b = None if b is None else b.to(acc)
+        self.class_weight = None if class_weight is None else class_weight.to(acc)
+        self.need_x, self.need_w, self.need_b = need
+        self.no_autocast = autocast(x.device.type, enabled=False)
+
+    def chunks(self):
+        n = self.x.shape[0]
+        return ((i, min(i + self.size, n)) for i in range(0, n, self.size))
+
+    def logits(self, i, j):
+        """The chunk's (rows, C) logits in acc_dtype."""
+        z = self.x[i:j].to(self.gemm_dtype).matmul(self.w.t()).to(self.acc)
+        return z if self.b is None else z.add_(self.b)
+
+    def index_rows(self, t, scale_rows):
+        """(weight of each row, its class): ignored rows weigh 0; ``scale_rows`` multiplies the weights."""
+        keep = t != self.ignore_index
+        safe = t.masked_fill(keep.logical_not(), 0)
+        wrow = keep.to(self.acc) if self.class_weight is None else self.class_weight[safe] * keep
+        return (wrow if scale_rows is None else wrow * scale_rows), safe
+
+    def loss_and_dlogits(self, z, t, probs: bool, scale_rows, factor, want_grad: bool):
+        """Loss rows of the chunk and (when asked) d(sum of loss rows * scale_rows * factor)/d logits."""
+        lse = z.logsumexp(1)
+        if probs:
+            wp = t.to(self.acc) if self.class_weight is None else t.to(self.acc) * self.class_weight
+            mass = wp.sum(1)
+            rows = lse * mass - (wp * z).sum(1)
+            if not want_grad:
+                return rows, None
+            d = z.sub_(lse.unsqueeze(1)).exp_().mul_(mass.unsqueeze(1)).sub_(wp)
+            if scale_rows is not None:
+                d.mul_(scale_rows.unsqueeze(1))
+        else:
+            wrow, safe = self.index_rows(t, None)
+            rows = (lse - z.gather(1, safe.unsqueeze(1)).squeeze(1)) * wrow
+            if not want_grad:
+                return rows, None
+            if scale_rows is not None:
+                wrow = wrow * scale_rows
+            d = z.sub_(lse.unsqueeze(1)).exp_().mul_(wrow.unsqueeze(1))
+            d.scatter_add_(1, safe.unsqueeze(1), wrow.neg().unsqueeze(1))
+        return rows, (d if factor is None else d.mul_(factor))
+
+    def grads(self, scale_rows_of, t, probs: bool, factor=None):
+        """(loss rows, grad_input, grad_weight, grad_bias) over all chunks; ``scale_rows_of(i, j)`` gives
+        the chunk's per-row gradient factor (or None); ``factor`` (a number or 0-dim tensor) scales every
+        gradient."""
+        x = self.x
+        want = self.need_x or self.need_w or self.need_b
+        gi = x.new_empty(x.shape) if self.need_x else None
+        gw = self.w.new_zeros(self.w.shape) if self.need_w else None  # acc_dtype if accurate, else the input's
+        gb = x.new_zeros((self.w.shape[0],), dtype=self.acc) if self.need_b else None
+        rows = []
+        with no_grad(), self.no_autocast:
+            for i, j in self.chunks():
+                r, d = self.loss_and_dlogits(self.logits(i, j), t[i:j], probs, scale_rows_of(i, j), factor, want)
+                rows.append(r)
+                if d is None:
+                    continue
+                if gi is not None:
+                    gi[i:j] = d.to(self.gemm_dtype).matmul(self.w).to(x.dtype)
+                if gw is not None:
+                    gw.addmm_(d.to(gw.dtype).t(), x[i:j].to(gw.dtype))
+                if gb is not None:
+                    gb.add_(d.sum(0))
+            if not rows:
+                loss_rows = x.new_zeros((0,), dtype=self.acc)
+            else:
+                loss_rows = rows[0] if len(rows) == 1 else ops.cat(rows, 0)
+        return loss_rows, gi, gw, gb
+
+
+class _ChunkedScalar(Function):
+    """reduction "mean" / "sum": gradients precomputed in forward, scaled in backward."""
+
+    @staticmethod
+    def forward(ctx, x, w, t, b, class_weight, reduction, ignore_index, opts):
+        need = ctx.needs_input_grad
+        plan = _Plan(x, w, b, class_weight, ignore_index, opts, (need[0], need[1], len(need) > 3 and need[3]))
+        probs = t.dtype.is_floating_point
+        factor = None
+        if reduction == "mean":  # torch's means: over the rows (probabilities) or the rows' total weight
+            with no_grad():
+                factor = (1.0 / x.shape[0] if x.shape[0] else math.nan) if probs else plan.index_rows(t, None)[0].sum().reciprocal()
+        rows, gi, gw, gb = plan.grads(lambda i, j: None, t, probs, factor)
+        with no_grad():
+            loss = rows.sum() if factor is None else rows.sum() * factor
+        ctx.allow_retain_graph = opts.allow_retain_graph
+        ctx.gi, ctx.gw, ctx.gb = gi, (None if gw is None else gw.to(w.dtype)), (None if gb is None else gb.to(b.dtype))
+        return loss.to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        out = []
+        for name in ("gi", "gw", "gb"):
+            buf = getattr(ctx, name)
+            if buf is None:
+                out.append(None)
+                continue
+            if ctx.allow_retain_graph:
+                out.append(buf * g)
+                continue
+            setattr(ctx, name, None)
+            if buf is _CONSUMED:
+                raise RuntimeError(_TWICE)
+            setattr(ctx, name, _CONSUMED)
+            out.append(buf.mul_(g))
+        gi, gw, gb = out
+        return gi, gw, None, gb, None, None, None, None
+
+
+_CONSUMED = object()  # a gradient buffer backward has already handed out
+
+
+class _ChunkedRows(Function):
+    """reduction "none": loss rows in forward; backward recomputes each chunk with the row gradients."""
+
+    @staticmethod
+    def forward(ctx, x, w, t, b, class_weight, ignore_index, opts):
+        plan = _Plan(x, w, b, class_weight, ignore_index, opts, (False, False, False))
+        rows = plan.grads(lambda i, j: None, t, False)[0]
+        ctx.save_for_backward(x, w, t, b, class_weight)
+        ctx.ignore_index, ctx.opts = ignore_index, opts
+        return rows.to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w, t, b, class_weight = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        plan = _Plan(x, w, b, class_weight, ctx.ignore_index, ctx.opts, (need[0], need[1], need[3]))
+        g = g.to(plan.acc)
+        _, gi, gw, gb = plan.grads(lambda i, j: g[i:j], t, False)
+        return (gi, None if gw is None else gw.to(w.dtype), None, None if gb is None else gb.to(b.dtype),
+                None, None, None)
