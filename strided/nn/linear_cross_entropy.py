@@ -114,7 +114,12 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
 
 
 class _Plan:
-    """One call's chunk loop: operands cast once, then per chunk the logits, loss rows and gradients."""
+    """One call's chunk loop: operands cast once, then per chunk the logits, loss rows and gradients.
+
+    Per-row quantities of class-index targets (row weights, safe classes, gradient scales) are made once
+    for the whole batch, so a chunk costs eight launches: the logits GEMM (bias in its epilogue),
+    log_softmax, a gather of the targets' log-probabilities, and for the gradient exp, a row scale, a
+    scatter_add of the one-hot part and the two gradient GEMMs (plus a column sum with a bias)."""
 
     def __init__(self, x, w, b, class_weight, ignore_index, opts, need):
         from ..amp.autocast_mode import autocast
@@ -124,9 +129,9 @@ class _Plan:
         self.size = opts.batch_chunk_size
         self.x, self.ignore_index = x, ignore_index
         # "accurate": every GEMM in acc_dtype; "compact": GEMMs in the input dtype, the softmax in acc_dtype
-        self.gemm_dtype = acc if self.accurate else x.dtype
-        self.w = w.to(self.gemm_dtype)
-        self.b = None if b is None else b.to(acc)
+        self.gemm_dtype = gd = acc if self.accurate else x.dtype
+        self.w = w.to(gd)
+        self.b = None if b is None else b.to(gd)
         self.class_weight = None if class_weight is None else class_weight.to(acc)
         self.need_x, self.need_w, self.need_b = need
         self.no_autocast = autocast(x.device.type, enabled=False)
@@ -135,68 +140,73 @@ class _Plan:
         n = self.x.shape[0]
         return ((i, min(i + self.size, n)) for i in range(0, n, self.size))
 
-    def logits(self, i, j):
-        """The chunk's (rows, C) logits in acc_dtype."""
-        z = self.x[i:j].to(self.gemm_dtype).matmul(self.w.t()).to(self.acc)
-        return z if self.b is None else z.add_(self.b)
+    def log_probs(self, i, j):
+        """The chunk's (rows, C) log-softmax of its logits, in acc_dtype."""
+        z = ops.linear(self.x[i:j].to(self.gemm_dtype), self.w, self.b).to(self.acc)
+        return z.log_softmax(1)
 
-    def index_rows(self, t, scale_rows):
-        """(weight of each row, its class): ignored rows weigh 0; ``scale_rows`` multiplies the weights."""
+    def index_rows(self, t):
+        """(weight of each row, its class with ignored rows sent to 0): ignored rows weigh 0."""
         keep = t != self.ignore_index
         safe = t.masked_fill(keep.logical_not(), 0)
         wrow = keep.to(self.acc) if self.class_weight is None else self.class_weight[safe] * keep
-        return (wrow if scale_rows is None else wrow * scale_rows), safe
+        return wrow, safe
 
-    def loss_and_dlogits(self, z, t, probs: bool, scale_rows, factor, want_grad: bool):
-        """Loss rows of the chunk and (when asked) d(sum of loss rows * scale_rows * factor)/d logits."""
-        lse = z.logsumexp(1)
-        if probs:
-            wp = t.to(self.acc) if self.class_weight is None else t.to(self.acc) * self.class_weight
-            mass = wp.sum(1)
-            rows = lse * mass - (wp * z).sum(1)
-            if not want_grad:
-                return rows, None
-            d = z.sub_(lse.unsqueeze(1)).exp_().mul_(mass.unsqueeze(1)).sub_(wp)
-            if scale_rows is not None:
-                d.mul_(scale_rows.unsqueeze(1))
-        else:
-            wrow, safe = self.index_rows(t, None)
-            rows = (lse - z.gather(1, safe.unsqueeze(1)).squeeze(1)) * wrow
-            if not want_grad:
-                return rows, None
-            if scale_rows is not None:
-                wrow = wrow * scale_rows
-            d = z.sub_(lse.unsqueeze(1)).exp_().mul_(wrow.unsqueeze(1))
-            d.scatter_add_(1, safe.unsqueeze(1), wrow.neg().unsqueeze(1))
-        return rows, (d if factor is None else d.mul_(factor))
-
-    def grads(self, scale_rows_of, t, probs: bool, factor=None):
-        """(loss rows, grad_input, grad_weight, grad_bias) over all chunks; ``scale_rows_of(i, j)`` gives
-        the chunk's per-row gradient factor (or None); ``factor`` (a number or 0-dim tensor) scales every
-        gradient."""
+    def grads(self, t, probs: bool, scale_rows=None, mean: bool = False):
+        """(loss rows, grad_input, grad_weight, grad_bias, mean factor) over all chunks: the gradients are
+        those of ``sum(loss rows * scale_rows) * factor`` (factor 1 unless ``mean``)."""
         x = self.x
         want = self.need_x or self.need_w or self.need_b
         gi = x.new_empty(x.shape) if self.need_x else None
         gw = self.w.new_zeros(self.w.shape) if self.need_w else None  # acc_dtype if accurate, else the input's
         gb = x.new_zeros((self.w.shape[0],), dtype=self.acc) if self.need_b else None
-        rows = []
+        picked = []
+        factor = None
         with no_grad(), self.no_autocast:
+            if probs:
+                if mean:
+                    factor = 1.0 / x.shape[0] if x.shape[0] else math.nan
+            else:
+                wrow, safe = self.index_rows(t)
+                safe = safe.unsqueeze(1)
+                if mean:
+                    factor = wrow.sum().reciprocal()
+                wgrad = wrow if scale_rows is None else wrow * scale_rows
+                wgrad = (wgrad if factor is None else wgrad * factor).unsqueeze(1)
+                neg_wgrad = wgrad.neg()
             for i, j in self.chunks():
-                r, d = self.loss_and_dlogits(self.logits(i, j), t[i:j], probs, scale_rows_of(i, j), factor, want)
-                rows.append(r)
-                if d is None:
-                    continue
-                if gi is not None:
-                    gi[i:j] = d.to(self.gemm_dtype).matmul(self.w).to(x.dtype)
-                if gw is not None:
-                    gw.addmm_(d.to(gw.dtype).t(), x[i:j].to(gw.dtype))
+                logp = self.log_probs(i, j)
+                if probs:
+                    wp = t[i:j].to(self.acc)
+                    if self.class_weight is not None:
+                        wp = wp * self.class_weight
+                    picked.append((wp * logp).sum(1))
+                    if not want:
+                        continue
+                    d = logp.exp_().mul_(wp.sum(1, keepdim=True)).sub_(wp)
+                    if scale_rows is not None:
+                        d.mul_(scale_rows[i:j].unsqueeze(1))
+                    if factor is not None:
+                        d.mul_(factor)
+                else:
+                    picked.append(logp.gather(1, safe[i:j]))
+                    if not want:
+                        continue
+                    d = logp.exp_().mul_(wgrad[i:j]).scatter_add_(1, safe[i:j], neg_wgrad[i:j])
+                if gi is not None or gw is not None:
+                    dg = d.to(self.gemm_dtype)
+                    if gi is not None:
+                        gi[i:j] = dg.matmul(self.w)
+                    if gw is not None:
+                        gw.addmm_(dg.t(), x[i:j].to(self.gemm_dtype))
                 if gb is not None:
                     gb.add_(d.sum(0))
-            if not rows:
-                loss_rows = x.new_zeros((0,), dtype=self.acc)
+            if not picked:
+                rows = x.new_zeros((0,), dtype=self.acc)
             else:
-                loss_rows = rows[0] if len(rows) == 1 else ops.cat(rows, 0)
-        return loss_rows, gi, gw, gb
+                rows = picked[0] if len(picked) == 1 else ops.cat(picked, 0)
+                rows = rows.neg() if probs else rows.squeeze(1).mul_(wrow).neg_()
+        return rows, gi, gw, gb, factor
 
 
 class _ChunkedScalar(Function):
@@ -206,12 +216,8 @@ class _ChunkedScalar(Function):
     def forward(ctx, x, w, t, b, class_weight, reduction, ignore_index, opts):
         need = ctx.needs_input_grad
         plan = _Plan(x, w, b, class_weight, ignore_index, opts, (need[0], need[1], len(need) > 3 and need[3]))
-        probs = t.dtype.is_floating_point
-        factor = None
-        if reduction == "mean":  # torch's means: over the rows (probabilities) or the rows' total weight
-            with no_grad():
-                factor = (1.0 / x.shape[0] if x.shape[0] else math.nan) if probs else plan.index_rows(t, None)[0].sum().reciprocal()
-        rows, gi, gw, gb = plan.grads(lambda i, j: None, t, probs, factor)
+        # torch's means: over the rows (probabilities) or the rows' total weight (class indices)
+        rows, gi, gw, gb, factor = plan.grads(t, t.dtype.is_floating_point, mean=reduction == "mean")
         with no_grad():
             loss = rows.sum() if factor is None else rows.sum() * factor
         ctx.allow_retain_graph = opts.allow_retain_graph
@@ -247,7 +253,7 @@ class _ChunkedRows(Function):
     @staticmethod
     def forward(ctx, x, w, t, b, class_weight, ignore_index, opts):
         plan = _Plan(x, w, b, class_weight, ignore_index, opts, (False, False, False))
-        rows = plan.grads(lambda i, j: None, t, False)[0]
+        rows = plan.grads(t, False)[0]
         ctx.save_for_backward(x, w, t, b, class_weight)
         ctx.ignore_index, ctx.opts = ignore_index, opts
         return rows.to(x.dtype)
@@ -258,6 +264,6 @@ class _ChunkedRows(Function):
         need = ctx.needs_input_grad
         plan = _Plan(x, w, b, class_weight, ctx.ignore_index, ctx.opts, (need[0], need[1], need[3]))
         g = g.to(plan.acc)
-        _, gi, gw, gb = plan.grads(lambda i, j: g[i:j], t, False)
+        _, gi, gw, gb, _ = plan.grads(t, False, scale_rows=g)
         return (gi, None if gw is None else gw.to(w.dtype), None, None if gb is None else gb.to(b.dtype),
                 None, None, None)

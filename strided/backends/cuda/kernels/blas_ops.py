@@ -21,7 +21,8 @@ in blas.py), without the bias epilogue.
 from __future__ import annotations
 
 from .... import dtypes as dt
-from ....dispatch.library import kernel
+from ....dispatch.keys import DispatchKey
+from ....dispatch.library import get_op, impl, kernel
 from ....ops import bound as ops
 from ...meta import linalg as meta
 from ...meta.common import new_output
@@ -160,3 +161,27 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
             return _integral(out, batch1, self, meta.gemm_scalar(beta, out.dtype))
         _check_dtype("baddbmm_cuda", out.dtype)
     return _run("baddbmm", out, batch1, batch2, alpha, beta, self, None, False)
+
+
+# Note [In-place addmm]
+# ``addmm_`` is autogen'd (a new addmm result copied into self): for a (C, D) accumulator updated chunk by
+# chunk, as linear_cross_entropy's weight gradient, that is a second accumulator-sized buffer and twice
+# the traffic per update. cuBLASLt accumulates in place (C = D), so a contiguous floating ``self`` of the
+# result's shape and dtype that shares no memory with the factors is updated directly; anything else
+# takes the autogen'd path (with its errors).
+_ADDMM_INPLACE = get_op("aten::addmm_")
+_addmm_fallback = []
+
+
+def _addmm_inplace(self, mat1, mat2, *, beta=1, alpha=1):
+    if (self.dtype in _FLOATING and self.dim() == 2 and self.is_contiguous() and self.numel()
+            and self._storage is not mat1._storage and self._storage is not mat2._storage
+            and meta.addmm_output(self, mat1, mat2, beta, alpha) == self._sizes):
+        return _run("addmm_", self, mat1, mat2, alpha, beta, self, None, False)
+    if not _addmm_fallback:
+        _addmm_fallback.append(_ADDMM_INPLACE.kernel(DispatchKey.CompositeExplicitAutograd))
+    return _addmm_fallback[0](self, mat1, mat2, beta=beta, alpha=alpha)
+
+
+_addmm_inplace.__name__ = _addmm_inplace.__qualname__ = "addmm_"
+impl("aten::addmm_", "CUDA")(_addmm_inplace)
