@@ -22,6 +22,13 @@ chunk's weight gradient into the input-dtype gradient. Class-index targets (weig
 and probability targets ("mean" / "sum", same dtype as the input) are chunked; label smoothing,
 K-dimensional weights and other reductions take the reference path with torch's warning. Higher-order
 gradients of the chunked path are not supported, as in torch.
+
+The saving costs time: every chunk reads the (C, D) weight in three GEMMs and updates the weight
+gradient in place (Note [In-place addmm]). Measured on an H200 (2026-11-28) at GPT-2's head, N=1024,
+D=768, C=50257, float32, forward + backward: the reference path 6.4 ms with 589 MiB above its inputs;
+torch's automatic chunk (16 rows) 56.7 ms with 160 MiB; ``batch_chunk_size=64`` 15.4 ms / 188 MiB;
+256 rows 8.2 ms / 301 MiB. Small chunks are bound by the per-launch host cost of the ~10 launches each
+chunk makes, so a larger ``batch_chunk_size`` is the better trade here when the memory allows it.
 """
 
 from __future__ import annotations
