@@ -14,12 +14,18 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
              memory_format=None):
     out = ops.empty_like(self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
                          memory_format=memory_format)
-    return out.copy_(self, non_blocking)
+    return _fresh(out.copy_(self, non_blocking))
+
+
+def _fresh(out):
+    """A new tensor starts at version 0, as torch's: the copy_ that filled it is not a user's in-place update."""
+    out._storage._version = 0
+    return out
 
 
 @kernel("CompositeExplicitAutograd")
 def clone(self, *, memory_format=None):
-    return ops.empty_like(self, memory_format=memory_format).copy_(self)
+    return _fresh(ops.empty_like(self, memory_format=memory_format).copy_(self))
 
 
 @kernel("CompositeExplicitAutograd")

@@ -80,7 +80,9 @@ def clone(self, *, memory_format=None):
     elif memory_format == "contiguous_format":
         strides = contiguous_strides(sizes)
     else:
-        return ops_bound.empty_like(self, memory_format=memory_format).copy_(self)
+        out = ops_bound.empty_like(self, memory_format=memory_format).copy_(self)
+        out._storage._version = 0  # a new tensor starts at version 0, as torch's
+        return out
     out = new_output(sizes, self.dtype, self.device, strides)
     n = out.numel()
     if n:
