@@ -28,8 +28,6 @@ import CUDA.
 
 from __future__ import annotations
 
-import threading
-
 from ..dispatch.dispatcher import _tracing, grad_mode
 from ..tensor import Tensor
 from .anomaly_mode import anomaly, check_nan, print_stack, running
@@ -42,6 +40,7 @@ from .backward_streams import (
     wait_producers,
 )
 from .graph import AccumulateGrad, _unshared, gradient_edge
+from .graph_task import _GraphTask, _task
 
 __all__ = ["run_backward", "is_checkpoint_valid"]
 
@@ -113,11 +112,6 @@ _R_TO_C = ("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == 
            "PyTorch.)")
 
 
-class _TaskState(threading.local):
-    checkpoint_valid = True
-
-
-_task = _TaskState()
 
 
 def is_checkpoint_valid() -> bool:
@@ -130,12 +124,12 @@ def is_checkpoint_valid() -> bool:
 def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bool, inputs=None,
                  accumulate: bool = True):
     """Run the graph from ``roots`` seeded with ``grads`` (Note [Engine])."""
-    prev = _task.checkpoint_valid
+    prev, prev_graph = _task.checkpoint_valid, _task.graph
     _task.checkpoint_valid = inputs is None
     try:
         return _run_backward(roots, grads, retain_graph, create_graph, inputs, accumulate)
     finally:
-        _task.checkpoint_valid = prev
+        _task.checkpoint_valid, _task.graph = prev, prev_graph
 
 
 def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bool, inputs, accumulate: bool):
@@ -152,6 +146,7 @@ def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: b
             captures.setdefault(node, []).append((nr, i))
     # a virtual root node whose edges are the outputs
     deps = _dependencies([e[0] for e in root_edges])
+    _task.graph = _GraphTask({e[0] for e in root_edges}, deps, captures)
     buffers: dict = {}
     ready = []
     for (node, nr), g in zip(root_edges, grads):

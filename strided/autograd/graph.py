@@ -32,7 +32,8 @@ from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors
 __all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "set_history",
            "obeys_layout_contract", "clone_obey_contract", "set_grad", "retain_grad", "register_hook",
            "collect_edge", "ViewOfRebased", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks"]
+           "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge", "increment_version",
+           "register_multi_grad_hook"]
 
 
 class AutogradMeta:
@@ -438,3 +439,12 @@ class ViewOfRebased(Node):
         result = ops.empty_strided(sizes, strides, dtype=dtype, device=device).zero_()
         view_region(result, offset, self.view_geometry).copy_(grads[0])
         return (result,)
+
+
+# torch.autograd.graph's edge and multi-tensor hook API (its module imports the names above)
+from .multi_grad_hooks import (  # noqa: E402
+    GradientEdge,
+    get_gradient_edge,
+    increment_version,
+    register_multi_grad_hook,
+)
