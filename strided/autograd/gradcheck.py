@@ -6,7 +6,7 @@ import numpy as np
 
 from ..tensor import Tensor
 
-__all__ = ["gradcheck", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
@@ -50,6 +50,40 @@ def gradcheck(fn, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float 
         return _slow(fn, inputs, wrt, eps, atol, rtol, None, False, per_element=True)
     except GradcheckError as e:
         return _fail(raise_exception, str(e))
+
+
+
+def gradgradcheck(fn, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                  gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True) -> bool:
+    """Check second derivatives (reverse over reverse, as torch.autograd.gradgradcheck): ``gradcheck`` of
+    the function mapping ``(inputs, grad_outputs)`` to the gradients ``autograd.grad(create_graph=True)``
+    returns. ``grad_outputs`` defaults to random values in [-1, 1) shaped like ``fn``'s outputs, made
+    non-contiguous with ``gen_non_contig_grad_outputs``."""
+    from ..testing import make_tensor
+    from .backward_api import grad as autograd_grad
+
+    inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
+    if grad_outputs is None:
+        grad_outputs = tuple(
+            make_tensor(o.shape, dtype=o.dtype, device=o.device, low=-1, high=1, requires_grad=True,
+                        noncontiguous=gen_non_contig_grad_outputs)
+            for o in _differentiable(_outputs(fn(*inputs))))
+    else:
+        grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (list, tuple)) else (grad_outputs,)
+    n = len(grad_outputs)
+    diff_inputs = {i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad}
+    diff_grad_outputs = {i for i, g in enumerate(grad_outputs) if g.requires_grad}
+
+    def first_derivatives(*args):
+        values = args[:len(args) - n]
+        outs = _differentiable(_outputs(fn(*values)))
+        seeds = tuple(g.requires_grad_() if i in diff_grad_outputs else g for i, g in enumerate(args[len(args) - n:]))
+        wrt = tuple(x for i, x in enumerate(values) if i in diff_inputs)
+        grads = autograd_grad(outs, wrt, seeds, create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
 
 
 # Note [Complex gradcheck]
