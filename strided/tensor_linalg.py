@@ -22,6 +22,12 @@ class TensorLinalg:
 
     __slots__ = ()
 
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+        """``strided.norm(self, p, dim, keepdim, dtype=dtype)``."""
+        from .toplevel_functions import norm
+
+        return norm(self, p, dim, keepdim, dtype=dtype)
+
     def det(self) -> Tensor:
         """``strided.det(self)``."""
         return _legacy().det(self)

@@ -28,7 +28,7 @@ _NN = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "co
        "pixel_unshuffle", "channel_shuffle", "cosine_similarity", "pairwise_distance", "pdist", "rms_norm", "celu_",
        "selu_", "hardshrink", "prelu", "bilinear")
 
-__all__ = [*_INPLACE, *_NN, "detach_", "split", "fill", "nonzero_static", "get_device",
+__all__ = [*_INPLACE, *_NN, "norm", "detach_", "split", "fill", "nonzero_static", "get_device",
            "atleast_1d", "atleast_2d", "atleast_3d",
            "broadcast_shapes", "celu", "selu", "rrelu", "rrelu_", "threshold", "threshold_", "dropout_",
            "alpha_dropout", "alpha_dropout_",
@@ -43,6 +43,25 @@ for _name in _INPLACE:
 for _name in _NN:
     globals()[_name] = getattr(_nnf, _name)
 del _name
+
+
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:  # noqa: A002
+    """torch.norm (and ``Tensor.norm``): ``linalg.vector_norm`` for a number ``p`` (2 when None) and for "fro"
+    over at most two dims, else ``linalg.matrix_norm`` ("nuc", or "fro" over more dims, which raises there);
+    ``dim=None`` is every element."""
+    from .linalg import matrix_norm, vector_norm
+
+    dims = None if dim is None else ([dim] if isinstance(dim, int) else dim)
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            result = vector_norm(input, 2, dims, keepdim, dtype=dtype)
+        else:
+            result = matrix_norm(input, p, list(range(input.dim())) if dims is None else dims, keepdim, dtype=dtype)
+    else:
+        result = vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+    if out is None:
+        return result
+    return out.resize_(result.shape).copy_(result)
 
 
 def detach_(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name

@@ -134,7 +134,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
     """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"normalize(): argument 'input' must be Tensor, not {type(input).__name__}")
-    return input / ops.clamp(input.norm(p, dim, keepdim=True), eps).expand_as(input)
+    return input / ops.clamp(ops.norm(input, p, [dim] if isinstance(dim, int) else dim, True), eps).expand_as(input)
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:

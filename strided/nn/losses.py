@@ -309,8 +309,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
     x1, x2 = x1.expand(shape), x2.expand(shape)
     # torch clamps clones of the norms in place with grad off: the gradient flows as if unclamped.
-    n1 = x1.norm(2, dim, keepdim=True).clone()
-    n2 = x2.norm(2, dim, keepdim=True).clone()
+    n1 = ops.norm(x1, 2, [dim], True).clone()  # the ATen norm, as torch's C++ cosine_similarity
+    n2 = ops.norm(x2, 2, [dim], True).clone()
     with no_grad():
         n1.clamp_(min=eps)
         n2.clamp_(min=eps)

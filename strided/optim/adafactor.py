@@ -85,7 +85,7 @@ def adafactor(params, grads, row_vars, col_vars, variances, state_steps, foreach
 
 
 def _rms(t) -> float:
-    return t.norm(2).item() / (t.numel() ** 0.5)
+    return ops.norm(t, 2).item() / (t.numel() ** 0.5)
 
 
 def _single_tensor_adafactor(params, grads, row_vars, col_vars, variances, state_steps, *, d, lr, beta2_decay,

@@ -341,7 +341,10 @@ def test_distances_match_torch(nn_oracle, device, dtype):
     az[2] = 1e-10
     both = (0, 1)
     nn_oracle(lambda F, x, y: F.cosine_similarity(x, y), [az, b], device, dtype, grad=both)
-    nn_oracle(lambda F, x, y: F.cosine_similarity(x, y, dim=0, eps=1e-3), [a, b[:1]], device, dtype, grad=both)
+    # one column of four: a gradient element of b[:1] can cancel to ~1e-6 in float32 (the module's shared RNG
+    # decides the values, so it showed only when this test ran alone)
+    nn_oracle(lambda F, x, y: F.cosine_similarity(x, y, dim=0, eps=1e-3), [a, b[:1]], device, dtype, grad=both,
+              atol=1e-5 if dtype == "float32" else None)
     nn_oracle(lambda F, x, y: F.cosine_similarity(x, y, -1), [a[None], b[:, None]], device, dtype, grad=both)
     for p, keepdim in ((2.0, False), (1.0, True), (3.0, False)):
         nn_oracle(
