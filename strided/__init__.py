@@ -117,7 +117,8 @@ __version__ = "0.1.0"
 # ``import torch``. These submodules are imported on first attribute access instead of here: they
 # cost import time (strided.cuda ~35 ms) and most CPU-only programs never touch them. Importing
 # strided.cuda does not initialize CUDA either way (Note [Lazy driver] in backends/cuda/driver.py).
-_LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg", "special", "distributions", "accelerator"})
+_LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg", "special", "distributions", "accelerator",
+                               "signal"})
 # torch.*'s linear-algebra functions live in strided.linalg.legacy, loaded (and bound here) on first use
 _LAZY_FUNCTIONS = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse",
                              "pinverse", "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve", "lu",
