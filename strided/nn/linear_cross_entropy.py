@@ -104,6 +104,7 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     if options is not None and chunked:
         batched = input.dim() == 2
         x, t = (input, target) if batched else (input.unsqueeze(0), target.unsqueeze(0))
+        _check_chunked(x, linear_weight, t)
         opts = options._adjust(num_batches=x.shape[0], in_features=in_features, num_classes=num_classes,
                                dtype=input.dtype, device=input.device, prob_target=t.dtype.is_floating_point)
         if reduction == "none":
@@ -118,6 +119,22 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     logits = F.linear(input, linear_weight, linear_bias).reshape(logits_shape)
     return F.cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
                            label_smoothing=label_smoothing)
+
+
+def _check_chunked(x: Tensor, w: Tensor, t: Tensor) -> None:
+    """What the reference path's linear and cross_entropy would refuse, refused before the chunk loop."""
+    if w.dtype is not x.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_name(x.dtype)} != "
+                           f"{_c_name(w.dtype)}")
+    if not t.dtype.is_floating_point and (t.dim() != 1 or t.shape[0] != x.shape[0]):
+        if t.dim() == 1:
+            raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]}).")
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+
+
+def _c_name(d) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}.get(
+        d.name, d.name)
 
 
 class _Plan:

@@ -179,3 +179,16 @@ def test_bad_options_raise_torchs_value_errors(kw):
     assert str(got.value) == str(want.value)
     with pytest.raises(ValueError, match="acc_dtype must be one of"):
         st.nn.LinearCrossEntropyOptions(acc_dtype=st.int32)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (st.ones(4, 3), st.ones(5, 3), st.zeros(3, dtype=st.int64)),
+    lambda: (st.ones(4, 3), st.ones(5, 3), st.zeros(4, 2, dtype=st.int64)),
+    lambda: (st.ones(4, 3), st.ones(5, 3, dtype=st.float64), st.zeros(4, dtype=st.int64)),
+])
+def test_chunked_refuses_what_the_reference_refuses(make):
+    with pytest.raises(Exception) as want:
+        SF.linear_cross_entropy(*make())
+    with pytest.raises(type(want.value)) as got:
+        SF.linear_cross_entropy(*make(), options=st.nn.LinearCrossEntropyOptions())
+    assert str(got.value) == str(want.value)
