@@ -11,6 +11,7 @@ from .optimizer import (
     check_hyperparameters,
     default_to_fused_or_foreach,
     group_by_device_and_dtype,
+    host_step_flags,
     no_grad,
 )
 
@@ -25,14 +26,16 @@ def _fresh_state(state, p, group) -> None:
 
 
 class Adadelta(Optimizer):
-    """torch.optim.Adadelta (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
+    """torch.optim.Adadelta (``capturable`` and ``differentiable``: defaults only, Note [Capturable steps])."""
 
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, maximize=False):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, maximize=False,
+                 capturable=False, differentiable=False):
         check_hyperparameters(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         check_hyperparameters(eps=eps, weight_decay=weight_decay)
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach)
+        defaults.update(host_step_flags("Adadelta", capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -5,24 +5,33 @@ from __future__ import annotations
 from ..factories import full_like, tensor
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, check_hyperparameters, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import (
+    Optimizer,
+    check_hyperparameters,
+    default_to_fused_or_foreach,
+    group_by_device_and_dtype,
+    host_step_flags,
+    no_grad,
+)
 
 __all__ = ["Adagrad", "adagrad"]
 
 
 class Adagrad(Optimizer):
-    """torch.optim.Adagrad (no ``fused``: strided has no ``_fused_adagrad_`` kernel; no ``differentiable``).
+    """torch.optim.Adagrad (``fused`` and ``differentiable`` are taken at their defaults and refused when set:
+    strided has no ``_fused_adagrad_`` kernel).
 
     As torch, the state (``step`` and the ``sum`` accumulator, filled with ``initial_accumulator_value``)
     is created in the constructor for every param, not at the first step.
     """
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
-                 foreach=None, *, maximize=False):
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
         check_hyperparameters(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                               initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize)
+        defaults.update(host_step_flags("Adagrad", differentiable=differentiable, fused=fused))
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from ..factories import tensor, zeros_like
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, check_hyperparameters, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import (
+    Optimizer,
+    check_hyperparameters,
+    default_to_fused_or_foreach,
+    group_by_device_and_dtype,
+    host_step_flags,
+    no_grad,
+)
 
 __all__ = ["Adamax", "adamax"]
 
@@ -18,12 +25,13 @@ def _fresh_state(state, p, group) -> None:
 
 
 class Adamax(Optimizer):
-    """torch.optim.Adamax (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
+    """torch.optim.Adamax (``capturable`` and ``differentiable``: defaults only, Note [Capturable steps])."""
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
-                 maximize=False):
+                 maximize=False, differentiable=False, capturable=False):
         check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize)
+        defaults.update(host_step_flags("Adamax", capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -7,7 +7,14 @@ import numpy as np
 from ..factories import ones, tensor, zeros, zeros_like
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, check_hyperparameters, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import (
+    Optimizer,
+    check_hyperparameters,
+    default_to_fused_or_foreach,
+    group_by_device_and_dtype,
+    host_step_flags,
+    no_grad,
+)
 
 __all__ = ["ASGD", "asgd"]
 
@@ -32,13 +39,14 @@ def _fresh_state(state, p, group) -> None:
 
 
 class ASGD(Optimizer):
-    """torch.optim.ASGD (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
+    """torch.optim.ASGD (``capturable`` and ``differentiable``: defaults only, Note [Capturable steps])."""
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
-                 maximize=False):
+                 maximize=False, *, differentiable=False, capturable=False):
         check_hyperparameters(lr=lr, weight_decay=weight_decay)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                         maximize=maximize)
+        defaults.update(host_step_flags("ASGD", capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -5,7 +5,14 @@ from __future__ import annotations
 from ..factories import tensor, zeros_like
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, check_hyperparameters, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import (
+    Optimizer,
+    check_hyperparameters,
+    default_to_fused_or_foreach,
+    group_by_device_and_dtype,
+    host_step_flags,
+    no_grad,
+)
 
 __all__ = ["NAdam", "nadam"]
 
@@ -26,13 +33,15 @@ def _fresh_state(state, p, group) -> None:
 
 
 class NAdam(Optimizer):
-    """torch.optim.NAdam (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
+    """torch.optim.NAdam (``capturable`` and ``differentiable``: defaults only, Note [Capturable steps])."""
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
-                 decoupled_weight_decay=False, *, foreach=None, maximize=False):
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
         check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach)
+        defaults.update(host_step_flags("NAdam", capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -35,6 +35,23 @@ _FOREACH_DEVICES = ("cuda",)
 _VALUE_WORDS = {"lr": "learning rate", "eps": "epsilon value"}
 
 
+def host_step_flags(name: str, **flags) -> dict:
+    """torch's ``capturable`` / ``differentiable`` (and Adagrad's ``fused``) for an optimizer whose step strided
+    runs only on the host path: accepted at their defaults and returned for the param groups (torch's keys),
+    refused when set, naming the optimizer and the flag (Note [Capturable steps])."""
+    if flags.get("capturable"):
+        raise ValueError(f"strided.optim.{name}: capturable=True is not supported: its step computes with values "
+                         "read on the host, which a CUDA graph would freeze (Note [Capturable steps]); Adam, AdamW "
+                         "and SGD with fused=True can be captured")
+    if flags.get("differentiable"):
+        raise ValueError(f"strided.optim.{name}: differentiable=True is not supported: its step runs without "
+                         "autograd recording it")
+    if flags.get("fused"):
+        raise ValueError(f"strided.optim.{name}: fused=True is not supported: strided has no fused {name} kernel "
+                         "(foreach=True is the multi-tensor path)")
+    return flags
+
+
 def check_hyperparameters(**values) -> None:
     """torch's constructor checks, in the order given: each value non-negative, ``betas`` each in [0, 1)."""
     for name, v in values.items():

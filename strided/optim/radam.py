@@ -5,7 +5,14 @@ from __future__ import annotations
 from ..factories import tensor, zeros_like
 from ..ops import bound as ops
 from . import _foreach as fe
-from .optimizer import Optimizer, check_hyperparameters, default_to_fused_or_foreach, group_by_device_and_dtype, no_grad
+from .optimizer import (
+    Optimizer,
+    check_hyperparameters,
+    default_to_fused_or_foreach,
+    group_by_device_and_dtype,
+    host_step_flags,
+    no_grad,
+)
 
 __all__ = ["RAdam", "radam"]
 
@@ -18,13 +25,14 @@ def _fresh_state(state, p, group) -> None:
 
 
 class RAdam(Optimizer):
-    """torch.optim.RAdam (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
+    """torch.optim.RAdam (``capturable`` and ``differentiable``: defaults only, Note [Capturable steps])."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
-                 *, foreach=None, maximize=False):
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
         check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach,
                         decoupled_weight_decay=decoupled_weight_decay)
+        defaults.update(host_step_flags("RAdam", capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -11,6 +11,7 @@ from .optimizer import (
     check_hyperparameters,
     default_to_fused_or_foreach,
     group_by_device_and_dtype,
+    host_step_flags,
     no_grad,
 )
 
@@ -18,15 +19,16 @@ __all__ = ["RMSprop", "rmsprop"]
 
 
 class RMSprop(Optimizer):
-    """torch.optim.RMSprop (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
+    """torch.optim.RMSprop (``capturable`` and ``differentiable``: defaults only, Note [Capturable steps])."""
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
-                 foreach=None, maximize=False):
+                 foreach=None, maximize=False, capturable=False, differentiable=False):
         # Note [Keyword-only flags]: torch's 8th positional argument is ``capturable``, which strided does not
         # take here, so the flags after ``centered`` are keyword-only rather than silently shifted.
         check_hyperparameters(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize)
+        defaults.update(host_step_flags("RMSprop", capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -11,6 +11,7 @@ from .optimizer import (
     check_hyperparameters,
     default_to_fused_or_foreach,
     group_by_device_and_dtype,
+    host_step_flags,
     no_grad,
 )
 
@@ -25,13 +26,15 @@ def _fresh_state(state, p, group) -> None:
 
 
 class Rprop(Optimizer):
-    """torch.optim.Rprop (``capturable`` and ``differentiable`` are not offered: Note [Capturable steps])."""
+    """torch.optim.Rprop (``capturable`` and ``differentiable``: defaults only, Note [Capturable steps])."""
 
-    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, foreach=None, maximize=False):
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
         check_hyperparameters(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize)
+        defaults.update(host_step_flags("Rprop", capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
     def step(self, closure=None):
