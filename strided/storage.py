@@ -24,6 +24,15 @@ __all__ = ["UntypedStorage"]
 # may be read but not written in place (the dispatcher checks before each in-place kernel), saved for
 # backward (SavedTensor checks), or made to require grad; it has no version counter.
 
+# Note [Shared CPU memory]
+# ``share_memory_()`` moves a CPU storage into an anonymous shared mapping (``mmap``, MAP_SHARED) and
+# swaps it in place, so every view of the tensor sees the new memory. A process forked afterwards
+# (``multiprocessing`` with the "fork" start method, Linux's default before Python 3.14) maps the same
+# pages: what either side writes, the other reads -- the Hogwild pattern of ``model.share_memory()``
+# then ``Process(target=train, args=(model,))``. Unlike torch, strided sends no shared-memory handles
+# through pickling, so processes started with "spawn" or "forkserver" get copies. A shared storage
+# cannot grow (``resize_`` refuses, as torch's does for memory it does not own).
+
 # Note [Lazy CPU address]
 # Reading an ndarray's address (``.ctypes.data``) costs ~1.5 µs, three times NumPy's allocation
 # itself, and CPU kernels never need it: they work on the buffer. So a CPU storage fills in its
@@ -59,6 +68,27 @@ class UntypedStorage:
         if ptr is None:  # CPU memory: the address is read from NumPy only when asked (Note [Lazy CPU address])
             ptr = self._data_ptr = self.buffer.ctypes.data if self._nbytes else 0
         return ptr
+
+    def share_memory_(self) -> UntypedStorage:
+        """Move CPU memory into shared memory, in place (every view follows; Note [Shared CPU memory]).
+        CUDA memory and memory already shared are left as they are."""
+        if self.device.type == "cuda" or self.allocator == "shared":
+            return self
+        if self.device.type != "cpu":
+            raise RuntimeError("_share_fd_: only available on CPU")
+        import mmap
+
+        n = self._nbytes
+        region = mmap.mmap(-1, max(n, 1))  # anonymous and MAP_SHARED: forked processes see one memory
+        buf = np.frombuffer(region, dtype=np.uint8, count=n)
+        if n:
+            buf[:] = self.buffer[:n]
+        self.buffer, self.owner, self._data_ptr, self.allocator = buf, region, None, "shared"
+        return self
+
+    def is_shared(self) -> bool:
+        """Whether the memory is shared between processes (CUDA memory always is, as torch reports)."""
+        return self.allocator == "shared" or self.device.type == "cuda"
 
     def is_pinned(self, device="cuda") -> bool:
         """Whether this is page-locked host memory (torch's method; ``device`` is accepted as torch's)."""

@@ -40,6 +40,16 @@ class TensorExtras:
 
         return register_post_accumulate_grad_hook(self, hook)
 
+    def share_memory_(self):
+        """Move this tensor's CPU memory into shared memory (views included), so processes forked afterwards
+        share it; a no-op for CUDA tensors and memory already shared (Note [Shared CPU memory])."""
+        self._storage.share_memory_()
+        return self
+
+    def is_shared(self) -> bool:
+        """Whether this tensor's memory is shared between processes (``share_memory_()``; CUDA: always)."""
+        return self._storage.is_shared()
+
     # ------------------------------------------------------------------ predicates and queries
     def is_signed(self) -> bool:
         """True if the dtype is signed (floating dtypes are)."""
@@ -63,11 +73,6 @@ class TensorExtras:
         """Which output of its ``grad_fn`` this tensor is (0 for leaves)."""
         meta = self._autograd
         return 0 if meta is None or meta.grad_fn is None else meta.output_nr
-
-    def is_shared(self) -> bool:
-        """Whether the storage is shared between processes: CUDA memory is (as torch); CPU storages are
-        never put in shared memory here."""
-        return self.device.type == "cuda"
 
     def dim_order(self) -> tuple:
         """The dims from outermost to innermost in memory (largest stride first; ties keep dim order)."""

@@ -64,6 +64,11 @@ class ConversionMixin:
         device = _device(device if not isinstance(device, int) else f"cuda:{device}")
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
+    def share_memory(self) -> ConversionMixin:
+        """Move every parameter and buffer into shared memory (``Tensor.share_memory_``), e.g. before forking
+        Hogwild training processes."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cuda(self, device=None) -> ConversionMixin:
         return self.to(_device("cuda") if device is None else _device(device if not isinstance(device, int)
                                                                          else f"cuda:{device}"))
