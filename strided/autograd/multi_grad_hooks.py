@@ -41,6 +41,8 @@ class GradientEdge(NamedTuple):
 def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     """The edge ``tensor``'s gradient enters the graph by: its ``grad_fn`` (and output number), or its
     gradient accumulator for a leaf."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"get_gradient_edge(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
     node, nr = gradient_edge(tensor)
@@ -50,6 +52,9 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
 def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
     """Mark ``tensor`` (or each of several) modified in place, as an in-place op would: autograd then
     refuses to use its values saved before (torch's ``increment_version``)."""
+    if not isinstance(tensor, (Tensor, Iterable)):
+        raise TypeError("increment_version(): expected a Tensor or an iterable of Tensors, got "
+                        f"{type(tensor).__name__}")
     for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
         if not isinstance(t, Tensor):
             raise TypeError(f"increment_version(): expected a Tensor or an iterable of Tensors, got "
@@ -88,7 +93,13 @@ def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: s
         raise ValueError(f"Expects mode to be one of {('all', 'any')} but got {mode}")
     if not callable(fn):
         raise TypeError(f"register_multi_grad_hook(): the hook must be callable, got {type(fn).__name__}")
+    if isinstance(tensors, Tensor) or not isinstance(tensors, Iterable):
+        raise TypeError(f"register_multi_grad_hook(): argument 'tensors' must be a sequence of Tensors, not "
+                        f"{type(tensors).__name__}")
     tensors = tuple(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"register_multi_grad_hook(): tensors[{i}] must be a Tensor, not {type(t).__name__}")
     lock = threading.Lock()
     if mode == "any":
         ran: set = set()

@@ -50,6 +50,9 @@ _TWICE = "linear_cross_entropy chunked backward called twice; retain_graph=True 
 
 def _check(input: Tensor, linear_weight: Tensor, target: Tensor, linear_bias):
     """torch's shape checks; returns (logits_shape, out_features, in_features, num_classes)."""
+    for arg, value in (("input", input), ("linear_weight", linear_weight), ("target", target)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"linear_cross_entropy(): argument '{arg}' must be Tensor, not {type(value).__name__}")
     if input.dim() < 1 or input.dim() > 2:
         raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
     if linear_weight.dim() < 2:
@@ -92,6 +95,9 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
                        and not (target.requires_grad and grad_on))
     chunked = (reduction in ("mean", "sum", "none") and label_smoothing == 0.0 and not out_features
                and (target.dtype is dt.int64 or chunkable_probs))
+    if options is not None and not isinstance(options, LinearCrossEntropyOptions):
+        raise TypeError(f"linear_cross_entropy(): argument 'options' must be LinearCrossEntropyOptions or None, not "
+                        f"{type(options).__name__}")
     if options is not None and not chunked:
         warnings.warn(
             "linear_cross_entropy: ``options`` ignored; chunked path needs reduction in {'mean','sum','none'}, "

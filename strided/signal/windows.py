@@ -20,7 +20,14 @@ __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general
            "hamming", "hann", "kaiser", "nuttall"]
 
 
+def _int_length(name: str, M) -> None:
+    if isinstance(M, bool) or not isinstance(M, int):
+        raise TypeError(f"{name}(): argument 'M' must be int, not {type(M).__name__}")
+
+
 def _checks(name: str, M: int, dtype, layout):
+    """torch's checks, in its words (a window made from another names that one, as torch's do)."""
+    _int_length(name, M)
     if dtype is None:
         dtype = dt.get_default_dtype()
     if M < 0:
@@ -126,6 +133,7 @@ def general_cosine(M, *, a: Iterable, sym: bool = True, dtype=None, layout=_stri
 def general_hamming(M, *, alpha: float = 0.54, sym: bool = True, dtype=None, layout=_strided_layout, device=None,
                     requires_grad: bool = False):
     """``alpha - (1 - alpha) cos(2 pi n / (M - 1))``."""
+    _int_length("general_hamming", M)
     return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, layout=layout, device=device,
                           requires_grad=requires_grad)
 
@@ -133,11 +141,13 @@ def general_hamming(M, *, alpha: float = 0.54, sym: bool = True, dtype=None, lay
 def hamming(M: int, *, sym: bool = True, dtype=None, layout=_strided_layout, device=None,
             requires_grad: bool = False):
     """The Hamming window (``general_hamming`` with alpha 0.54)."""
+    _int_length("hamming", M)
     return general_hamming(M, sym=sym, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad)
 
 
 def hann(M: int, *, sym: bool = True, dtype=None, layout=_strided_layout, device=None, requires_grad: bool = False):
     """The Hann window (``general_hamming`` with alpha 0.5)."""
+    _int_length("hann", M)
     return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, layout=layout, device=device,
                            requires_grad=requires_grad)
 
@@ -164,5 +174,6 @@ def bartlett(M: int, *, sym: bool = True, dtype=None, layout=_strided_layout, de
 def nuttall(M: int, *, sym: bool = True, dtype=None, layout=_strided_layout, device=None,
             requires_grad: bool = False):
     """The minimum 4-term Blackman-Harris window of Nuttall."""
+    _int_length("nuttall", M)
     return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym, dtype=dtype, layout=layout,
                           device=device, requires_grad=requires_grad)

@@ -98,3 +98,14 @@ def test_bad_arguments():
     from strided.autograd.graph_task import current_graph_task_id
 
     assert current_graph_task_id() == -1
+
+
+@pytest.mark.parametrize("call,words", [
+    (lambda g, a: g.register_multi_grad_hook((a, 3), print), r"tensors\[1\] must be a Tensor, not int"),
+    (lambda g, a: g.register_multi_grad_hook(a, print), "argument 'tensors' must be a sequence of Tensors, not Tensor"),
+    (lambda g, a: g.get_gradient_edge(3), "argument 'tensor' must be Tensor, not int"),
+    (lambda g, a: g.increment_version(3), "expected a Tensor or an iterable of Tensors, got int"),
+])
+def test_wrong_argument_types_are_named(call, words):
+    with pytest.raises(TypeError, match=words):
+        call(st.autograd.graph, st.rand(2, requires_grad=True))

@@ -192,3 +192,10 @@ def test_chunked_refuses_what_the_reference_refuses(make):
     with pytest.raises(type(want.value)) as got:
         SF.linear_cross_entropy(*make(), options=st.nn.LinearCrossEntropyOptions())
     assert str(got.value) == str(want.value)
+
+
+def test_wrong_argument_types_are_named():
+    with pytest.raises(TypeError, match="linear_cross_entropy\\(\\): argument 'input' must be Tensor, not list"):
+        SF.linear_cross_entropy([1.0], st.ones(2, 1), st.zeros((), dtype=st.int64))
+    with pytest.raises(TypeError, match="argument 'options' must be LinearCrossEntropyOptions or None, not str"):
+        SF.linear_cross_entropy(st.ones(2, 3), st.ones(4, 3), st.zeros(2, dtype=st.int64), options="fast")

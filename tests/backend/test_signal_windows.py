@@ -52,3 +52,9 @@ def test_errors_are_torchs(call):
     with pytest.raises(type(want.value)) as got:
         call(st)
     assert str(got.value) == str(want.value).replace("torch.", "strided.")
+
+
+@pytest.mark.parametrize("M", [2.5, "4", True])
+def test_window_length_must_be_an_int(M):
+    with pytest.raises(TypeError, match=r"hann\(\): argument 'M' must be int"):
+        st.signal.windows.hann(M)
