@@ -39,6 +39,7 @@ import warnings
 from .. import dtypes as dt
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..backends.meta.linalg import cpp_type_name
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .linear_cross_entropy_options import LinearCrossEntropyOptions
@@ -130,17 +131,12 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
 def _check_chunked(x: Tensor, w: Tensor, t: Tensor) -> None:
     """What the reference path's linear and cross_entropy would refuse, refused before the chunk loop."""
     if w.dtype is not x.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_name(x.dtype)} != "
-                           f"{_c_name(w.dtype)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_type_name(x.dtype)} != "
+                           f"{cpp_type_name(w.dtype)}")
     if not t.dtype.is_floating_point and (t.dim() != 1 or t.shape[0] != x.shape[0]):
         if t.dim() == 1:
             raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]}).")
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-
-
-def _c_name(d) -> str:
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}.get(
-        d.name, d.name)
 
 
 class _Plan:
@@ -265,10 +261,9 @@ class _ChunkedScalar(Function):
             if ctx.allow_retain_graph:
                 out.append(buf * g)
                 continue
-            setattr(ctx, name, None)
             if buf is _CONSUMED:
                 raise RuntimeError(_TWICE)
-            setattr(ctx, name, _CONSUMED)
+            setattr(ctx, name, _CONSUMED)  # the buffer is handed out once
             out.append(buf.mul_(g))
         gi, gw, gb = out
         return gi, gw, None, gb, None, None, None, None
