@@ -4,6 +4,7 @@ formulas), ``with_stack`` (each op's call site; a range per nn.Module call) and 
 
 from __future__ import annotations
 
+import gc
 import json
 
 import numpy as np
@@ -169,11 +170,16 @@ def test_key_averages_bad_group_by_stack_n():
 def test_cuda_memory_is_charged_in_allocator_blocks():
     old = st.empty(1000, device="cuda")  # allocated before the profile: its free is still seen
     st.ones(10, device="cuda") * 2  # kernels compiled
-    alloc = strided.cuda.memory_allocated()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True) as prof:
-        a = st.ones(1000, device="cuda")  # 4000 B: a 4096-byte block, as torch counts it
-        b = a * 2
-        del old
+    gc.collect()  # earlier tests' cyclic garbage would otherwise be freed (and recorded) inside the profile
+    gc.disable()
+    try:
+        alloc = strided.cuda.memory_allocated()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True) as prof:
+            a = st.ones(1000, device="cuda")  # 4000 B: a 4096-byte block, as torch counts it
+            b = a * 2
+            del old
+    finally:
+        gc.enable()
     events = prof.events()
     ones = next(e for e in events if e.name == "aten::ones")
     mul = next(e for e in events if e.name == "aten::mul")
