@@ -10,8 +10,9 @@ from __future__ import annotations
 from ..profiler import ProfilerActivity, record_function
 from ..profiler import profile as _profile
 from ..profiler.events import EventList
+from ..profiler.nvtx_emitter import emit_nvtx
 
-__all__ = ["profile", "record_function"]
+__all__ = ["profile", "record_function", "emit_nvtx"]
 
 
 class profile:

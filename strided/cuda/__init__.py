@@ -23,6 +23,8 @@ from . import (
     amp,  # noqa: F401
     graphs,  # noqa: F401
     memory,  # noqa: F401
+    nvtx,  # noqa: F401
+    profiler,  # noqa: F401
     tunable,  # noqa: F401
 )
 from .graphs import (  # noqa: F401

@@ -24,7 +24,7 @@ from .call_sites import ModuleRanges, user_stack
 from .events import EventList, FunctionEvent, KernelRecord
 from .flops import flops_of
 
-__all__ = ["Recorder", "active"]
+__all__ = ["Recorder", "active", "wrap_resolved"]
 
 
 class _Active:
@@ -55,6 +55,20 @@ def _all_overloads():
     for ns in _NAMESPACES.values():
         for packet in ns:
             yield from packet._ordered
+
+
+def wrap_resolved(wrapper) -> None:
+    """Wrap every kernel the dispatcher has already resolved with ``wrapper(op, keyset, fn)`` in place (or, with
+    None, put the originals back): clearing the caches instead would make each op's first traced call pay its
+    resolution again. A wrapped kernel keeps its original as ``.unprofiled``."""
+    for op in _all_overloads():
+        cache = op._cache
+        for keyset, fn in list(cache.items()):
+            original = getattr(fn, "unprofiled", None)
+            if wrapper is not None and original is None:
+                cache[keyset] = wrapper(op, keyset, fn)
+            elif wrapper is None and original is not None:
+                cache[keyset] = original
 
 
 class Recorder:
@@ -157,18 +171,6 @@ class Recorder:
         profiled.unprofiled = fn
         return profiled
 
-    def _wrap_resolved(self, wrap: bool) -> None:
-        """Wrap (or unwrap) every kernel the dispatcher has already resolved, in place: clearing the caches
-        instead would make each op's first profiled call pay its resolution again."""
-        for op in _all_overloads():
-            cache = op._cache
-            for keyset, fn in list(cache.items()):
-                original = getattr(fn, "unprofiled", None)
-                if wrap and original is None:
-                    cache[keyset] = self._wrap(op, keyset, fn)
-                elif not wrap and original is not None:
-                    cache[keyset] = original
-
     def node_scope(self, name: str):
         """The engine's range for one backward node (torch's ``autograd::engine::evaluate_function``)."""
         return _NodeScope(self, name)
@@ -193,13 +195,13 @@ class Recorder:
         active.recorder = self
         dispatcher._tracing.node_scope = self.node_scope
         dispatcher._tracing.wrapper = self._wrap
-        self._wrap_resolved(True)
+        wrap_resolved(self._wrap)
 
     def stop(self) -> EventList:
         """Stop recording; GPU times are read now (one synchronization of each device used)."""
         dispatcher._tracing.wrapper = None
         dispatcher._tracing.node_scope = None
-        self._wrap_resolved(False)
+        wrap_resolved(None)
         if self.modules is not None:
             self.modules.uninstall()
         if self.memory is not None:
