@@ -177,11 +177,11 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
             raise ValueError(f"can't alias tensor with dtype '{_dt_word(obj.dtype)}' into dtype '{_dt_word(d)}'.")
         if target != obj.device:
             raise ValueError(f"can't alias tensor from device '{obj.device}' to '{target}'.")
-    grad = obj.requires_grad if requires_grad is None else bool(requires_grad)
+    grad = obj._requires_grad if requires_grad is None else bool(requires_grad)
     if copy or d is not obj.dtype or target != obj.device:
         out = obj.to(device=target, dtype=d, copy=True)
         return out if grad else out.detach()
-    if grad == obj.requires_grad:
+    if grad == obj._requires_grad:
         return obj
     return obj.detach().requires_grad_(grad) if grad else obj.detach()
 

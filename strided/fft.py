@@ -78,7 +78,7 @@ def _out(fname: str, result: Tensor, out, inputs, want_complex: bool) -> Tensor:
         raise RuntimeError(f"{fname} expects a complex output tensor, but got {scalar_type_name(out.dtype)}")
     if not want_complex and not out.dtype.is_floating_point:
         raise RuntimeError(f"{fname} expects a floating point output tensor, but got {scalar_type_name(out.dtype)}")
-    if is_grad_enabled() and any(t.requires_grad for t in inputs):
+    if is_grad_enabled() and any(t._requires_grad for t in inputs):
         raise RuntimeError(f"fft_{fname}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     if out.shape != result.shape:

@@ -65,7 +65,7 @@ def tensor_to_numpy(t: Tensor, force: bool = False) -> np.ndarray:
     ``force=True`` detaches, and copies tensors from other devices to the host (torch's rule);
     without it, tensors that require grad and non-CPU tensors raise torch's errors.
     """
-    if not force and t.requires_grad:
+    if not force and t._requires_grad:
         raise RuntimeError(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
         )
@@ -230,7 +230,7 @@ def to_dlpack(t: Tensor, *, stream=None, max_version=None, dl_device=None, copy=
 
     ``max_version`` with major >= 1 gets a versioned capsule (DLPack 1.0); otherwise a legacy one.
     """
-    if t.requires_grad:
+    if t._requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     if dl_device is not None:
         want = tuple(dl_device)

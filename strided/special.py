@@ -56,7 +56,7 @@ def _out(name: str, result: Tensor, out, inputs=()) -> Tensor:
     """``result``, or ``result`` written into ``out`` with torch's out= rules."""
     if out is None:
         return result
-    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
+    if is_grad_enabled() and any(isinstance(t, Tensor) and t._requires_grad for t in inputs):
         raise RuntimeError(f"special_{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     if not _dt.can_cast(result.dtype, out.dtype):

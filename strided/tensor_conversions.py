@@ -192,6 +192,27 @@ class TensorConversions:
             return tuple(_ops.split_with_sizes(self, split_size, dim))
         return tuple(_ops.split(self, split_size, dim))
 
+    @property
+    def requires_grad(self) -> bool:
+        """Whether autograd records operations on this tensor (Note [Autograd meta])."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value) -> None:
+        if value.__class__ is not bool:
+            raise RuntimeError("requires_grad must be a bool")
+        if self._autograd is not None and self._autograd.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables." + (
+                "" if value else " If you want to use a computed variable in a subgraph that doesn't require "
+                "differentiation use var_no_grad = var.detach()."))
+        if value:
+            if not (self.dtype.is_floating_point or self.dtype.is_complex):
+                raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            if self._storage.inference and not grad_mode.inference:
+                raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                                   "allowed.")
+        self._requires_grad = value
+
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not self.is_leaf:
             if requires_grad:
@@ -204,7 +225,7 @@ class TensorConversions:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._storage.inference and not grad_mode.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
-        self.requires_grad = requires_grad
+        self._requires_grad = requires_grad
         return self
 
     def is_inference(self) -> bool:
@@ -255,7 +276,7 @@ class TensorConversions:
 
             with no_grad():
                 out = self.clone()
-            out.requires_grad = self.requires_grad
+            out.requires_grad = self._requires_grad
             if self.grad is not None:
                 out.grad = self.grad.__deepcopy__(memo)
             memo[id(self)] = out

@@ -18,7 +18,7 @@ def _make_grads(outputs, grad_outputs) -> list:
     for i, out in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs is not None else None
         if g is None:
-            if not out.requires_grad:
+            if not out._requires_grad:
                 raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -38,7 +38,7 @@ def _make_grads(outputs, grad_outputs) -> list:
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                     f"has a shape of {out.shape}."
                 )
-            if not out.requires_grad:
+            if not out._requires_grad:
                 raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
             g = g if grad_mode.enabled else g.detach()
         grads.append(g)
@@ -90,7 +90,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     for t in inputs:
-        if not t.requires_grad:
+        if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if is_grads_batched:
         result = _batched_vjps(outputs, grad_outputs, inputs, retain_graph, create_graph)

@@ -135,7 +135,7 @@ def run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bo
 def _run_backward(roots: tuple, grads: list, retain_graph: bool, create_graph: bool, inputs, accumulate: bool):
     root_edges = []
     for t in roots:
-        if not t.requires_grad:
+        if not t._requires_grad:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
         root_edges.append(gradient_edge(t))
     captures = None

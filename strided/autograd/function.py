@@ -188,9 +188,9 @@ class Function(metaclass=FunctionMeta):
             args, kwargs = bound.args, {}
         ctx = cls._backward_cls()
         is_tensor = tuple(isinstance(a, Tensor) for a in args)
-        executable = grad_mode.enabled and any(t and a.requires_grad for t, a in zip(is_tensor, args))
+        executable = grad_mode.enabled and any(t and a._requires_grad for t, a in zip(is_tensor, args))
         ctx._input_is_tensor = is_tensor
-        ctx.needs_input_grad = tuple(executable and t and a.requires_grad for t, a in zip(is_tensor, args))
+        ctx.needs_input_grad = tuple(executable and t and a._requires_grad for t, a in zip(is_tensor, args))
         if executable:
             edges, metas = [], []
             for t, a in zip(is_tensor, args):
@@ -239,7 +239,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, output, executable: bool)
         is_input, modified = id(o) in input_ids, id(o) in dirty
         if executable and id(o) not in non_diff and (o.dtype.is_floating_point or o.dtype.is_complex):
             if modified:
-                if o.is_leaf and o.requires_grad:
+                if o.is_leaf and o._requires_grad:
                     raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
                 rebase_history(o, ctx, i)
             else:
@@ -290,7 +290,7 @@ def once_differentiable(fn):
             outputs = fn(ctx, *grads)
         finally:
             grad_mode.enabled = prev
-        if not prev or not any(isinstance(g, Tensor) and g.requires_grad for g in grads):
+        if not prev or not any(isinstance(g, Tensor) and g._requires_grad for g in grads):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs

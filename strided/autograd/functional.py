@@ -52,7 +52,7 @@ def _tuple_postprocess(res, to_unpack):
 def _grad_preprocess(inputs, create_graph, need_graph) -> tuple:
     res = []
     for inp in inputs:
-        if create_graph and inp.requires_grad:
+        if create_graph and inp._requires_grad:
             res.append(inp.view_as(inp))
         else:
             res.append(inp.detach().requires_grad_(need_graph))
@@ -98,7 +98,7 @@ def _check_requires_grad(inputs, input_type, strict) -> None:
         if inp is None:
             raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is not "
                                "allowed in strict mode.")
-        if not inp.requires_grad:
+        if not inp._requires_grad:
             raise RuntimeError(_STRICT_MESSAGES[input_type].format(i=i))
 
 
@@ -107,7 +107,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
     """``autograd.grad`` over the outputs that require grad; all None when none does."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    pairs = [(out, g) for out, g in zip(outputs, grad_outputs) if out is not None and out.requires_grad]
+    pairs = [(out, g) for out, g in zip(outputs, grad_outputs) if out is not None and out._requires_grad]
     if not pairs:
         return (None,) * len(inputs)
     return autograd_grad([p[0] for p in pairs], inputs, [p[1] for p in pairs], allow_unused=True,
@@ -135,7 +135,7 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage) -> tuple:
             if strict:
                 raise RuntimeError(_FILL_MESSAGES[stage].format(i=i))
             grads_i = zeros_like(refs[i])
-        elif strict and create_graph and not grads_i.requires_grad:
+        elif strict and create_graph and not grads_i._requires_grad:
             what = "hessian" if "double" in stage else "jacobian"
             raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is not "
                                "allowed in strict mode when create_graph=True.")
@@ -271,7 +271,7 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                                   "only implemented for `vectorize=True`.")
-    keep_graph = any(inp.requires_grad for inp in inputs)
+    keep_graph = any(inp._requires_grad for inp in inputs)
     with enable_grad():
         inputs = _grad_preprocess(inputs, create_graph=True, need_graph=True)
         is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jacobian")
@@ -352,7 +352,7 @@ def _jacobian_rows(inputs, outputs, create_graph, strict) -> tuple:
             vj = _autograd_grad((flat[j],), inputs, retain_graph=True, create_graph=create_graph)
             for el_idx, (jac_i_el, vj_el, inp_el) in enumerate(zip(jac_i, vj, inputs)):
                 if vj_el is not None:
-                    if strict and create_graph and not vj_el.requires_grad:
+                    if strict and create_graph and not vj_el._requires_grad:
                         raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. "
                                            "This is not allowed in strict mode when create_graph=True.")
                     jac_i_el.append(vj_el)

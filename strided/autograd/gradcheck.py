@@ -35,7 +35,7 @@ def gradcheck(fn, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float 
     with grad mode on throughout, so it may itself call ``autograd.grad`` (second derivatives).
     """
     inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
-    wrt = [x for x in _flat(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    wrt = [x for x in _flat(inputs) if isinstance(x, Tensor) and x._requires_grad]
     for x in wrt:
         if x.dtype.name != ("complex128" if x.dtype.is_complex else "float64"):
             raise GradcheckError(f"gradcheck expects {'complex128' if x.dtype.is_complex else 'float64'} inputs, "
@@ -71,8 +71,8 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: flo
     else:
         grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (list, tuple)) else (grad_outputs,)
     n = len(grad_outputs)
-    diff_inputs = {i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad}
-    diff_grad_outputs = {i for i, g in enumerate(grad_outputs) if g.requires_grad}
+    diff_inputs = {i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad}
+    diff_grad_outputs = {i for i, g in enumerate(grad_outputs) if g._requires_grad}
 
     def first_derivatives(*args):
         values = args[:len(args) - n]
@@ -134,7 +134,7 @@ def _slow(fn, inputs, wrt, eps, atol, rtol, complex_indices, test_imag, per_elem
     outs = _differentiable(_outputs(fn(*inputs)))
     numerical = _numerical(fn, inputs, wrt, [o.numel() for o in outs], eps)
     for k, o in enumerate(outs):
-        if not o.requires_grad:
+        if not o._requires_grad:
             for i in range(len(wrt)):
                 if np.any(numerical[i][k] != 0):
                     raise GradcheckError(f"output {k} does not require grad but its numerical "

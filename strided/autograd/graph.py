@@ -246,7 +246,7 @@ def gradient_edge(t: Tensor) -> tuple:
     meta = t._autograd
     if meta is not None and meta.grad_fn is not None:
         base = t._base
-        if base is not None and base.requires_grad:
+        if base is not None and base._requires_grad:
             base_meta = base._autograd
             current = None if base_meta is None else base_meta.grad_fn
             if current is not meta.view_of:
@@ -257,7 +257,7 @@ def gradient_edge(t: Tensor) -> tuple:
 
 def collect_edge(t, edges: list, metas: list) -> None:
     """Append ``t``'s edge (None unless it is a tensor that requires grad) and its metadata."""
-    if (type(t) is Tensor or isinstance(t, Tensor)) and t.requires_grad:  # nn.Parameter is a subclass
+    if (type(t) is Tensor or isinstance(t, Tensor)) and t._requires_grad:  # nn.Parameter is a subclass
         edges.append(gradient_edge(t))
         metas.append((t._sizes, t.dtype, t.device))
     else:
@@ -276,7 +276,7 @@ def set_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
     if base is not None:
         base_meta = base._autograd
         meta.view_of = None if base_meta is None else base_meta.grad_fn
-    t.requires_grad = True
+    t._requires_grad = True
 
 
 _INFERENCE_SAVED = (

@@ -12,9 +12,9 @@ __all__ = ["check_inplace", "CopySlices", "rebase_history", "refresh_view"]
 
 def check_inplace(t: Tensor) -> None:
     """torch's check_inplace: a leaf that requires grad (or a view of one) can't be written."""
-    if not t.requires_grad:
+    if not t._requires_grad:
         base = t._base
-        if base is None or not base.requires_grad or not base.is_leaf:
+        if base is None or not base._requires_grad or not base.is_leaf:
             return
     elif t._base is None:
         if t.is_leaf:
@@ -22,7 +22,7 @@ def check_inplace(t: Tensor) -> None:
                 "a leaf Variable that requires grad is being used in an in-place operation.")
         return
     base = t._base
-    if base.requires_grad and base.is_leaf:
+    if base._requires_grad and base.is_leaf:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -78,7 +78,7 @@ def rebase_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
     if base is None:
         set_history(t, node, output_nr)
         return
-    if base.requires_grad:
+    if base._requires_grad:
         base_edge, base_meta = gradient_edge(base), (base._sizes, base.dtype, base.device)
     else:
         base_edge, base_meta = None, None

@@ -180,7 +180,7 @@ def _prepare_simple(info, bound):
     any_need = False
     for pos in info.positions:
         t = bound[pos]
-        if isinstance(t, Tensor) and t.requires_grad:
+        if isinstance(t, Tensor) and t._requires_grad:
             meta = t._autograd
             if meta is not None and meta.grad_fn is not None and t._base is None:
                 edges.append((meta.grad_fn, meta.output_nr))
@@ -337,7 +337,7 @@ def make_inplace_kernel(op, info):
             try:
                 node = None
                 if self.dtype.is_floating_point or self.dtype.is_complex:
-                    if self.requires_grad:
+                    if self._requires_grad:
                         self_edge = (gradient_edge(self), (self._sizes, self.dtype, self.device))
                     else:
                         self_edge = (None, None)

@@ -43,7 +43,7 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     gradient accumulator for a leaf."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"get_gradient_edge(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")
-    if not tensor.requires_grad:
+    if not tensor._requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
     node, nr = gradient_edge(tensor)
     return GradientEdge(node, nr)

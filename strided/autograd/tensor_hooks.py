@@ -34,7 +34,7 @@ def set_grad(t: Tensor, value) -> None:
 
 
 def retain_grad(t: Tensor) -> None:
-    if not t.requires_grad:
+    if not t._requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     meta = t._autograd
     if meta is None or meta.grad_fn is None or meta.retains_grad:
@@ -60,7 +60,7 @@ class RemovableHandle:
 
 
 def register_hook(t: Tensor, hook) -> RemovableHandle:
-    if not t.requires_grad:
+    if not t._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     meta = _meta(t)
     if meta.grad_fn is None:
@@ -81,7 +81,7 @@ def register_post_accumulate_grad_hook(t: Tensor, hook) -> RemovableHandle:
     has been updated by a backward (e.g. to step an optimizer per parameter during the backward)."""
     if not callable(hook):
         raise TypeError(f"register_post_accumulate_grad_hook: expected a callable hook, got {type(hook).__name__}")
-    if not t.requires_grad:
+    if not t._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     meta = _meta(t)
     if meta.grad_fn is not None:

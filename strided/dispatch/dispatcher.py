@@ -142,25 +142,25 @@ class OpOverload:
         lead = self._lead
         if lead and len(args) >= lead and isinstance(a := args[0], _Tensor):
             # a view whose base requires grad may be a late-requiring view (Note [Late-requiring views])
-            grad = a.requires_grad or ((x := a._base) is not None and x.requires_grad and _late(a))
+            grad = a._requires_grad or ((x := a._base) is not None and x._requires_grad and _late(a))
             same_device = True
             k = a._key  # the backend key, with COMPLEX_BIT for a complex tensor
             if lead == 2:
                 if isinstance(b := args[1], _Tensor):
                     same_device = b.device is a.device
                     k |= b._key
-                    grad = (b.requires_grad or ((x := b._base) is not None and x.requires_grad and _late(b))
+                    grad = (b._requires_grad or ((x := b._base) is not None and x._requires_grad and _late(b))
                             or grad)
             elif lead == 3:  # addmm, linear with a bias
                 if isinstance(b := args[1], _Tensor):
                     same_device = b.device is a.device
                     k |= b._key
-                    grad = (b.requires_grad or ((x := b._base) is not None and x.requires_grad and _late(b))
+                    grad = (b._requires_grad or ((x := b._base) is not None and x._requires_grad and _late(b))
                             or grad)
                 if isinstance(c := args[2], _Tensor):
                     same_device = same_device and c.device is a.device
                     k |= c._key
-                    grad = (c.requires_grad or ((x := c._base) is not None and x.requires_grad and _late(c))
+                    grad = (c._requires_grad or ((x := c._base) is not None and x._requires_grad and _late(c))
                             or grad)
             if same_device:
                 keyset = k
@@ -231,7 +231,7 @@ class OpOverload:
                             "Expected all tensors to be on the same device, but found at least two "
                             f"devices, {dev} and {d}!"
                         )
-                if t.requires_grad or ((x := t._base) is not None and x.requires_grad and _late(t)):
+                if t._requires_grad or ((x := t._base) is not None and x._requires_grad and _late(t)):
                     grad = True
         if self._device_arg is not None:
             i, name = self._device_arg

@@ -39,7 +39,7 @@ def _fits(value, typ, scalar_tensors: bool = False) -> bool:
         return isinstance(value, Tensor)
     if base == "Scalar":  # Note [Tensors as Scalars]
         return _is_scalar(value) or (scalar_tensors and isinstance(value, Tensor) and value.dim() == 0
-                                     and not value.requires_grad)
+                                     and not value._requires_grad)
     if base in ("int", "SymInt"):
         return _is_int(value) or (isinstance(value, Tensor) and value.dim() == 0 and
                                   value.dtype.category == 1)
@@ -110,7 +110,7 @@ def scalars_from_tensors(op, lone: bool = False):
 
     def value(t, name):
         # the match is cached by argument types, so each call checks its own tensors as torch's parser does
-        if t.dim() != 0 or t.requires_grad:
+        if t.dim() != 0 or t._requires_grad:
             if lone:
                 return t
             raise TypeError(f"{op.schema.name}(): argument '{name}' must be Number, not Tensor")

@@ -64,7 +64,7 @@ def run_with_out(fn, name: str, args, kwargs, out, factory: bool = False):
     if not outs or not all(isinstance(o, Tensor) for o in outs):
         bad = out if not isinstance(out, (list, tuple)) else next((o for o in outs if not isinstance(o, Tensor)), out)
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(bad).__name__}")
-    if grad_mode.enabled and any(t.requires_grad for t in (*_tensors(args), *_tensors(kwargs.values()), *outs)):
+    if grad_mode.enabled and any(t._requires_grad for t in (*_tensors(args), *_tensors(kwargs.values()), *outs)):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, but "
                            "one of the arguments requires grad.")
     if factory and len(outs) == 1:

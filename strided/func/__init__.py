@@ -59,9 +59,9 @@ def functional_call(module, parameter_and_buffer_dicts, args: Any = None, kwargs
 def _stacked_leaf(tensors: tuple, name: str) -> Tensor:
     from ..ops import bound as ops
 
-    requiring = [t.requires_grad for t in tensors]
+    requiring = [t._requires_grad for t in tensors]
     if any(requiring) and not all(requiring):
-        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+        raise RuntimeError(f"Expected {name} from each model to have the same ._requires_grad")
     result = ops.stack(list(tensors))
     return result.detach().requires_grad_() if all(requiring) else result
 
@@ -87,7 +87,7 @@ def _grad_and_value(func: Callable, argnums, has_aux: bool, args: tuple, kwargs:
     argnums = _wrap_argnums(argnums, len(args))
     positions = (argnums,) if isinstance(argnums, int) else argnums
     outer_leaves = [x for i in positions for x in _tree_flatten(args[i])[0]]
-    keep_graph = is_grad_enabled() and any(isinstance(x, Tensor) and x.requires_grad for x in outer_leaves)
+    keep_graph = is_grad_enabled() and any(isinstance(x, Tensor) and x._requires_grad for x in outer_leaves)
     with enable_grad():
         new_args = list(args)
         for i in positions:
@@ -106,7 +106,7 @@ def _grad_and_value(func: Callable, argnums, has_aux: bool, args: tuple, kwargs:
             raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
                                f"with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
         flat_inputs, build = _tree_flatten(diff_args)
-        if output.requires_grad:
+        if output._requires_grad:
             flat_grads = _autograd_grad((output,), flat_inputs, create_graph=True, allow_unused=True,
                                         materialize_grads=True)
         else:  # f did not use its inputs differentiably: the gradient is zero, as torch's

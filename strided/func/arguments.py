@@ -44,4 +44,4 @@ def alias_input(x):
     """A fresh alias of ``x`` to differentiate with respect to (Note [grad without levels])."""
     if not isinstance(x, Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-    return x.view_as(x) if x.requires_grad else x.detach().requires_grad_(True)
+    return x.view_as(x) if x._requires_grad else x.detach().requires_grad_(True)

@@ -26,7 +26,7 @@ __all__ = ["vjp", "jvp", "jacrev", "jacfwd", "hessian"]
 
 
 def _needs_graph(leaves) -> bool:
-    return is_grad_enabled() and any(isinstance(x, Tensor) and x.requires_grad for x in leaves)
+    return is_grad_enabled() and any(isinstance(x, Tensor) and x._requires_grad for x in leaves)
 
 
 def _unwrapper(keep_graph: bool):
@@ -50,7 +50,7 @@ def _check_outputs(flat, api: str) -> None:
 
 def _vjps(outputs, inputs, cotangents) -> list:
     """Gradients of ``outputs`` (cotangents given) w.r.t. ``inputs``, zeros where unused, with a graph."""
-    pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
+    pairs = [(o, c) for o, c in zip(outputs, cotangents) if o._requires_grad]
     if not pairs:
         return [ops.zeros_like(x) for x in inputs]
     grads = autograd_grad([p[0] for p in pairs], inputs, [p[1] for p in pairs], retain_graph=True,
@@ -121,7 +121,7 @@ def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: boo
         _check_outputs(flat_out, api)
         dummies = [ops.zeros_like(o).requires_grad_(True) for o in flat_out]
         grads = _vjps(flat_out, aliases, dummies)  # linear in the dummies (Note [Double-backward trick])
-        pairs = [(g, t) for g, t in zip(grads, flat_tan) if g.requires_grad]
+        pairs = [(g, t) for g, t in zip(grads, flat_tan) if g._requires_grad]
         if pairs:
             outs = autograd_grad([p[0] for p in pairs], dummies, [p[1] for p in pairs], retain_graph=True,
                                  create_graph=keep_graph, allow_unused=True)
@@ -149,7 +149,7 @@ def _jacobian(func, argnums, has_aux, args, kwargs, api):
         jacobians = []
         for o in flat_out:
             n = o.numel()
-            if o.requires_grad and n:
+            if o._requires_grad and n:
                 basis = ops.eye(n, n, dtype=o.dtype, device=o.device).reshape((n, *o.shape))
                 rows = autograd_grad([o], flat_in, [basis], retain_graph=True, create_graph=True, allow_unused=True,
                                      is_grads_batched=True)

@@ -31,7 +31,7 @@ def _write(api: str, name: str, out, value: Tensor) -> Tensor:
 
 
 def _no_grad_out(api: str, A: Tensor) -> None:
-    if grad_mode.enabled and A.requires_grad:
+    if grad_mode.enabled and A._requires_grad:
         raise RuntimeError(f"{api}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
 

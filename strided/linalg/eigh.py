@@ -97,7 +97,7 @@ class _Eigh(Function):
 
 
 def _needs_grad(A: Tensor) -> bool:
-    return grad_mode.enabled and A.requires_grad
+    return grad_mode.enabled and A._requires_grad
 
 
 # -- public functions ---------------------------------------------------------------------------------

@@ -103,7 +103,7 @@ def qr(A: Tensor, mode: str = "reduced"):
     if mode not in _MODES:
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")
-    if grad_mode.enabled and A.requires_grad:
+    if grad_mode.enabled and A._requires_grad:
         return linalg_qr(_QR.apply(A, mode))
     return linalg_qr(_qr_kernel(A, mode))
 
@@ -192,7 +192,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     m, n = A.shape[-2], A.shape[-1]
     eps = _finfo(A.dtype).eps
     rcond = eps * max(m, n) if rcond is None else (eps if rcond < 0 else float(rcond))
-    if grad_mode.enabled and (A.requires_grad or B.requires_grad):
+    if grad_mode.enabled and (A._requires_grad or B._requires_grad):
         X, rank, S = _Lstsq.apply(A, Bm, rcond, driver)
     else:
         X, rank, S = _lstsq_kernel(A, Bm, rcond, driver)

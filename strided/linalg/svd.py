@@ -152,7 +152,7 @@ class _SVD(Function):
 
 
 def _needs_grad(*tensors) -> bool:
-    return grad_mode.enabled and any(isinstance(t, Tensor) and t.requires_grad for t in tensors)
+    return grad_mode.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in tensors)
 
 
 # -- svd / svdvals ------------------------------------------------------------------------------------

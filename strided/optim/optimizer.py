@@ -257,7 +257,10 @@ class Optimizer(OptimizerHooksMixin):
                 if set_to_none:
                     p.grad = None
                     continue
-                g.requires_grad = False
+                if g.grad_fn is not None:  # torch's: a gradient made with create_graph=True
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
                 if foreach:
                     grouped[(g.device, g.dtype)].append(g)
                 else:

@@ -189,6 +189,36 @@ def test_requires_grad_rules():
         y.requires_grad_(False)
 
 
+def test_requires_grad_assignment_refuses_what_torchs_refuses():
+    torch = pytest.importorskip("torch")
+    cases = [
+        (lambda lib: lib.tensor([1, 2]), True),  # an integer dtype
+        (lambda lib: lib.tensor([1.0]), 1),  # not a bool
+        (lambda lib: lib.tensor([1.0]), None),
+        (lambda lib: lib.ones(2, requires_grad=True) * 2, False),  # a non-leaf, either way
+        (lambda lib: lib.ones(2, requires_grad=True) * 2, True),
+    ]
+    for make, value in cases:
+        with pytest.raises(RuntimeError) as theirs:
+            make(torch).requires_grad = value
+        with pytest.raises(RuntimeError) as ours:
+            make(st).requires_grad = value
+        assert str(ours.value) == str(theirs.value)
+    x = st.tensor([1, 2])
+    x.requires_grad = False  # allowed on any dtype, as torch's
+    z = st.tensor([1.0, 2.0])
+    z.requires_grad = True
+    (z * 3).sum().backward()
+    close(z.grad, [3, 3])
+    with st.inference_mode():
+        w = st.ones(2)
+    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside InferenceMode"):
+        w.requires_grad = True
+    p = st.nn.Parameter(st.ones(2))
+    p.requires_grad = False
+    assert not p.requires_grad and p.is_leaf
+
+
 # ---------------------------------------------------------------------- deep graphs
 def test_deep_graph_has_no_recursion_limit():
     x = leaf(1.0)

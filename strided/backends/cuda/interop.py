@@ -122,7 +122,7 @@ def import_dlpack(dl, owner) -> Tensor:
 # ---------------------------------------------------------------------- __cuda_array_interface__
 def cuda_array_interface(t: Tensor) -> dict:
     """``Tensor.__cuda_array_interface__`` (v3): byte strides (None when contiguous), producer stream."""
-    if t.requires_grad:
+    if t._requires_grad:
         raise RuntimeError(
             "Can't get __cuda_array_interface__ on Variable that requires grad. If gradients aren't "
             "required, use var.detach() to get Variable that doesn't require grad."

@@ -43,7 +43,7 @@ def _dtype_view(self: Tensor, dtype, sizes: tuple, strides: tuple, offset: int) 
     t = make_tensor(self._storage, offset, sizes, strides, dtype)
     base = self._base
     root = t._base = self if base is None else base
-    if root.requires_grad and not grad_mode.enabled:
+    if root._requires_grad and not grad_mode.enabled:
         t._autograd = AutogradMeta()  # made under no_grad: never differentiable (Note [Late-requiring views])
     return t
 

@@ -86,7 +86,7 @@ def _should_fold(t1, t2) -> bool:
     dim_small = t2.dim() if t1_larger else t1.dim()
     if not (big.dim() >= 3 and dim_small <= 2):
         return False
-    if (t2 if t1_larger else t1).requires_grad:
+    if (t2 if t1_larger else t1)._requires_grad:
         return True
     if t1.dim() == 2:
         return False
@@ -135,9 +135,9 @@ def _matmul(self, other):
     batch1, batch2 = s1[:max(d1 - 2, 0)], s2[:max(d2 - 2, 0)]
     if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
         # torch avoids materializing an expanded operand that requires grad
-        if batch1[0] == 1 and self.requires_grad:
+        if batch1[0] == 1 and self._requires_grad:
             return _matmul(ops.squeeze(self, [0]), other)
-        if batch2[0] == 1 and other.requires_grad:
+        if batch2[0] == 1 and other._requires_grad:
             return _matmul(self, ops.squeeze(other, [0]))
     batch = batch1 if batch1 == batch2 else broadcast_shapes(batch1, batch2)
     b = math.prod(batch)

@@ -17,6 +17,6 @@ __all__ = []
 
 @kernel("CompositeImplicitAutograd")
 def linalg_eigvals(self):
-    if grad_mode.enabled and self.requires_grad:
+    if grad_mode.enabled and self._requires_grad:
         return ops.linalg_eig(self)[0]
     return ops._linalg_eigvals(self)

@@ -36,7 +36,7 @@ def alias(self: Tensor, sizes: tuple, strides: tuple, offset: int | None = None)
     t = make_tensor(self._storage, self._offset if offset is None else offset, sizes, strides, self.dtype)
     base = self._base
     root = t._base = self if base is None else base
-    if root.requires_grad and not grad_mode.enabled:
+    if root._requires_grad and not grad_mode.enabled:
         t._autograd = AutogradMeta()  # made under no_grad: never differentiable (Note [Late-requiring views])
     return t
 
