@@ -137,7 +137,10 @@ def _inplace_kernel(functional: OpOverload):
     def kernel(self, *args, **kwargs):
         if 0 in self._strides:
             _check_no_internal_overlap(self)
-        result = functional(self, *args, **kwargs)
+        return finish(self, functional(self, *args, **kwargs))
+
+    def finish(self, result):
+        """Write the functional op's ``result`` into ``self`` with torch's checks."""
         if not can_cast(result.dtype, self.dtype):
             target = type_meta_name(self.dtype) if cpp_words else scalar_type_name(self.dtype)
             raise RuntimeError(
@@ -151,6 +154,7 @@ def _inplace_kernel(functional: OpOverload):
         return self.copy_(result)
 
     kernel.__name__ = functional.schema.name + "_"
+    kernel.functional, kernel.finish = functional, finish  # for the CUDA direct kernels (kernels/inplace_ops.py)
     return kernel
 
 

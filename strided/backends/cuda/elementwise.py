@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import struct
+from threading import get_ident as _get_ident
 
 from ... import dtypes as dt
 from ...tensor import Tensor, make_tensor
@@ -171,6 +172,24 @@ def _bstrides(t: Tensor, nd: int):
     return (0,) * off + tuple(0 if n == 1 else s for n, s in zip(t._sizes, t._strides))
 
 
+# Note [In-place redirect]
+# A direct in-place kernel (kernels/inplace_ops.py) runs an op's functional CUDA kernel with ``redirect`` set to
+# (this thread, self): the first ``run`` on this thread then writes ``self`` instead of the output the Meta
+# function made, when they agree in device, dtype and sizes, and clears it. One launch, no copy_ back.
+redirect = None
+
+
+def _redirected(out: Tensor) -> Tensor:
+    global redirect
+    ident, target = redirect
+    if ident != _get_ident():
+        return out
+    redirect = None
+    if target.dtype is out.dtype and target._sizes == out._sizes and target.device == out.device:
+        return target
+    return out
+
+
 def run(expr: str, out: Tensor, args, computes, dense: bool = True) -> Tensor:
     """Compute ``out[i] = expr(args[0][i], ...)`` on ``out``'s device and current stream.
 
@@ -178,6 +197,10 @@ def run(expr: str, out: Tensor, args, computes, dense: bool = True) -> Tensor:
     ``computes`` gives each operand's compute dtype. ``dense=False`` when ``out`` may be a
     non-dense view (direct in-place kernels). Returns ``out``.
     """
+    if redirect is not None:  # Note [In-place redirect]
+        fresh = out
+        out = _redirected(out)
+        dense = dense and out is fresh
     sizes = out._sizes
     n = _prod(sizes)
     if not n:

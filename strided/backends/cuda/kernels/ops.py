@@ -240,4 +240,6 @@ from . import fft_ops  # noqa: E402, F401 - _fft_c2c, _fft_r2c, _fft_c2r (Note [
 from . import pointwise_ops  # noqa: E402
 from . import complex_ops  # noqa: E402 - conj_physical, angle, polar, complex (complex.cuh)
 
-pointwise_ops.register_inplace()
+from . import inplace_ops  # noqa: E402
+
+inplace_ops.register_inplace()

@@ -12,12 +12,6 @@ The CPU kernels raise ``ZeroDivisionError`` when an integer ``div`` (trunc/floor
 or ``remainder`` divides by zero; finding that out on the GPU would need a device-to-host copy and a
 synchronization per call. torch's CUDA kernels do not check either: the result is whatever the
 hardware's integer division gives (unspecified). strided does as torch's CUDA backend does.
-
-Note [Direct in-place kernels]
-``add_``/``sub_``/``mul_``/``div_`` are autogen overloads (functional op + ``copy_``: two launches
-and a temporary). The common case (``self``'s dtype is the result dtype, ``other`` broadcasts to
-``self`` and does not partially overlap it, no internal overlap in ``self``) runs one kernel that
-writes ``self`` directly; every other case goes to the autogen kernel, which raises torch's errors.
 """
 
 from __future__ import annotations
@@ -25,15 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from .... import dtypes as dt
-from ....dispatch.keys import DispatchKey
-from ....dispatch.library import get_op, impl, kernel
+from ....dispatch.library import kernel
 from ....tensor import Tensor
 from ...meta import pointwise as meta
 from ...meta import pointwise_unary as meta_u
-from ...meta.common import result_dtype
 from ..elementwise import binary, opmath, run
 
-__all__ = ["register_inplace", "instantiations"]
+__all__ = ["instantiations"]
 
 _C4 = {d: (opmath(d),) * 4 for d in dt.all_dtypes + dt.complex_dtypes}  # each operand in the result's opmath type
 _SAME4 = {d: (d,) * 4 for d in dt.all_dtypes}
@@ -342,69 +334,6 @@ def _predicate(name, expr, integer_value):
 isnan = _predicate("isnan", "ew_isnan(x0)", "false")
 isinf = _predicate("isinf", "ew_isinf(x0)", "false")
 isfinite = _predicate("isfinite", "ew_isfinite(x0)", "true")
-
-
-# ---------------------------------------------------------------------------- direct in-place kernels
-def _direct(self, other) -> bool:
-    """Whether ``self <op>= other`` can run as one kernel writing ``self`` (Note [Direct in-place kernels])."""
-    if self.device.type != "cuda":
-        return False
-    sizes, strides = self._sizes, self._strides
-    if 0 in strides and any(st == 0 and n > 1 for n, st in zip(sizes, strides)):
-        return False
-    if not isinstance(other, Tensor):
-        return True
-    if other.device.type == "cuda":
-        if other.device != self.device:
-            return False
-    elif other._sizes:
-        return False
-    osz = other._sizes
-    if osz != sizes:
-        off = len(sizes) - len(osz)
-        if off < 0 or any(o != 1 and o != s for o, s in zip(osz, sizes[off:])):
-            return False
-    if other._storage is self._storage and other.device.type == "cuda":
-        return other._offset == self._offset and osz == sizes and other._strides == strides
-    return True
-
-
-def _inplace(name: str, overload: str, exprs, check=None):
-    op = get_op(f"aten::{name}_.{overload}")
-    fallback = []
-
-    def direct(self, other, *args, **kwargs):
-        d = self.dtype
-        if not _direct(self, other) or result_dtype(self, other) is not d or (check and not check(d, other)):
-            if not fallback:
-                fallback.append(op.kernel(DispatchKey.CompositeExplicitAutograd))
-            return fallback[0](self, other, *args, **kwargs)
-        alpha = kwargs.get("alpha", args[0] if args else 1)
-        if alpha == 1:
-            return run(exprs[0], self, (self, other), _C4[d], dense=False)
-        meta._check_alpha(alpha, d)
-        return run(exprs[1], self, (self, other, alpha), _C4[d], dense=False)
-
-    direct.__name__ = direct.__qualname__ = f"{name}_"
-    impl(f"aten::{name}_.{overload}", "CUDA")(direct)
-
-
-def _not_bool(d, other) -> bool:
-    return d is not dt.bool and not (isinstance(other, Tensor) and other.dtype is dt.bool) and \
-        not isinstance(other, (bool, np.bool_))
-
-
-def _floating_result(d, other) -> bool:
-    return d.category >= dt.FLOATING  # floating or complex
-
-
-def register_inplace() -> None:
-    """Register the direct in-place kernels (called once by ``kernels/ops.py`` when a GPU is usable)."""
-    for overload in ("Tensor", "Scalar"):
-        _inplace("add", overload, ("x0 + x1", "x0 + x2 * x1"))
-        _inplace("sub", overload, ("x0 - x1", "x0 - x2 * x1"), _not_bool)
-        _inplace("mul", overload, ("x0 * x1", None))
-        _inplace("div", overload, ("x0 / x1", None), _floating_result)
 
 
 def instantiations(dtypes=dt.all_dtypes) -> list:
