@@ -161,9 +161,12 @@ def to_device(x, device: str):
     if isinstance(x, Tensor):
         if device == "cpu":
             return x
+        from ..autograd import no_grad
+
         out = empty_strided(x.shape, x.stride(), dtype=x.dtype, device=device)
         if device != "meta":
-            out.copy_(x)
+            with no_grad():  # a leaf on the device, as the sample is on the CPU
+                out.copy_(x)
         out.requires_grad = x.requires_grad
         return out
     if isinstance(x, (list, tuple)):

@@ -147,9 +147,15 @@ def test_inplace_cuda_under_autograd_matches_torch():
     s, t = _pair(x)
     s.requires_grad_()
     t.requires_grad_()
-    ys, yt = s * 2, t * 2
-    ys.sigmoid_().clamp_(0.2, 0.8).mul_(3)
-    yt.sigmoid_().clamp_(0.2, 0.8).mul_(3)
-    ys.sum().backward()
-    yt.sum().backward()
-    _close(s.grad, t.grad)
+    grads = []
+    for v in (s, t):
+        y = v * 2
+        y.addcmul_(v, v, value=0.5).lerp_(v, 0.25).clamp_(-1.5, 2.5)  # none saves the tensor the next one writes
+        z = (v * 1).sigmoid_()  # saves its result, which nothing writes after
+        (y.sum() + (z * z).sum()).backward()
+        grads.append(v.grad)
+    _close(*grads)
+    w = (s * 1).sigmoid_()
+    w.mul_(2)  # writes the result sigmoid_ saved: torch's error
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        w.sum().backward()
