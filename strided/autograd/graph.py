@@ -27,12 +27,13 @@ from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor, make_tensor
 from . import saved_hooks as _saved_hooks
 from .anomaly_mode import anomaly, store_stack
+from .mutation_on_saved import allow_mutation_on_saved_tensors
 from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
 __all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "set_history",
            "obeys_layout_contract", "clone_obey_contract", "set_grad", "retain_grad", "register_hook",
            "collect_edge", "ViewOfRebased", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge", "increment_version",
+           "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors", "GradientEdge", "get_gradient_edge", "increment_version",
            "register_multi_grad_hook"]
 
 
