@@ -20,3 +20,6 @@ from . import (  # noqa: F401
     reductions,
     threads,
 )
+from .inplace import register_inplace  # noqa: E402
+
+register_inplace()  # Note [CPU direct in-place kernels]

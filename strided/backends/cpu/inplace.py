@@ -1,0 +1,76 @@
+"""Direct in-place kernels on the CPU: ``x.clamp_(0, 1)`` without the second and third dispatch.
+
+Note [CPU direct in-place kernels]
+An autogen in-place overload (``ops/registry.py``) calls its functional op through the dispatcher and then
+``self.copy_(result)`` through it again: on the CPU the two dispatches, ``copy_``'s Meta function and its
+version-counter wrapper cost more than the arithmetic on small tensors (an AdamW step of a small model spent
+a quarter of its time in them). Here each such overload gets a CPU kernel that calls the functional op's CPU
+kernel directly and copies its result into ``self`` with NumPy when it fits (same dtype and sizes: NumPy's
+copy is safe whatever ``self`` aliases); anything else goes through the autogen kernel's own checks and
+``copy_``. Complex operands keep the autogen path, as on CUDA (Note [Direct in-place kernels]). This kernel
+sits under the version-counter wrapper like any backend kernel, so one call counts one write.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...dispatch.keys import DispatchKey
+from ...tensor import Tensor
+from .common import as_numpy
+
+__all__ = ["register_inplace"]
+
+
+def _plain(self, args) -> bool:
+    """Real dtypes, CPU ``self`` without repeated elements: the cases the direct kernel takes."""
+    if self.dtype.is_complex or self.device.type != "cpu":
+        return False
+    strides = self._strides
+    if 0 in strides and any(st == 0 and n > 1 for n, st in zip(self._sizes, strides)):
+        return False
+    return not any(isinstance(a, Tensor) and a.dtype.is_complex for a in args)
+
+
+def _direct(autogen, functional_kernel):
+    finish = autogen.finish
+
+    def direct(self, *args, **kwargs):
+        if not _plain(self, args):
+            out = autogen(self, *args, **kwargs)
+        else:
+            result = functional_kernel(self, *args, **kwargs)
+            if result.dtype is self.dtype and result._sizes == self._sizes and result.device == self.device:
+                dst = as_numpy(self)
+                if dst.size:
+                    np.copyto(dst, as_numpy(result))
+                return self
+            out = finish(self, result)  # another dtype or shape: torch's checks and casts, then copy_
+        self._storage._version -= 1  # copy_ counted the write, and so does this kernel's wrapper
+        return out
+
+    direct.__name__ = direct.__qualname__ = autogen.__name__
+    return direct
+
+
+def register_inplace() -> None:
+    """Give every autogen in-place overload whose functional op has a CPU kernel the direct kernel (called once,
+    when the CPU backend loads)."""
+    from ...dispatch.dispatcher import KERNEL_TABLES
+    from ...ops.registry import _NAMESPACES
+
+    # read the kernels without loading any table: this runs while strided.backends.cpu is being imported,
+    # possibly inside the import of the composite kernels
+    cpu_table = KERNEL_TABLES[DispatchKey.CPU]
+    for packet in _NAMESPACES["aten"]:
+        if not packet.name.endswith("_"):
+            continue
+        for op in packet.overloads.values():
+            if op.has_kernel(DispatchKey.CPU):
+                continue
+            autogen = op._kernels.get(DispatchKey.CompositeExplicitAutograd)  # autogen kernels are registered
+            functional = getattr(autogen, "functional", None)
+            name = None if functional is None else functional._dispatch_names.get(DispatchKey.CPU)
+            fn = None if name is None else cpu_table.get(name)
+            if fn is not None:
+                op.register(DispatchKey.CPU, _direct(autogen, fn))
