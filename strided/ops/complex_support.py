@@ -35,7 +35,7 @@ _LAYOUT = {
 # ``view_as_complex`` take real tensors; they are listed so that a complex argument reaches their Meta
 # checks and torch's words ("Expected both inputs to be Half, Float or Double tensors ...").
 _MATH = {
-    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne",
+    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "eq_", "ne_",
     "real", "imag", "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj",
     "resolve_neg", "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [FFT ops]; Note [CUDA FFT] (backends/cuda/kernels/fft_ops.py)
@@ -107,7 +107,8 @@ COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES 
                         | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU
                         | _COVARIANCES_AND_GATHERS)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
-    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "real", "imag",
+    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "eq_", "ne_", "real",
+    "imag",
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
     "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]

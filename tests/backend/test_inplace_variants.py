@@ -1,0 +1,94 @@
+"""Every autogen in-place overload against its functional op, on the op database's samples, on every available
+backend: ``x.op_(*args)`` leaves in ``x`` exactly what ``op(x, *args)`` returns (cast to ``x``'s dtype), counts
+one write, or raises where the result cannot be written into ``x`` (Notes [Direct in-place kernels],
+[CPU direct in-place kernels])."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from strided import autograd
+from strided.dispatch.keys import DispatchKey
+from strided.dtypes import can_cast
+from strided.tensor import Tensor
+from strided.testing import available_devices, to_device
+from strided.testing.opdb import op_db
+
+DEVICES = [d for d in available_devices() if d != "meta"]
+# writes torch refuses although the result would fit: (op, complex self) -> its words
+_TORCH_REFUSES = {("aten::abs_", True): "In-place abs is not supported for complex tensors"}
+
+
+def _inplace_of(info):
+    """The autogen in-place OpOverload whose functional op is ``info``'s, or None."""
+    if info.op is not None:
+        return None
+    functional = info.get_op()
+    packet_name = functional.name.split("::")[-1] + "_"
+    from strided.ops import registry
+
+    packet = registry.load()._get(packet_name)
+    if packet is None:
+        return None
+    for op in packet.overloads.values():
+        autogen = op._kernels.get(DispatchKey.CompositeExplicitAutograd)
+        if getattr(autogen, "functional", None) is functional:
+            return op
+    return None
+
+
+CASES = [pytest.param(info, d, id=f"{info.name}-{d.name}") for info in op_db() if _inplace_of(info) is not None
+         for d in info.dtypes]
+
+
+def _same(got: Tensor, want: Tensor, where: str) -> None:
+    g, w = got.numpy(force=True), want.numpy(force=True)
+    assert g.dtype == w.dtype and g.shape == w.shape, where
+    if g.dtype.kind in "fc" or g.dtype.name == "bfloat16":
+        np.testing.assert_array_equal(g.astype(np.complex128 if g.dtype.kind == "c" else np.float64),
+                                      w.astype(np.complex128 if w.dtype.kind == "c" else np.float64), err_msg=where)
+    else:
+        np.testing.assert_array_equal(g, w, err_msg=where)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("info, dtype", CASES)
+def test_inplace_leaves_the_functional_result(info, dtype, device):
+    inplace = _inplace_of(info)
+    functional = info.get_op()
+    rng = np.random.default_rng(4321)
+    checked = 0
+    with autograd.no_grad():
+        for sample in info.samples(dtype, rng):
+            if not sample.args or not isinstance(sample.args[0], Tensor):
+                continue
+            args = to_device(sample.args, device)
+            kwargs = to_device(sample.kwargs, device)
+            self, rest = args[0].detach(), args[1:]
+            where = f"{inplace.name} {dtype.name} on {device}: {sample}"
+            try:
+                want = functional(self, *rest, **kwargs)
+            except (RuntimeError, NotImplementedError, ValueError, TypeError):
+                continue  # the functional op refuses this sample itself
+            x = self.clone()
+            internal = 0 not in x._sizes and any(s == 0 and n > 1 for n, s in zip(x._sizes, x._strides))
+            refused = _TORCH_REFUSES.get((inplace.name, x.dtype.is_complex))
+            if refused:
+                with pytest.raises(RuntimeError, match=refused):
+                    inplace(x, *rest, **kwargs)
+                checked += 1
+                continue
+            if want._sizes != x._sizes or not can_cast(want.dtype, x.dtype) or internal:
+                with pytest.raises(RuntimeError):
+                    inplace(x, *rest, **kwargs)
+                checked += 1
+                continue
+            before = x._version
+            out = inplace(x, *rest, **kwargs)
+            assert out is x, where
+            assert x._version == before + 1, where
+            _same(x, want.to(x.dtype), where)
+            checked += 1
+    assert checked or not any(isinstance(s.args[0], Tensor) for s in info.samples(dtype, np.random.default_rng(4321))
+                              if s.args)
