@@ -23,6 +23,7 @@ from ..dispatch.dispatcher import OpOverload
 from ..dispatch.keys import DispatchKey, parse_key
 from ..dispatch.packet import OpOverloadPacket
 from . import bound
+from .memory_overlap import check_no_partial_overlap
 from .schema import Annotation, Argument, FunctionSchema, Return, SchemaError, Type, parse_schema
 
 __all__ = ["load", "parse_yaml", "namespace", "YAML_PATH", "Namespace", "ENTRY_KEYS"]
@@ -128,15 +129,30 @@ def _derive(functional: FunctionSchema, spec: str, where: str) -> FunctionSchema
 _CPP_WORD_OPS = frozenset({"clamp", "clamp_min", "clamp_max"})
 
 
+# the Meta modules of the pointwise ops, whose in-place forms refuse a partially overlapping operand
+_POINTWISE_META = frozenset(f"strided.backends.meta.{m}" for m in ("pointwise", "pointwise_unary",
+                                                                     "pointwise_binary_math", "bitwise"))
+
+
 def _inplace_kernel(functional: OpOverload):
     from ..backends.meta.pointwise import scalar_type_name, type_meta_name
     from ..dtypes import can_cast
 
     cpp_words = functional.schema.name in _CPP_WORD_OPS
 
+    pointwise = []  # [bool] once known (Note [Partial overlap])
+
+    def is_pointwise() -> bool:
+        if not pointwise:
+            meta = functional.kernel(DispatchKey.Meta)
+            pointwise.append(getattr(meta, "__module__", None) in _POINTWISE_META)
+        return pointwise[0]
+
     def kernel(self, *args, **kwargs):
         if 0 in self._strides:
             _check_no_internal_overlap(self)
+        if is_pointwise():
+            check_no_partial_overlap(self, args, kwargs)
         return finish(self, functional(self, *args, **kwargs))
 
     def finish(self, result):
@@ -154,7 +170,8 @@ def _inplace_kernel(functional: OpOverload):
         return self.copy_(result)
 
     kernel.__name__ = functional.schema.name + "_"
-    kernel.functional, kernel.finish = functional, finish  # for the CUDA direct kernels (kernels/inplace_ops.py)
+    # for the direct kernels (backends/cpu/inplace.py, backends/cuda/kernels/inplace_ops.py)
+    kernel.functional, kernel.finish, kernel.is_pointwise = functional, finish, is_pointwise
     return kernel
 
 

@@ -15,6 +15,8 @@ from strided.tensor import Tensor
 from strided.testing import available_devices, to_device
 from strided.testing.opdb import op_db
 
+torch = pytest.importorskip("torch")
+
 DEVICES = [d for d in available_devices() if d != "meta"]
 # writes torch refuses although the result would fit: (op, complex self) -> its words
 _TORCH_REFUSES = {("aten::abs_", True): "In-place abs is not supported for complex tensors"}
@@ -92,3 +94,41 @@ def test_inplace_leaves_the_functional_result(info, dtype, device):
             checked += 1
     assert checked or not any(isinstance(s.args[0], Tensor) for s in info.samples(dtype, np.random.default_rng(4321))
                               if s.args)
+
+
+_OVERLAP_CASES = {
+    "x.add_(x[0])": lambda x, y, a: x.add_(x[0]),
+    "x[1:].add_(x[:-1])": lambda x, y, a: x[1:].add_(x[:-1]),
+    "x.add_(x)": lambda x, y, a: x.add_(x),
+    "y.add_(y.t().t())": lambda x, y, a: y.add_(y.t().t()),
+    "y[:, 0].add_(y[:, 1])": lambda x, y, a: y[:, 0].add_(y[:, 1]),  # not dense: torch's "too hard", allowed
+    "y[0].add_(y[1])": lambda x, y, a: y[0].add_(y[1]),
+    "x[1:].addcmul_(x[:-1], x[:-1])": lambda x, y, a: x[1:].addcmul_(x[:-1], x[:-1]),
+    "x[1:].cumsum_(0)": lambda x, y, a: x[1:].cumsum_(0),  # not a pointwise op: no check, as torch
+    "a[1:, 1:].addmm_(a[:3, :3], a[:3, :3])": lambda x, y, a: a[1:, 1:].addmm_(a[:3, :3], a[:3, :3]),
+    "x[1:].clamp_(min=x[:-1])": lambda x, y, a: x[1:].clamp_(min=x[:-1]),
+    "x[1:].lerp_(x[:-1], 0.5)": lambda x, y, a: x[1:].lerp_(x[:-1], 0.5),
+    "y.t().add_(y)": lambda x, y, a: y.t().add_(y),  # the same memory in another order
+    "x[2:].mul_(x[:2].sum())": lambda x, y, a: x[2:].mul_(x[:2].sum()),  # a new tensor
+    "x[::2].sub_(x[1::2])": lambda x, y, a: x[::2].sub_(x[1::2]),  # interleaved, neither dense
+}
+
+
+@pytest.mark.parametrize("device", available_devices())
+@pytest.mark.parametrize("case", list(_OVERLAP_CASES))
+def test_a_partially_overlapping_operand_is_refused_as_torch_refuses_it(case, device):
+    import strided as st
+
+    call = _OVERLAP_CASES[case]
+    try:
+        call(torch.arange(6.0), torch.arange(6.0).view(2, 3), torch.ones(4, 4))
+        refused = None
+    except RuntimeError as e:
+        refused = str(e)
+    args = (st.arange(6.0, device=device), st.arange(6.0, device=device).view(2, 3), st.ones(4, 4, device=device))
+    if refused is None:
+        call(*args)
+    else:
+        with pytest.raises(RuntimeError) as ours:
+            call(*args)
+        assert str(ours.value) == refused

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...dispatch.keys import DispatchKey
+from ...ops.memory_overlap import check_no_partial_overlap
 from ...tensor import Tensor
 from .common import as_numpy
 
@@ -33,12 +34,14 @@ def _plain(self, args) -> bool:
 
 
 def _direct(autogen, functional_kernel):
-    finish = autogen.finish
+    finish, is_pointwise = autogen.finish, autogen.is_pointwise
 
     def direct(self, *args, **kwargs):
         if not _plain(self, args):
             out = autogen(self, *args, **kwargs)
         else:
+            if is_pointwise():
+                check_no_partial_overlap(self, args, kwargs)  # Note [Partial overlap]
             result = functional_kernel(self, *args, **kwargs)
             if result.dtype is self.dtype and result._sizes == self._sizes and result.device == self.device:
                 dst = as_numpy(self)

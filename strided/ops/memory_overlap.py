@@ -1,0 +1,40 @@
+"""torch's memory-overlap rule for the in-place pointwise ops (aten/src/ATen/MemoryOverlap.cpp).
+
+Note [Partial overlap]
+An elementwise kernel that writes ``self`` while it reads an operand sharing part of ``self``'s memory would read
+elements it has already written (``t[1:].add_(t[:-1])``), so torch refuses it: TensorIterator asserts that no
+input *partially* overlaps the output. Full overlap (the operand is ``self``'s exact view) is fine; so are
+disjoint parts of one storage; and, as in torch, a pair where either tensor is not non-overlapping-and-dense is
+"too hard" to decide and let through. strided applies the rule to the autogen in-place overloads of the
+pointwise ops, on every backend, before anything is computed.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PARTIAL_OVERLAP", "partially_overlaps", "check_no_partial_overlap"]
+
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                   "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def partially_overlaps(a, b) -> bool:
+    """torch's ``get_overlap_status(a, b) == MemOverlapStatus::Partial``."""
+    if a is b or a._storage is not b._storage:
+        return False
+    na, nb = a.numel(), b.numel()
+    if not na or not nb or not a._is_non_overlapping_and_dense() or not b._is_non_overlapping_and_dense():
+        return False
+    a_begin, b_begin = a._offset * a.dtype.itemsize, b._offset * b.dtype.itemsize
+    a_end, b_end = a_begin + na * a.dtype.itemsize, b_begin + nb * b.dtype.itemsize
+    if a_begin == b_begin and a_end == b_end:
+        return a._strides != b._strides
+    return a_begin < b_end and b_begin < a_end
+
+
+def check_no_partial_overlap(out, args, kwargs) -> None:
+    """Raise torch's error when a Tensor among ``args`` / ``kwargs`` partially overlaps ``out``."""
+    from ..tensor import Tensor
+
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, Tensor) and value._storage is out._storage and partially_overlaps(out, value):
+            raise RuntimeError(PARTIAL_OVERLAP)
