@@ -52,7 +52,7 @@ def mark(msg: str) -> None:
 @contextmanager
 def range(msg: str, *args, **kwargs):  # noqa: A001 (torch's name)
     """Context manager / decorator: a range around its block; extra arguments go to ``msg.format()``."""
-    range_push(msg.format(*args, **kwargs))
+    range_push(_message(msg, "range").decode().format(*args, **kwargs))
     try:
         yield
     finally:

@@ -98,6 +98,7 @@ def write_out(result, out):
     """Copy ``result`` into ``out`` with torch's out= checks: castable dtype, the same device, resize (warning when
     ``out`` held elements), no internal overlap."""
     from ..dtypes import can_cast
+    from ..ops.memory_overlap import check_no_internal_overlap
 
     if not can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {dtype_word(result.dtype)} can't be cast to the desired output type "
@@ -113,9 +114,7 @@ def write_out(result, out):
                           "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
                           "elements with t.resize_(0).", UserWarning, stacklevel=4)
         out.resize_(result._sizes)
-    if 0 in out._strides and 0 not in out._sizes and any(s == 0 and n > 1 for n, s in zip(out._sizes, out._strides)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
-                           "memory location. Please clone() the tensor before performing the operation.")
+    check_no_internal_overlap(out)
     return out.copy_(result)
 
 

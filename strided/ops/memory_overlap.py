@@ -1,4 +1,5 @@
-"""torch's memory-overlap rule for the in-place pointwise ops (aten/src/ATen/MemoryOverlap.cpp).
+"""torch's memory-overlap rules for written tensors (aten/src/ATen/MemoryOverlap.cpp): no repeated element in a
+written tensor, and no input partially overlapping it in the in-place pointwise ops.
 
 Note [Partial overlap]
 An elementwise kernel that writes ``self`` while it reads an operand sharing part of ``self``'s memory would read
@@ -11,10 +12,27 @@ pointwise ops, on every backend, before anything is computed.
 
 from __future__ import annotations
 
-__all__ = ["PARTIAL_OVERLAP", "partially_overlaps", "check_no_partial_overlap"]
+__all__ = ["PARTIAL_OVERLAP", "INTERNAL_OVERLAP", "partially_overlaps", "check_no_partial_overlap",
+           "has_internal_overlap", "check_no_internal_overlap"]
 
 PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                    "single memory location. Please clone() the tensor before performing the operation.")
+
+INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                    "location. Please clone() the tensor before performing the operation.")
+
+
+def has_internal_overlap(t) -> bool:
+    """torch's ``has_internal_overlap(t) == Yes`` as strided can tell: a dimension of more than one element with
+    stride 0 (an expanded tensor) and no empty dimension."""
+    strides = t._strides
+    return 0 in strides and 0 not in t._sizes and any(st == 0 and n > 1 for n, st in zip(t._sizes, strides))
+
+
+def check_no_internal_overlap(t) -> None:
+    """torch's ``assert_no_internal_overlap``: a written-to tensor must not repeat an element."""
+    if has_internal_overlap(t):
+        raise RuntimeError(INTERNAL_OVERLAP)
 
 
 def partially_overlaps(a, b) -> bool:

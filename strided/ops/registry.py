@@ -23,7 +23,7 @@ from ..dispatch.dispatcher import OpOverload
 from ..dispatch.keys import DispatchKey, parse_key
 from ..dispatch.packet import OpOverloadPacket
 from . import bound
-from .memory_overlap import check_no_partial_overlap
+from .memory_overlap import check_no_internal_overlap, check_no_partial_overlap
 from .schema import Annotation, Argument, FunctionSchema, Return, SchemaError, Type, parse_schema
 
 __all__ = ["load", "parse_yaml", "namespace", "YAML_PATH", "Namespace", "ENTRY_KEYS"]
@@ -149,8 +149,7 @@ def _inplace_kernel(functional: OpOverload):
         return pointwise[0]
 
     def kernel(self, *args, **kwargs):
-        if 0 in self._strides:
-            _check_no_internal_overlap(self)
+        check_no_internal_overlap(self)
         if is_pointwise():
             check_no_partial_overlap(self, args, kwargs)
         return finish(self, functional(self, *args, **kwargs))
@@ -184,15 +183,6 @@ def _out_kernel(functional: OpOverload):
 
     kernel.__name__ = functional.schema.name + "_out"
     return kernel
-
-
-def _check_no_internal_overlap(t) -> None:
-    """torch's assert_no_internal_overlap: a written-to tensor must not repeat an element (expand)."""
-    if 0 not in t._sizes and any(st == 0 and sz > 1 for sz, st in zip(t._sizes, t._strides)):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a single "
-            "memory location. Please clone() the tensor before performing the operation."
-        )
 
 
 def load() -> Namespace:

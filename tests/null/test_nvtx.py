@@ -25,7 +25,13 @@ def test_without_a_tool_the_results_are_torchs():
     assert nvtx.range_end(0) is None
 
 
-@pytest.mark.parametrize("call", [lambda: nvtx.range_push(3), lambda: nvtx.mark(b"x"), lambda: nvtx.range_start(None)])
+def _enter_range(msg):
+    with nvtx.range(msg):
+        pass
+
+
+@pytest.mark.parametrize("call", [lambda: nvtx.range_push(3), lambda: nvtx.mark(b"x"), lambda: nvtx.range_start(None),
+                                  lambda: _enter_range(3)])
 def test_a_message_that_is_not_a_str_is_refused(call):
     with pytest.raises(TypeError, match="argument 'msg' must be str"):
         call()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...dispatch.keys import DispatchKey
-from ...ops.memory_overlap import check_no_partial_overlap
+from ...ops.memory_overlap import check_no_partial_overlap, has_internal_overlap
 from ...tensor import Tensor
 from .common import as_numpy
 
@@ -25,10 +25,7 @@ __all__ = ["register_inplace"]
 
 def _plain(self, args) -> bool:
     """Real dtypes, CPU ``self`` without repeated elements: the cases the direct kernel takes."""
-    if self.dtype.is_complex or self.device.type != "cpu":
-        return False
-    strides = self._strides
-    if 0 in strides and any(st == 0 and n > 1 for n, st in zip(self._sizes, strides)):
+    if self.dtype.is_complex or self.device.type != "cpu" or has_internal_overlap(self):
         return False
     return not any(isinstance(a, Tensor) and a.dtype.is_complex for a in args)
 
