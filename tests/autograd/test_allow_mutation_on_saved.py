@@ -8,29 +8,31 @@ import pytest
 
 import strided as st
 from strided.dispatch.versions import before_write
+from strided.testing.opinfo import available_devices
 
 torch = pytest.importorskip("torch")
 
 _DATA = np.linspace(-1.5, 2.0, 6, dtype=np.float64).reshape(2, 3)
 
 
-def _leaf(lib):
-    return lib.tensor(_DATA.copy(), requires_grad=True)
+def _leaf(lib, device="cpu"):
+    return lib.tensor(_DATA.copy(), requires_grad=True, device=device)
 
 
-def _grads(program):
+def _grads(program, device):
     out = []
     for lib in (st, torch):
-        a = _leaf(lib)
+        a = _leaf(lib, device)
         with lib.autograd.graph.allow_mutation_on_saved_tensors():
             program(lib, a)
-        out.append(a.grad.detach().numpy())
+        out.append(a.grad.detach().cpu().numpy())
     return out
 
 
+@pytest.mark.parametrize("device", [d for d in available_devices() if d != "meta"])
 @pytest.mark.parametrize("name", ["sin_ after pow", "two writes, saved twice", "out= write", "a view at offset 0",
                                   "foreach write", "saved by several ops"])
-def test_gradients_use_the_value_before_the_write(name):
+def test_gradients_use_the_value_before_the_write(name, device):
     def program(lib, a):
         b = a.clone()
         if name == "sin_ after pow":
@@ -55,7 +57,7 @@ def test_gradients_use_the_value_before_the_write(name):
             c.fill_(7)
         loss.backward()
 
-    ours, theirs = _grads(program)
+    ours, theirs = _grads(program, device)
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
 
 
