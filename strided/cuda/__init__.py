@@ -17,6 +17,14 @@ from ..backends.cuda.device import (  # noqa: F401
     synchronize,
 )
 from ..backends.cuda.driver import CudaError  # noqa: F401
+from ..backends.cuda.nvml_queries import (  # noqa: F401
+    clock_rate,
+    device_memory_used,
+    memory_usage,
+    power_draw,
+    temperature,
+    utilization,
+)
 from ..backends.cuda.sync_debug import get_sync_debug_mode, set_sync_debug_mode  # noqa: F401
 from ..memory.errors import OutOfMemoryError  # noqa: F401
 from . import (
@@ -39,6 +47,7 @@ from .memory import (  # noqa: F401
     MemPool,
     caching_allocator_alloc,
     caching_allocator_delete,
+    caching_allocator_enable,
     change_current_allocator,
     empty_cache,
     empty_host_cache,
@@ -46,6 +55,7 @@ from .memory import (  # noqa: F401
     get_per_process_memory_fraction,
     host_memory_stats,
     host_memory_stats_as_nested_dict,
+    list_gpu_processes,
     max_memory_allocated,
     max_memory_cached,
     max_memory_reserved,
@@ -65,7 +75,16 @@ from .memory import (  # noqa: F401
     set_per_process_memory_fraction,
     use_mem_pool,
 )
-from .streams import Event, Stream, current_stream, default_stream, set_stream, stream  # noqa: F401
+from .streams import (  # noqa: F401
+    Event,
+    ExternalStream,
+    Stream,
+    StreamContext,
+    current_stream,
+    default_stream,
+    set_stream,
+    stream,
+)
 
 
 def is_available() -> bool:

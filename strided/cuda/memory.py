@@ -11,8 +11,14 @@ from ..backends.cuda import allocator as _alloc
 from ..backends.cuda import capture as _capture
 from ..backends.cuda import driver as _driver
 from ..backends.cuda import host_allocator as _host
-from ..backends.cuda.allocator import CUDAPluggableAllocator, change_current_allocator, get_current_allocator
+from ..backends.cuda.allocator import (
+    CUDAPluggableAllocator,
+    caching_allocator_enable,
+    change_current_allocator,
+    get_current_allocator,
+)
 from ..backends.cuda.device import _index, mem_get_info
+from ..backends.cuda.nvml_queries import list_gpu_processes
 from ..backends.cuda.streams import Stream, current_stream_handle
 
 __all__ = [
@@ -20,7 +26,8 @@ __all__ = [
     "reset_peak_memory_stats", "reset_accumulated_memory_stats", "memory_stats", "memory_summary",
     "memory_snapshot", "_record_memory_history", "_snapshot", "_dump_snapshot", "empty_cache",
     "mem_get_info", "set_per_process_memory_fraction", "get_per_process_memory_fraction",
-    "caching_allocator_alloc", "caching_allocator_delete", "MemPool", "use_mem_pool",
+    "caching_allocator_alloc", "caching_allocator_delete", "caching_allocator_enable", "list_gpu_processes",
+    "MemPool", "use_mem_pool",
     "CUDAPluggableAllocator", "change_current_allocator", "get_current_allocator",
     "host_memory_stats", "empty_host_cache", "get_allocator_backend", "memory_stats_as_nested_dict",
     "host_memory_stats_as_nested_dict", "reset_peak_host_memory_stats", "reset_accumulated_host_memory_stats",

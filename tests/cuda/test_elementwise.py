@@ -224,8 +224,11 @@ def test_inplace_on_noncontiguous_views():
 @gpu
 def test_inplace_falls_back_for_overlap_and_promotion():
     a = st.arange(6.0, device="cuda").reshape(2, 3)
-    a.add_(a[:1])  # a broadcast view of a's own storage: the autogen path (compute, then copy)
-    assert _np(a).tolist() == [[0.0, 2.0, 4.0], [3.0, 5.0, 7.0]]
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor refer"):
+        a.add_(a[:1])  # partial overlap: torch's refusal (Note [Partial overlap]), a untouched
+    assert _np(a).tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and a._version == 0
+    a.add_(a[:, :1].clone())  # the broadcast operand in its own memory: the direct kernel
+    assert _np(a).tolist() == [[0.0, 1.0, 2.0], [6.0, 7.0, 8.0]] and a._version == 1
     h = st.ones(4, dtype=st.float16, device="cuda")
     h.mul_(st.tensor([0.5, 1.5, 2.5, 3.5], dtype=st.float64, device="cuda"))
     assert _np(h).tolist() == [0.5, 1.5, 2.5, 3.5]

@@ -32,10 +32,11 @@ from .driver import check, cu
 from .streams import current_stream_handle
 
 __all__ = ["CudaProvider", "get_allocator", "allocate_storage", "record_stream", "NO_CACHING",
-           "CUDAPluggableAllocator", "change_current_allocator", "PoolSegments"]
+           "CUDAPluggableAllocator", "change_current_allocator", "PoolSegments", "caching_allocator_enable"]
 
-NO_CACHING = os.environ.get("STRIDED_NO_CUDA_MEMORY_CACHING", os.environ.get("PYTORCH_NO_CUDA_MEMORY_CACHING",
-                                                                             "0")) == "1"
+_ENV_NO_CACHING = os.environ.get("STRIDED_NO_CUDA_MEMORY_CACHING",
+                                 os.environ.get("PYTORCH_NO_CUDA_MEMORY_CACHING", "0")) == "1"
+NO_CACHING = _ENV_NO_CACHING  # or caching_allocator_enable(False)
 _NOT_READY = 600
 _OOM = 2
 
@@ -298,6 +299,19 @@ def change_current_allocator(allocator: CUDAPluggableAllocator) -> None:
     if any(a is not None and a.memory_allocated() for a in _allocators):
         raise RuntimeError("Can't swap an already initialized allocator")
     _pluggable = allocator
+
+
+def caching_allocator_enable(value: bool = True) -> None:
+    """Turn the caching allocator on or off for later allocations (torch's ``caching_allocator_enable``).
+
+    Off, each new CUDA storage is its own ``cuMemAlloc`` and its free a synchronize + ``cuMemFree``
+    (Note [No caching]); storages allocated before keep their blocks and return them to the cache.
+    The environment variable keeps caching off whatever ``value`` says, as in torch.
+    """
+    global NO_CACHING
+    if not isinstance(value, bool):
+        raise TypeError(f"caching_allocator_enable(): argument 'value' must be bool, not {type(value).__name__}")
+    NO_CACHING = _ENV_NO_CACHING or not value
 
 
 def get_current_allocator():

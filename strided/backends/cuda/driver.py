@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import threading
 
-__all__ = ["CudaError", "check", "cu", "is_available", "device_count", "ensure_context",
+__all__ = ["CudaError", "check", "cu", "nvml", "device_uuid", "is_available", "device_count", "ensure_context",
            "driver_version", "LAUNCH_BLOCKING"]
 
 LAUNCH_BLOCKING = os.environ.get("CUDA_LAUNCH_BLOCKING", "0") == "1"
@@ -50,6 +50,27 @@ def cu():
 
         _cu = driver
     return _cu
+
+
+_nvml = None
+
+
+def nvml():
+    """The ``cuda.bindings.nvml`` module (imported on first call; raises ImportError when absent)."""
+    global _nvml
+    if _nvml is None:
+        from cuda.bindings import nvml as module
+
+        _nvml = module
+    return _nvml
+
+
+def device_uuid(index: int) -> bytes:
+    """The 16 bytes of ``cuDeviceGetUuid`` for device ``index`` (a MIG instance's own UUID under MIG)."""
+    require()
+    d = cu()
+    raw = check(d.cuDeviceGetUuid(check(d.cuDeviceGet(index)))).bytes
+    return raw.encode("latin-1") if isinstance(raw, str) else bytes(raw)
 
 
 def _describe(err) -> str:

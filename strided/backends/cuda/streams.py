@@ -17,8 +17,8 @@ from .device import _index, current_device
 from .driver import check, cu
 from .sync_debug import stream_synchronize
 
-__all__ = ["Stream", "Event", "current_stream", "default_stream", "set_stream", "stream",
-           "current_stream_handle", "current_stream_at"]
+__all__ = ["Stream", "ExternalStream", "Event", "current_stream", "default_stream", "set_stream", "stream",
+           "StreamContext", "current_stream_handle", "current_stream_at"]
 
 
 class _StreamTLS(threading.local):
@@ -129,7 +129,7 @@ class Stream:
             _free_streams.setdefault((self.device_index, self.priority), []).append(self.handle)
 
     def __repr__(self) -> str:
-        return f"<strided.cuda.Stream device=cuda:{self.device_index} cuda_stream={self.handle:#x}>"
+        return f"<strided.cuda.{type(self).__name__} device=cuda:{self.device_index} cuda_stream={self.handle:#x}>"
 
 
 class Event:
@@ -254,8 +254,25 @@ def set_stream(s: Stream | None) -> None:
     _streams()[s.device_index] = s
 
 
-class stream:  # noqa: N801 - torch.cuda.stream
-    """Context manager: ``with strided.cuda.stream(s):`` makes ``s`` current (and its device)."""
+class ExternalStream(Stream):
+    """A stream made by another library, wrapped by its handle (torch.cuda.ExternalStream): strided
+    queues work on it but never destroys it; the caller keeps it alive while it is used."""
+
+    __slots__ = ()
+
+    def __init__(self, stream_ptr: int, device=None):
+        if isinstance(stream_ptr, bool) or not isinstance(stream_ptr, int):
+            raise TypeError(f"ExternalStream(): stream_ptr must be an int (a cudaStream_t), "
+                            f"got {type(stream_ptr).__name__}")
+        self.device_index = _index(device)
+        self.handle = stream_ptr
+        self._owned = False
+        self.priority = 0
+
+
+class StreamContext:
+    """Context manager: ``with strided.cuda.stream(s):`` makes ``s`` current (and its device); a no-op
+    for ``None`` (torch.cuda.StreamContext)."""
 
     def __init__(self, s: Stream | None):
         self.s = s
@@ -281,3 +298,8 @@ class stream:  # noqa: N801 - torch.cuda.stream
         set_stream(self.prev)
         devmod._tls.index = self.prev_dev
         return False
+
+
+def stream(s: Stream | None) -> StreamContext:
+    """``with strided.cuda.stream(s):`` runs the block with ``s`` as the current stream (torch.cuda.stream)."""
+    return StreamContext(s)

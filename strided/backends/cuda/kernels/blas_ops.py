@@ -180,7 +180,9 @@ def _addmm_inplace(self, mat1, mat2, *, beta=1, alpha=1):
         return _run("addmm_", self, mat1, mat2, alpha, beta, self, None, False)
     if not _addmm_fallback:
         _addmm_fallback.append(_ADDMM_INPLACE.kernel(DispatchKey.CompositeExplicitAutograd))
-    return _addmm_fallback[0](self, mat1, mat2, beta=beta, alpha=alpha)
+    out = _addmm_fallback[0](self, mat1, mat2, beta=beta, alpha=alpha)
+    self._storage._version -= 1  # its copy_ counted the write, and so does this kernel's wrapper
+    return out
 
 
 _addmm_inplace.__name__ = _addmm_inplace.__qualname__ = "addmm_"
