@@ -60,11 +60,27 @@ def test_unary_inplace_cuda_is_one_launch_and_matches_torch(name, transpose, dty
                                                     else (-2.0, 2.0))
     s, t = _pair(rng.uniform(lo, hi, (6, 5)), dtype, transpose)
     before = s._version
+    made = cuda.memory_stats()["allocation.all.allocated"]
     launches[0] = 0
     out = getattr(s, name + "_")()
     assert launches[0] == 1 and out is s and s._version == before + 1
+    assert cuda.memory_stats()["allocation.all.allocated"] == made  # Note [Output redirect]: no temporary
     getattr(t, name + "_")()
     _close(s, t, dtype)
+
+
+@pytest.mark.parametrize("name", ["sqrt", "sigmoid", "clamp", "addcmul"])
+def test_a_non_dense_self_is_written_through_its_strides(name, launches):
+    rng = np.random.default_rng(3)
+    s, t = _pair(rng.uniform(0.5, 2.0, (6, 8)))
+    sy, ty = _pair(rng.uniform(0.5, 2.0, (6, 4)))
+    calls = {"sqrt": lambda a, b: a.sqrt_(), "sigmoid": lambda a, b: a.sigmoid_(),
+             "clamp": lambda a, b: a.clamp_(0.8, 1.5), "addcmul": lambda a, b: a.addcmul_(b, b, value=0.5)}
+    launches[0] = 0
+    out = calls[name](s[:, ::2], sy)  # every other column: not dense, the columns between stay as they were
+    assert launches[0] == 1 and out._storage is s._storage and s._version == 1
+    calls[name](t[:, ::2], ty)
+    _close(s, t)
 
 
 @pytest.mark.parametrize("case", ["clamp", "clamp_tensor", "lerp", "addcmul", "addcdiv", "masked_fill", "pow_scalar",

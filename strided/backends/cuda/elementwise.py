@@ -36,6 +36,7 @@ from threading import get_ident as _get_ident
 from ... import dtypes as dt
 from ...tensor import Tensor, make_tensor
 from .. import allocate
+from ..meta import common as _common
 from .kernels import ALL_CTYPES, MAX_DIMS, _text, coalesce, complex_header
 from .launch import get_kernel
 from .streams import current_stream_handle
@@ -173,18 +174,16 @@ def _bstrides(t: Tensor, nd: int):
 
 
 # Note [In-place redirect]
-# A direct in-place kernel (kernels/inplace_ops.py) runs an op's functional CUDA kernel with ``redirect`` set to
-# (this thread, self): the first ``run`` on this thread then writes ``self`` instead of the output the Meta
-# function made, when they agree in device, dtype and sizes, and clears it. One launch, no copy_ back.
-redirect = None
-
-
+# A direct in-place kernel (kernels/inplace_ops.py) runs an op's functional CUDA kernel with
+# ``meta.common.redirect`` set to (this thread, self). A dense ``self`` is handed out by the Meta function's
+# ``new_output`` as the output itself (Note [Output redirect]); a non-dense one is still pending here: the first
+# ``run`` on this thread then writes ``self`` instead of the output the Meta function made, when they agree in
+# device, dtype and sizes, and clears it. One launch, no copy_ back.
 def _redirected(out: Tensor) -> Tensor:
-    global redirect
-    ident, target = redirect
+    ident, target = _common.redirect
     if ident != _get_ident():
         return out
-    redirect = None
+    _common.redirect = None
     if target.dtype is out.dtype and target._sizes == out._sizes and target.device == out.device:
         return target
     return out
@@ -197,7 +196,7 @@ def run(expr: str, out: Tensor, args, computes, dense: bool = True) -> Tensor:
     ``computes`` gives each operand's compute dtype. ``dense=False`` when ``out`` may be a
     non-dense view (direct in-place kernels). Returns ``out``.
     """
-    if redirect is not None:  # Note [In-place redirect]
+    if _common.redirect is not None:  # Note [In-place redirect]
         fresh = out
         out = _redirected(out)
         dense = dense and out is fresh

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from threading import get_ident
 
 from ... import dtypes as dt
 from ...device import CPU, device
@@ -47,10 +48,40 @@ def _contiguous_meta(sizes: tuple) -> tuple:
     return meta
 
 
+# Note [Output redirect]
+# A CUDA direct in-place kernel (backends/cuda/kernels/inplace_ops.py) runs an op's functional kernel with
+# ``redirect`` set to (this thread, self). The first new_output on this thread then returns ``self`` itself
+# when it has the requested sizes, dtype and device and is dense: no output is allocated only to be dropped.
+# A non-dense ``self`` stays pending for the elementwise engine's ``run``, which writes it through its
+# strides (Note [In-place redirect] in backends/cuda/elementwise.py); any other mismatch ends the redirect
+# (the result does not fit ``self``; the autogen path then casts or refuses). The functional kernels that
+# are redirected make their output with their first new_output (tests/backend/test_inplace_variants.py).
+redirect = None
+
+
+def _redirect_target(sizes: tuple, dtype, dev):
+    """``self`` of the redirect pending on this thread when it can be this output (Note [Output redirect])."""
+    global redirect
+    ident, target = redirect
+    if ident != get_ident():
+        return None
+    if target.dtype is dtype and target._sizes == sizes and target.device == dev:
+        if target.is_contiguous() or target._is_non_overlapping_and_dense():
+            redirect = None
+            return target
+        return None
+    redirect = None
+    return None
+
+
 def new_output(sizes, dtype, dev, strides=None) -> Tensor:
     """An uninitialized output tensor on ``dev`` (contiguous unless ``strides`` is given)."""
     if sizes.__class__ is not tuple:
         sizes = tuple(sizes)
+    if redirect is not None:  # Note [Output redirect]
+        target = _redirect_target(sizes, dtype, dev)
+        if target is not None:
+            return target
     contiguous, numel = _contiguous_meta(sizes)
     if strides is None or strides == contiguous:
         return make_tensor(allocate(numel * dtype.itemsize, dev), 0, sizes, contiguous, dtype)

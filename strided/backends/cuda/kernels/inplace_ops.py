@@ -24,9 +24,9 @@ from .... import dtypes as dt
 from ....dispatch.keys import DispatchKey
 from ....dispatch.library import get_op, impl
 from ....tensor import Tensor
+from ...meta import common as _common
 from ...meta import pointwise as meta
 from ...meta.common import result_dtype
-from .. import elementwise
 from ..elementwise import opmath, run
 from . import pointwise_ops
 
@@ -108,11 +108,11 @@ def _redirected(autogen, functional_kernel):
                 and not any(isinstance(a, Tensor) and a.dtype.is_complex for a in args)):
             out = autogen(self, *args, **kwargs)
         else:
-            elementwise.redirect = (get_ident(), self)
+            _common.redirect = (get_ident(), self)
             try:
                 result = functional_kernel(self, *args, **kwargs)
             finally:
-                elementwise.redirect = None
+                _common.redirect = None
             if result is self:
                 return self
             out = finish(self, result)  # not written: another dtype or shape; torch's checks, then copy_
