@@ -7,19 +7,37 @@ elements it has already written (``t[1:].add_(t[:-1])``), so torch refuses it: T
 input *partially* overlaps the output. Full overlap (the operand is ``self``'s exact view) is fine; so are
 disjoint parts of one storage; and, as in torch, a pair where either tensor is not non-overlapping-and-dense is
 "too hard" to decide and let through. strided applies the rule to the autogen in-place overloads of the
-pointwise ops, on every backend, before anything is computed.
+pointwise ops and to their ``out=`` (``torch.exp(t[:4], out=t[1:5])``), on every backend, before anything
+is computed.
 """
 
 from __future__ import annotations
 
 __all__ = ["PARTIAL_OVERLAP", "INTERNAL_OVERLAP", "partially_overlaps", "check_no_partial_overlap",
-           "has_internal_overlap", "check_no_internal_overlap"]
+           "has_internal_overlap", "check_no_internal_overlap", "is_pointwise"]
 
 PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                    "single memory location. Please clone() the tensor before performing the operation.")
 
 INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
                     "location. Please clone() the tensor before performing the operation.")
+
+
+# the Meta modules of the pointwise ops (TensorIterator's in torch), whose writes refuse a partially overlapping input
+_POINTWISE_META = frozenset(f"strided.backends.meta.{m}" for m in ("pointwise", "pointwise_unary",
+                                                                     "pointwise_binary_math", "bitwise"))
+_pointwise: dict = {}  # OpOverload -> bool
+
+
+def is_pointwise(op) -> bool:
+    """Whether ``op`` (an OpOverload) is a pointwise op: its Meta function lives in a pointwise Meta module."""
+    known = _pointwise.get(op)
+    if known is None:
+        from ..dispatch.keys import DispatchKey
+
+        meta = op.kernel(DispatchKey.Meta)
+        known = _pointwise[op] = getattr(meta, "__module__", None) in _POINTWISE_META
+    return known
 
 
 def has_internal_overlap(t) -> bool:

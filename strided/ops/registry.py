@@ -24,6 +24,7 @@ from ..dispatch.keys import DispatchKey, parse_key
 from ..dispatch.packet import OpOverloadPacket
 from . import bound
 from .memory_overlap import check_no_internal_overlap, check_no_partial_overlap
+from .memory_overlap import is_pointwise as pointwise_op
 from .schema import Annotation, Argument, FunctionSchema, Return, SchemaError, Type, parse_schema
 
 __all__ = ["load", "parse_yaml", "namespace", "YAML_PATH", "Namespace", "ENTRY_KEYS"]
@@ -129,28 +130,18 @@ def _derive(functional: FunctionSchema, spec: str, where: str) -> FunctionSchema
 _CPP_WORD_OPS = frozenset({"clamp", "clamp_min", "clamp_max"})
 
 
-# the Meta modules of the pointwise ops, whose in-place forms refuse a partially overlapping operand
-_POINTWISE_META = frozenset(f"strided.backends.meta.{m}" for m in ("pointwise", "pointwise_unary",
-                                                                     "pointwise_binary_math", "bitwise"))
-
-
 def _inplace_kernel(functional: OpOverload):
     from ..backends.meta.pointwise import scalar_type_name, type_meta_name
     from ..dtypes import can_cast
 
     cpp_words = functional.schema.name in _CPP_WORD_OPS
 
-    pointwise = []  # [bool] once known (Note [Partial overlap])
-
-    def is_pointwise() -> bool:
-        if not pointwise:
-            meta = functional.kernel(DispatchKey.Meta)
-            pointwise.append(getattr(meta, "__module__", None) in _POINTWISE_META)
-        return pointwise[0]
+    def is_pointwise() -> bool:  # Note [Partial overlap]
+        return pointwise_op(functional)
 
     def kernel(self, *args, **kwargs):
         check_no_internal_overlap(self)
-        if is_pointwise():
+        if pointwise_op(functional):
             check_no_partial_overlap(self, args, kwargs)
         return finish(self, functional(self, *args, **kwargs))
 
@@ -179,6 +170,8 @@ def _out_kernel(functional: OpOverload):
     from ..dispatch.out_arguments import write_out
 
     def kernel(*args, out, **kwargs):
+        if pointwise_op(functional):  # Note [Partial overlap]
+            check_no_partial_overlap(out, args, kwargs)
         return write_out(functional(*args, **kwargs), out)
 
     kernel.__name__ = functional.schema.name + "_out"

@@ -132,3 +132,37 @@ def test_a_partially_overlapping_operand_is_refused_as_torch_refuses_it(case, de
         with pytest.raises(RuntimeError) as ours:
             call(*args)
         assert str(ours.value) == refused
+
+
+_OUT_OVERLAP_CASES = {
+    "add(x[:4], 1, out=x[2:])": lambda lib, x: lib.add(x[:4], 1, out=x[2:]),  # an autogen .out overload
+    "exp(x[:4], out=x[1:5])": lambda lib, x: lib.exp(x[:4], out=x[1:5]),  # out= without a declared overload
+    "exp(x, out=x)": lambda lib, x: lib.exp(x, out=x),  # the same memory: allowed
+    "mul(x[3:], x[:3], out=x[2:5])": lambda lib, x: lib.mul(x[3:], x[:3], out=x[2:5]),
+    "where(x[:3] > 2, x[:3], x[3:], out=x[2:5])": lambda lib, x: lib.where(x[:3] > 2, x[:3], x[3:], out=x[2:5]),
+    "clamp(x[:4], 0, 1, out=x[1:5])": lambda lib, x: lib.clamp(x[:4], 0, 1, out=x[1:5]),
+    "atan2(x[:3], x[3:], out=x[1:4])": lambda lib, x: lib.atan2(x[:3], x[3:], out=x[1:4]),
+    "sigmoid(x[:3], out=x[3:])": lambda lib, x: lib.sigmoid(x[:3], out=x[3:]),  # disjoint parts: allowed
+    "exp(x[::2], out=x[1::2])": lambda lib, x: lib.exp(x[::2], out=x[1::2]),  # not dense: "too hard", allowed
+}
+
+
+@pytest.mark.parametrize("device", available_devices())
+@pytest.mark.parametrize("case", list(_OUT_OVERLAP_CASES))
+def test_an_out_partially_overlapping_an_input_is_refused_as_torch_refuses_it(case, device):
+    import strided as st
+
+    call = _OUT_OVERLAP_CASES[case]
+    try:
+        call(torch, torch.arange(6.0))
+        refused = None
+    except RuntimeError as e:
+        refused = str(e)
+    x = st.arange(6.0, device=device)
+    if refused is None:
+        call(st, x)
+    else:
+        with pytest.raises(RuntimeError) as ours:
+            call(st, x)
+        assert str(ours.value) == refused
+        assert device == "meta" or x.tolist() == list(range(6))  # refused before anything was written
