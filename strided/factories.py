@@ -7,16 +7,13 @@ dispatcher picks the backend from ``device=``.
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 
-from . import dtypes as dt
-from .device import device as _device
-from .device import get_default_device
 from .ops import bound as ops
-from .storage import wrap_host_memory
-from .tensor import Tensor, make_tensor
+from .tensor import Tensor
+from .tensor_data import _warn_not_writable, _warned_not_writable, as_tensor, from_numpy, tensor, wrap_array  # noqa: F401
+from .tensor_data import finish_new_tensor as _finish
 
 __all__ = [
     "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace", "eye", "rand", "randn",
@@ -45,27 +42,6 @@ def _size(size, op):
     return tuple(int(s) for s in size)
 
 
-def _ragged(data) -> str | None:
-    """torch's words for a ragged nested sequence: the first length that differs from the first one seen at its
-    depth (``expected sequence of length 2 at dim 1 (got 3)``)."""
-    lengths: list[int] = []
-
-    def walk(seq, depth):
-        if not isinstance(seq, (list, tuple)):
-            return None
-        if depth == len(lengths):
-            lengths.append(len(seq))
-        elif lengths[depth] != len(seq):
-            return f"expected sequence of length {lengths[depth]} at dim {depth} (got {len(seq)})"
-        for item in seq:
-            found = walk(item, depth + 1)
-            if found:
-                return found
-        return None
-
-    return walk(data, 0)
-
-
 def _size_keyword(sizes: tuple, size, op: str) -> tuple:
     """The positional sizes, or torch's ``size=`` keyword (not both)."""
     if size is None:
@@ -80,17 +56,6 @@ def _into(fn, name: str, args, kwargs: dict, out):
     from .dispatch.out_arguments import run_with_out
 
     return run_with_out(fn, name, args, kwargs, out, factory=True)
-
-
-def _finish(t: Tensor, requires_grad: bool) -> Tensor:
-    # a fresh tensor starts at version 0, as torch's: its factories fill below autograd, where no in-place
-    # update is counted (strided's ones / zeros / full / rand... fill through the dispatcher, which counts)
-    t._storage._version = 0
-    if requires_grad:
-        if not (t.dtype.is_floating_point or t.dtype.is_complex):
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        t.requires_grad = True
-    return t
 
 
 def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, pin_memory=False, memory_format=None,
@@ -253,183 +218,6 @@ def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=
                layout=None) -> Tensor:
     return _finish(ops.randn_like(input, generator=generator, dtype=dtype, layout=layout, device=device,
                                   memory_format=memory_format), requires_grad)
-
-
-# ---------------------------------------------------------------------- from data
-def _infer_array(data, dtype):
-    """A host NumPy array for ``data`` with torch's dtype inference."""
-    if isinstance(data, Tensor):
-        return np.ascontiguousarray(data.numpy(force=True)), data.dtype
-    if isinstance(data, np.ndarray):
-        d = dt.to_dtype(dtype) if dtype is not None else dt.from_numpy_dtype(data.dtype)
-        return data, d
-    try:
-        arr = np.array(data)
-    except ValueError as e:
-        message = _ragged(data) or f"tensor(): expected a rectangular (non-ragged) nested sequence: {e}"
-        raise ValueError(message) from None
-    if arr.dtype == object:
-        if all(type(v) is int for v in arr.reshape(-1)):  # Python ints beyond 64 bits
-            raise ValueError("Overflow when unpacking long long")
-        raise TypeError(f"tensor(): could not infer dtype of {type(data).__name__} with elements of "
-                        f"mixed or unsupported types")
-    if dtype is not None:
-        d = dt.to_dtype(dtype)
-        if arr.size:
-            _check_fits(arr, d)
-        return arr, d
-    if arr.dtype.kind in "biufc":  # Note [NumPy scalars in tensor()]
-        types = {type(data)} if isinstance(data, np.generic) else (
-            _leaf_types(data) if isinstance(data, (list, tuple)) else ())
-        d = _scalar_types_dtype(types)
-        if d is not None:
-            return arr, d
-    if arr.dtype.kind == "b":
-        return arr, dt.bool
-    if arr.dtype.kind in "iu":
-        if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
-            raise ValueError("Overflow when unpacking long long")
-        return arr, dt.int64
-    if arr.dtype.kind == "f":
-        return arr, dt.get_default_dtype()
-    if arr.dtype.kind == "c":  # Python complex numbers: torch's default complex dtype
-        return arr, dt.default_complex_dtype()
-    if arr.dtype.kind in ("U", "S"):
-        raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str' or 'bytes'}'")
-    return arr, dt.from_numpy_dtype(arr.dtype)
-
-
-def _check_fits(arr: np.ndarray, d: dt.dtype) -> None:
-    """torch.tensor's conversion of Python numbers to an explicit ``dtype``: a complex number only into a complex
-    or bool dtype; into an integer dtype, ints within c10's bounds (unsigned takes -max..max, wrapping) and
-    finite floats that truncate into it; floats overflow to inf in a floating dtype, as torch's do."""
-    if arr.dtype.kind == "c" and not d.is_complex and d is not dt.bool:
-        raise TypeError("must be real number, not complex")
-    if d.category != dt.INTEGRAL or arr.dtype.kind not in "iuf":
-        return
-    info = np.iinfo(d.numpy_dtype)
-    if arr.dtype.kind == "f":  # Python floats: finite, and in [min, max + 1) (unsigned: from 0)
-        with np.errstate(invalid="ignore"):
-            bad = not np.isfinite(arr).all() or arr.min() < min(int(info.min), 0) or arr.max() >= int(info.max) + 1
-    else:  # Python ints that do not fit: torch's error, not a wrap
-        lo = info.min if info.min < 0 else -int(info.max)  # c10's overflows(): unsigned takes -max..max
-        bad = arr.min() < lo or arr.max() > info.max
-    if bad:
-        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
-
-
-# Note [NumPy scalars in tensor()]
-# torch infers each leaf's dtype (a Python bool, int or float: bool, int64, the default float; a NumPy
-# scalar: its own dtype) and promotes them together: tensor(np.float64(1)) is float64 and
-# tensor([np.int32(1), np.int32(2)]) int32, where NumPy's array would give the default float and
-# int64. The leaves' types are collected with ``map(type, ...)`` level by level (C loops).
-def _leaf_types(data) -> set:
-    """The types of the non-sequence leaves of nested lists / tuples (``map(type, ...)`` runs in C)."""
-    types, level = set(), [data]
-    while level:
-        nested = []
-        for seq in level:
-            ts = set(map(type, seq))
-            if list in ts or tuple in ts:
-                for x in seq:
-                    (nested.append(x) if isinstance(x, (list, tuple)) else types.add(type(x)))
-            else:
-                types |= ts
-        level = nested
-    return types
-
-
-def _scalar_types_dtype(types) -> dt.dtype | None:
-    """The promoted dtype of leaf types holding a NumPy scalar type, else None."""
-    if not any(issubclass(t, np.generic) for t in types):
-        return None
-    out = None
-    for leaf_type in types:
-        if issubclass(leaf_type, np.generic):
-            d = dt.from_numpy_dtype(np.dtype(leaf_type))
-        elif leaf_type is bool:
-            d = dt.bool
-        elif leaf_type is int:
-            d = dt.int64
-        elif leaf_type is complex:
-            d = dt.default_complex_dtype()
-        else:
-            d = dt.get_default_dtype()
-        out = d if out is None else dt.promote_types(out, d)
-    return out
-
-
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
-    """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
-    arr, d = _infer_array(data, dtype)
-    with np.errstate(over="ignore"):  # floats past a floating dtype's range become inf, silently as torch's
-        host = from_numpy(np.array(arr, dtype=d.numpy_dtype, copy=True, order="C"))  # always a copy
-    dev = _device(device) if device is not None else get_default_device()  # Note [Default device]
-    out = host if dev.type == "cpu" and not pin_memory else ops._to_copy(host, device=dev, pin_memory=pin_memory)
-    return _finish(out, requires_grad)
-
-
-def as_tensor(data, dtype=None, device=None) -> Tensor:
-    """Like ``tensor`` but shares memory with a NumPy array or tensor when dtype and device allow."""
-    if isinstance(data, Tensor):
-        dev = _device(device) if device is not None else data.device
-        if (dtype is None or dt.to_dtype(dtype) is data.dtype) and dev == data.device:
-            return data
-        return ops._to_copy(data, dtype=dtype, device=dev)
-    # a NumPy array is shared when it stays on the CPU (the default device included: Note [Default device])
-    if isinstance(data, np.ndarray) and (_device(device) if device is not None else get_default_device()).type == "cpu":
-        t = from_numpy(data)
-        return t if dtype is None or dt.to_dtype(dtype) is t.dtype else t.to(dtype)
-    return tensor(data, dtype=dtype, device=device)
-
-
-def from_numpy(array: np.ndarray) -> Tensor:
-    """A CPU tensor sharing memory with ``array`` (zero-copy; writes show in both)."""
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    d = dt.from_numpy_dtype(array.dtype)  # raises for a dtype strided lacks
-    itemsize = array.itemsize
-    for s in array.strides:
-        if s < 0:
-            raise ValueError(
-                "At least one stride in the given numpy array is negative, and tensors with negative "
-                "strides are not currently supported. (You can probably work around this by making a "
-                "copy of your array  with array.copy().) "
-            )
-        if s % itemsize:
-            raise ValueError(
-                "given numpy array strides not a multiple of the element byte size. Copy the numpy "
-                "array to reallocate the memory."
-            )
-    if not array.flags.writeable:
-        _warn_not_writable("NumPy array", "array")
-    return wrap_array(array, d)
-
-
-def wrap_array(array: np.ndarray, d=None) -> Tensor:
-    """``from_numpy`` without its checks: ``array`` has a strided dtype (``d``, or read from the array) and
-    non-negative whole-element strides."""
-    if d is None:
-        d = dt.from_numpy_dtype(array.dtype)
-    itemsize = array.itemsize
-    sizes = tuple(int(n) for n in array.shape)
-    strides = tuple(s // itemsize for s in array.strides)
-    nbytes = 0 if 0 in sizes else (1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * itemsize
-    storage = wrap_host_memory(array, nbytes, array.ctypes.data)
-    return make_tensor(storage, 0, sizes, strides, d)
-
-
-_warned_not_writable: set = set()
-
-
-def _warn_not_writable(what: str, noun: str) -> None:
-    """torch's warning for memory it cannot write-protect (once per kind, as torch's)."""
-    if what not in _warned_not_writable:
-        _warned_not_writable.add(what)
-        warnings.warn(f"The given {what} is not writable, and strided does not support non-writable tensors. This "
-                      f"means writing to this tensor will result in undefined behavior. You may want to copy the "
-                      f"{noun} to protect its data or make it writable before converting it to a tensor. This type "
-                      f"of warning will be suppressed for the rest of this program.", UserWarning, stacklevel=3)
 
 
 _EMPTY = ops.empty.memory_format  # the overload itself: no overload matching per call
