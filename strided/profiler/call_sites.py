@@ -5,7 +5,8 @@ torch's ops are C++, so the Python frames live at an op call are the caller's: u
 Python layers (``torch/nn/modules/linear.py``, ``torch/optim/adamw.py``). strided is Python all the way down,
 so its stack for an op leaves out the runtime's frames (dispatch, backends, tensor methods, autograd, the
 profiler itself) and keeps what corresponds to torch's Python layers: ``strided/nn``, ``strided/optim``,
-``strided/amp`` and ``strided/demo.py``, with every frame outside the package. Entries read as torch's,
+``strided/amp`` and the demo (``strided/demo.py``, ``demo_model.py``), with every frame outside the package.
+Entries read as torch's,
 ``path(line): function``, innermost first; the table shows them as "Source Location" and
 ``key_averages(group_by_stack_n=n)`` groups by the first n. Each ``nn.Module`` call becomes a range named as
 torch's Python tracer names it (``nn.Module: Linear_0``, numbered per class in order of first call),
@@ -21,7 +22,7 @@ import sys
 __all__ = ["user_stack", "ModuleRanges"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_KEPT = tuple(_PACKAGE + p for p in ("nn" + os.sep, "optim" + os.sep, "amp" + os.sep, "demo.py"))
+_KEPT = tuple(_PACKAGE + p for p in ("nn" + os.sep, "optim" + os.sep, "amp" + os.sep, "demo"))
 _shown: dict = {}  # code object -> whether its frames appear in stacks
 
 
