@@ -186,18 +186,22 @@ def elementwise_strides(sizes, tensors) -> tuple:
 
 def result_dtype(*operands) -> dt.dtype:
     """torch.result_type over the operands (tensors and Python scalars; None ignored)."""
-    if len(operands) == 2:  # fast paths for the common binary cases (Note [Type promotion])
-        a, b = operands
-        if a.__class__ is Tensor:
-            d = a.dtype
+    first = operands[0]
+    if first.__class__ is Tensor:  # fast path: nothing promotes the first tensor's dtype (Note [Type promotion])
+        d = first.dtype
+        for b in operands[1:]:
             if b.__class__ is Tensor:
-                if b.dtype is d:
-                    return d
+                if b.dtype is not d:
+                    break
+            elif b is None:
+                continue
             elif b.__class__ is float:
-                if d.category == dt.FLOATING:
-                    return d
-            elif b.__class__ is int and d.category == dt.INTEGRAL:
-                return d
+                if d.category != dt.FLOATING:
+                    break
+            elif b.__class__ is not int or d.category != dt.INTEGRAL:
+                break
+        else:
+            return d
     return dt.result_type(*(o for o in operands if o is not None))
 
 

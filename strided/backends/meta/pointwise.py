@@ -95,6 +95,10 @@ def check_scalar_fits(value, d: dt.dtype) -> None:
     when it truncates into it from above (127.9 fills int8 with 127, as torch) but not from below
     (-128.5 does not).
     """
+    if value.__class__ is float or value.__class__ is int:  # fast path: a Python number inside the range fits
+        lim = _LIMITS.get(d)
+        if lim is not None and lim[0] <= value <= lim[1]:
+            return
     if d is dt.bool or isinstance(value, (bool, np.bool_)) or d.is_complex:
         return
     if isinstance(value, (complex, np.complexfloating)):  # a real type holds it only with a zero imaginary part
@@ -294,6 +298,10 @@ _CLAMP_KERNELS = {(True, True): "clamp_scalar_cpu", (True, False): "clamp_min_sc
 
 @kernel("Meta")
 def clamp(self, min=None, max=None):  # noqa: A002 - the schema's names
+    if min.__class__ is float and max.__class__ is float and self.dtype.category == dt.FLOATING:  # x.clamp(0., 1.)
+        check_scalar_fits(min, self.dtype)
+        check_scalar_fits(max, self.dtype)
+        return pointwise_output(self.dtype, self, None)
     check(min is not None or max is not None, "strided.clamp: At least one of 'min' or 'max' must not be None")
     for bound in (min, max):
         if isinstance(bound, (complex, np.complexfloating)):  # torch: a float tensor takes 1 + 0j, nothing else

@@ -98,14 +98,25 @@ def _floating_result(d, other) -> bool:
     return d.category >= dt.FLOATING  # floating or complex
 
 
+def _operands_fit(self, args, kwargs) -> bool:
+    """Every tensor operand can be read while ``self`` is written (``_fits``), and none among ``args`` is complex
+    (a loop, not ``all`` over generators: this runs on every redirected in-place call)."""
+    for a in args:
+        if isinstance(a, Tensor) and (a.dtype.is_complex or not _fits(self, a)):
+            return False
+    for v in kwargs.values():
+        if isinstance(v, Tensor) and not _fits(self, v):
+            return False
+    return True
+
+
 def _redirected(autogen, functional_kernel):
     """The direct kernel of an autogen in-place overload: ``functional_kernel`` (its functional op's CUDA kernel)
     run with the output redirected to ``self`` (Note [Direct in-place kernels])."""
     finish = autogen.finish
 
     def direct(self, *args, **kwargs):
-        if not (_writable(self) and all(_fits(self, a) for a in args) and all(_fits(self, v) for v in kwargs.values())
-                and not any(isinstance(a, Tensor) and a.dtype.is_complex for a in args)):
+        if not (_writable(self) and _operands_fit(self, args, kwargs)):
             out = autogen(self, *args, **kwargs)
         else:
             _common.redirect = (get_ident(), self)
