@@ -103,14 +103,34 @@ def _configs(args: argparse.Namespace) -> list[tuple[str, str]]:
     return [("default" if c in ("", "default") else c, "" if c == "default" else c) for c in args.config]
 
 
+def _load(path: str, command: str) -> dict:
+    """The snapshot at ``path``; a file that cannot be read or is no snapshot ends the command with one line."""
+    from .snapshot import SnapshotFormatError, load_snapshot
+
+    try:
+        return load_snapshot(path)
+    except OSError as e:
+        raise SystemExit(f"strided memory {command}: cannot read {path!r}: {e.strerror or e}") from None
+    except SnapshotFormatError as e:
+        raise SystemExit(f"strided memory {command}: {path!r} is not a memory snapshot: {e}") from None
+
+
+def _events(snap: dict, device: int, command: str):
+    """The snapshot's trace for ``device``, or the command's one-line error (no trace recorded, no such device)."""
+    from .replay import decode_trace
+
+    try:
+        return decode_trace(snap, device, op=command)
+    except ValueError as e:
+        raise SystemExit(f"strided memory {e}") from None
+
+
 def _run(args: argparse.Namespace):
     from ..utils.progress import Progress
     from .config import AllocatorConfigError
-    from .replay import decode_trace, replay
-    from .snapshot import load_snapshot
+    from .replay import replay
 
-    snap = load_snapshot(args.trace)
-    events = decode_trace(snap, args.device)
+    events = _events(_load(args.trace, args.command), args.device, args.command)
     results = []
     for label, conf in _configs(args):
         with Progress(total=len(events.ops), desc=f"{label:>22}", force=args.progress) as bar:
@@ -135,8 +155,13 @@ def _reference(args: argparse.Namespace) -> dict | None:
     )
     if not os.path.exists(path):
         return None
-    with open(path) as f:
-        ref = json.load(f)
+    try:
+        with open(path) as f:
+            ref = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"strided memory {args.command}: cannot read the reference {path!r}: {e}") from None
+    if not isinstance(ref, dict) or not isinstance(ref.get("traces", {}), dict):
+        raise SystemExit(f"strided memory {args.command}: the reference {path!r} has no \"traces\" object")
     return ref.get("traces", {}).get(os.path.basename(args.trace))
 
 
@@ -228,17 +253,12 @@ def _cmd_peak(args: argparse.Namespace) -> int:
     from ..utils.progress import Progress
     from .config import AllocatorConfigError
     from .peak import format_peak, peak_breakdown
-    from .replay import decode_trace
-    from .snapshot import load_snapshot
 
     if args.top < 1:
         raise SystemExit(f"strided memory peak: --top must be at least 1, got {args.top}")
-    snap = load_snapshot(args.trace)
+    snap = _load(args.trace, "peak")
     conf = "" if args.config == "default" else args.config
-    try:
-        events = decode_trace(snap, args.device, op="peak")
-    except ValueError as e:
-        raise SystemExit(f"strided memory {e}") from None
+    events = _events(snap, args.device, "peak")
     with Progress(total=len(events.ops), desc="replaying to the peak", force=args.progress) as bar:
         try:
             report = peak_breakdown(snap, conf, events=events, capacity=int(args.capacity_gb * (1 << 30)),
@@ -260,8 +280,6 @@ def _cmd_peak(args: argparse.Namespace) -> int:
 def _cmd_tune(args: argparse.Namespace) -> int:
     from ..utils.progress import Progress
     from .config import AllocatorConfigError
-    from .replay import decode_trace
-    from .snapshot import load_snapshot
     from .tune import GRID, format_tune, tune
 
     if args.top is not None and args.top < 1:
@@ -269,10 +287,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     if not args.capacity_gb > 0:
         raise SystemExit(f"strided memory tune: --capacity-gb must be positive, got {args.capacity_gb}")
     configs = GRID if not args.config else ["" if c == "default" else c for c in args.config]
-    try:
-        events = decode_trace(load_snapshot(args.trace), args.device)
-    except ValueError as e:
-        raise SystemExit(f"strided memory {e}") from None
+    events = _events(_load(args.trace, "tune"), args.device, "tune")
     with Progress(total=len(configs), desc="settings", force=args.progress) as bar:
         try:
             rows = tune(events, configs, capacity=int(args.capacity_gb * (1 << 30)),
@@ -291,9 +306,13 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 
 
 def _cmd_stats(args: argparse.Namespace) -> int:
-    from .snapshot import load_snapshot
 
-    print(summarize_snapshot(load_snapshot(args.snapshot), os.path.basename(args.snapshot)))
+    try:
+        text = summarize_snapshot(_load(args.snapshot, "stats"), os.path.basename(args.snapshot))
+    except (KeyError, TypeError, AttributeError) as e:
+        raise SystemExit(f"strided memory stats: {args.snapshot!r} is not a well-formed memory snapshot "
+                         f"({type(e).__name__}: {e})") from None
+    print(text)
     return 0
 
 

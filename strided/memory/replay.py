@@ -105,6 +105,27 @@ def decode_trace(snapshot: dict, device: int | None = None, op: str = "replay") 
     if not 0 <= device < len(traces):
         raise ValueError(f"{op}: no trace for device {device}; the snapshot has {len(traces)}")
     trace = traces[device] or []
+    if not isinstance(trace, list):
+        raise ValueError(f"{op}: device {device}'s trace is a {type(trace).__name__}, not a list of entries")
+    try:
+        return _decode_entries(trace, device)
+    except (KeyError, TypeError, AttributeError) as e:
+        k = _decode_failed_at(trace)
+        raise ValueError(f"{op}: entry {k} of device {device}'s trace is malformed "
+                         f"({type(e).__name__}: {e}): {trace[k]!r:.200}") from None
+
+
+def _decode_failed_at(trace: list) -> int:
+    """The first entry of ``trace`` that is not a dict with an action, an address and a size."""
+    for k, e in enumerate(trace):
+        if not isinstance(e, dict) or not isinstance(e.get("action"), str) or (
+                e["action"] in ("alloc", "free_requested", "free_completed", "segment_alloc")
+                and not (isinstance(e.get("addr"), int) and isinstance(e.get("size"), int))):
+            return k
+    return 0
+
+
+def _decode_entries(trace: list, device: int) -> TraceEvents:
     ops: list[tuple[int, int, int, int]] = []
     index: list[int] = []
     segments: list[tuple[int, int]] = []

@@ -15,15 +15,20 @@ import gzip
 import io
 import os
 import pickle
+import zlib
 
-__all__ = ["load_snapshot", "dump_snapshot", "loads_snapshot"]
+__all__ = ["load_snapshot", "dump_snapshot", "loads_snapshot", "SnapshotFormatError"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
+class SnapshotFormatError(ValueError, pickle.UnpicklingError):
+    """The bytes are not a memory snapshot: not a pickle (or gzip of one), truncated, or referring to code."""
+
+
 class _PlainUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str):  # noqa: D102 - see Note above
-        raise pickle.UnpicklingError(
+        raise SnapshotFormatError(
             f"snapshot refers to {module}.{name}; only plain builtins are allowed in a memory snapshot"
         )
 
@@ -31,12 +36,20 @@ class _PlainUnpickler(pickle.Unpickler):
 def loads_snapshot(data: bytes) -> dict:
     """Decode snapshot bytes (optionally gzip-compressed) with the restricted unpickler."""
     if data[:2] == _GZIP_MAGIC:
-        data = gzip.decompress(data)
-    obj = _PlainUnpickler(io.BytesIO(data)).load()
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as e:
+            raise SnapshotFormatError(f"a truncated or corrupt gzip file ({type(e).__name__}: {e})") from e
+    try:
+        obj = _PlainUnpickler(io.BytesIO(data)).load()
+    except SnapshotFormatError:
+        raise
+    except (pickle.UnpicklingError, EOFError, ValueError, KeyError, IndexError, TypeError) as e:
+        raise SnapshotFormatError(f"not a pickle, or a truncated one ({type(e).__name__}: {e})") from e
     if isinstance(obj, list):  # a bare segment list, as torch.cuda.memory_snapshot() returns
         obj = {"segments": obj, "device_traces": []}
     if not isinstance(obj, dict):
-        raise ValueError(f"load_snapshot: expected a dict or a list, got {type(obj).__name__}")
+        raise SnapshotFormatError(f"expected a dict or a list, got {type(obj).__name__}")
     return obj
 
 

@@ -156,3 +156,49 @@ def test_tune_fit_finds_the_least_capacity_each_setting_runs_in(data_dir, capsys
     assert default["fits_in"] < default["peak_reserved"] - (512 << 20)  # the OOM fallbacks free cached blocks
     assert main(["memory", "tune", trace, "--fit", "--config", "default"]) == 0
     assert "'fits in': the least device memory" in capsys.readouterr().out
+
+
+def _write_inputs(tmp_path):
+    import gzip
+    import pickle
+
+    files = {
+        "missing": (tmp_path / "missing.pkl", None),
+        "text": (tmp_path / "notes.pkl", b"# not a pickle\n"),
+        "truncated gzip": (tmp_path / "cut.pkl.gz", gzip.compress(pickle.dumps({"segments": []}))[:-10]),
+        "truncated pickle": (tmp_path / "cut.pkl", pickle.dumps({"device_traces": [[{"action": "alloc"}] * 9]})[:-5]),
+        "entry without addr": (tmp_path / "noaddr.pkl", pickle.dumps({"device_traces": [[{"action": "alloc"}]]})),
+        "segments of ints": (tmp_path / "ints.pkl", pickle.dumps([1, 2, 3])),
+        "code in the pickle": (tmp_path / "code.pkl", pickle.dumps({"f": Progress})),
+    }
+    for path, data in files.values():
+        if data is not None:
+            path.write_bytes(data)
+    return {k: str(p) for k, (p, _) in files.items()}
+
+
+@pytest.mark.parametrize("command", ["replay", "plot", "peak", "tune", "stats"])
+def test_a_bad_input_file_is_one_line_naming_the_file_and_the_problem(tmp_path, command, capsys):
+    want = {
+        "missing": "cannot read {p!r}: No such file or directory",
+        "text": "{p!r} is not a memory snapshot: not a pickle, or a truncated one (UnpicklingError",
+        "truncated gzip": "{p!r} is not a memory snapshot: a truncated or corrupt gzip file",
+        "truncated pickle": "{p!r} is not a memory snapshot: not a pickle, or a truncated one",
+        "entry without addr": "entry 0 of device 0's trace is malformed (KeyError: 'addr')",
+        "segments of ints": "the snapshot has no device_traces",
+        "code in the pickle": "only plain builtins are allowed in a memory snapshot",
+    }
+    if command == "stats":
+        want["entry without addr"] = None  # stats reads only the actions of trace entries
+        want["segments of ints"] = "{p!r} is not a well-formed memory snapshot (TypeError"
+    for case, path in _write_inputs(tmp_path).items():
+        argv = ["memory", command, path] + (["-o", str(tmp_path / "out.png")] if command == "plot" else [])
+        if want[case] is None:
+            assert main(argv) == 0
+            continue
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        message = str(info.value.code)
+        assert message.startswith(f"strided memory {command}: "), (case, message)
+        assert want[case].format(p=path) in message, (case, message)
+        assert "\n" not in message
