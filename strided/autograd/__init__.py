@@ -32,7 +32,8 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
 _register_all()
 
 
-from . import functional  # noqa: E402, F401 - strided.autograd.functional, as torch.autograd.functional
+# strided.autograd.functional and .forward_ad, as torch.autograd's
+from . import forward_ad, functional  # noqa: E402, F401
 
 
 def __getattr__(name: str):
