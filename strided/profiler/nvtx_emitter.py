@@ -40,7 +40,7 @@ class emit_nvtx:
             raise RuntimeError("NVTX annotation context manager is already entered")
         if active.recorder is not None or dispatcher._tracing.wrapper is not None:
             raise RuntimeError("Profiler is already enabled on this thread (a strided profiler, count_ops() or "
-                               "emit_nvtx() is recording)")
+                               "emit_nvtx() is recording, or a forward AD level is open)")
         lib = library()  # refused here, before anything is hooked, when no NVTX library is installed
         self._push, self._pop = lib.nvtxRangePushA, lib.nvtxRangePop
         _synchronize()

@@ -178,7 +178,7 @@ class Recorder:
     def start(self) -> None:
         if active.recorder is not None or dispatcher._tracing.wrapper is not None:
             raise RuntimeError("Profiler is already enabled on this thread (a strided profiler or count_ops() "
-                               "is recording)")
+                               "is recording, or a forward AD level is open)")
         if self.use_cuda:
             from .cuda_timing import CudaTiming
 

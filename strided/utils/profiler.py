@@ -41,7 +41,8 @@ class OpStats:
 def count_ops():
     """Record every dispatched operator call (nested composite calls included)."""
     if dispatcher._tracing.wrapper is not None:
-        raise RuntimeError("count_ops() is already active")
+        raise RuntimeError("count_ops() is already active (or a profiler, emit_nvtx() or a forward AD level is: "
+                           "they share the dispatcher's tracing hook)")
     stats = OpStats()
 
     def wrap(op, keyset, fn):

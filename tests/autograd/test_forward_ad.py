@@ -106,3 +106,18 @@ def test_misuse_is_refused_in_torchs_words():
             sf.enter_dual_level()
     with sf.dual_level():
         pass  # the refused level left nothing behind
+
+
+def test_the_profiler_and_count_ops_refuse_to_start_inside_a_level():
+    from strided.profiler import profile
+    from strided.utils.profiler import count_ops
+
+    with sf.dual_level():
+        with pytest.raises(RuntimeError, match="a forward AD level"):
+            with count_ops():
+                pass
+        with pytest.raises(RuntimeError, match="a forward AD level is open"):
+            with profile():
+                pass
+        d = sf.make_dual(st.ones(2), st.full((2,), 3.0))
+        assert sf.unpack_dual(d.exp()).tangent.tolist() == pytest.approx([3 * np.e] * 2)  # still hooked
