@@ -63,9 +63,8 @@ def _dependencies(roots) -> dict:
     """In-degree of every node reachable from ``roots`` (iterative DFS)."""
     deps: dict = {}
     seen = set()
-    stack = [n for n in roots if n is not None]
-    for n in stack:
-        seen.add(n)
+    stack = list(dict.fromkeys(n for n in roots if n is not None))  # two outputs of one node: one root
+    seen.update(stack)
     while stack:
         node = stack.pop()
         for edge in node.next_edges:

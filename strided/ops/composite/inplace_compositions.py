@@ -28,9 +28,26 @@ def _assign(self, result):
     return ops.copy_(self, result)
 
 
+# Note [In-place composition sources]
+# An in-place composition computes the functional op from ``self`` and copies the result back into ``self``.
+# When autograd records, the functional op's node may save its input ``self`` for backward, and the copy_
+# then overwrites it: backward would fail with the version error ("modified by an inplace operation"),
+# where torch, which saves the original self of an in-place op, differentiates. So while autograd records,
+# the functional op reads a (recorded) copy of ``self`` instead.
+def grad_safe_source(self, *others):
+    """``self``, or a copy of it while autograd records the call (Note [In-place composition sources])."""
+    from ...dispatch.dispatcher import grad_mode
+    from ...tensor import Tensor
+
+    if grad_mode.enabled and (self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad
+                                                          for o in others)):
+        return ops.clone(self)
+    return self
+
+
 def _inplace(name: str):
     def inplace(self, *args, **kwargs):
-        return _assign(self, getattr(ops, name)(self, *args, **kwargs))
+        return _assign(self, getattr(ops, name)(grad_safe_source(self, *args, *kwargs.values()), *args, **kwargs))
 
     inplace.__name__ = inplace.__qualname__ = name + "_"
     inplace.__doc__ = f"In-place ``{name}`` (Note [In-place compositions])."

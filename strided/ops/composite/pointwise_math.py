@@ -17,6 +17,7 @@ from ...backends.meta.pointwise import scalar_type_name
 from ...dispatch.library import kernel
 from ...tensor import Tensor
 from .. import bound as ops
+from .inplace_compositions import grad_safe_source
 
 __all__ = []
 
@@ -122,7 +123,7 @@ def _float_power_inplace(self, exponent):
     if self.dtype is not need:
         raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(self.dtype)} but the "
                            f"operation's result requires dtype {scalar_type_name(need)}")
-    return ops.copy_(self, ops.pow(self, _double(exponent, wide)))
+    return ops.copy_(self, ops.pow(grad_safe_source(self, exponent), _double(exponent, wide)))
 
 
 @kernel("CompositeImplicitAutograd")
@@ -176,7 +177,7 @@ def isreal(self):
 @kernel("CompositeImplicitAutograd")
 def xlogy__tensor(self, other):
     """In-place ``xlogy``."""
-    result = ops.xlogy(self, other)
+    result = ops.xlogy(grad_safe_source(self, other), other)
     if not dt.can_cast(result.dtype, self.dtype):
         raise RuntimeError(f"result type {scalar_type_name(result.dtype)} can't be cast to the desired output type "
                            f"{scalar_type_name(self.dtype)}")

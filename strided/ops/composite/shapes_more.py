@@ -63,9 +63,9 @@ def i0(self):
 @kernel(_CIA)
 def i0_(self):
     from ...special import i0 as special_i0
-    from .inplace_compositions import _assign
+    from .inplace_compositions import _assign, grad_safe_source
 
-    return _assign(self, special_i0(self))  # an integer self refuses the float result, as torch
+    return _assign(self, special_i0(grad_safe_source(self)))  # an integer self refuses the float result, as torch
 
 
 # ---------------------------------------------------------------- rearranging
