@@ -181,7 +181,13 @@ def _duals(args, kwargs) -> dict:
 def _with_tangents(op, fn, args, kwargs, duals):
     from ..tensor import Tensor
 
+    if op._mutated_lists:
+        raise NotImplementedError(f"Trying to use forward AD with {op.name.split('::')[-1]} that does not support "
+                                  "it: strided's forward AD does not run ops that write lists of tensors")
     mutated = op._mutated
+    if mutated is not None and mutated[1] == "out":
+        raise NotImplementedError(f"Trying to use forward AD with {op.name.split('::')[-1]}_out that does not "
+                                  "support it because it is an out= function")
     written = None
     if mutated is not None:
         position, name = mutated
@@ -246,7 +252,8 @@ def _jvp(op, args, kwargs, duals, written, before) -> list:
         diff = [i for i, o in enumerate(outs) if o.requires_grad and o.dtype.is_floating_point]
         if not diff or not leaves:
             return [None] * len(outs)
-        gs = [outs[i].detach().new_zeros(outs[i]._sizes).requires_grad_(True) for i in diff]
+        # J^T v is linear in v, so any v gives the same J t; ones, not zeros: some formulas take log |v|
+        gs = [outs[i].detach().new_ones(outs[i]._sizes).requires_grad_(True) for i in diff]
         try:
             vjps = autograd_grad([outs[i] for i in diff], leaves, gs, create_graph=True, allow_unused=True)
             used = [(v, t) for v, t in zip(vjps, tangents) if v is not None and v.requires_grad]

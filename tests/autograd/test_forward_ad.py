@@ -31,6 +31,11 @@ PROGRAMS = {
     "in-place chain": lambda lib, d, w: d.clone().mul_(3).add_(d).clamp_(-1.0, 1.0).sigmoid_(),
     "where and pow": lambda lib, d, w: lib.where(d > 0, d ** 3, d.exp()),
     "the same dual twice": lambda lib, d, w: d * d + d,
+    "several outputs of one op": lambda lib, d, w: lib.stack([*d.unbind(0), *d.chunk(2, 0)[1].unbind(0)]),
+    "logcumsumexp (log |v| in its backward)": lambda lib, d, w: d.logcumsumexp(1),
+    "lstm_cell": lambda lib, d, w: lib.lstm_cell(d[:, :3], (d, d), lib.cat([w.T] * 4)[:16, :3], lib.cat([w.T] * 4)[:16])[1],
+    "cross_entropy with smoothing": lambda lib, d, w: lib.nn.functional.cross_entropy(
+        d, lib.tensor(TARGET), label_smoothing=0.1),
 }
 
 
@@ -121,3 +126,13 @@ def test_the_profiler_and_count_ops_refuse_to_start_inside_a_level():
                 pass
         d = sf.make_dual(st.ones(2), st.full((2,), 3.0))
         assert sf.unpack_dual(d.exp()).tangent.tolist() == pytest.approx([3 * np.e] * 2)  # still hooked
+
+
+def test_out_and_list_writing_ops_are_refused_in_torchs_words():
+    with sf.dual_level():
+        d = sf.make_dual(st.ones(3), st.ones(3))
+        with pytest.raises(NotImplementedError, match="Trying to use forward AD with mul_out that does not support it "
+                                                      "because it is an out= function"):
+            st.ops.aten.mul.out(d, d, out=st.empty(3))
+        with pytest.raises(NotImplementedError, match="does not run ops that write lists of tensors"):
+            st._foreach_mul_([d.clone()], 2.0)
