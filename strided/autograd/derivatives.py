@@ -110,7 +110,7 @@ def _uses(tree: ast.AST, names: set) -> dict:
         if isinstance(node, ast.Name) and node.id in names:
             parent = parents.get(node)
             meta_only = (isinstance(parent, ast.Attribute) and parent.attr in _META_ATTRS) or (
-                isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "sizes")
+                isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("sizes", "geometry"))
             out[node.id] = out.get(node.id, True) and meta_only
     return out
 

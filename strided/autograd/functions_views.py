@@ -10,6 +10,7 @@ from ..tensor import contiguous_strides, make_tensor
 
 __all__ = [
     "sizes",
+    "geometry",
     "reshape_backward",
     "transpose_backward",
     "flat_view",
@@ -81,6 +82,14 @@ def sizes(tensors):
     return [t.shape for t in tensors]
 
 
+def geometry(t):
+    """A tensor's metadata (sizes, strides, offset, storage size), which is all a formula that reads only this
+    saves: a later in-place write to the tensor does not break its backward (as_strided's, in CopySlices)."""
+    from .saving import Geometry
+
+    return t if isinstance(t, Geometry) else Geometry(t)
+
+
 def cat_backward(grad, shapes, dim):
     """Slices of ``grad``, one per input of cat (legacy empty 1-D inputs get an empty gradient)."""
     out, start = [], 0
@@ -110,7 +119,7 @@ def slice_backward(grad, shape, dim, start, end, step):
 
 def as_strided_backward(grad, self, size, stride, storage_offset):
     """Scatter-add into the input's storage layout (overlapping views add up, as torch)."""
-    n_storage = self._storage.nbytes() // self.dtype.itemsize
+    n_storage = geometry(self).storage_elements
     offset = self._offset if storage_offset is None else storage_offset
     positions = ops.as_strided(ops.arange(0, n_storage, device=grad.device), int_list(size),
                                int_list(stride), offset)

@@ -12,10 +12,12 @@ __all__ = ["Geometry", "save_value", "saved_inputs", "needed_how", "needed_mask"
 class Geometry:
     """The metadata of a tensor a formula reads only through ``.shape``/``.stride()``/``.dtype``/``.device``."""
 
-    __slots__ = ("_sizes", "_strides", "dtype", "device")
+    __slots__ = ("_sizes", "_strides", "dtype", "device", "_offset", "storage_elements")
 
     def __init__(self, t: Tensor):
         self._sizes, self._strides, self.dtype, self.device = t._sizes, t._strides, t.dtype, t.device
+        self._offset = t._offset
+        self.storage_elements = t._storage.nbytes() // t.dtype.itemsize  # as_strided's backward reads it
 
     @property
     def shape(self) -> tuple:

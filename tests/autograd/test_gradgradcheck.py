@@ -29,6 +29,13 @@ CASES = {
     "attention": lambda a, b: F.scaled_dot_product_attention(a[None], b[None], b[None]),
     "logsumexp": lambda a, b: a.logsumexp(1),
     "cumsum_cumprod": lambda a, b: a.cumsum(1) * b.cumprod(0),
+    # composites that write into a view (their CopySlices backward reads as_strided's geometry only)
+    "diag": lambda a, b: st.diag(a[0]) * b[1, 0],
+    "diagflat": lambda a, b: st.diagflat(a[:2, :2]).sin(),
+    "select_scatter": lambda a, b: st.select_scatter(a, b[0] * 2, 0, 1),
+    "slice_scatter": lambda a, b: st.slice_scatter(a, b[:1] * 3, 0, 0, 1),
+    "scatter_add": lambda a, b: a.scatter_add(0, st.tensor([[2, 0, 1, 0]]), b[:1]),
+    "as_strided": lambda a, b: a.as_strided((2, 2), (1, 2), 1) * b[:2, :2],
 }
 
 
