@@ -33,7 +33,8 @@ PROGRAMS = {
     "the same dual twice": lambda lib, d, w: d * d + d,
     "several outputs of one op": lambda lib, d, w: lib.stack([*d.unbind(0), *d.chunk(2, 0)[1].unbind(0)]),
     "logcumsumexp (log |v| in its backward)": lambda lib, d, w: d.logcumsumexp(1),
-    "lstm_cell": lambda lib, d, w: lib.lstm_cell(d[:, :3], (d, d), lib.cat([w.T] * 4)[:16, :3], lib.cat([w.T] * 4)[:16])[1],
+    "lstm_cell": lambda lib, d, w: lib.lstm_cell(d[:, :3], (d, d), lib.cat([w.T] * 4)[:16, :3],
+                                                 lib.cat([w.T] * 4)[:16])[1],
     "cross_entropy with smoothing": lambda lib, d, w: lib.nn.functional.cross_entropy(
         d, lib.tensor(TARGET), label_smoothing=0.1),
 }
