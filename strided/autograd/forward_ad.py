@@ -6,9 +6,11 @@ its backward formula instead: for an op ``y = f(x)`` with tangent ``t``, the vec
 ``v -> J^T v`` is linear in ``v``, so differentiating ``<J^T v, t>`` with respect to ``v`` gives ``J t``.
 Each op called with a dual argument inside ``dual_level()`` therefore runs three times: once for its
 result, once more with autograd recording (the dual arguments as fresh leaves), then two ``autograd.grad``
-calls (the backward, and the backward of the backward). Every op with a backward formula has a forward
-derivative this way, at several times an eager op's cost; ops without one give no tangent for their
-output (as integer outputs never have one).
+calls (the backward, and the backward of the backward). Every op whose backward can itself be differentiated
+has a forward derivative this way, at several times an eager op's cost (tests/autograd/test_forward_ad_opdb.py
+checks the op database against finite differences); an op whose backward cannot be differentiated (the
+``*_backward`` ops) raises torch's "Trying to use forward AD with ... that does not support it", and outputs
+no gradient reaches (integer outputs) get no tangent.
 
 The ops are intercepted with the dispatcher's tracing wrapper (Note [Zero-cost tracing]) while a level
 is open, so nothing is paid outside ``dual_level()``; the profiler and ``count_ops`` use the same hook,
