@@ -2,20 +2,22 @@
 
 ``check(value)`` returns a bool tensor of shape ``value.shape[:value.dim() - event_dim]``, True where the
 event is valid; reprs are torch's (``GreaterThan(lower_bound=0.0)``), as the validation errors print them.
-
-Note [Early return of the matrix checks]
-Every ``check`` is composed of strided ops, so it runs on any device. As torch's, ``symmetric``,
-``positive_semidefinite`` and ``positive_definite`` return the weaker check's result when it already
-fails somewhere (one host read), before the costlier test (an eigendecomposition, a Cholesky factorization
-that would fail on non-symmetric input); on meta nothing can be read and the full check runs for its shape.
+The base class lives in ``constraint_base.py``, the matrix constraints in ``constraints_matrix.py``.
 """
 
 from __future__ import annotations
 
-from ..factories import full
 from ..ops import bound as ops
-from ..type_info import finfo
-from .utils import all_true as _all_true
+from .constraint_base import Constraint
+from .constraints_matrix import (
+    _CorrCholesky,
+    _LowerCholesky,
+    _LowerTriangular,
+    _PositiveDefinite,
+    _PositiveSemidefinite,
+    _Square,
+    _Symmetric,
+)
 
 __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
@@ -24,20 +26,6 @@ __all__ = [
     "one_hot", "positive", "positive_semidefinite", "positive_definite", "positive_integer", "real", "real_vector",
     "simplex", "square", "stack", "symmetric", "unit_interval",
 ]
-
-
-class Constraint:
-    """A region a variable must lie in; ``event_dim`` rightmost dims form one event."""
-
-    is_discrete = False
-    event_dim = 0
-
-    def check(self, value):
-        """A bool tensor of ``sample_shape + batch_shape``: whether each event of ``value`` is valid."""
-        raise NotImplementedError
-
-    def __repr__(self):
-        return self.__class__.__name__[1:] + "()"
 
 
 class _Bounded(Constraint):
@@ -265,84 +253,6 @@ class _Multinomial(Constraint):
 
     def check(self, x):
         return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
-
-
-def _is_lower_triangular(value):
-    return (value.tril() == value).reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
-
-
-class _LowerTriangular(Constraint):
-    """Lower-triangular square matrices."""
-
-    event_dim = 2
-
-    def check(self, value):
-        return _is_lower_triangular(value)
-
-
-class _LowerCholesky(Constraint):
-    """Lower-triangular square matrices with a positive diagonal."""
-
-    event_dim = 2
-
-    def check(self, value):
-        positive_diagonal = (value.diagonal(0, -2, -1) > 0).all(-1)
-        return _is_lower_triangular(value) & positive_diagonal
-
-
-class _CorrCholesky(Constraint):
-    """Lower Cholesky factors of correlation matrices: rows of unit length."""
-
-    event_dim = 2
-
-    def check(self, value):
-        tol = finfo(value.dtype).eps * value.size(-1) * 10  # 10 is torch's adjustable fudge factor
-        row_norm = ops.sqrt((value.detach() * value.detach()).sum(-1))
-        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(-1)
-        return _LowerCholesky().check(value) & unit_row_norm
-
-
-class _Square(Constraint):
-    """Square matrices."""
-
-    event_dim = 2
-
-    def check(self, value):
-        return full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], device=value.device)
-
-
-class _Symmetric(_Square):
-    """Symmetric square matrices (to atol 1e-6); Note [Early return of the matrix checks]."""
-
-    def check(self, value):
-        square_check = super().check(value)
-        if not _all_true(square_check):
-            return square_check
-        return value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
-
-
-class _PositiveSemidefinite(_Symmetric):
-    """Symmetric matrices with nonnegative eigenvalues."""
-
-    def check(self, value):
-        sym_check = super().check(value)
-        if not _all_true(sym_check):
-            return sym_check
-        from ..linalg import eigvalsh
-
-        return eigvalsh(value).ge(0).all(-1)
-
-
-class _PositiveDefinite(_Symmetric):
-    """Symmetric matrices with a Cholesky factorization."""
-
-    def check(self, value):
-        sym_check = super().check(value)
-        if not _all_true(sym_check):
-            return sym_check
-        from ..linalg import cholesky_ex
-
-        return cholesky_ex(value).info.eq(0)
 
 
 class _Cat(Constraint):
