@@ -12,12 +12,16 @@ __all__ = ["Geometry", "save_value", "saved_inputs", "needed_how", "needed_mask"
 class Geometry:
     """The metadata of a tensor a formula reads only through ``.shape``/``.stride()``/``.dtype``/``.device``."""
 
-    __slots__ = ("_sizes", "_strides", "dtype", "device", "_offset", "storage_elements")
+    __slots__ = ("_sizes", "_strides", "dtype", "device", "_offset", "_storage_nbytes")
 
     def __init__(self, t: Tensor):
         self._sizes, self._strides, self.dtype, self.device = t._sizes, t._strides, t.dtype, t.device
-        self._offset = t._offset
-        self.storage_elements = t._storage.nbytes() // t.dtype.itemsize  # as_strided's backward reads it
+        self._offset, self._storage_nbytes = t._offset, t._storage._nbytes
+
+    @property
+    def storage_elements(self) -> int:
+        """Elements of the tensor's dtype its storage holds (as_strided's backward reads it)."""
+        return self._storage_nbytes // self.dtype.itemsize
 
     @property
     def shape(self) -> tuple:

@@ -46,7 +46,7 @@ def _is_factory(packet) -> bool:
 
 def call_with_out(packet, args, kwargs):
     """``packet(*args, **kwargs)`` with ``kwargs["out"]`` given and no declared out overload (Note [Out arguments])."""
-    from ..ops.memory_overlap import check_no_partial_overlap, is_pointwise
+    from ..ops.memory_overlap import any_pointwise, check_no_partial_overlap
     from ..tensor import Tensor
 
     kwargs = dict(kwargs)
@@ -54,7 +54,7 @@ def call_with_out(packet, args, kwargs):
     if out is None:
         return packet(*args, **kwargs)
     factory = _is_factory(packet) and next(_tensors(args), None) is None  # not any(): a tensor's truth is ambiguous
-    if isinstance(out, Tensor) and any(is_pointwise(op) for op in packet._ordered):  # Note [Partial overlap]
+    if isinstance(out, Tensor) and any_pointwise(packet):  # Note [Partial overlap]
         check_no_partial_overlap(out, args, kwargs)
     return run_with_out(packet, packet.name, args, kwargs, out, factory)
 

@@ -14,7 +14,7 @@ is computed.
 from __future__ import annotations
 
 __all__ = ["PARTIAL_OVERLAP", "INTERNAL_OVERLAP", "partially_overlaps", "check_no_partial_overlap",
-           "has_internal_overlap", "check_no_internal_overlap", "is_pointwise"]
+           "has_internal_overlap", "check_no_internal_overlap", "is_pointwise", "any_pointwise"]
 
 PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                    "single memory location. Please clone() the tensor before performing the operation.")
@@ -37,6 +37,14 @@ def is_pointwise(op) -> bool:
 
         meta = op.kernel(DispatchKey.Meta)
         known = _pointwise[op] = getattr(meta, "__module__", None) in _POINTWISE_META
+    return known
+
+
+def any_pointwise(packet) -> bool:
+    """Whether an overload of ``packet`` is pointwise (``out=`` without a declared overload: Note [Out arguments])."""
+    known = _pointwise.get(packet)
+    if known is None:
+        known = _pointwise[packet] = any(is_pointwise(op) for op in packet._ordered)
     return known
 
 

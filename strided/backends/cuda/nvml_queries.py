@@ -43,11 +43,8 @@ def _library():
             if not _initialized:
                 try:
                     nvml.init_v2()
-                except (nvml.DriverNotLoadedError, nvml.LibraryNotFoundError) as e:
-                    raise RuntimeError(DRIVER_NOT_LOADED) from e
-                except nvml.NvmlError:
-                    raise
-                except (RuntimeError, OSError) as e:  # cuda.pathfinder: libnvidia-ml.so.1 not found
+                except (nvml.DriverNotLoadedError, nvml.LibraryNotFoundError, RuntimeError, OSError) as e:
+                    # RuntimeError: cuda.pathfinder found no libnvidia-ml.so.1; other NVML errors pass through
                     raise RuntimeError(DRIVER_NOT_LOADED) from e
                 _initialized = True
     return nvml

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from ... import dtypes as dt
 from ...backends.meta.pointwise import scalar_type_name
+from ...dispatch.dispatcher import grad_mode
 from ...dispatch.library import kernel
+from ...tensor import Tensor
 from .. import bound as ops
 
 __all__ = []
@@ -36,9 +38,6 @@ def _assign(self, result):
 # the functional op reads a (recorded) copy of ``self`` instead.
 def grad_safe_source(self, *others):
     """``self``, or a copy of it while autograd records the call (Note [In-place composition sources])."""
-    from ...dispatch.dispatcher import grad_mode
-    from ...tensor import Tensor
-
     if grad_mode.enabled and (self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad
                                                           for o in others)):
         return ops.clone(self)
