@@ -26,6 +26,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
+from .pooling import first_max_or_last_nan
 
 __all__ = [
     "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
@@ -70,18 +71,6 @@ def _check_input(input: Tensor, sizes: list[int], k: int, op: str, kernel: str) 
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {shape}")
 
 
-def _first_max_or_last_nan(grid: Tensor, axis: int) -> Tensor:
-    """Per bin (dim ``axis`` of ``grid``), the position of the last NaN if any, else of the first maximum
-    (torch's kernel rule, Note [Separable adaptive max pooling]); keeps ``axis`` as size one."""
-    nan = ops.isnan(grid)
-    first = ops.argmax(ops.masked_fill(grid, nan, -math.inf), axis, keepdim=True)
-    shape = [1] * grid.dim()
-    shape[axis] = grid.shape[axis]
-    j = ops.reshape(ops.arange(0, grid.shape[axis], device=grid.device), tuple(shape))
-    last_nan = ops.amax(ops.where(nan, j, -1), [axis], True)
-    return ops.where(ops.ge(last_nan, 0), last_nan, first)
-
-
 def _bins(n: int, m: int, device, trailing: int):
     """(positions, first, last, L): the (m * L,) input positions of the padded bin grid of a dim of size
     ``n`` pooled to ``m`` (None when it is a plain reshape), and each bin's first and last position shaped
@@ -115,7 +104,7 @@ def _pool_dim(values: Tensor, flat: Tensor | None, d: int, m: int, stride: int):
         return ops.reshape(t if positions is None else ops.index_select(t, d, positions), split)
 
     vg = grid(values)
-    choice = _first_max_or_last_nan(vg, d + 1)
+    choice = first_max_or_last_nan(vg, d + 1)
     pooled = ops.squeeze(ops.gather(vg, d + 1, choice), [d + 1])
     offset = ops.squeeze(choice, [d + 1])
     position = ops.minimum(ops.add(first, offset), last)  # a padded repeat is its bin's last member

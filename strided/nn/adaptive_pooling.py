@@ -88,7 +88,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     if oh <= 0 or ow <= 0:
         raise RuntimeError(f"adaptive_avg_pool2d(): output_size must be positive, but got ({oh}, {ow})")
     if h % oh == 0 and w % ow == 0:  # equal bins: one average pool
-        from .convolution import avg_pool2d
+        from .pooling import avg_pool2d
 
         return avg_pool2d(input, (h // oh, w // ow))
     rows = []

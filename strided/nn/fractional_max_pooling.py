@@ -33,7 +33,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..ops import bound as ops
 from ..tensor import Tensor
-from .adaptive_max_pooling import _first_max_or_last_nan
+from .pooling import first_max_or_last_nan
 
 __all__ = [
     "fractional_max_pool2d", "fractional_max_pool3d",
@@ -170,7 +170,7 @@ def _fractional_max(input: Tensor, kernel: tuple, sizes: tuple, samples: Tensor,
         plane = ops.reshape(x.detach(), (n, c, math.prod(spatial)))
         values = ops.gather(plane, 2, ops.reshape(windows, (n, c, math.prod(sizes) * math.prod(kernel))))
         values = ops.reshape(values, tuple(windows.shape))
-        choice = _first_max_or_last_nan(values, 3)
+        choice = first_max_or_last_nan(values, 3)
         indices = ops.squeeze(ops.gather(windows, 3, choice), [3])
     out = ops.gather(ops.reshape(x, (n, c, math.prod(spatial))), 2, indices)
     out = ops.reshape(out, (n, c, *sizes))

@@ -42,6 +42,7 @@ from . import local_response_norm as _local_response_norm
 from . import losses as _losses
 from . import lp_pooling as _lp_pooling
 from . import margin_losses as _margin_losses
+from . import pooling as _pooling
 from . import pooling3d as _pooling3d
 from . import rearrangement as _rearrangement
 from . import shrinkage as _shrinkage
@@ -72,6 +73,7 @@ from .lp_pooling import *  # noqa: F403
 from .margin_losses import *  # noqa: F403
 from .multihead_attention import multi_head_attention_forward
 from .padding import pad
+from .pooling import *  # noqa: F403
 from .pooling3d import *  # noqa: F403
 from .rearrangement import *  # noqa: F403
 from .shrinkage import *  # noqa: F403
@@ -83,7 +85,7 @@ __all__ = [
     "log_softmax", "dropout", "layer_norm", "embedding", "cross_entropy", "mse_loss", "scaled_dot_product_attention",
     "multi_head_attention_forward", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
     *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution3d.__all__, *_pooling3d.__all__,
-    *_convolution_transpose.__all__, *_rearrangement.__all__,
+    *_pooling.__all__, *_convolution_transpose.__all__, *_rearrangement.__all__,
     *_batch_norm.__all__, *_interpolation.__all__, *_adaptive_max_pooling.__all__, *_dropout.__all__,
     *_fold.__all__, *_likelihood_losses.__all__, *_lp_pooling.__all__, *_margin_losses.__all__, *_shrinkage.__all__,
     *_unpooling.__all__, *_convolution_transpose3d.__all__, *_bilinear.__all__, *_local_response_norm.__all__,
@@ -299,13 +301,13 @@ def scaled_dot_product_attention(
 def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                             return_indices: bool = False):
     """``max_pool1d`` returning (values, indices), whatever ``return_indices`` says (torch's form)."""
-    return _convolution.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _pooling.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                             return_indices: bool = False):
     """``max_pool2d`` returning (values, indices), whatever ``return_indices`` says (torch's form)."""
-    return _convolution.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return _pooling.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,

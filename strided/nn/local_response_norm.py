@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ..ops import bound as ops
 from ..tensor import Tensor
-from .convolution import avg_pool2d
 from .padding import pad
+from .pooling import avg_pool2d
 from .pooling3d import avg_pool3d
 
 __all__ = ["local_response_norm"]

@@ -28,7 +28,7 @@ def _volume(kernel_size, k: int) -> int:
 
 
 def _lp_pool(input: Tensor, norm_type, kernel_size, stride, ceil_mode: bool, k: int) -> Tensor:
-    from .convolution import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+    from .pooling import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
     from .pooling3d import avg_pool3d, max_pool3d
 
     op = f"lp_pool{k}d"

@@ -1,4 +1,4 @@
-"""``max_pool3d`` and ``avg_pool3d`` of ``strided.nn.functional``: max_pool2d / avg_pool2d (convolution.py) with
+"""``max_pool3d`` and ``avg_pool3d`` of ``strided.nn.functional``: max_pool2d / avg_pool2d (pooling.py) with
 a depth dim -- the windows of the padded input as one ``as_strided`` view, reduced by ``amax`` or ``sum``."""
 
 from __future__ import annotations
@@ -9,16 +9,9 @@ from .. import dtypes as _dt
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
-from .convolution import (
-    _check_tensors,
-    _lowest,
-    _mean,
-    _out_size,
-    check_avg_pool_dtype,
-    check_max_pool_dtype,
-    window_counts,
-)
+from .convolution import _check_tensors, _out_size
 from .convolution3d import _padded, _triple
+from .pooling import _lowest, _mean, check_avg_pool_dtype, check_max_pool_dtype, needs_grad, window_counts, window_max
 
 __all__ = ["max_pool3d", "avg_pool3d"]
 
@@ -79,12 +72,11 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     xp = _padded(x, pads, low)
     n, c = x.shape[:2]
     flat = ops.reshape(_windows(xp, k, s, d, outs), (n, c, *outs, k[0] * k[1] * k[2]))
-    out = ops.amax(flat, [-1])
+    out, a = window_max(flat, return_indices or needs_grad(input))  # Note [The element a max pool chooses]
     if not batched:
         out = ops.squeeze(out, [0])
     if not return_indices:
         return out
-    a = ops.argmax(flat, -1)  # the first maximum, as torch's kernel
     dev = x.device
     starts = [ops.add(ops.mul(ops.arange(0, o, device=dev), ss), -pp) for o, ss, pp in zip(outs, s, p)]
     zz = ops.add(ops.reshape(starts[0], (outs[0], 1, 1)), ops.mul(ops.floor_divide(a, k[1] * k[2]), d[0]))

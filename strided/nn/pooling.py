@@ -1,0 +1,270 @@
+"""Max and average pooling of ``strided.nn.functional`` over (H, W) and L: max_pool1d / max_pool2d, avg_pool1d /
+avg_pool2d, composed of existing operators over the window view of ``convolution.py`` (Note [Convolution as a
+GEMM]); adaptive average pooling is re-exported from ``adaptive_pooling``.
+
+Note [The element a max pool chooses]
+A window's maximum is one element of the input, and torch's kernels (ATen's MaxPoolKernel.cpp, DilatedMaxPool2d.cu)
+pick it by scanning the window in row-major order and taking a value when ``val > max || isnan(val)``: the first
+maximum, or the last NaN if the window holds one. That element is the returned index, and the only one the
+window's gradient reaches (``max_pool2d_with_indices_backward`` scatters by the index), so a tie sends the whole
+gradient to one element. ``amax`` computes the same values, but its backward shares the gradient among ties (torch's
+``amax`` does too); so whenever the index matters -- ``return_indices``, or a gradient to come -- the value is one
+``gather`` of the chosen element, whose backward is torch's scatter. Without either (inference) ``amax`` suffices.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import dtypes as _dt
+from ..autograd.grad_mode import is_grad_enabled
+from ..backends.meta.pointwise import not_implemented, scalar_type_name
+from ..ops import bound as ops
+from ..tensor import Tensor
+from .channels_last import keeps_channels_last
+from .convolution import _check_tensors, _first, _is_int, _one, _out_size, _padded, _pair, _windows
+
+__all__ = [
+    "max_pool1d",
+    "max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+]
+
+
+def needs_grad(t: Tensor) -> bool:
+    """Whether a result computed from ``t`` now will be differentiated."""
+    return t.requires_grad and is_grad_enabled()
+
+
+def first_max_or_last_nan(values: Tensor, axis: int) -> Tensor:
+    """Along dim ``axis``, the position of the last NaN if any, else of the first maximum (Note [The element a max
+    pool chooses]); keeps ``axis`` as size one."""
+    if not values.dtype.is_floating_point:
+        return ops.argmax(values, axis, keepdim=True)
+    nan = ops.isnan(values)
+    first = ops.argmax(ops.masked_fill(values, nan, -math.inf), axis, keepdim=True)
+    shape = [1] * values.dim()
+    shape[axis] = values.shape[axis]
+    j = ops.reshape(ops.arange(0, values.shape[axis], device=values.device), tuple(shape))
+    last_nan = ops.amax(ops.where(nan, j, -1), [axis], True)
+    return ops.where(ops.ge(last_nan, 0), last_nan, first)
+
+
+def window_max(flat: Tensor, want_index: bool) -> tuple[Tensor, Tensor | None]:
+    """(maxima, chosen positions) along the last dim of ``flat`` (one window per row); the positions (and a value
+    whose gradient reaches only them) when ``want_index``, else None (Note [The element a max pool chooses])."""
+    if not want_index:
+        return ops.amax(flat, [-1]), None
+    choice = first_max_or_last_nan(flat, -1)
+    return ops.squeeze(ops.gather(flat, -1, choice), [-1]), ops.squeeze(choice, [-1])
+
+
+def _pool_setup(input: Tensor, kernel_size, stride, padding, dilation, op: str):
+    _check_tensors(op, input=input)
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"{op}: Expected 3D or 4D (batch mode) tensor for input, but got: {list(input.shape)}")
+    k = _pair(kernel_size, "kernel_size", op)
+    no_stride = stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0)
+    s = k if no_stride else _pair(stride, "stride", op)
+    p, d = _pair(padding, "padding", op), _pair(dilation, "dilation", op)
+    if min(s) == 0:
+        raise RuntimeError("stride should not be zero")
+    if min(k) <= 0 or min(s) < 0:
+        raise RuntimeError(
+            f"{op}: kernel_size and stride must be greater than zero, but got kernel_size={k}, stride={s}"
+        )
+    if min(d) <= 0:
+        raise RuntimeError(f"{op}: dilation must be greater than zero, but got dilation={d}")
+    if min(p) < 0:
+        raise RuntimeError(f"{op}: pad must be non-negative, but got pad={p}")
+    for i in (0, 1):
+        if p[i] > k[i] // 2:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
+                f"kernel_size={k[i]} and dilation={d[i]}"
+            )
+    return k, s, p, d
+
+
+@keeps_channels_last(rank=4)
+def max_pool2d(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """Window maxima (NaN propagates); with ``return_indices`` also each maximum's flat index in its
+    (H, W) input plane."""
+    k, s, p, d = _pool_setup(input, kernel_size, stride, padding, dilation, "max_pool2d")
+    cl = input.dim() == 4 and not input.is_contiguous() and input.is_contiguous("channels_last")
+    check_max_pool_dtype(input, "max_pool2d_channels_last" if cl else "max_pool2d",
+                         "max_pool2d_with_indices_out_cuda_frame")
+    batched = input.dim() == 4
+    x = input if batched else ops.unsqueeze(input, 0)
+    n, c, h, w = x.shape
+    oh = _out_size(h, k[0], s[0], 2 * p[0], d[0], ceil_mode, p[0])
+    ow = _out_size(w, k[1], s[1], 2 * p[1], d[1], ceil_mode, p[1])
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size is too small"
+        )
+    extra_h = max(0, (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1 - (h + 2 * p[0]))
+    extra_w = max(0, (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1 - (w + 2 * p[1]))
+    low = -math.inf if x.dtype.is_floating_point else _lowest(x.dtype)
+    xp = _padded(x, (p[0], p[0] + extra_h), (p[1], p[1] + extra_w), low)
+    win = ops.permute(_windows(xp, k, s, d, oh, ow), (0, 1, 4, 5, 2, 3))  # (N, C, OH, OW, KH, KW)
+    flat = ops.reshape(win, (n, c, oh, ow, k[0] * k[1]))
+    out, a = window_max(flat, return_indices or needs_grad(input))
+    if not batched:
+        out = ops.squeeze(out, [0])
+    if not return_indices:
+        return out
+    row = ops.add(ops.mul(ops.arange(0, oh, device=x.device), s[0]), -p[0])
+    col = ops.add(ops.mul(ops.arange(0, ow, device=x.device), s[1]), -p[1])
+    hh = ops.add(ops.reshape(row, (oh, 1)), ops.mul(ops.floor_divide(a, k[1]), d[0]))
+    ww = ops.add(col, ops.mul(ops.remainder(a, k[1]), d[1]))
+    idx = ops.add(ops.mul(hh, w), ww)
+    return out, (idx if batched else ops.squeeze(idx, [0]))
+
+
+def check_max_pool_dtype(input: Tensor, cpu: str, cuda: str) -> None:
+    """torch's max pools: every real dtype but bool on the CPU, the floating dtypes on CUDA (torch 2.11); any other
+    raises its AT_DISPATCH error (``cpu`` / ``cuda``: the kernel names it prints)."""
+    d = input.dtype
+    if input.device.type == "cuda":
+        if not d.is_floating_point:
+            raise not_implemented(cuda, d)
+    elif d is _dt.bool or d.is_complex:
+        raise not_implemented(cpu, d)
+
+
+def _lowest(d):
+    from ..type_info import iinfo
+
+    return iinfo(d).min
+
+
+def check_avg_pool_dtype(input: Tensor, cpu: str, cuda: str, cpu_half: bool = True) -> None:
+    """torch's average pools take the floating dtypes, and int64 on the CPU (the mean truncated toward zero);
+    any other dtype raises its AT_DISPATCH error (``cpu`` / ``cuda``: the kernel names it prints). ``cpu_half``:
+    whether the CPU kernel takes float16 / bfloat16 (torch's 3-d one does not)."""
+    d = input.dtype
+    cuda_input = input.device.type == "cuda"
+    if not cpu_half and not cuda_input and d in (_dt.float16, _dt.bfloat16):
+        raise NotImplementedError(f'"{cpu}" not implemented for \'{scalar_type_name(d)}\'')
+    if not (d.is_floating_point or (d is _dt.int64 and not cuda_input)):
+        raise NotImplementedError(f'"{cuda if input.device.type == "cuda" else cpu}" not implemented for '
+                                  f"'{scalar_type_name(d)}'")
+
+
+def _mean(total: Tensor, divisor) -> Tensor:
+    """The window sums over their counts: true division, or truncating for int64 (torch's CPU kernel)."""
+    if total.dtype is _dt.int64:
+        return ops.div(total, divisor, rounding_mode="trunc")
+    return ops.div(total, divisor)
+
+
+@keeps_channels_last(rank=4)
+def avg_pool2d(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """Window means over a zero-padded input; the divisor follows torch's rules for padding and ceil-mode
+    overhang (``count_include_pad`` counts padding, never the overhang past it)."""
+    k, s, p, _ = _pool_setup(input, kernel_size, stride, padding, 1, "avg_pool2d")
+    check_avg_pool_dtype(input, "avg_pool2d", "avg_pool2d_out_cuda_frame")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    batched = input.dim() == 4
+    x = input if batched else ops.unsqueeze(input, 0)
+    n, c, h, w = x.shape
+    oh = _out_size(h, k[0], s[0], 2 * p[0], 1, ceil_mode, p[0])
+    ow = _out_size(w, k[1], s[1], 2 * p[1], 1, ceil_mode, p[1])
+    extra_h = max(0, (oh - 1) * s[0] + k[0] - (h + 2 * p[0]))
+    extra_w = max(0, (ow - 1) * s[1] + k[1] - (w + 2 * p[1]))
+    xp = _padded(x, (p[0], p[0] + extra_h), (p[1], p[1] + extra_w), 0.0)
+    total = ops.sum(_windows(xp, k, s, (1, 1), oh, ow), [2, 3])  # (N, C, OH, OW)
+    if divisor_override is not None:
+        out = _mean(total, divisor_override)
+    else:
+        out = _mean(total, _divisors(h, w, k, s, p, oh, ow, count_include_pad, x))
+    return out if batched else ops.squeeze(out, [0])
+
+
+def window_counts(size: int, k: int, s: int, p: int, out: int, count_include_pad: bool) -> list[int]:
+    """Along one dim, the count torch's average pooling divides each window by (ATen's AvgPool: the
+    window clipped to the padded input, then to the input itself unless ``count_include_pad``)."""
+    counts = []
+    for i in range(out):
+        start = i * s - p
+        end = min(start + k, size + p)
+        pool = end - start
+        start, end = max(start, 0), min(end, size)
+        counts.append(pool if count_include_pad else end - start)
+    return counts
+
+
+def _divisors(h, w, k, s, p, oh, ow, count_include_pad, x) -> Tensor:
+    """Per output position, the count torch divides by: the product of the two dims' window counts."""
+    from ..factories import tensor
+
+    dtype = x.dtype if x.dtype.is_floating_point or x.dtype is _dt.int64 else _dt.float32
+    rows = tensor(window_counts(h, k[0], s[0], p[0], oh, count_include_pad), dtype=dtype, device=x.device)
+    cols = tensor(window_counts(w, k[1], s[1], p[1], ow, count_include_pad), dtype=dtype, device=x.device)
+    return ops.mul(ops.reshape(rows, (oh, 1)), cols)
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """``max_pool2d`` over a height of one."""
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or return_indices or input.device.type
+                                          == "cuda"):  # torch's CPU max_pool1d_impl: floating dtypes only
+        raise not_implemented("max_pool1d_impl", input.dtype)
+    k, pad = _first(kernel_size), _first(padding)
+    if _is_int(k) and _is_int(pad) and k > 0 and pad > k // 2:  # torch's max_pool1d words
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={pad} and "
+                           f"kernel_size={k}")
+    r = max_pool2d(
+        ops.unsqueeze(input, -2),
+        _one(kernel_size),
+        _one(stride),
+        (0, _first(padding)),
+        _one(dilation),
+        ceil_mode,
+        return_indices,
+    )
+    if return_indices:
+        return ops.squeeze(r[0], [-2]), ops.squeeze(r[1], [-2])
+    return ops.squeeze(r, [-2])
+
+
+def avg_pool1d(
+    input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True
+) -> Tensor:
+    """``avg_pool2d`` over a height of one."""
+    out = avg_pool2d(
+        ops.unsqueeze(input, -2), _one(kernel_size), _one(stride), (0, _first(padding)), ceil_mode, count_include_pad
+    )
+    return ops.squeeze(out, [-2])
+
+
+from .adaptive_pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d  # noqa: E402
