@@ -80,10 +80,18 @@ class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
 def formula_namespace() -> dict:
     """Names a formula may call: every operator, then the helpers (which take precedence)."""
     from ..ops import bound
-    from . import functions, functions_complex, functions_fft, functions_nn, functions_recurrent, functions_views
+    from . import (
+        functions,
+        functions_complex,
+        functions_fft,
+        functions_nn,
+        functions_recurrent,
+        functions_ties,
+        functions_views,
+    )
 
     ns = {k: v for k, v in vars(bound).items() if not k.startswith("_")}
-    for module in (functions, functions_complex, functions_fft, functions_nn, functions_recurrent,
+    for module in (functions, functions_complex, functions_fft, functions_nn, functions_recurrent, functions_ties,
                    functions_views):
         ns.update({k: getattr(module, k) for k in module.__all__})
     from . import functions_eig  # linalg_eig_backward (Note [eig gradient])
@@ -110,7 +118,8 @@ def _uses(tree: ast.AST, names: set) -> dict:
         if isinstance(node, ast.Name) and node.id in names:
             parent = parents.get(node)
             meta_only = (isinstance(parent, ast.Attribute) and parent.attr in _META_ATTRS) or (
-                isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("sizes", "geometry"))
+                isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)
+                and parent.func.id in ("sizes", "geometry"))
             out[node.id] = out.get(node.id, True) and meta_only
     return out
 

@@ -25,10 +25,9 @@ __all__ = [
     "sum_backward",
     "mean_backward",
     "prod_backward",
-    "select_extreme_backward",
+    "evenly_distribute_backward",
     "extreme_dim_backward",
     "amax_backward",
-    "extremum_backward",
     "mm_mat1_backward",
     "mm_mat2_backward",
     "var_backward",
@@ -39,8 +38,8 @@ __all__ = [
     "cumprod_backward",
     "logcumsumexp_backward",
     "cummaxmin_backward",
-    "clamp_backward",
-    "clamp_bound_backward",
+    "logit_backward",
+    "atan2_backward",
     "pow_backward_self",
     "pow_backward_exponent",
 ]
@@ -143,11 +142,13 @@ def _rev_cumprod(t, d):
     return ops.cat(parts[::-1], d)
 
 
-def select_extreme_backward(grad, self, result):
-    """max()/min() of all elements: the gradient is split evenly among the tied extremes."""
+def evenly_distribute_backward(grad, self, result):
+    """max() / min() / median() / nanmedian() of all elements: the gradient is shared evenly among the elements
+    equal to the result, or among the NaNs when the result is NaN (torch's evenly_distribute_backward)."""
     mask = ops.eq(self, result)
-    count = ops.sum(mask)
-    return ops.where(mask, grad / count, 0.0)
+    if self.dtype.is_floating_point or self.dtype.is_complex:
+        mask = ops.logical_or(mask, ops.logical_and(ops.isnan(self), ops.isnan(result)))
+    return ops.where(mask, grad / ops.sum(mask), 0.0)
 
 
 def extreme_dim_backward(grad, shape, dim, indices, keepdim):
@@ -169,12 +170,6 @@ def amax_backward(grad, self, result, dim, keepdim):
     return ops.where(mask, g / count, 0.0)
 
 
-def extremum_backward(grad, a, b, is_max: bool):
-    """maximum/minimum, gradient for ``a``: where it won, half where it tied (torch)."""
-    win = ops.gt(a, b) if is_max else ops.lt(a, b)
-    return ops.where(win, grad, 0.0) + ops.where(ops.eq(a, b), grad / 2, 0.0)
-
-
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
     """Gradient of ``mat1 @ mat2`` for ``mat1`` (of ``sizes``/``strides``), scaled by ``alpha``."""
     if strides[0] == 1 and strides[1] == sizes[0]:
@@ -194,13 +189,15 @@ def var_backward(grad, self, dim, correction, keepdim):
     n = math.prod(self._sizes[d] for d in dims) if self.dim() else 1
     g = unsqueeze_dims(grad, dim, self.dim(), keepdim)
     mean = ops.mean(self, dims, keepdim=True) if self.dim() else self
-    return g * (self - mean) * (2.0 / (n - (1 if correction is None else correction)))
+    dof = n - (1 if correction is None else correction)
+    return g * (self - mean) * (2.0 / dof if dof else math.inf)  # no degrees of freedom: NaN, as torch's 2.0 / 0
 
 
 def std_backward(grad, self, result, dim, correction, keepdim):
+    """Through var's: ``grad / (2 std)``, zero where std is 0 (constant input: torch's choice, not 0 / 0)."""
     r = unsqueeze_dims(result, dim, self.dim(), keepdim)
     g = unsqueeze_dims(grad, dim, self.dim(), keepdim)
-    return var_backward(g / (r * 2), self, dim, correction, True)
+    return var_backward(ops.where(ops.eq(r, 0), 0.0, g / (r * 2)), self, dim, correction, True)
 
 
 def norm_backward(grad, self, p, result, dim=None, keepdim=False):
@@ -287,28 +284,20 @@ def cumprod_backward(grad, self, dim, result):
     return grad_before + ops.where(first, lead * tail_sum, 0)
 
 
-def clamp_backward(grad, self, min=None, max=None):
-    """Pass the gradient where ``min <= self <= max`` (torch's clamp_backward)."""
-    mask = None
-    if min is not None:
-        mask = ops.ge(self, min)
-    if max is not None:
-        m = ops.le(self, max)
-        mask = m if mask is None else ops.logical_and(mask, m)
-    return grad if mask is None else ops.where(mask, grad, 0.0)
+def atan2_backward(grad, self, other, for_self: bool):
+    """atan2's gradient for ``self`` (``other / r^2``) or ``other`` (``-self / r^2``); zero at the origin, where
+    both are 0 / 0 (torch >= 2.14)."""
+    r2 = self * self + other * other
+    return ops.where(ops.eq(r2, 0), 0.0, grad * (other if for_self else -self) / r2)
 
 
-def clamp_bound_backward(grad, self, bound, other, is_min: bool):
-    """Gradient of a Tensor ``min``/``max`` bound of clamp.Tensor (torch's clamp_backward_min_max)."""
-    if is_min:
-        mask = ops.gt(bound, self)
-        if other is not None:
-            mask = ops.logical_and(mask, ops.lt(bound, other))
-    else:
-        mask = ops.lt(bound, self)
-        if other is not None:
-            mask = ops.logical_or(mask, ops.lt(bound, other))
-    return ops.where(mask, grad, 0.0)
+def logit_backward(grad, self, eps=None):
+    """torch's logit_backward: ``grad / (x (1 - x))``; NaN outside [0, 1] (no ``eps``: the value is NaN there too),
+    zero outside [eps, 1 - eps] (the clamp's flat parts); at 0 and 1 the division gives torch's infinities."""
+    g = grad / (self * (1 - self))
+    if eps is None:
+        return ops.where(ops.logical_or(ops.lt(self, 0), ops.gt(self, 1)), math.nan, g)
+    return ops.where(ops.logical_or(ops.lt(self, eps), ops.gt(self, 1 - eps)), 0.0, g)
 
 
 def pow_backward_self(grad, self, exponent):

@@ -33,8 +33,8 @@ from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors
 __all__ = ["AutogradMeta", "Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "set_history",
            "obeys_layout_contract", "clone_obey_contract", "set_grad", "retain_grad", "register_hook",
            "collect_edge", "ViewOfRebased", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors", "GradientEdge", "get_gradient_edge", "increment_version",
-           "register_multi_grad_hook"]
+           "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors", "GradientEdge", "get_gradient_edge",
+           "increment_version", "register_multi_grad_hook"]
 
 
 class AutogradMeta:

@@ -95,10 +95,13 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _saturate(input: Tensor, lo: float, hi: float, fn) -> Tensor:
-    """``fn(clamp(input, lo, hi))`` whose gradient flows only where ``lo < input < hi``
-    (Note [Composed activation gradients])."""
-    inside = ops.logical_and(ops.gt(input, lo), ops.lt(input, hi))
+def _saturate(input: Tensor, lo: float, hi: float, fn, nan_inside: bool = False) -> Tensor:
+    """``fn(clamp(input, lo, hi))`` whose gradient flows only where ``lo < input < hi`` (and at NaN with
+    ``nan_inside``: hardtanh's backward tests ``x <= lo || x >= hi``) (Note [Composed activation gradients])."""
+    if nan_inside:
+        inside = ops.logical_not(ops.logical_or(ops.le(input, lo), ops.ge(input, hi)))
+    else:
+        inside = ops.logical_and(ops.gt(input, lo), ops.lt(input, hi))
     return ops.where(inside, fn(input), fn(ops.clamp(input.detach(), lo, hi)))
 
 
@@ -216,7 +219,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     if input.dtype is _dt.uint8 and (min_val < 0 or max_val < 0):  # a negative bound would wrap around
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if input.dtype.is_floating_point:
-        out = _saturate(input, min_val, max_val, lambda x: x)
+        out = _saturate(input, min_val, max_val, lambda x: x, nan_inside=True)
     else:  # torch converts the bounds to the integer type (truncation)
         out = ops.clamp(input, int(min_val), int(max_val))
     return _result(input, out, inplace)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from ...tensor import Tensor
 from .. import adaptive_max_pooling as AMP
-from .. import pooling as C
 from .. import fractional_max_pooling as FMP
 from .. import lp_pooling as LP
+from .. import pooling as C
 from .. import pooling3d as P3
 from ..module import Module
 

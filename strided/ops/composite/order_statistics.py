@@ -46,7 +46,7 @@ def refuse_bool(self, kernel_name: str) -> None:
         raise NotImplementedError(f'"{kernel_name}" not implemented for \'Bool\'')
 
 
-@kernel("CompositeImplicitAutograd")
+@kernel("CompositeExplicitAutograd")  # its gradient is shared among ties (derivatives.yaml), as torch's
 def median(self):
     """The lower median of all elements (NaN if there is one; NaN for an empty float tensor)."""
     refuse_bool(self, "median_")
@@ -150,7 +150,7 @@ def _valid_counts(x, d):
     return ops.sub(ops.full((), x._sizes[d], dtype=dt.int64, device=x.device), ops.sum(ops.isnan(x), [d], True))
 
 
-@kernel("CompositeImplicitAutograd")
+@kernel("CompositeExplicitAutograd")  # its gradient is shared among ties (derivatives.yaml), as torch's
 def nanmedian(self):
     """The lower median of the non-NaN elements (NaN when there are none)."""
     refuse_bool(self, "median_")

@@ -64,7 +64,7 @@ def heaviside(self, values):
     return ops.where(ops.eq(self, 0), values, pos)
 
 
-@kernel("CompositeImplicitAutograd")
+@kernel("CompositeExplicitAutograd")
 def logit(self, eps=None):
     """``log(x / (1 - x))``, ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
     x = _float(self)
