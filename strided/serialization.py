@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import json
 import math
-import os
 
 from .device import device as _device
 from .nn import serialization as _st
 from .tensor import Tensor
 
 __all__ = ["save", "load"]
+
+
+def _moved(t, dev):
+    return t if dev.type == "cpu" else t.to(dev)
 
 _KEY = "strided.tree"
 
@@ -52,11 +55,22 @@ def _encode(obj, where: str, tensors: dict, names: dict):
                     "dicts, lists, tuples, str, int, float, bool and None (no pickle: no code or objects)")
 
 
-def save(obj, f: str | os.PathLike) -> None:
-    """Write ``obj`` (a tensor or nested dicts / lists / tuples of tensors and plain values) to ``f``."""
+def save(obj, f) -> None:
+    """Write ``obj`` (a tensor or nested dicts / lists / tuples of tensors and plain values) to ``f``: a path
+    (replaced atomically, Note [Atomic checkpoint writes]) or a binary file object such as ``io.BytesIO``."""
     tensors: dict = {}
     tree = _encode(obj, "the top level", tensors, {})
     _st.save(tensors, f, metadata={_KEY: json.dumps(tree, separators=(",", ":"))})
+
+
+def _target(map_location, saved: str):
+    """Where a tensor saved from device ``saved`` loads: ``map_location`` (None, a device, or a dict from saved
+    device names to devices, as torch's; names it does not hold stay where they were)."""
+    if map_location is None:
+        return _device(saved)
+    if isinstance(map_location, dict):
+        return _device(map_location.get(saved, saved))
+    return map_location
 
 
 def _decode(node, tensors: dict, map_location, cache: dict):
@@ -64,7 +78,7 @@ def _decode(node, tensors: dict, map_location, cache: dict):
         name = node["tensor"]
         t = cache.get(name)
         if t is None:
-            dev = map_location if map_location is not None else _device(node["device"])
+            dev = _target(map_location, node["device"])
             t = tensors[name] if dev.type == "cpu" else tensors[name].to(dev)
             if node.get("requires_grad"):
                 t.requires_grad_(True)
@@ -84,19 +98,24 @@ def _decode(node, tensors: dict, map_location, cache: dict):
     raise ValueError(f"strided.load: unknown node {sorted(node)} in the checkpoint's tree")
 
 
-def load(f: str | os.PathLike, map_location=None, weights_only: bool = True):
-    """Read what :func:`save` wrote; tensors go to ``map_location`` (a device or str) or back to the
-    device they were saved from. ``weights_only`` is accepted for torch compatibility: strided files
-    never hold code, so every load is weights-only."""
-    if map_location is not None and not isinstance(map_location, (str, _device)):
-        raise TypeError(f"strided.load: map_location must be a device or a str, got {type(map_location).__name__}")
-    loc = _device(map_location) if map_location is not None else None
-    tensors = _st.load(f)
-    meta = _st.read_metadata(f)
+def load(f, map_location=None, weights_only: bool = True):
+    """Read what :func:`save` wrote, from a path or a binary file object; tensors go to ``map_location`` (a
+    device or str, or a dict from saved device names to devices: ``{"cuda:1": "cuda:0"}``) or back to the device
+    they were saved from. ``weights_only`` is accepted for torch compatibility: strided files never hold code, so
+    every load is weights-only."""
+    if isinstance(map_location, dict):
+        if not all(isinstance(k, str) and isinstance(v, (str, _device)) for k, v in map_location.items()):
+            raise TypeError("strided.load: a map_location dict maps device names (str) to devices or str, got "
+                            f"{map_location!r}")
+        loc = {k: str(_device(v)) for k, v in map_location.items()}
+    elif map_location is not None and not isinstance(map_location, (str, _device)):
+        raise TypeError(f"strided.load: map_location must be a device, a str or a dict, got "
+                        f"{type(map_location).__name__} (strided has no storages to hand a callable)")
+    else:
+        loc = _device(map_location) if map_location is not None else None
+    tensors, meta = _st.load_with_metadata(f)
     if _KEY not in meta:  # a flat state dict written by strided.nn.save
-        if loc is None or loc.type == "cpu":
-            return tensors
-        return type(tensors)((k, v.to(loc)) for k, v in tensors.items())
+        return type(tensors)((k, _moved(v, _target(loc, "cpu"))) for k, v in tensors.items())
     try:
         tree = json.loads(meta[_KEY])
     except json.JSONDecodeError as e:

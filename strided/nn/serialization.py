@@ -22,7 +22,7 @@ from .. import dtypes as _dt
 from ..factories import from_numpy
 from ..tensor import Tensor
 
-__all__ = ["save", "load", "read_metadata", "SAFETENSORS_DTYPES"]
+__all__ = ["save", "load", "load_with_metadata", "read_metadata", "SAFETENSORS_DTYPES"]
 
 SAFETENSORS_DTYPES = {
     _dt.bool: "BOOL", _dt.uint8: "U8", _dt.int8: "I8", _dt.int16: "I16", _dt.int32: "I32", _dt.int64: "I64",
@@ -32,8 +32,9 @@ _FROM_CODE = {code: d for d, code in SAFETENSORS_DTYPES.items()}
 _MAX_HEADER = 100_000_000  # the safetensors library's limit
 
 
-def save(tensors: dict, path: str | os.PathLike, metadata: dict | None = None) -> None:
-    """Write ``tensors`` (name -> Tensor, e.g. ``module.state_dict()``) to ``path`` as safetensors.
+def save(tensors: dict, path, metadata: dict | None = None) -> None:
+    """Write ``tensors`` (name -> Tensor, e.g. ``module.state_dict()``) as safetensors to ``path`` (a path,
+    replaced atomically: Note [Atomic checkpoint writes]) or a binary file object.
 
     Tensors on any device are copied to the host; views are written as their contents.
     ``metadata`` is an optional str -> str map stored in the header.
@@ -63,11 +64,44 @@ def save(tensors: dict, path: str | os.PathLike, metadata: dict | None = None) -
         offset += arr.nbytes
     blob = json.dumps(header, separators=(",", ":")).encode("utf-8")
     blob += b" " * (-len(blob) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(blob)))
-        f.write(blob)
-        for arr in arrays:
-            f.write(arr.tobytes())
+    _write(path, [struct.pack("<Q", len(blob)), blob, *(arr.reshape(-1).view(np.uint8) for arr in arrays)])
+
+
+# Note [Atomic checkpoint writes]
+# A checkpoint is usually written over the previous one. Written in place, a crash, a full disk or a Ctrl-C
+# halfway through would leave neither: the file is written next to its target and renamed over it
+# (``os.replace`` is atomic on POSIX and Windows), so the target holds the old checkpoint or the new one,
+# never a torn one. A file object (``io.BytesIO``, an open file) is written as given.
+def _write(f, chunks) -> None:
+    if hasattr(f, "write"):
+        for chunk in chunks:
+            f.write(chunk)
+        return
+    path = os.fspath(f)
+    tmp = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as out:
+            for chunk in chunks:
+                out.write(chunk)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def _read(f) -> tuple[bytes, str]:
+    """The bytes of a path or a readable file object, and a name for messages."""
+    if hasattr(f, "read"):
+        try:
+            data = f.read()
+        except UnicodeDecodeError:  # a text-mode file of a binary checkpoint
+            data = ""
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(f"load: the file object must be opened in binary mode (read() gave {type(data).__name__})")
+        return bytes(data), getattr(f, "name", type(f).__name__)
+    with open(f, "rb") as fh:
+        return fh.read(), os.fspath(f)
 
 
 def _itemsize(kv) -> int:
@@ -77,17 +111,22 @@ def _itemsize(kv) -> int:
     return value.dtype.itemsize
 
 
-def load(path: str | os.PathLike, device="cpu") -> OrderedDict:
-    """Read a safetensors file into an ordered dict name -> Tensor on ``device`` (file order)."""
-    with open(path, "rb") as f:
-        data = f.read()
+def load(path, device="cpu") -> OrderedDict:
+    """Read a safetensors file (a path or a binary file object) into an ordered dict name -> Tensor on
+    ``device`` (file order)."""
+    return load_with_metadata(path, device)[0]
+
+
+def load_with_metadata(f, device="cpu") -> tuple[OrderedDict, dict]:
+    """:func:`load` and the header's ``__metadata__`` map, from one read of ``f``."""
+    data, path = _read(f)
     if len(data) < 8:
         raise ValueError(f"{path}: not a safetensors file (shorter than its 8-byte header length)")
     (n,) = struct.unpack("<Q", data[:8])
     if n > _MAX_HEADER or 8 + n > len(data):
         raise ValueError(f"{path}: invalid safetensors header length {n} for a file of {len(data)} bytes")
     header = _parse_header(data[8:8 + n], path)
-    header.pop("__metadata__", None)
+    metadata = dict(header.pop("__metadata__", None) or {})
     body = memoryview(data)[8 + n:]
     entries = sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0])
     out = OrderedDict()
@@ -110,20 +149,31 @@ def load(path: str | os.PathLike, device="cpu") -> OrderedDict:
         out[name] = t if str(device) == "cpu" else t.to(device)
     if expected != len(body):
         raise ValueError(f"{path}: {len(body) - expected} bytes after the last tensor's data")
-    return out
+    return out, metadata
 
 
-def read_metadata(path: str | os.PathLike) -> dict:
-    """The header's ``__metadata__`` map of a safetensors file (empty when it has none)."""
+def read_metadata(path) -> dict:
+    """The header's ``__metadata__`` map of a safetensors file (empty when it has none); a file object is read
+    from its position and put back there when it can seek."""
+    if hasattr(path, "read"):
+        where = path.tell() if path.seekable() else None
+        try:
+            return _read_metadata(path, getattr(path, "name", type(path).__name__))
+        finally:
+            if where is not None:
+                path.seek(where)
     with open(path, "rb") as f:
-        head = f.read(8)
-        if len(head) < 8:
-            raise ValueError(f"{path}: not a safetensors file (shorter than its 8-byte header length)")
-        (n,) = struct.unpack("<Q", head)
-        if n > _MAX_HEADER:
-            raise ValueError(f"{path}: invalid safetensors header length {n}")
-        blob = f.read(n)
-    return dict(_parse_header(blob, path).get("__metadata__", {}))
+        return _read_metadata(f, path)
+
+
+def _read_metadata(f, path) -> dict:
+    head = f.read(8)
+    if len(head) < 8:
+        raise ValueError(f"{path}: not a safetensors file (shorter than its 8-byte header length)")
+    (n,) = struct.unpack("<Q", head)
+    if n > _MAX_HEADER:
+        raise ValueError(f"{path}: invalid safetensors header length {n}")
+    return dict(_parse_header(f.read(n), path).get("__metadata__", {}))
 
 
 def _parse_header(blob: bytes, path) -> dict:

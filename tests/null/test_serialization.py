@@ -132,5 +132,73 @@ def test_checkpoint_refuses_objects_and_names_where_they_are(tmp_path):
         st.save([st.randn(2), {"a": {1.5}}], tmp_path / "bad.st")
     with pytest.raises(TypeError, match="keys must be str, int, float, bool or None"):
         st.save({(1, 2): 3}, tmp_path / "bad.st")
-    with pytest.raises(TypeError, match="map_location must be a device or a str"):
+    with pytest.raises(TypeError, match="map_location must be a device, a str or a dict"):
         st.load(tmp_path / "bad.st", map_location=lambda s, loc: s)
+
+
+def test_file_objects_round_trip(tmp_path):
+    """torch.save / torch.load's file-object form: io.BytesIO and open binary files, for both layers."""
+    import io
+
+    model = nn.Linear(3, 2)
+    buf = io.BytesIO()
+    st.save({"model": model.state_dict(), "step": 7}, buf)
+    buf.seek(0)
+    ck = st.load(buf)
+    assert ck["step"] == 7
+    np.testing.assert_array_equal(ck["model"]["weight"].numpy(), model.weight.detach().numpy())
+    raw = io.BytesIO()
+    nn.save({"w": st.ones(2)}, raw, metadata={"k": "v"})
+    raw.seek(0)
+    from strided.nn.serialization import read_metadata
+
+    assert read_metadata(raw) == {"k": "v"} and raw.tell() == 0  # read_metadata puts the position back
+    assert nn.load(raw)["w"].tolist() == [1.0, 1.0]
+    path = tmp_path / "ck.safetensors"
+    with open(path, "wb") as f:
+        st.save([st.arange(3)], f)
+    with open(path, "rb") as f:
+        assert st.load(f)[0].tolist() == [0, 1, 2]
+    with open(path, "r", encoding="utf-8") as f, pytest.raises(TypeError, match="binary mode"):
+        st.load(f)
+
+
+def test_saving_over_a_checkpoint_is_atomic(tmp_path, monkeypatch):
+    """A save that fails halfway (here: a tensor's host copy raises) leaves the previous checkpoint whole and no
+    temporary file behind (Note [Atomic checkpoint writes])."""
+    from strided.nn import serialization
+
+    path = tmp_path / "ck.safetensors"
+    st.save({"a": st.ones(4)}, path)
+    before = path.read_bytes()
+    chunks = []
+
+    def failing_write(f, parts):
+        real_write(f, _fail_after_first(parts, chunks))
+
+    real_write = serialization._write
+    monkeypatch.setattr(serialization, "_write", failing_write)
+    with pytest.raises(OSError, match="disk full"):
+        st.save({"a": st.zeros(4), "b": st.zeros(8)}, path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.safetensors"]
+    assert chunks  # the write had started
+
+
+def _fail_after_first(parts, seen):
+    for i, part in enumerate(parts):
+        if i == 1:
+            raise OSError("disk full")
+        seen.append(part)
+        yield part
+
+
+def test_map_location_dict_and_refusals(tmp_path):
+    path = tmp_path / "ck.safetensors"
+    st.save({"w": st.ones(2)}, path)
+    assert st.load(path, map_location={"cpu": "meta"})["w"].device.type == "meta"
+    assert st.load(path, map_location={"cuda:1": "cuda:0"})["w"].device.type == "cpu"  # names it lacks stay
+    with pytest.raises(TypeError, match="map_location must be a device, a str or a dict"):
+        st.load(path, map_location=lambda storage, location: storage)
+    with pytest.raises(TypeError, match="maps device names"):
+        st.load(path, map_location={0: "cpu"})
