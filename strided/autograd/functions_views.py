@@ -62,6 +62,8 @@ def transpose_backward(grad, dim0, dim1):
     if grad_mode.enabled:
         return grad.transpose(dim0, dim1)
     n = grad.dim()
+    if n == 0:  # a 0-dim tensor's transpose(0, -1) is itself
+        return grad
     a, b = wrap_dim(dim0, n), wrap_dim(dim1, n)
     sz, sd = list(grad._sizes), list(grad._strides)
     sz[a], sz[b] = sz[b], sz[a]

@@ -59,7 +59,7 @@ def window_max(flat: Tensor, want_index: bool) -> tuple[Tensor, Tensor | None]:
     whose gradient reaches only them) when ``want_index``, else None (Note [The element a max pool chooses])."""
     if not want_index:
         return ops.amax(flat, [-1]), None
-    choice = first_max_or_last_nan(flat, -1)
+    choice = first_max_or_last_nan(flat.detach(), -1)  # an index: no graph
     return ops.squeeze(ops.gather(flat, -1, choice), [-1]), ops.squeeze(choice, [-1])
 
 

@@ -51,3 +51,13 @@ def test_a_view_made_under_no_grad_stays_non_differentiable():
     with pytest.raises(RuntimeError, match="does not require grad"):
         (v * 3).sum().backward()
     assert w.grad is None
+
+
+def test_transpose_of_a_0_dim_tensor_differentiates():
+    """``x.transpose(0, -1)`` of a 0-dim tensor is itself (dims wrap as for one dim); its backward used to index
+    an empty size list."""
+    import strided as st
+
+    x = st.tensor(2.0, dtype=st.float64, requires_grad=True)
+    (g,) = st.autograd.grad(x.transpose(0, -1) * 3, [x])
+    assert g.item() == 3.0
