@@ -30,6 +30,7 @@ __all__ = [
     "cross_entropy_target_backward",
     "gelu_backward",
     "softplus_backward",
+    "max_pool_double_backward",
 ]
 
 
@@ -284,3 +285,11 @@ def gelu_backward(grad, self, approximate):
 def softplus_backward(grad, self, beta, threshold):
     z = self * beta
     return ops.where(ops.gt(z, threshold), grad, grad * ops.sigmoid(z))
+
+
+def max_pool_double_backward(grad, indices):
+    """The derivative of max_pool2d's backward for its ``grad_output``: ``grad`` (shaped as the input) read at the
+    elements the windows chose (torch's max_pool_double_backward)."""
+    lead = indices._sizes[:-2]
+    flat = ops.reshape(grad, (*lead, -1))
+    return ops.reshape(ops.gather(flat, -1, ops.reshape(indices, (*lead, -1))), indices._sizes)

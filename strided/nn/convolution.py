@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..backends.meta.pointwise import scalar_type_name
+from ..backends.meta.pooling import pooled_size as _out_size
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import channels_last_format, keeps_channels_last
@@ -94,16 +95,6 @@ def _windows(x: Tensor, k: tuple[int, int], s: tuple[int, int], d: tuple[int, in
     sn, sc, sh, sw = x.stride()
     n, c = x.shape[0], x.shape[1]
     return ops.as_strided(x, (n, c, k[0], k[1], oh, ow), (sn, sc, sh * d[0], sw * d[1], sh * s[0], sw * s[1]), 0)
-
-
-def _out_size(size: int, k: int, s: int, p_total: int, d: int, ceil_mode: bool = False, p_front: int = 0) -> int:
-    span = size + p_total - d * (k - 1) - 1
-    if ceil_mode:
-        out = -(-span // s) + 1
-        if (out - 1) * s >= size + p_front:  # the last window must start inside the input or its left padding
-            out -= 1
-        return out
-    return span // s + 1
 
 
 @keeps_channels_last(weight=True, rank=4)

@@ -19,6 +19,7 @@ import math
 from .. import dtypes as _dt
 from ..autograd.grad_mode import is_grad_enabled
 from ..backends.meta.pointwise import not_implemented, scalar_type_name
+from ..backends.meta.pooling import check_max_pool_dtype
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
@@ -106,7 +107,10 @@ def max_pool2d(
     cl = input.dim() == 4 and not input.is_contiguous() and input.is_contiguous("channels_last")
     check_max_pool_dtype(input, "max_pool2d_channels_last" if cl else "max_pool2d",
                          "max_pool2d_with_indices_out_cuda_frame")
-    batched = input.dim() == 4
+    if return_indices or needs_grad(input) or input.device.type == "cuda":
+        out, idx = ops.max_pool2d_with_indices(input, k, s, p, d, ceil_mode)  # Note [The element a max pool chooses]
+        return (out, idx) if return_indices else out
+    batched = input.dim() == 4  # inference off CUDA: the window maxima without their positions
     x = input if batched else ops.unsqueeze(input, 0)
     n, c, h, w = x.shape
     oh = _out_size(h, k[0], s[0], 2 * p[0], d[0], ceil_mode, p[0])
@@ -120,29 +124,8 @@ def max_pool2d(
     low = -math.inf if x.dtype.is_floating_point else _lowest(x.dtype)
     xp = _padded(x, (p[0], p[0] + extra_h), (p[1], p[1] + extra_w), low)
     win = ops.permute(_windows(xp, k, s, d, oh, ow), (0, 1, 4, 5, 2, 3))  # (N, C, OH, OW, KH, KW)
-    flat = ops.reshape(win, (n, c, oh, ow, k[0] * k[1]))
-    out, a = window_max(flat, return_indices or needs_grad(input))
-    if not batched:
-        out = ops.squeeze(out, [0])
-    if not return_indices:
-        return out
-    row = ops.add(ops.mul(ops.arange(0, oh, device=x.device), s[0]), -p[0])
-    col = ops.add(ops.mul(ops.arange(0, ow, device=x.device), s[1]), -p[1])
-    hh = ops.add(ops.reshape(row, (oh, 1)), ops.mul(ops.floor_divide(a, k[1]), d[0]))
-    ww = ops.add(col, ops.mul(ops.remainder(a, k[1]), d[1]))
-    idx = ops.add(ops.mul(hh, w), ww)
-    return out, (idx if batched else ops.squeeze(idx, [0]))
-
-
-def check_max_pool_dtype(input: Tensor, cpu: str, cuda: str) -> None:
-    """torch's max pools: every real dtype but bool on the CPU, the floating dtypes on CUDA (torch 2.11); any other
-    raises its AT_DISPATCH error (``cpu`` / ``cuda``: the kernel names it prints)."""
-    d = input.dtype
-    if input.device.type == "cuda":
-        if not d.is_floating_point:
-            raise not_implemented(cuda, d)
-    elif d is _dt.bool or d.is_complex:
-        raise not_implemented(cpu, d)
+    out = ops.amax(ops.reshape(win, (n, c, oh, ow, k[0] * k[1])), [-1])
+    return out if batched else ops.squeeze(out, [0])
 
 
 def _lowest(d):

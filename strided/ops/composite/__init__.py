@@ -26,6 +26,7 @@ from . import (  # noqa: F401
     order_statistics,
     packing,
     pointwise_math,
+    pooling,
     random_fills,
     rearranging,
     recurrent,

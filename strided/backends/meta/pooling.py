@@ -1,0 +1,98 @@
+"""Meta function of 2-d max pooling (``max_pool2d_with_indices`` and its backward): the argument checks and output
+geometry torch's kernels make (aten/src/ATen/native/Pool.h: ``pooling_output_shape``, ``pool2d_shape_check``),
+shared by the CUDA kernels and the composite."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ... import dtypes as _dt
+from .pointwise import not_implemented
+
+__all__ = ["MaxPool2dGeometry", "max_pool2d_geometry", "pooled_size", "check_max_pool_dtype"]
+
+
+def pooled_size(size: int, k: int, s: int, p_total: int, d: int, ceil_mode: bool = False, p_front: int = 0) -> int:
+    """Windows along one dim (torch's ``pooling_output_shape``; convolutions use it without ``ceil_mode``)."""
+    span = size + p_total - d * (k - 1) - 1
+    if ceil_mode:
+        out = -(-span // s) + 1
+        if (out - 1) * s >= size + p_front:  # the last window must start inside the input or its left padding
+            out -= 1
+        return out
+    return span // s + 1
+
+
+def check_max_pool_dtype(input, cpu: str, cuda: str) -> None:
+    """torch's max pools: every real dtype but bool on the CPU, the floating dtypes on CUDA (torch 2.11); any other
+    raises its AT_DISPATCH error (``cpu`` / ``cuda``: the kernel names it prints)."""
+    d = input.dtype
+    if input.device.type == "cuda":
+        if not d.is_floating_point:
+            raise not_implemented(cuda, d)
+    elif d is _dt.bool or d.is_complex:
+        raise not_implemented(cpu, d)
+
+
+class MaxPool2dGeometry(NamedTuple):
+    """Window geometry of one max pool: normalized arguments, output size, and the kernels' 13 integers."""
+
+    k: tuple
+    s: tuple
+    p: tuple
+    d: tuple
+    oh: int
+    ow: int
+    args: tuple  # planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw
+
+
+def _two(v, name: str, allow_empty: bool = False) -> tuple:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v, v
+    v = tuple(v)
+    if allow_empty and not v:
+        return ()
+    if len(v) == 1:
+        return v[0], v[0]
+    if len(v) != 2:
+        omitted = "be omitted, " if allow_empty else ""
+        raise RuntimeError(f"max_pool2d: {name} must either {omitted}be a single int, or a tuple of two ints")
+    return v[0], v[1]
+
+
+def max_pool2d_geometry(self, kernel_size, stride, padding, dilation, ceil_mode, grad_output=None,
+                        indices=None) -> MaxPool2dGeometry:
+    """torch's checks of a (C, H, W) or (N, C, H, W) max pool and its geometry; with ``grad_output`` and
+    ``indices`` (the backward) also their shapes and dtypes."""
+    k = _two(kernel_size, "kernel_size")
+    s = _two(stride, "stride", allow_empty=True) or k
+    p, d = _two(padding, "padding"), _two(dilation, "dilation")
+    if self.dim() not in (3, 4) or any(n == 0 for n in self._sizes[-3:]):
+        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got: {list(self._sizes)}")
+    if min(k) <= 0 or min(s) <= 0:
+        raise RuntimeError(f"max_pool2d: kernel size and stride should be greater than zero, but got kH: {k[0]} "
+                           f"kW: {k[1]} sH: {s[0]} sW: {s[1]}")
+    if min(d) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
+    if min(p) < 0 or p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
+                           f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
+    check_max_pool_dtype(self, "max_pool2d", "max_pool2d_with_indices_out_cuda_frame")
+    c, h, w = self._sizes[-3:]
+    oh = pooled_size(h, k[0], s[0], 2 * p[0], d[0], ceil_mode, p[0])
+    ow = pooled_size(w, k[1], s[1], 2 * p[1], d[1], ceil_mode, p[1])
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size "
+                           "is too small")
+    out_shape = (*self._sizes[:-2], oh, ow)
+    for name, t in (("grad_output", grad_output), ("indices", indices)):
+        if t is not None and t._sizes != out_shape:
+            raise RuntimeError(f"max_pool2d_with_indices_backward: expected {name} of size {list(out_shape)}, got "
+                               f"{list(t._sizes)}")
+    if grad_output is not None and grad_output.dtype is not self.dtype:
+        raise RuntimeError(f"expected scalar type {self.dtype.name} for grad_output, got {grad_output.dtype.name}")
+    if indices is not None and indices.dtype is not _dt.int64:
+        raise RuntimeError("max_pool2d_with_indices_backward: expected indices of dtype int64, got "
+                           f"{indices.dtype.name}")
+    planes = c * (self._sizes[0] if self.dim() == 4 else 1)
+    return MaxPool2dGeometry(k, s, p, d, oh, ow, (planes, h, w, oh, ow, *k, *s, *p, *d))
