@@ -8,7 +8,9 @@ torch (aten/src/ATen/autocast_mode.cpp) sorts ops into policies, separately for 
     caller passed a dtype (softmax, log_softmax, sum, prod, cumsum);
   * promote: cast every floating input to the widest floating type among them (cat, stack ...).
 An input is *eligible* when it is a floating tensor on the autocast device and not float64.
-The lists below are torch's, restricted to the ops strided's schema file has. strided's
+The lists below are torch's, restricted to the ops strided's schema file has; the functions strided composes
+above the dispatcher where torch has native kernels (``strided.linalg``) are guarded in
+``composed_functions.py`` (Note [Autocast around composed functions]). strided's
 ``cross_entropy_loss`` is one backend op; torch's CUDA autocast runs its parts (log_softmax,
 nll_loss) in float32, so it is listed as fp32 for CUDA too.
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..dispatch.dispatcher import autocast_state
-from ..dispatch.keys import DispatchKey
+from ..dispatch.keys import AUTOCAST_BIT, DispatchKey
 from ..ops import registry as _registry
 from ..tensor import Tensor
 from .autocast_mode import _DEVICE_BITS, _local
@@ -36,18 +38,20 @@ POLICIES: dict[str, dict[str, list[str]]] = {
     "cpu": {
         # strided's CPU recurrent layers run the fused cells too (torch's CPU path has none): listed so their
         # inputs meet in the autocast dtype, as on CUDA
-        "lower_precision_fp": [*_MATMUL, "_addmm_activation", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell"],
-        "fp32": ["cross_entropy_loss", "prod"],
+        "lower_precision_fp": [*_MATMUL, "addbmm", "_addmm_activation", "_thnn_fused_lstm_cell",
+                               "_thnn_fused_gru_cell"],
+        "fp32": ["cross_entropy_loss", "prod", "polar", "quantile", "nanquantile", "cdist", "trace", "view_as_complex",
+                 "linalg_eig", "linalg_eigvals"],
         "fp32_set_opt_dtype": [],
         "promote": ["cat", "stack"],
     },
     "cuda": {
-        "lower_precision_fp": [*_MATMUL, *_CELLS],
+        "lower_precision_fp": [*_MATMUL, *_CELLS, "addbmm", "addmv", "addr", "mv", "einsum", "chain_matmul"],
         "fp32": ["pow", "exp", "log", "log1p", "expm1", "rsqrt", "reciprocal", "softplus", "norm", "acos", "asin",
                  "cosh", "erfinv", "log10", "log2", "sinh", "tan",
-                 "logsumexp", "layer_norm", "cross_entropy_loss"],
-        "fp32_set_opt_dtype": ["softmax", "log_softmax", "sum", "prod", "cumsum"],
-        "promote": ["addcmul", "addcdiv", "scatter_add", "index_put"],
+                 "logsumexp", "layer_norm", "cross_entropy_loss", "dist", "cdist", "renorm"],
+        "fp32_set_opt_dtype": ["softmax", "log_softmax", "sum", "prod", "cumsum", "cumprod"],
+        "promote": ["addcmul", "addcdiv", "scatter_add", "index_put", "atan2", "cross", "dot", "tensordot"],
     },
 }
 
@@ -95,6 +99,8 @@ def _make_kernel(op, policies: dict[str, str]):
     def autocast_kernel(*args, **kwargs):
         device_type = _device_type(args, kwargs)
         policy = policies.get(device_type)
+        if policy is None:  # listed for another device only: below Autocast, inner ops still autocast (a fallthrough)
+            return op.redispatch(op._keyset(args, kwargs) & ~AUTOCAST_BIT, *args, **kwargs)
         if policy == "lower_precision_fp":
             target = _local.dtype[device_type]
             args = _cast(args, target, device_type)

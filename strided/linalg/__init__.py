@@ -43,3 +43,15 @@ _accepting_out(globals(), (
     "lu_factor", "lu_factor_ex", "lu_solve", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
     "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vecdot",
     "vector_norm"))
+
+from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
+
+# functions torch implements natively: autocast casts their inputs by torch's lists and nothing inside them
+# (Note [Autocast around composed functions]); pinv, norms, matrix_power, multi_dot ... torch composes too
+_wrap_native(globals(), (
+    "solve_triangular", "cholesky", "cholesky_ex", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve", "solve_ex",
+    "inv", "inv_ex", "det", "slogdet", "qr", "lstsq", "eigh", "eigvalsh", "svd", "svdvals", "matrix_rank", "cond",
+    "matrix_exp", "householder_product", "tensorinv", "tensorsolve", "eig", "eigvals", "vecdot"), low=("vecdot",),
+    cpu_fp32=(
+    "cholesky", "cholesky_ex", "solve", "inv", "inv_ex", "qr", "lstsq", "eigh", "eigvalsh", "svd", "svdvals",
+    "matrix_rank", "cond", "householder_product", "tensorinv", "tensorsolve", "eig", "eigvals"))

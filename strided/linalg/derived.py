@@ -122,6 +122,8 @@ def matrix_exp(A: Tensor) -> Tensor:
         return _ops.empty_like(A) if A.device.type == "meta" else A.clone()
     if n == 1:
         return A.exp()
+    if A.dtype in (_dt.float16, _dt.bfloat16):  # the Pade solve takes float32 up: computed there, rounded once
+        return matrix_exp(A.float()).to(A.dtype)
     norm1 = _ops.amax(_ops.sum(A.detach().abs(), [-2], True), [-1], True)  # (*, 1, 1)
     s = _ops.clamp_min(_ops.ceil(_ops.log2(norm1 / _THETA13)), 0.0)
     rounds = int(s.max().item()) if s.numel() else 0  # Note [matrix_exp by scaling and squaring]

@@ -280,3 +280,13 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
 
 # Note [Out arguments]
 _accepting_out(globals(), ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack", "svd"))
+
+
+from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
+
+# as strided.linalg's (Note [Autocast around composed functions]), with torch's CPU float32 list of these names
+_wrap_native(globals(), (
+    "inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse", "pinverse", "matrix_exp",
+    "triangular_solve", "lu", "lu_solve", "qr", "cholesky"), cpu_fp32=(
+    "inverse", "svd", "cholesky_solve", "cholesky_inverse", "pinverse", "triangular_solve", "lu_solve", "qr",
+    "cholesky"))

@@ -363,3 +363,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     if weight is not None:
         out = out * (weight if weight.dtype is opmath else weight.to(opmath))
     return out if out.dtype is input.dtype else out.to(input.dtype)
+
+
+from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
+
+# torch's prelu is one kernel on both autocast lists (lower precision): Note [Autocast around composed functions]
+_wrap_native(globals(), ("prelu",), low=("prelu",))
