@@ -5,12 +5,13 @@ Every operation goes through the dispatcher; this class holds metadata, the Pyth
 (``variants: method``) are bound onto this class by ``strided.ops.registry`` at import time.
 
 Note [Autograd meta]
-``_requires_grad`` is a slot because the dispatcher reads it for every tensor argument of every
-call; the public ``requires_grad`` is a property over it whose setter refuses what torch's refuses
-(a non-bool, a non-leaf, an integer dtype). Internal hot paths read the slot (57 ns less a read). Everything else autograd keeps (grad, grad_fn, output number, hooks, retain_grad) lives in
-one ``_autograd`` object (``strided.autograd.graph.AutogradMeta``), None for tensors that never
-took part in autograd, so ``make_tensor`` sets three slots instead of eight. The version counter
-is the storage's (shared by a tensor and all its views, as torch's VariableVersion).
+``_requires_grad`` is a slot because the dispatcher reads it for every tensor argument of every call; the public
+``requires_grad`` is a property over it whose setter refuses what torch's refuses (a non-bool, a non-leaf, an integer
+dtype). Internal hot paths read the slot (57 ns less a read). Everything else autograd keeps (grad, grad_fn, output
+number, hooks, retain_grad) lives in one ``_autograd`` object (``strided.autograd.graph.AutogradMeta``), None for
+tensors that never took part in autograd, so ``make_tensor`` sets three slots instead of eight; the properties over it
+are the ``TensorAutograd`` mixin (``tensor_autograd.py``). The version counter is the storage's (shared by a tensor
+and all its views, as torch's VariableVersion).
 
 Note [Tensor metadata]
 Sizes and strides are tuples of Python ints, in elements, as in torch. ``_key`` caches the
@@ -30,6 +31,7 @@ from .strides import (  # noqa: F401 - re-exported: kernels import them from her
     is_row_major,
     memory_format_strides,
 )
+from .tensor_autograd import TensorAutograd
 from .tensor_conversions import TensorConversions
 from .tensor_extras import TensorExtras
 from .tensor_linalg import TensorLinalg
@@ -39,7 +41,7 @@ __all__ = ["Tensor", "contiguous_strides", "channels_last_strides", "channels_la
            "is_row_major"]
 
 
-class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
+class Tensor(TensorAutograd, TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
     """A multi-dimensional strided view of a storage (see ``strided.empty_strided``)."""
 
     __slots__ = (
@@ -122,90 +124,6 @@ class Tensor(TensorConversions, TensorOperators, TensorLinalg, TensorExtras):
     @property
     def is_cpu(self) -> bool:
         return self.device.type == "cpu"
-
-    # ------------------------------------------------------------------ autograd (Note [Autograd meta])
-    @property
-    def grad_fn(self):
-        """The Node that produced this tensor (None for leaves and tensors outside autograd)."""
-        meta = self._autograd
-        if meta is None or meta.grad_fn is None:
-            return None
-        if self._base is not None:  # a view's history may need regenerating (Note [Stale views])
-            from .autograd.graph import gradient_edge
-
-            return gradient_edge(self)[0]
-        return meta.grad_fn
-
-    @property
-    def is_leaf(self) -> bool:
-        meta = self._autograd
-        return meta is None or meta.grad_fn is None
-
-    @property
-    def grad(self):
-        """The gradient accumulated by ``backward`` (leaves, and non-leaves after ``retain_grad``)."""
-        meta = self._autograd
-        if meta is None:
-            return None
-        if meta.grad_fn is not None and not meta.retains_grad:  # torch's warning: it will stay None
-            import warnings
-
-            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-                          "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
-                          "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
-                          "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead.",
-                          UserWarning, stacklevel=2)
-        return meta.grad
-
-    @grad.setter
-    def grad(self, value) -> None:
-        from .autograd.graph import set_grad
-
-        set_grad(self, value)
-
-    @grad.deleter
-    def grad(self) -> None:
-        if self._autograd is not None:
-            self._autograd.grad = None
-
-    @property
-    def _version(self) -> int:
-        """In-place modification count, shared by a tensor and its views (one counter per storage)."""
-        if self._storage.inference:
-            raise RuntimeError("Inference tensors do not track version counter.")
-        return self._storage._version
-
-    @property
-    def retains_grad(self) -> bool:
-        meta = self._autograd
-        return meta is not None and meta.retains_grad
-
-    def retain_grad(self) -> None:
-        """Keep ``.grad`` of this non-leaf tensor after backward (a no-op on leaves)."""
-        from .autograd.graph import retain_grad
-
-        retain_grad(self)
-
-    def register_hook(self, hook):
-        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new grad."""
-        from .autograd.graph import register_hook
-
-        return register_hook(self, hook)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf that requires grad."""
-        from .autograd.backward_api import backward
-
-        backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph,
-                 inputs=inputs)
-
-    def detach_(self) -> Tensor:
-        """Make this tensor a leaf that does not require grad (in place)."""
-        if self._base is not None and self._base._requires_grad:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self._autograd = None
-        self._requires_grad = False
-        return self
 
     @property
     def layout(self) -> str:
