@@ -78,9 +78,15 @@ def _write(f, chunks) -> None:
             f.write(chunk)
         return
     path = os.fspath(f)
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, f"Is a directory: cannot write a checkpoint to {path!r}")
     tmp = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as out:
+        try:
+            out = open(tmp, "wb")
+        except OSError as e:  # name the file asked for, not the temporary beside it
+            raise type(e)(e.errno, f"{e.strerror}: cannot write {path!r}") from None
+        with out:
             for chunk in chunks:
                 out.write(chunk)
         os.replace(tmp, path)

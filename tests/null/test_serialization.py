@@ -202,3 +202,11 @@ def test_map_location_dict_and_refusals(tmp_path):
         st.load(path, map_location=lambda storage, location: storage)
     with pytest.raises(TypeError, match="maps device names"):
         st.load(path, map_location={0: "cpu"})
+
+
+def test_save_to_a_bad_path_names_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match="cannot write .*missing"):
+        st.save({"a": st.ones(1)}, tmp_path / "missing" / "ck.safetensors")
+    with pytest.raises(IsADirectoryError, match="cannot write a checkpoint to"):
+        st.save({"a": st.ones(1)}, tmp_path)
+    assert list(tmp_path.iterdir()) == []
