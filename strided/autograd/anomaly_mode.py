@@ -140,13 +140,13 @@ def _warn_stack(stack, name: str, is_parent: bool) -> None:
 def print_stack(node) -> None:
     """Warn with the forward stack of ``node`` and of each parent (torch's ``print_stack``)."""
     meta = node.metadata
-    _warn_stack(meta.get("traceback_"), node.name, False)
+    _warn_stack(meta.get("traceback_"), node._name, False)
     parent = meta.get("parent_")
     seen = set()
     while parent is not None and id(parent) not in seen:
         seen.add(id(parent))
         pmeta = parent.metadata
-        _warn_stack(pmeta.get("traceback_"), parent.name, True)
+        _warn_stack(pmeta.get("traceback_"), parent._name, True)
         parent = pmeta.get("parent_")
 
 
@@ -160,6 +160,6 @@ def check_nan(node, results) -> None:
     try:
         for i, g in enumerate(results):
             if g is not None and bool(ops.isnan(g).any()):
-                raise RuntimeError(f"Function '{node.name}' returned nan values in its {i}th output.")
+                raise RuntimeError(f"Function '{node._name}' returned nan values in its {i}th output.")
     finally:
         grad_mode.enabled = prev

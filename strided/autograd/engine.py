@@ -87,7 +87,7 @@ def _validate(grad, meta, node, index: int):
         try:
             grad = sum_to(grad, sizes)
         except RuntimeError:
-            raise RuntimeError(f"Function {node.name} returned an invalid gradient at index {index} - got "
+            raise RuntimeError(f"Function {node._name} returned an invalid gradient at index {index} - got "
                                f"{list(grad._sizes)} but "
                                f"expected shape compatible with {list(sizes)}") from None
     if grad.dtype is not dtype:
@@ -271,7 +271,7 @@ def _apply_watched(node, buf):
     try:
         if scope is None:
             return node.apply(buf)
-        with scope(node.name):
+        with scope(node._name):
             return node.apply(buf)
     finally:
         running.node = prev

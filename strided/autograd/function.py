@@ -77,7 +77,7 @@ class BackwardCFunction(FunctionCtx, Node):
     """The node of one ``Function.apply`` call; also its ``ctx`` (Note [Custom Function nodes])."""
 
     _forward_cls = None
-    name = "BackwardCFunction"
+    _name = "BackwardCFunction"
 
     def __init__(self):
         super().__init__()
@@ -119,13 +119,13 @@ class BackwardCFunction(FunctionCtx, Node):
         """One gradient (or None) per tensor input, checked as torch's custom-function node does."""
         n = len(self._input_is_tensor)
         if len(result) != n and not (len(result) > n and all(r is None for r in result[n:])):
-            raise RuntimeError(f"function {self.name} returned an incorrect number of gradients (expected {n}, "
+            raise RuntimeError(f"function {self._name} returned an incorrect number of gradients (expected {n}, "
                                f"got {len(result)})")
         out = []
         for i, (g, is_tensor) in enumerate(zip(result, self._input_is_tensor)):
             if not is_tensor:
                 if g is not None:
-                    raise RuntimeError(f"function {self.name} returned a gradient different than None at position "
+                    raise RuntimeError(f"function {self._name} returned a gradient different than None at position "
                                        f"{i + 1}, but the corresponding forward input was not a Variable")
                 continue
             if g is not None and not isinstance(g, Tensor):
@@ -147,7 +147,7 @@ class FunctionMeta(type):
 
     def __init__(cls, name, bases, attrs):
         cls._backward_cls = type(name + "Backward", (BackwardCFunction,),
-                                 {"_forward_cls": cls, "name": name + "Backward", "__module__": cls.__module__})
+                                 {"_forward_cls": cls, "_name": name + "Backward", "__module__": cls.__module__})
         super().__init__(name, bases, attrs)
 
 
@@ -268,7 +268,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, output, executable: bool)
 class DelayedError(Node):
     """Raises when backward reaches it: the gradient of a ``once_differentiable`` backward."""
 
-    name = "Error"  # torch's node name
+    _name = "Error"  # torch's node name
 
     def __init__(self, message: str, edges: tuple, metas: tuple, num_outputs: int):
         super().__init__(edges, metas, num_outputs)

@@ -66,7 +66,7 @@ class Node:
 
     __slots__ = ("next_edges", "input_meta", "pre_hooks", "retain_hooks", "stream", "num_outputs",
                  "node_pre_hooks", "post_hooks", "_metadata", "__weakref__")
-    name = "Node"
+    _name = "Node"
 
     def __init__(self, next_edges=(), input_meta=(), num_outputs: int = 1):
         self.next_edges = next_edges
@@ -100,8 +100,12 @@ class Node:
     def release(self) -> None:
         """Free saved tensors (after a backward without retain_graph)."""
 
+    def name(self) -> str:
+        """The node's name, as torch's ``Node.name()`` ("MulBackward0", "AccumulateGrad", ...)."""
+        return self._name
+
     def __repr__(self) -> str:
-        return f"<{self.name} object at {id(self):#x}>"
+        return f"<{self._name} object at {id(self):#x}>"
 
     def register_hook(self, hook) -> RemovableHandle:
         """torch's ``Node.register_hook``: ``hook(grad_inputs, grad_outputs)`` runs after the node;
@@ -133,7 +137,7 @@ class AccumulateGrad(Node):
     """The sink of a leaf: adds the incoming gradient into ``leaf.grad`` (Note [Accumulation])."""
 
     __slots__ = ("variable",)
-    name = "AccumulateGrad"
+    _name = "AccumulateGrad"
 
     def __init__(self, variable: Tensor):
         super().__init__((), ())
@@ -325,8 +329,8 @@ def _modified_message(t: Tensor, node: Node, saved: SavedTensor) -> str:
     def short(name: str) -> str:  # torch 2.14 names the op: "Add", not "AddBackward1"
         return re.sub(r"Backward\d*$", "", name)
 
-    where = (f", which is output {saved.output_nr} of {short(node.name)}," if saved.output_nr is not None
-             else (f", which is output {t._autograd.output_nr} of {short(t.grad_fn.name)},"
+    where = (f", which is output {saved.output_nr} of {short(node._name)}," if saved.output_nr is not None
+             else (f", which is output {t._autograd.output_nr} of {short(t.grad_fn._name)},"
                    if t.grad_fn is not None else ""))
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "

@@ -35,7 +35,7 @@ class CopySlices(Node):
     """
 
     __slots__ = ("base_geometry", "view_geometry")
-    name = "CopySlices"
+    _name = "CopySlices"
 
     def __init__(self, base: Tensor, view: Tensor, next_edges, input_meta):
         super().__init__(next_edges, input_meta)

@@ -86,7 +86,7 @@ class FormulaNode(Node):
             store_stack(self)  # Note [Anomaly mode]
 
     @property
-    def name(self) -> str:
+    def _name(self) -> str:
         return self.info.node_name
 
     def apply(self, grads: list) -> tuple:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..dispatch.keys import DispatchKey
 from .kernels import (
     DECOMPOSED,
@@ -16,9 +18,29 @@ from .not_implemented import make_not_implemented_kernel, needs_not_implemented_
 __all__ = ["register_all"]
 
 
+# Note [Node names]
+# torch names a node after its op in CamelCase, a letter after a digit capitalized (``log1p`` -> ``Log1PBackward0``,
+# ``max_pool2d_with_indices`` -> ``MaxPool2DWithIndicesBackward0``), numbered by the overload's place among its
+# name's entries of torch's derivatives.yaml. Where strided's schema file orders the overloads otherwise, or where
+# torch's Python API wraps a number operand as a tensor and so reaches the Tensor overload (``x * 2`` is
+# ``mul.Tensor``: ``MulBackward0``; strided calls ``mul.Scalar``), the ordinal is torch's, from this table.
+_TORCH_ORDINALS = {
+    "clamp": 1, "clamp.Tensor": 0, "max": 1, "max.dim": 0, "min": 1, "min.dim": 0, "norm.Scalar": 0,
+    "norm.ScalarOpt_dim": 1, "pow.Tensor_Scalar": 0, "pow.Tensor_Tensor": 1, "remainder.Scalar": 0,
+    "remainder.Tensor": 1, "fmod.Scalar": 0, "fmod.Tensor": 1,
+    # a Python number reaches torch's Tensor overload
+    "mul.Scalar": 0, "add.Scalar": 0, "sub.Scalar": 0, "div.Scalar": 0, "div.Scalar_mode": 2,
+    "where.ScalarOther": 0, "where.ScalarSelf": 0,
+}
+
+
 def _node_name(op, ordinal: int) -> str:
-    """torch's node names: ``add.Tensor`` -> ``AddBackward0``, ``_to_copy`` -> ``ToCopyBackward0``."""
-    return "".join(p.capitalize() for p in op.schema.name.split("_") if p) + f"Backward{ordinal}"
+    """torch's node names: ``add.Tensor`` -> ``AddBackward0``, ``_to_copy`` -> ``ToCopyBackward0`` (Note [Node
+    names])."""
+    camel = "".join(p.capitalize() for p in op.schema.name.split("_") if p)
+    camel = re.sub(r"(?<=\d)[a-z]", lambda m: m.group().upper(), camel)
+    ordinal = _TORCH_ORDINALS.get(op.schema.qualified_name, ordinal)
+    return f"{camel}Backward{ordinal}"
 
 
 def _finish(info, op, ordinal: int) -> None:

@@ -360,7 +360,7 @@ class OpOverload:
 # Note [Zero-cost tracing]
 # Tools such as strided.utils.profiler.count_ops set this to a function (op, keyset, fn) -> fn and
 # clear every op's cache; newly resolved kernels are then wrapped. The hot path never checks a flag.
-# The autograd engine likewise runs each backward node inside ``node_scope(node.name)`` while it is set
+# The autograd engine likewise runs each backward node inside ``node_scope(node._name)`` while it is set
 # (strided.profiler's ranges; Note [Profiler hooks]).
 class _Tracing:
     __slots__ = ("wrapper", "node_scope")

@@ -47,7 +47,7 @@ def test_forward_backward_and_node():
     x = _x(4)
     y = Exp.apply(x)
     assert y.requires_grad and not y.is_leaf
-    assert type(y.grad_fn).__name__ == "ExpBackward" and y.grad_fn.name == "ExpBackward"
+    assert type(y.grad_fn).__name__ == "ExpBackward" and y.grad_fn.name() == "ExpBackward"
     assert y.grad_fn.next_functions[0][0] is not None
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.exp(x.detach().numpy()))
@@ -155,7 +155,7 @@ def test_mark_dirty_rebases_history_and_protects_leaves():
     h = x * 1
     before = h.detach().clone()
     out = AddOneInPlace.apply(h)
-    assert out is h and h.grad_fn.name == "AddOneInPlaceBackward"
+    assert out is h and h.grad_fn.name() == "AddOneInPlaceBackward"
     np.testing.assert_allclose(h.detach().numpy(), before.numpy() + 1)
     h.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [7.0] * 3)
@@ -412,7 +412,7 @@ def test_once_differentiable():
     assert not g.requires_grad  # no grad output required grad: nothing to differentiate (as torch)
     v = st.ones(3, dtype=st.float64, requires_grad=True)
     (g,) = st.autograd.grad(Cube.apply(x), x, grad_outputs=v, create_graph=True)
-    assert g.requires_grad and g.grad_fn.name == "Error"
+    assert g.requires_grad and g.grad_fn.name() == "Error"
     with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was marked with "
                                            "@once_differentiable"):
         g.sum().backward()

@@ -25,8 +25,8 @@ def test_leaves_and_non_leaves():
     x = leaf(1.0, 2.0)
     y = x * 2
     assert x.is_leaf and x.grad_fn is None and x.requires_grad
-    assert not y.is_leaf and y.requires_grad and y.grad_fn.name == "MulBackward1"
-    assert (x + x).grad_fn.name == "AddBackward0"
+    assert not y.is_leaf and y.requires_grad and y.grad_fn.name() == "MulBackward0"  # x * 2 is torch's mul.Tensor (Note [Node names])
+    assert (x + x).grad_fn.name() == "AddBackward0"
     z = st.tensor([1.0])
     assert z.is_leaf and not z.requires_grad and (z * 2).grad_fn is None
 
@@ -289,7 +289,7 @@ def test_inplace_rebases_history():
     y = x * 1
     y.mul_(x)  # y = x^2 (mul's formula for x reads self: saved as a copy of the old value)
     y.exp_()  # y = exp(x^2)
-    assert y.grad_fn.name == "ExpBackward0"
+    assert y.grad_fn.name() == "ExpBackward0"
     y.sum().backward()
     close(x.grad, 2 * np.array([1.0, 2.0]) * np.exp(np.array([1.0, 4.0])))
 
@@ -306,7 +306,7 @@ def test_inplace_on_view_of_non_leaf_uses_copy_slices():
     x = leaf(1.0, 2.0, 3.0, 4.0)
     y = x * 1
     y[1:3].mul_(10)
-    assert y.grad_fn.name == "CopySlices"
+    assert y.grad_fn.name() == "CopySlices"
     (y * st.tensor([1.0, 2.0, 3.0, 4.0], dtype=st.float64)).sum().backward()
     close(x.grad, [1, 20, 30, 4])
 
@@ -490,10 +490,10 @@ def test_linear_and_matmul_are_one_node_each():
     """Note [Fused linear]: one node, whose output is not a view; in-place ops on it work."""
     x, w, b = _r(2, 5, 3), _r(4, 3), _r(4)
     y = st.nn.functional.linear(x, w, b)
-    assert y.grad_fn.name == "LinearBackward0" and y._base is None
-    assert [e[0].name for e in y.grad_fn.next_functions] == ["AccumulateGrad"] * 3
+    assert y.grad_fn.name() == "LinearBackward0" and y._base is None
+    assert [e[0].name() for e in y.grad_fn.next_functions] == ["AccumulateGrad"] * 3
     z = x @ w.t()
-    assert z.grad_fn.name == "MatmulBackward0" and z._base is None
+    assert z.grad_fn.name() == "MatmulBackward0" and z._base is None
     y.mul_(2.0)
     y.sum().backward()
     np.testing.assert_allclose(b.grad.numpy(), np.full(4, 20.0))
@@ -510,3 +510,19 @@ def test_second_derivatives(name):
         return autograd.grad(out.sum(), xs, create_graph=True)
 
     assert autograd.gradcheck(first, make())
+
+
+def test_node_names_are_torchs():
+    """grad_fn.name() is a method, and the names are torch's (Note [Node names]): the ordinal of torch's
+    derivatives.yaml, a Python number reaching the Tensor overload, a letter after a digit capitalized."""
+    x = st.tensor([1.0, 2.0], requires_grad=True)
+    cases = {
+        "MulBackward0": x * 2, "AddBackward0": x + 1, "SubBackward0": x - 1, "DivBackward0": x / 2,
+        "PowBackward0": x ** 2, "PowBackward2": st.pow(2, x), "DivBackward2": x.div(2, rounding_mode="floor"),
+        "WhereBackward0": st.where(x > 1, x, 0.0), "ClampBackward1": x.clamp(0), "MaxBackward1": x.max(),
+        "MaxBackward0": x.max(0)[0], "RemainderBackward0": x % 2, "Log1PBackward0": x.log1p(),
+        "MaskedFillBackward0": x.masked_fill(x > 1, 0.0),
+    }
+    assert {name: t.grad_fn.name() for name, t in cases.items()} == {name: name for name in cases}
+    assert repr(x * 2).endswith("grad_fn=<MulBackward0>)")
+    assert (x * 2).grad_fn.next_functions[0][0].name() == "AccumulateGrad"
