@@ -32,7 +32,8 @@ from .graph import (
 from .inplace import check_inplace, rebase_history
 from .saving import needed_how, needed_mask, save_value, saved_inputs
 
-__all__ = ["FormulaNode", "DERIVATIVES", "make_functional_kernel", "make_inplace_kernel", "make_out_kernel"]
+__all__ = ["FormulaNode", "node_class", "DERIVATIVES", "make_functional_kernel", "make_inplace_kernel",
+           "make_out_kernel"]
 
 DERIVATIVES: dict = {}  # OpOverload -> DerivativeInfo
 # CompositeExplicitAutograd ops differentiated through the ops their kernel calls (as torch's
@@ -123,6 +124,19 @@ class FormulaNode(Node):
         self.released = True
 
 
+_NODE_CLASSES: dict = {}
+
+
+def node_class(name: str) -> type:
+    """The ``FormulaNode`` subclass named ``name`` ("MulBackward0"), made once: ``type(y.grad_fn).__name__`` is
+    torch's node name, as graph-drawing tools read it."""
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        cls = _NODE_CLASSES[name] = type(name, (FormulaNode,), {"__slots__": (), "_name": name,
+                                                               "__module__": FormulaNode.__module__})
+    return cls
+
+
 def _unpack(v, node):
     if type(v) is SavedTensor:
         return v.unpack(node)
@@ -199,7 +213,7 @@ def _prepare_simple(info, bound):
 
 
 def _new_node(info, bound, edges, metas, needs, layout, self_edge):
-    node = FormulaNode(info, edges, metas, needs, layout)
+    node = info.node_cls(info, edges, metas, needs, layout)
     node.saved = saved_inputs(info, bound, self_edge, needs)
     return node
 

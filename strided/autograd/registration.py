@@ -12,6 +12,7 @@ from .kernels import (
     make_functional_kernel,
     make_inplace_kernel,
     make_out_kernel,
+    node_class,
 )
 from .not_implemented import make_not_implemented_kernel, needs_not_implemented_kernel
 
@@ -55,6 +56,7 @@ def _finish(info, op, ordinal: int) -> None:
     names = ("result",) if len(rets) == 1 else tuple(r.name or f"result{i}" for i, r in enumerate(rets))
     info.return_index = {n: i for i, n in enumerate(names)}
     info.node_name = _node_name(op, ordinal)
+    info.node_cls = node_class(info.node_name)
     info.simple = all(kind == "tensor" for _, _, kind in info.inputs)
     info.positions = tuple(pos for _, pos, _ in info.inputs)
     info.layout = tuple((k, 1, False) for k in range(len(info.inputs)))
@@ -119,6 +121,7 @@ def register_all() -> dict:
                 info = copy.copy(infos[functional])
                 _finish(info, op, 0)
                 info.node_name = infos[functional].node_name
+                info.node_cls = infos[functional].node_cls
                 info.op = op
             DERIVATIVES[op] = info
             if op._mutated is not None and op._mutated[0] == 0:

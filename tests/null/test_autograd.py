@@ -525,4 +525,5 @@ def test_node_names_are_torchs():
     }
     assert {name: t.grad_fn.name() for name, t in cases.items()} == {name: name for name in cases}
     assert repr(x * 2).endswith("grad_fn=<MulBackward0>)")
+    assert type((x * 2).grad_fn).__name__ == "MulBackward0"  # graph-drawing tools read the class name
     assert (x * 2).grad_fn.next_functions[0][0].name() == "AccumulateGrad"
