@@ -62,6 +62,7 @@ def call_with_out(packet, args, kwargs):
 def run_with_out(fn, name: str, args, kwargs, out, factory: bool = False):
     """``fn(*args, **kwargs)`` written into ``out`` (a tensor, or a tuple for several results) with torch's rules
     (Note [Out arguments]); ``factory``: ``fn`` takes ``dtype`` / ``device`` and builds in ``out``'s."""
+    from ..ops.memory_overlap import check_out_overlap
     from ..tensor import Tensor
     from .dispatcher import grad_mode
 
@@ -69,6 +70,7 @@ def run_with_out(fn, name: str, args, kwargs, out, factory: bool = False):
     if not outs or not all(isinstance(o, Tensor) for o in outs):
         bad = out if not isinstance(out, (list, tuple)) else next((o for o in outs if not isinstance(o, Tensor)), out)
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(bad).__name__}")
+    check_out_overlap(name, out, args, kwargs)  # Note [Out overlap]
     if grad_mode.enabled and any(t._requires_grad for t in (*_tensors(args), *_tensors(kwargs.values()), *outs)):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, but "
                            "one of the arguments requires grad.")

@@ -14,7 +14,7 @@ is computed.
 from __future__ import annotations
 
 __all__ = ["PARTIAL_OVERLAP", "INTERNAL_OVERLAP", "partially_overlaps", "check_no_partial_overlap",
-           "has_internal_overlap", "check_no_internal_overlap", "is_pointwise", "any_pointwise"]
+           "has_internal_overlap", "check_no_internal_overlap", "is_pointwise", "any_pointwise", "check_out_overlap"]
 
 PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                    "single memory location. Please clone() the tensor before performing the operation.")
@@ -82,3 +82,44 @@ def check_no_partial_overlap(out, args, kwargs) -> None:
     for value in (*args, *kwargs.values()):
         if isinstance(value, Tensor) and value._storage is out._storage and partially_overlaps(out, value):
             raise RuntimeError(PARTIAL_OVERLAP)
+
+
+# Note [Out overlap]
+# ``out=`` of the ops that gather or concatenate (torch's cat_out, index_select_out, gather_out, take_out,
+# masked_select_out: ``assert_no_overlap(result, input)``) refuses any overlap of ``out`` with an input, full or
+# partial; the scans (cumsum, cumprod, logcumsumexp: TensorIterator) refuse a partial one, as the pointwise ops do
+# (Note [Partial overlap]). strided computes every ``out=`` into a fresh result first, so these would be well
+# defined here; the refusal keeps torch's behaviour, as a script moving to torch meets it.
+_NO_OVERLAP_OUT = frozenset(("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "row_stack",
+                             "column_stack", "index_select", "gather", "take", "masked_select"))
+_PARTIAL_OVERLAP_OUT = frozenset(("cumsum", "cumprod", "logcumsumexp"))
+
+
+def _overlaps(a, b) -> bool:
+    """torch's ``get_overlap_status(a, b)`` is Full or Partial (a pair it cannot decide is let through)."""
+    if a._storage is not b._storage or not a.numel() or not b.numel():
+        return False
+    if a is b:
+        return True
+    if not a._is_non_overlapping_and_dense() or not b._is_non_overlapping_and_dense():
+        return False
+    a_begin, b_begin = a._offset * a.dtype.itemsize, b._offset * b.dtype.itemsize
+    return a_begin < b_begin + b.numel() * b.dtype.itemsize and b_begin < a_begin + a.numel() * a.dtype.itemsize
+
+
+def check_out_overlap(name: str, out, args, kwargs) -> None:
+    """torch's overlap refusal for ``out=`` of op ``name`` (Note [Out overlap]); ``out`` a tensor or a tuple."""
+    any_overlap = name in _NO_OVERLAP_OUT
+    if not any_overlap and name not in _PARTIAL_OVERLAP_OUT:
+        return
+    from ..tensor import Tensor
+
+    outs = out if isinstance(out, (list, tuple)) else (out,)
+    for value in (*args, *kwargs.values()):
+        for t in (value if isinstance(value, (list, tuple)) else (value,)):
+            if not isinstance(t, Tensor):
+                continue
+            for o in outs:
+                if isinstance(o, Tensor) and (_overlaps(o, t) if any_overlap else partially_overlaps(o, t)):
+                    raise RuntimeError(PARTIAL_OVERLAP)
+

@@ -23,7 +23,7 @@ from ..dispatch.dispatcher import OpOverload
 from ..dispatch.keys import DispatchKey, parse_key
 from ..dispatch.packet import OpOverloadPacket
 from . import bound
-from .memory_overlap import check_no_internal_overlap, check_no_partial_overlap
+from .memory_overlap import check_no_internal_overlap, check_no_partial_overlap, check_out_overlap
 from .memory_overlap import is_pointwise as pointwise_op
 from .schema import Annotation, Argument, FunctionSchema, Return, SchemaError, Type, parse_schema
 
@@ -172,6 +172,8 @@ def _out_kernel(functional: OpOverload):
     def kernel(*args, out, **kwargs):
         if pointwise_op(functional):  # Note [Partial overlap]
             check_no_partial_overlap(out, args, kwargs)
+        else:
+            check_out_overlap(functional.schema.name, out, args, kwargs)  # Note [Out overlap]
         return write_out(functional(*args, **kwargs), out)
 
     kernel.__name__ = functional.schema.name + "_out"
