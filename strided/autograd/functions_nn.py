@@ -31,6 +31,7 @@ __all__ = [
     "gelu_backward",
     "softplus_backward",
     "max_pool_double_backward",
+    "gelu_double_backward",
 ]
 
 
@@ -293,3 +294,22 @@ def max_pool_double_backward(grad, indices):
     lead = indices._sizes[:-2]
     flat = ops.reshape(grad, (*lead, -1))
     return ops.reshape(ops.gather(flat, -1, ops.reshape(indices, (*lead, -1))), indices._sizes)
+
+
+def gelu_double_backward(grad, grad_output, self, approximate: str):
+    """The derivative of ``gelu_backward(grad_output, self)`` for ``self``: ``grad * grad_output * gelu''(self)``
+    (torch's gelu_double_backward)."""
+    if approximate == "tanh":
+        beta, kappa = math.sqrt(2.0) * 2.0 / math.sqrt(math.pi) * 0.5, 0.044715
+        inner = beta * (self + kappa * self * self * self)
+        t = ops.tanh(inner)
+        g = 1 - t * t  # sech^2
+        h = beta * (1 + 3 * kappa * self * self)
+        # gelu = 0.5 x (1 + t): gelu'' = g h + 0.5 x (g' h + g h'), g' = -2 g t h, h' = 6 kappa beta x
+        second = g * h + 0.5 * self * (-2 * g * t * h * h + g * (6 * kappa * beta * self))
+        return grad * grad_output * second
+    beta = 2.0 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5
+    sq = self * self
+    pdf = beta * ops.exp(-0.5 * sq)
+    return grad * grad_output * (2 * pdf - sq * pdf)
+

@@ -23,7 +23,6 @@ def _calls(device):
     a = _spd(device)
     p = st.tensor([0.2, 0.7], device=device, requires_grad=True)
     c = st.tensor([1.5, 2.0], device=device, requires_grad=True)
-    g = st.tensor([[0.3, -0.1], [0.2, 0.5]], dtype=st.float64, device=device)
     aten = st.ops.aten
     return {
         "_linalg_cholesky_lower": lambda: aten._linalg_cholesky_lower(a)[0],
@@ -32,8 +31,6 @@ def _calls(device):
         "binomial": lambda: aten.binomial(st.tensor([5.0, 6.0], device=device), p),
         "_sample_dirichlet": lambda: aten._sample_dirichlet(c),
         "_standard_gamma_grad": lambda: aten._standard_gamma_grad(c, st.tensor([0.3, 0.7], device=device)),
-        "gelu_backward": lambda: aten.gelu_backward(g, a),
-        "_softmax_backward_data": lambda: aten._softmax_backward_data(g, a, -1, a.dtype),
     }
 
 
