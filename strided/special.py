@@ -382,3 +382,8 @@ def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A00
     scale = float(10 ** abs(decimals))
     result = (x / scale).round() * scale if decimals < 0 else (x * scale).round() / scale
     return _out("round", result.to(input.dtype), out, (input,))
+
+
+from .special_bessel import i0e, i1, i1e, modified_bessel_i0, modified_bessel_i1  # noqa: E402
+
+__all__ += ["i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1"]
