@@ -384,6 +384,6 @@ def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A00
     return _out("round", result.to(input.dtype), out, (input,))
 
 
-from .special_bessel import i0e, i1, i1e, modified_bessel_i0, modified_bessel_i1  # noqa: E402
+from .special_bessel import i0e, i1, i1e, modified_bessel_i0, modified_bessel_i1, spherical_bessel_j0  # noqa: E402
 
-__all__ += ["i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1"]
+__all__ += ["i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0"]

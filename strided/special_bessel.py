@@ -1,12 +1,14 @@
 """torch.special's modified Bessel functions of the first kind beyond ``i0`` (``strided.special``): ``i0e``, ``i1``,
-``i1e``, and ``modified_bessel_i0`` / ``modified_bessel_i1`` (torch's newer names for the same functions).
+``i1e``, and ``modified_bessel_i0`` / ``modified_bessel_i1`` (torch's newer names for the same functions); and
+``spherical_bessel_j0`` (``sin(x) / x``).
 
 Note [Modified Bessel series]
 As ``i0`` (Note [Special compositions]): below ``|x| = 20`` the power series ``I_v(x) = (x/2)^v sum_k (x^2/4)^k /
 (k! (k + v)!)`` (36 terms), beyond it the asymptotic series ``I_v(x) ~ e^|x| / sqrt(2 pi |x|) sum_k (-1)^k a_k(v) /
 |x|^k``, ``a_k(v) = prod_{j <= k} (4 v^2 - (2j - 1)^2) / (k! 8^k)`` (25 terms): both below 1e-16 relative. The
 exponentially scaled forms (``i0e = e^-|x| I0``) multiply the series by ``e^-|x|`` and drop ``e^|x|`` from the
-asymptote, so they stay finite where ``I_v`` overflows (``i0e(inf) = 0``). ``I1`` is odd. Gradients go through the
+asymptote, so they stay finite where ``I_v`` overflows (``i0e(inf) = 0``). ``I1`` is odd. At +-inf ``I0`` is +inf and
+``I1`` +-inf, where torch's Cephes code returns NaN. Gradients go through the
 compositions (``where`` routes each point to one branch; the clamps keep the other finite).
 """
 
@@ -18,7 +20,7 @@ from . import special as _special
 from .ops import bound as _ops
 from .tensor import Tensor
 
-__all__ = ["i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1"]
+__all__ = ["i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0"]
 
 _TERMS, _ASYMPTOTIC_TERMS = 36, 25
 
@@ -84,3 +86,19 @@ def modified_bessel_i0(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
 def modified_bessel_i1(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """torch.special.modified_bessel_i1: ``I1(x)``, as ``i1``."""
     return _special._out("modified_bessel_i1", _bessel_i(input, 1, False), out, (input,))
+
+
+_J0_SERIES = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(6, -1, -1))  # sin(x)/x in x^2, 7 terms
+
+
+def spherical_bessel_j0(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
+    """``sin(x) / x``, the spherical Bessel function of the first kind of order 0: its Taylor series below |x| = 0.5
+    (torch's), 0 at +-inf."""
+    x, d = _special._opmath(input)
+    near = x.abs() < 0.5
+    small = x.clamp(-0.5, 0.5)
+    series = _special._horner(_J0_SERIES, small * small)
+    safe = _ops.where(near, 1.0, x)
+    result = _ops.where(near, series, safe.sin() / safe)
+    return _special._out("spherical_bessel_j0", _ops.where(x.isinf(), 0.0, result).to(d), out, (input,))
+
