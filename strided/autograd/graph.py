@@ -41,7 +41,7 @@ class AutogradMeta:
     """What autograd keeps per tensor (torch's AutogradMeta)."""
 
     __slots__ = ("grad", "grad_fn", "output_nr", "retains_grad", "hooks", "grad_accumulator", "view_of",
-                 "post_accumulate_hooks")
+                 "post_accumulate_hooks", "no_grad_view")
 
     def __init__(self, grad_fn=None, output_nr: int = 0):
         self.grad = None
@@ -52,6 +52,7 @@ class AutogradMeta:
         self.grad_accumulator = None  # weakref to the leaf's AccumulateGrad
         self.view_of = None  # a view's base's grad_fn when the view's history was set (Note [Stale views])
         self.post_accumulate_hooks = None  # leaf hooks run with the leaf after its .grad is updated
+        self.no_grad_view = False  # a view made under no_grad of a base that requires grad (Note [No-grad views])
 
 
 def _meta(t: Tensor) -> AutogradMeta:

@@ -11,7 +11,12 @@ __all__ = ["check_inplace", "CopySlices", "rebase_history", "refresh_view"]
 
 
 def check_inplace(t: Tensor) -> None:
-    """torch's check_inplace: a leaf that requires grad (or a view of one) can't be written."""
+    """torch's check_inplace: a leaf that requires grad (or a view of one) can't be written, nor a view made under
+    no_grad of a base that requires grad while grad mode is on (Note [No-grad views])."""
+    meta = t._autograd
+    if meta is not None and meta.no_grad_view and meta.grad_fn is None and t._base is not None and (
+            t._base._requires_grad):
+        raise RuntimeError(_NO_GRAD_VIEW)
     if not t._requires_grad:
         base = t._base
         if base is None or not base._requires_grad or not base.is_leaf:
@@ -98,11 +103,25 @@ def rebase_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
 # and in-place ops on it (``rows[0:3].add_(a)`` after ``rows[1:4].add_(b)``) send gradients through
 # the base's history instead of dropping them. Views made under no_grad of a base that requires
 # grad get an empty AutogradMeta when made, which marks them as never differentiable.
+# Note [No-grad views]
+# A view made under no_grad of a base that requires grad carries an empty AutogradMeta marked ``no_grad_view``: ops
+# reading it record no gradient, as torch's. Written in place with grad mode on, it would change its base's values
+# behind the base's history (silently wrong gradients) or a leaf's, so torch forbids it; the dispatcher sends
+# every op on such a view while grad mode is on to the Autograd kernel, whose in-place check raises torch's error
+# (out-of-place ops pass through it recording nothing, the view not requiring grad).
+_NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+                 "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                 "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+                 "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
 def refresh_view(t: Tensor) -> bool:
     """Give a late-requiring view ``t`` its history (Note [Late-requiring views]); False when ``t``
-    is not one (it has autograd metadata: a history, or the no_grad mark)."""
-    if t._autograd is not None:
-        return False
+    is not one (it has autograd metadata: a history, or the no_grad mark). True too for a view made under no_grad
+    (Note [No-grad views]): the op goes to its Autograd kernel, which refuses an in-place write."""
+    meta = t._autograd
+    if meta is not None:
+        return meta.no_grad_view and meta.grad_fn is None
     base = t._base
     set_history(t, ViewOfRebased(base, t, gradient_edge(base)), 0)
     return True

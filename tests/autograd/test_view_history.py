@@ -61,3 +61,28 @@ def test_transpose_of_a_0_dim_tensor_differentiates():
     x = st.tensor(2.0, dtype=st.float64, requires_grad=True)
     (g,) = st.autograd.grad(x.transpose(0, -1) * 3, [x])
     assert g.item() == 3.0
+
+
+def test_a_view_made_under_no_grad_refuses_an_inplace_write_with_grad_on():
+    """Note [No-grad views]: torch's error, where strided changed the base behind its history (a wrong gradient,
+    silently) or a leaf that requires grad; inside no_grad the write is fine, and reading the view records nothing."""
+    import pytest
+
+    import strided as st
+
+    x = st.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    with st.no_grad():
+        v, w = x[:2], y[:2]
+    for view in (v, w):
+        with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being modified inplace"):
+            view.mul_(2)
+    assert x.tolist() == [1.0, 2.0, 3.0] and y.tolist() == [1.0, 2.0, 3.0]
+    with st.no_grad():
+        w.mul_(2)  # both inside no_grad: allowed, not tracked (as torch)
+    assert y.tolist() == [2.0, 4.0, 3.0]
+    assert not (v * 2).requires_grad
+    y2 = x.clone()
+    y2[0].mul_(2)  # a view made with grad on is tracked as before
+    y2.sum().backward()
+    assert x.grad.tolist() == [2.0, 1.0, 1.0]

@@ -44,7 +44,8 @@ def _dtype_view(self: Tensor, dtype, sizes: tuple, strides: tuple, offset: int) 
     base = self._base
     root = t._base = self if base is None else base
     if root._requires_grad and not grad_mode.enabled:
-        t._autograd = AutogradMeta()  # made under no_grad: never differentiable (Note [Late-requiring views])
+        t._autograd = meta = AutogradMeta()  # made under no_grad: never differentiable (Note [No-grad views])
+        meta.no_grad_view = True
     return t
 
 
