@@ -77,11 +77,17 @@ def _type_name(d) -> str:
     return type_name(d)
 
 
-def _opmath(input: Tensor):
+def _opmath(input: Tensor, name: str, arg: str = "input", complex_ok: bool = False):
     """``input`` in the dtype a composition computes in, and the dtype it returns: integer and bool
     inputs give the default float; float16 and bfloat16 compute in float32 (torch's opmath) and are
-    rounded once at the end."""
-    d = input.dtype if input.dtype.is_floating_point else _dt.get_default_dtype()
+    rounded once at the end. A non-tensor or (unless ``complex_ok``) a complex input raises torch's error for
+    ``special_<name>``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"special_{name}(): argument '{arg}' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.dtype.is_complex and not complex_ok:
+        device = "cuda" if input.device.type == "cuda" else "cpu"
+        raise NotImplementedError(f"\"{name}_{device}\" not implemented for '{_type_name(input.dtype)}'")
+    d = input.dtype if input.dtype.is_floating_point or input.dtype.is_complex else _dt.get_default_dtype()
     return input.to(_dt.float32 if d is _dt.float16 or d is _dt.bfloat16 else d), d
 
 
@@ -139,7 +145,7 @@ def logit(input: Tensor, eps: float | None = None, *, out=None) -> Tensor:  # no
     """``log(x / (1 - x))``, with ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given (and >= 0)."""
     if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
         raise TypeError(f"special_logit(): argument 'eps' must be float, not {type(eps).__name__}")
-    x, d = _opmath(input)
+    x, d = _opmath(input, "logit")
     result = _Logit.apply(x, eps if eps is not None and eps >= 0 else None).to(d)
     return _out("logit", result, out, (input,))
 
@@ -214,13 +220,13 @@ class _Entr(Function):
 
 def entr(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """Elementwise entropy ``-x log x`` (0 at 0, -inf below)."""
-    x, d = _opmath(input)
+    x, d = _opmath(input, "entr")
     return _out("entr", _Entr.apply(x).to(d), out, (input,))
 
 
 def sinc(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0."""
-    x, d = _opmath(input)
+    x, d = _opmath(input, "sinc", complex_ok=True)
     zero = x == 0
     y = _ops.where(zero, 1.0, x) * math.pi  # no 0 / 0 in the forward or the gradient
     return _out("sinc", _ops.where(zero, 1.0, y.sin() / y).to(d), out, (input,))
@@ -279,7 +285,7 @@ def erfcx(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
 
 def ndtr(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """The standard normal CDF ``erfc(-x / sqrt 2) / 2``."""
-    x, d = _opmath(input)
+    x, d = _opmath(input, "ndtr")
     return _out("ndtr", ((x * -_SQRT_HALF).erfc() * 0.5).to(d), out, (input,))
 
 
@@ -345,7 +351,7 @@ _I0_ASYMPTOTIC = tuple(math.prod(range(1, 2 * k, 2)) ** 2 / (math.factorial(k) *
 
 def i0(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """The modified Bessel function of the first kind, order 0 (Note [Special compositions])."""
-    x, d = _opmath(input)
+    x, d = _opmath(input, "i0")
     a = x.abs()
     small = x.clamp(-20.0, 20.0)
     near = _horner(_I0_SERIES, small * small / 4)

@@ -44,8 +44,8 @@ _SERIES = {0: _series(0), 1: _series(1)}
 _ASYMPTOTE = {0: _asymptotic(0), 1: _asymptotic(1)}
 
 
-def _bessel_i(input: Tensor, v: int, scaled: bool) -> Tensor:
-    x, d = _special._opmath(input)
+def _bessel_i(input: Tensor, v: int, scaled: bool, name: str) -> Tensor:
+    x, d = _special._opmath(input, name)
     a = x.abs()
     small = x.clamp(-20.0, 20.0)
     near = _special._horner(_SERIES[v], small * small / 4)
@@ -65,27 +65,27 @@ def _bessel_i(input: Tensor, v: int, scaled: bool) -> Tensor:
 def i0e(input: Tensor, *, out=None) -> Tensor:  # noqa: A002 - torch's name
     """``exp(-|x|) I0(x)``, the exponentially scaled modified Bessel function of order 0 (Note [Modified Bessel
     series])."""
-    return _special._out("i0e", _bessel_i(input, 0, True), out, (input,))
+    return _special._out("i0e", _bessel_i(input, 0, True, "i0e"), out, (input,))
 
 
 def i1(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """The modified Bessel function of the first kind, order 1 (Note [Modified Bessel series])."""
-    return _special._out("i1", _bessel_i(input, 1, False), out, (input,))
+    return _special._out("i1", _bessel_i(input, 1, False, "i1"), out, (input,))
 
 
 def i1e(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """``exp(-|x|) I1(x)`` (Note [Modified Bessel series])."""
-    return _special._out("i1e", _bessel_i(input, 1, True), out, (input,))
+    return _special._out("i1e", _bessel_i(input, 1, True, "i1e"), out, (input,))
 
 
 def modified_bessel_i0(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """torch.special.modified_bessel_i0: ``I0(x)``, as ``i0``."""
-    return _special._out("modified_bessel_i0", _bessel_i(input, 0, False), out, (input,))
+    return _special._out("modified_bessel_i0", _bessel_i(input, 0, False, "modified_bessel_i0"), out, (input,))
 
 
 def modified_bessel_i1(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """torch.special.modified_bessel_i1: ``I1(x)``, as ``i1``."""
-    return _special._out("modified_bessel_i1", _bessel_i(input, 1, False), out, (input,))
+    return _special._out("modified_bessel_i1", _bessel_i(input, 1, False, "modified_bessel_i1"), out, (input,))
 
 
 _J0_SERIES = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(6, -1, -1))  # sin(x)/x in x^2, 7 terms
@@ -94,7 +94,7 @@ _J0_SERIES = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(6, -1, -
 def spherical_bessel_j0(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """``sin(x) / x``, the spherical Bessel function of the first kind of order 0: its Taylor series below |x| = 0.5
     (torch's), 0 at +-inf."""
-    x, d = _special._opmath(input)
+    x, d = _special._opmath(input, "spherical_bessel_j0", "x")
     near = x.abs() < 0.5
     small = x.clamp(-0.5, 0.5)
     series = _special._horner(_J0_SERIES, small * small)

@@ -52,3 +52,21 @@ def test_scaled_forms_stay_finite_where_the_plain_ones_overflow():
     assert np.isfinite(st.special.i0e(x)[:2].numpy()).all() and st.special.i0e(x)[2].item() == 0.0
     assert np.isfinite(st.special.i1e(x)[:2].numpy()).all()
     assert st.special.i1(x)[0].item() == float("inf") and st.special.i1(x)[1].item() == float("-inf")
+
+
+@pytest.mark.parametrize("name", [*NAMES, "i0", "entr", "ndtr", "logit"])
+def test_bad_input_in_torchs_words(name):
+    fn = getattr(st.special, name)
+    arg = "x" if name == "spherical_bessel_j0" else "input"
+    words = rf"^special_{name}\(\): argument '{arg}' \(position 1\) must be Tensor, not int$"
+    with pytest.raises(TypeError, match=words):
+        fn(3)
+    with pytest.raises(NotImplementedError, match=rf"^\"{name}_cpu\" not implemented for 'ComplexFloat'$"):
+        fn(st.tensor([1 + 2j]))  # it used to drop the imaginary part
+
+
+def test_sinc_of_a_complex_tensor_as_torch():
+    torch = pytest.importorskip("torch")
+    z = [1 + 2j, 0j, 0.5]
+    np.testing.assert_allclose(st.special.sinc(st.tensor(z)).numpy(), torch.special.sinc(torch.tensor(z)).numpy(),
+                               rtol=1e-6)
