@@ -50,7 +50,6 @@ def as_native(fn, casts: dict | None = None):
         finally:
             tls.mask = mask
 
-    native.__wrapped_native__ = fn
     return native
 
 
