@@ -268,7 +268,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, output, executable: bool)
 class DelayedError(Node):
     """Raises when backward reaches it: the gradient of a ``once_differentiable`` backward."""
 
-    _name = "Error"  # torch's node name
+    _name = "torch::autograd::Error"  # torch's node name
 
     def __init__(self, message: str, edges: tuple, metas: tuple, num_outputs: int):
         super().__init__(edges, metas, num_outputs)

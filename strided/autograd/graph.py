@@ -102,11 +102,12 @@ class Node:
         """Free saved tensors (after a backward without retain_graph)."""
 
     def name(self) -> str:
-        """The node's name, as torch's ``Node.name()`` ("MulBackward0", "AccumulateGrad", ...)."""
+        """The node's name, as torch's ``Node.name()``: "MulBackward0", and for the nodes torch defines by hand
+        in C++, their qualified name ("torch::autograd::AccumulateGrad", "torch::autograd::CopySlices")."""
         return self._name
 
-    def __repr__(self) -> str:
-        return f"<{self._name} object at {id(self):#x}>"
+    def __repr__(self) -> str:  # torch's repr names the Python class: <AccumulateGrad object at ...>
+        return f"<{self._name.removeprefix('torch::autograd::')} object at {id(self):#x}>"
 
     def register_hook(self, hook) -> RemovableHandle:
         """torch's ``Node.register_hook``: ``hook(grad_inputs, grad_outputs)`` runs after the node;
@@ -138,7 +139,7 @@ class AccumulateGrad(Node):
     """The sink of a leaf: adds the incoming gradient into ``leaf.grad`` (Note [Accumulation])."""
 
     __slots__ = ("variable",)
-    _name = "AccumulateGrad"
+    _name = "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable: Tensor):
         super().__init__((), ())

@@ -40,7 +40,7 @@ class CopySlices(Node):
     """
 
     __slots__ = ("base_geometry", "view_geometry")
-    _name = "CopySlices"
+    _name = "torch::autograd::CopySlices"
 
     def __init__(self, base: Tensor, view: Tensor, next_edges, input_meta):
         super().__init__(next_edges, input_meta)

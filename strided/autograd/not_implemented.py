@@ -37,7 +37,7 @@ class NotImplementedNode(Node):
     derivatives])."""
 
     __slots__ = ("op_name",)
-    _name = "NotImplemented"
+    _name = "torch::autograd::NotImplemented"
 
     def __init__(self, op_name: str, next_edges, input_meta, num_outputs: int):
         super().__init__(next_edges, input_meta, num_outputs)

@@ -85,7 +85,7 @@ def test_leaf_accumulates_on_the_stream_of_its_first_use():
     with cuda.stream(s):
         y = (x * 3.0).sum()
     acc = y.grad_fn.next_functions[0][0].next_functions[0][0]
-    assert acc.name == "AccumulateGrad" and acc.stream == s
+    assert acc.name() == "torch::autograd::AccumulateGrad" and acc.stream == s
     y.backward()
     assert cuda.current_stream() != s
     cuda.current_stream().synchronize()  # the caller's stream waited for s: .grad is complete

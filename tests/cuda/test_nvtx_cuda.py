@@ -44,5 +44,5 @@ assert model.weight.grad is not None and model.weight.grad.device.type == "cuda"
 """)
     assert "push aten::linear, sizes = [[16, 8], [4, 8], [4]]" in log
     nodes = [line.split(": ")[1] for line in log if line.startswith("push autograd::engine::evaluate_function: ")]
-    assert nodes[0] == "MeanBackward0" and nodes.count("AccumulateGrad") == 2
+    assert nodes[0] == "MeanBackward0" and nodes.count("torch::autograd::AccumulateGrad") == 2
     assert sum(line.startswith("push") for line in log) == log.count("pop")

@@ -82,7 +82,7 @@ z = a.detach().relu()  # after the block: no range
     assert log[1] == "push aten::mm, sizes = [[2, 3], [3, 4]]"
     assert "push aten::sum, sizes = [[2, 4]]" in log
     nodes = [line.split(": ")[1] for line in log if line.startswith("push autograd::engine::evaluate_function: ")]
-    assert nodes[0] == "SumBackward0" and nodes[-1] == "AccumulateGrad" and len(nodes) == 3
+    assert nodes[0] == "SumBackward0" and nodes[-1] == "torch::autograd::AccumulateGrad" and len(nodes) == 3
     for node in nodes:  # the engine's range around the node's own
         assert log[log.index(f"push autograd::engine::evaluate_function: {node}") + 1] == f"push {node}"
     assert "push aten::relu" in log and "sizes" not in log[-2]
