@@ -41,7 +41,7 @@ class AutogradMeta:
     """What autograd keeps per tensor (torch's AutogradMeta)."""
 
     __slots__ = ("grad", "grad_fn", "output_nr", "retains_grad", "hooks", "grad_accumulator", "view_of",
-                 "post_accumulate_hooks", "no_grad_view")
+                 "post_accumulate_hooks", "no_grad_view", "multi_output")
 
     def __init__(self, grad_fn=None, output_nr: int = 0):
         self.grad = None
@@ -53,6 +53,7 @@ class AutogradMeta:
         self.view_of = None  # a view's base's grad_fn when the view's history was set (Note [Stale views])
         self.post_accumulate_hooks = None  # leaf hooks run with the leaf after its .grad is updated
         self.no_grad_view = False  # a view made under no_grad of a base that requires grad (Note [No-grad views])
+        self.multi_output = False  # an output of unbind / split, or a view of one (Note [Multi-output views])
 
 
 def _meta(t: Tensor) -> AutogradMeta:
@@ -257,9 +258,20 @@ def gradient_edge(t: Tensor) -> tuple:
             base_meta = base._autograd
             current = None if base_meta is None else base_meta.grad_fn
             if current is not meta.view_of:
+                if meta.multi_output:  # Note [Multi-output views]
+                    raise RuntimeError(multi_output_message(meta, "its base or another view of its base has been"))
                 set_history(t, ViewOfRebased(base, t, gradient_edge(base)), 0)
         return (meta.grad_fn, meta.output_nr)
     return (grad_accumulator(t), 0)
+
+
+def multi_output_message(meta: AutogradMeta, modified: str) -> str:
+    """torch's refusal of an in-place write to (``modified="is being"``), or through the base of, an output of a
+    function that returns several views (Note [Multi-output views])."""
+    name = re.sub(r"Backward\d*$", "", meta.grad_fn._name) if meta.grad_fn is not None else "a view function"
+    return (f"Output {meta.output_nr} of {name} is a view and {modified} modified inplace. This view is the output "
+            "of a function that returns multiple views. Such functions do not allow the output views to be modified "
+            "inplace. You should replace the inplace operation by an out-of-place one.")
 
 
 def collect_edge(t, edges: list, metas: list) -> None:

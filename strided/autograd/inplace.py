@@ -5,7 +5,8 @@ in kernels.py)."""
 from __future__ import annotations
 
 from ..tensor import Tensor
-from .graph import Node, ViewOfRebased, gradient_edge, set_history
+from ..dispatch.dispatcher import grad_mode
+from .graph import Node, ViewOfRebased, gradient_edge, multi_output_message, set_history
 
 __all__ = ["check_inplace", "CopySlices", "rebase_history", "refresh_view"]
 
@@ -14,9 +15,11 @@ def check_inplace(t: Tensor) -> None:
     """torch's check_inplace: a leaf that requires grad (or a view of one) can't be written, nor a view made under
     no_grad of a base that requires grad while grad mode is on (Note [No-grad views])."""
     meta = t._autograd
-    if meta is not None and meta.no_grad_view and meta.grad_fn is None and t._base is not None and (
-            t._base._requires_grad):
-        raise RuntimeError(_NO_GRAD_VIEW)
+    if meta is not None and t._base is not None:
+        if meta.no_grad_view and meta.grad_fn is None and t._base._requires_grad:
+            raise RuntimeError(_NO_GRAD_VIEW)
+        if meta.multi_output:
+            raise RuntimeError(multi_output_message(meta, "is being"))
     if not t._requires_grad:
         base = t._base
         if base is None or not base._requires_grad or not base.is_leaf:
@@ -115,13 +118,31 @@ _NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inpla
                  "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 
 
+_NO_GRAD_VIEW_INDIRECT = _NO_GRAD_VIEW.replace("is being modified", "its base or another view of its base has been "
+                                                                  "modified")
+
+
+# Note [Multi-output views]
+# The outputs of a function that returns several views (unbind, split, split_with_sizes, chunk) share one backward
+# node, which torch cannot rebase onto an in-place op's history; torch therefore refuses an in-place write to such an
+# output, or to a view of one, when it requires grad, and refuses to use one after an in-place write through its
+# base changed the base's history. strided marks these outputs (``AutogradMeta.multi_output``, set by the view
+# kernels and carried by ``alias`` to views of them) and refuses as torch does, in its words, though its
+# ``ViewOfRebased`` could compute such a gradient: code written against strided then runs under torch. The
+# ``unsafe_`` variants are torch's way around the rule; their outputs carry no mark.
 def refresh_view(t: Tensor) -> bool:
     """Give a late-requiring view ``t`` its history (Note [Late-requiring views]); False when ``t``
     is not one (it has autograd metadata: a history, or the no_grad mark). True too for a view made under no_grad
     (Note [No-grad views]): the op goes to its Autograd kernel, which refuses an in-place write."""
     meta = t._autograd
     if meta is not None:
-        return meta.no_grad_view and meta.grad_fn is None
+        if not (meta.no_grad_view and meta.grad_fn is None):
+            return False
+        if grad_mode.enabled:  # its base's history changed since it was made: an in-place write through the base
+            base_meta = t._base._autograd
+            if (None if base_meta is None else base_meta.grad_fn) is not meta.view_of:
+                raise RuntimeError(_NO_GRAD_VIEW_INDIRECT)
+        return True
     base = t._base
     set_history(t, ViewOfRebased(base, t, gradient_edge(base)), 0)
     return True

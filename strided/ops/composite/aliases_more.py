@@ -137,16 +137,25 @@ def ravel(self):
     return ops.reshape(self, (-1,))
 
 
+def _unmarked(views: list) -> list:
+    """The ``unsafe_`` variants' outputs: autograd lets them be written in place (Note [Multi-output views])."""
+    for v in views:
+        meta = v._autograd
+        if meta is not None:
+            meta.multi_output = meta.no_grad_view = False
+    return views
+
+
 @kernel(_CIA)
 def unsafe_chunk(self, chunks, dim=0):
-    return ops.chunk(self, chunks, dim)
+    return _unmarked(ops.chunk(self, chunks, dim))
 
 
 @kernel(_CIA)
 def unsafe_split(self, split_size, dim=0):
-    return ops.split(self, split_size, dim)
+    return _unmarked(ops.split(self, split_size, dim))
 
 
 @kernel(_CIA)
 def unsafe_split_with_sizes(self, split_sizes, dim=0):
-    return ops.split_with_sizes(self, split_sizes, dim)
+    return _unmarked(ops.split_with_sizes(self, split_sizes, dim))

@@ -25,13 +25,12 @@ like torch's, it is never differentiable.
 from __future__ import annotations
 
 from ... import dtypes as dt
-from ...autograd.graph import AutogradMeta
 from ...backends.meta.common import check
 from ...backends.meta.pointwise import scalar_type_name
-from ...dispatch.dispatcher import grad_mode
 from ...dispatch.library import kernel
 from ...tensor import Tensor, make_tensor
 from .. import bound as ops
+from .views import mark_view
 
 __all__ = []
 
@@ -43,9 +42,8 @@ def _dtype_view(self: Tensor, dtype, sizes: tuple, strides: tuple, offset: int) 
     t = make_tensor(self._storage, offset, sizes, strides, dtype)
     base = self._base
     root = t._base = self if base is None else base
-    if root._requires_grad and not grad_mode.enabled:
-        t._autograd = meta = AutogradMeta()  # made under no_grad: never differentiable (Note [No-grad views])
-        meta.no_grad_view = True
+    if root._requires_grad:
+        mark_view(self, t, root)
     return t
 
 

@@ -23,7 +23,7 @@ from ...dispatch.library import kernel
 from ...tensor import Tensor, make_tensor
 from .. import bound as ops
 
-__all__ = ["alias", "infer_size", "compute_stride", "int_list"]
+__all__ = ["alias", "mark_view", "infer_size", "compute_stride", "int_list"]
 
 _VIEW_ERROR = (
     "view size is not compatible with input tensor's size and stride (at least one dimension spans "
@@ -36,10 +36,25 @@ def alias(self: Tensor, sizes: tuple, strides: tuple, offset: int | None = None)
     t = make_tensor(self._storage, self._offset if offset is None else offset, sizes, strides, self.dtype)
     base = self._base
     root = t._base = self if base is None else base
-    if root._requires_grad and not grad_mode.enabled:
-        t._autograd = meta = AutogradMeta()  # made under no_grad: never differentiable (Note [No-grad views])
-        meta.no_grad_view = True
+    if root._requires_grad:
+        mark_view(self, t, root)
     return t
+
+
+def mark_view(self: Tensor, t: Tensor, root: Tensor) -> None:
+    """Mark a new view ``t`` of ``self`` (its base ``root`` requires grad) that autograd must refuse to write in
+    place: one made under no_grad (Note [No-grad views]), and a view of a view so marked or of a multi-output
+    view (Note [Multi-output views]), which carries its marks."""
+    meta = self._autograd
+    if not grad_mode.enabled:
+        t._autograd = new = AutogradMeta()  # made under no_grad: never differentiable
+        new.no_grad_view = True
+        root_meta = root._autograd
+        new.view_of = None if root_meta is None else root_meta.grad_fn  # its base's history when made
+        new.multi_output = meta is not None and meta.multi_output
+    elif meta is not None and (meta.no_grad_view or meta.multi_output):
+        t._autograd = new = AutogradMeta()
+        new.no_grad_view, new.multi_output, new.view_of = meta.no_grad_view, meta.multi_output, meta.view_of
 
 
 def int_list(values, op: str = "", arg: str = "size") -> tuple:

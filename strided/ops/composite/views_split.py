@@ -12,6 +12,7 @@ from ...backends.meta.common import wrap_dim
 from ...backends.meta.reductions import type_name
 from ...dispatch.library import kernel
 from .. import bound as ops
+from ...autograd.graph import AutogradMeta
 from .views import alias, int_list
 
 __all__ = []
@@ -101,8 +102,21 @@ def split(self, split_size, dim=0):
         )
     num_splits = max((size + split_size - 1) // split_size, 1) if split_size else 1
     last = split_size - (split_size * num_splits - size)
-    return [_narrow(self, d, i * split_size, split_size if i < num_splits - 1 else last)
-            for i in range(num_splits)]
+    return _multi_output(self, [_narrow(self, d, i * split_size, split_size if i < num_splits - 1 else last)
+                                for i in range(num_splits)])
+
+
+def _multi_output(self, views: list) -> list:
+    """Mark the outputs of a function that returns several views, when autograd tracks them
+    (Note [Multi-output views])."""
+    base = self._base
+    if (self if base is None else base)._requires_grad:
+        for v in views:
+            meta = v._autograd
+            if meta is None:
+                meta = v._autograd = AutogradMeta()
+            meta.multi_output = True
+    return views
 
 
 def _narrow(self, d, start, length):
@@ -134,7 +148,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     for s in sizes:
         out.append(_narrow(self, d, start, s))
         start += s
-    return out
+    return _multi_output(self, out)
 
 
 @kernel("CompositeImplicitAutograd")
@@ -163,7 +177,7 @@ def unbind(self, dim=0):
     sizes = self._sizes[:d] + self._sizes[d + 1:]
     strides = self._strides[:d] + self._strides[d + 1:]
     stride, offset = self._strides[d], self._offset
-    return [alias(self, sizes, strides, offset + i * stride) for i in range(self._sizes[d])]
+    return _multi_output(self, [alias(self, sizes, strides, offset + i * stride) for i in range(self._sizes[d])])
 
 
 def _tensor_split_dim(self, dim) -> int:
