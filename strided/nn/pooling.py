@@ -170,20 +170,7 @@ def avg_pool2d(
     check_avg_pool_dtype(input, "avg_pool2d", "avg_pool2d_out_cuda_frame")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    batched = input.dim() == 4
-    x = input if batched else ops.unsqueeze(input, 0)
-    n, c, h, w = x.shape
-    oh = _out_size(h, k[0], s[0], 2 * p[0], 1, ceil_mode, p[0])
-    ow = _out_size(w, k[1], s[1], 2 * p[1], 1, ceil_mode, p[1])
-    extra_h = max(0, (oh - 1) * s[0] + k[0] - (h + 2 * p[0]))
-    extra_w = max(0, (ow - 1) * s[1] + k[1] - (w + 2 * p[1]))
-    xp = _padded(x, (p[0], p[0] + extra_h), (p[1], p[1] + extra_w), 0.0)
-    total = ops.sum(_windows(xp, k, s, (1, 1), oh, ow), [2, 3])  # (N, C, OH, OW)
-    if divisor_override is not None:
-        out = _mean(total, divisor_override)
-    else:
-        out = _mean(total, _divisors(h, w, k, s, p, oh, ow, count_include_pad, x))
-    return out if batched else ops.squeeze(out, [0])
+    return ops.avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override)
 
 
 def window_counts(size: int, k: int, s: int, p: int, out: int, count_include_pad: bool) -> list[int]:
@@ -197,16 +184,6 @@ def window_counts(size: int, k: int, s: int, p: int, out: int, count_include_pad
         start, end = max(start, 0), min(end, size)
         counts.append(pool if count_include_pad else end - start)
     return counts
-
-
-def _divisors(h, w, k, s, p, oh, ow, count_include_pad, x) -> Tensor:
-    """Per output position, the count torch divides by: the product of the two dims' window counts."""
-    from ..factories import tensor
-
-    dtype = x.dtype if x.dtype.is_floating_point or x.dtype is _dt.int64 else _dt.float32
-    rows = tensor(window_counts(h, k[0], s[0], p[0], oh, count_include_pad), dtype=dtype, device=x.device)
-    cols = tensor(window_counts(w, k[1], s[1], p[1], ow, count_include_pad), dtype=dtype, device=x.device)
-    return ops.mul(ops.reshape(rows, (oh, 1)), cols)
 
 
 def max_pool1d(

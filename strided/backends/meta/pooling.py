@@ -1,5 +1,5 @@
-"""Meta function of 2-d max pooling (``max_pool2d_with_indices`` and its backward): the argument checks and output
-geometry torch's kernels make (aten/src/ATen/native/Pool.h: ``pooling_output_shape``, ``pool2d_shape_check``),
+"""Meta functions of 2-d max and average pooling (``max_pool2d_with_indices``, ``avg_pool2d`` and their backwards):
+the argument checks and output geometry torch's kernels make (aten/src/ATen/native/Pool.h: ``pooling_output_shape``, ``pool2d_shape_check``),
 shared by the CUDA kernels and the composite."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from typing import NamedTuple
 from ... import dtypes as _dt
 from .pointwise import not_implemented
 
-__all__ = ["MaxPool2dGeometry", "max_pool2d_geometry", "pooled_size", "check_max_pool_dtype"]
+__all__ = ["MaxPool2dGeometry", "max_pool2d_geometry", "AvgPool2dGeometry", "avg_pool2d_geometry", "pooled_size",
+           "check_max_pool_dtype"]
 
 
 def pooled_size(size: int, k: int, s: int, p_total: int, d: int, ceil_mode: bool = False, p_front: int = 0) -> int:
@@ -46,7 +47,7 @@ class MaxPool2dGeometry(NamedTuple):
     args: tuple  # planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw
 
 
-def _two(v, name: str, allow_empty: bool = False) -> tuple:
+def _two(v, name: str, allow_empty: bool = False, op: str = "max_pool2d") -> tuple:
     if isinstance(v, int) and not isinstance(v, bool):
         return v, v
     v = tuple(v)
@@ -55,8 +56,8 @@ def _two(v, name: str, allow_empty: bool = False) -> tuple:
     if len(v) == 1:
         return v[0], v[0]
     if len(v) != 2:
-        omitted = "be omitted, " if allow_empty else ""
-        raise RuntimeError(f"max_pool2d: {name} must either {omitted}be a single int, or a tuple of two ints")
+        form = "be omitted, a single int" if allow_empty else "be a single int"
+        raise RuntimeError(f"{op}: {name} must either {form}, or a tuple of two ints")
     return v[0], v[1]
 
 
@@ -96,3 +97,79 @@ def max_pool2d_geometry(self, kernel_size, stride, padding, dilation, ceil_mode,
                            f"{indices.dtype.name}")
     planes = c * (self._sizes[0] if self.dim() == 4 else 1)
     return MaxPool2dGeometry(k, s, p, d, oh, ow, (planes, h, w, oh, ow, *k, *s, *p, *d))
+
+
+class AvgPool2dGeometry(NamedTuple):
+    """Window geometry of one average pool: normalized arguments, output size, and the kernels' 13 integers."""
+
+    k: tuple
+    s: tuple
+    p: tuple
+    oh: int
+    ow: int
+    args: tuple  # planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override (0: none)
+
+
+def avg_pool2d_geometry(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                        grad_output=None) -> AvgPool2dGeometry:
+    """torch's checks of a (C, H, W) or (N, C, H, W) average pool (TORCH_META_FUNC(avg_pool2d), in its order) and
+    its geometry; with ``grad_output`` (the backward) also its shape and dtype."""
+    from .common import wrap_dim
+
+    k = _two(kernel_size, "kernel_size", op="avg_pool2d")
+    s = _two(stride, "stride", allow_empty=True, op="avg_pool2d") or k
+    p = _two(padding, "padding", op="avg_pool2d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    wrap_dim(-3, self.dim())  # torch reads size(-3) first: its IndexError for fewer dims
+    h, w = self._sizes[-2:]
+    oh, ow = (_avg_pooled_size(n, kk, ss, pp, ceil_mode) for n, kk, ss, pp in zip((h, w), k, s, p))
+    if min(k) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if min(s) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    if self.dim() not in (3, 4) or any(n == 0 for n in self._sizes[-3:]):  # a batch of none is fine
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
+                           f"{list(self._sizes)}")
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
+                           f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
+    c = self._sizes[-3]
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size "
+                           "is too small")
+    if not (self.dtype.is_floating_point or (self.dtype is _dt.int64 and self.device.type != "cuda")):
+        raise not_implemented("avg_pool2d_out_cuda_frame" if self.device.type == "cuda" else "avg_pool2d",
+                              self.dtype)
+    if grad_output is not None:
+        n = self.dim()
+        for dim, size in ((n - 3, c), (n - 2, oh), (n - 1, ow)):
+            if grad_output.dim() != n or grad_output._sizes[dim] != size:
+                got = grad_output._sizes[dim] if -grad_output.dim() <= dim < grad_output.dim() else "?"
+                raise RuntimeError(f"Expected a tensor of dimension {n} and tensor.size[{dim}] == {size} but got: "
+                                   f"dimension {grad_output.dim()} and tensor.size[{dim}] = {got}")
+        if grad_output.dtype is not self.dtype:
+            raise RuntimeError(f"expected dtype {_c_name(self.dtype)} for `gradOutput` but got dtype "
+                               f"{_c_name(grad_output.dtype)}")
+    planes = c * (self._sizes[0] if self.dim() == 4 else 1)
+    divisor = 0 if divisor_override is None else int(divisor_override)
+    return AvgPool2dGeometry(k, s, p, oh, ow, (planes, h, w, oh, ow, *k, *s, *p, int(bool(count_include_pad)),
+                                               divisor))
+
+
+def _avg_pooled_size(size: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
+    """torch's ``pooling_output_shape`` with its own checks of stride and padding (the first an average pool makes)."""
+    if s == 0:
+        raise RuntimeError("stride should not be zero")
+    if p < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+    if p > (k - 1 + 1) // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} "
+                           "and dilation=1")
+    return pooled_size(size, k, s, 2 * p, 1, ceil_mode, p)
+
+
+def _c_name(d) -> str:
+    """torch's C++ name of a dtype in its TORCH_CHECK words (float, double, c10::Half, c10::BFloat16)."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int"}.get(d.name, d.name)

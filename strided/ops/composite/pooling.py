@@ -1,13 +1,15 @@
-"""CompositeExplicitAutograd kernels of 2-d max pooling, for every backend without its own (CPU, Meta):
+"""CompositeExplicitAutograd kernels of 2-d max and average pooling, for every backend without its own (CPU, Meta):
 ``max_pool2d_with_indices`` over the window view of Note [Convolution as a GEMM], and its backward as one
-``scatter_add`` of the gradients to the chosen elements (Note [The element a max pool chooses])."""
+``scatter_add`` of the gradients to the chosen elements (Note [The element a max pool chooses]); ``avg_pool2d`` as
+window sums over torch's divisors, and its backward as one strided add per window offset."""
 
 from __future__ import annotations
 
 import math
 
-from ...backends.meta.pooling import max_pool2d_geometry
+from ...backends.meta.pooling import avg_pool2d_geometry, max_pool2d_geometry
 from ...dispatch.library import kernel
+from ...dtypes import float32, int64
 from .. import bound as ops
 
 __all__ = []
@@ -16,7 +18,6 @@ __all__ = []
 @kernel("CompositeExplicitAutograd")
 def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """(values, indices) of 2-d max pooling; an index is the flat position in its (H, W) input plane."""
-    from ...dtypes import int64
     from ...nn.convolution import _padded, _windows
     from ...nn.pooling import _lowest, first_max_or_last_nan
 
@@ -52,3 +53,73 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     flat_grad = ops.reshape(grad_output, (*lead, -1))
     zeros = ops.zeros((*lead, plane), dtype=self.dtype, device=self.device)
     return ops.reshape(ops.scatter_add(zeros, -1, flat_idx, flat_grad), self._sizes)
+
+
+@kernel("CompositeExplicitAutograd")
+def avg_pool2d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """Window means over a zero-padded input; the divisor follows torch's rules for padding and ceil-mode overhang
+    (``count_include_pad`` counts padding, never the overhang past it)."""
+    from ...nn.convolution import _padded, _windows
+
+    g = avg_pool2d_geometry(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    batched = self.dim() == 4
+    x = self if batched else ops.unsqueeze(self, 0)
+    xp = _padded(x, *_pads(x, g), 0.0)
+    total = ops.sum(_windows(xp, g.k, g.s, (1, 1), g.oh, g.ow), [2, 3])  # (N, C, OH, OW)
+    out = _divided(total, _divisor(x, g, count_include_pad, divisor_override))
+    return out if batched else ops.squeeze(out, [0])
+
+
+@kernel("CompositeExplicitAutograd")
+def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):
+    """The gradient of ``self``: each window's gradient over its divisor, added to every element of the window (one
+    strided add per position in the window, into a zero-padded gradient that is then cropped)."""
+    g = avg_pool2d_geometry(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                            grad_output)
+    batched = self.dim() == 4
+    x = self if batched else ops.unsqueeze(self, 0)
+    go = grad_output if batched else ops.unsqueeze(grad_output, 0)
+    share = _divided(go, _divisor(x, g, count_include_pad, divisor_override))
+    (top, bottom), (left, right) = _pads(x, g)
+    n, c, h, w = x._sizes
+    padded = ops.zeros((n, c, h + top + bottom, w + left + right), dtype=self.dtype, device=self.device)
+    (kh, kw), (sh, sw) = g.k, g.s
+    for a in range(kh):
+        for b in range(kw):
+            ops.add_(ops.slice(ops.slice(padded, 2, a, a + sh * (g.oh - 1) + 1, sh), 3, b, b + sw * (g.ow - 1) + 1, sw),
+                     share)
+    out = ops.narrow(ops.narrow(padded, 2, top, h), 3, left, w)
+    return ops.contiguous(out) if batched else ops.contiguous(ops.squeeze(out, [0]))
+
+
+def _pads(x, g) -> tuple:
+    """(rows above, below), (columns left, right): the padding, plus the ceil-mode overhang past it."""
+    h, w = x._sizes[-2:]
+    (kh, kw), (sh, sw), (ph, pw) = g.k, g.s, g.p
+    extra_h = max(0, (g.oh - 1) * sh + kh - (h + 2 * ph))
+    extra_w = max(0, (g.ow - 1) * sw + kw - (w + 2 * pw))
+    return (ph, ph + extra_h), (pw, pw + extra_w)
+
+
+def _divisor(x, g, count_include_pad, divisor_override):
+    """``divisor_override``, or per output position the count torch divides by: the product of the two dims' window
+    counts (a tensor of the output's (OH, OW))."""
+    if divisor_override is not None:
+        return divisor_override
+    from ...factories import tensor
+    from ...nn.pooling import window_counts
+
+    h, w = x._sizes[-2:]
+    dtype = x.dtype if x.dtype.is_floating_point or x.dtype is int64 else float32
+    rows = tensor(window_counts(h, g.k[0], g.s[0], g.p[0], g.oh, count_include_pad), dtype=dtype, device=x.device)
+    cols = tensor(window_counts(w, g.k[1], g.s[1], g.p[1], g.ow, count_include_pad), dtype=dtype, device=x.device)
+    return ops.mul(ops.reshape(rows, (g.oh, 1)), cols)
+
+
+def _divided(total, divisor):
+    """The sums over their counts: true division, or truncating for int64 (torch's CPU kernel)."""
+    if total.dtype is int64:
+        return ops.div(total, divisor, rounding_mode="trunc")
+    return ops.div(total, divisor)
