@@ -6,9 +6,11 @@ A 2-d convolution reads, for every output position, a (C/groups, KH, KW) window 
 input. ``as_strided`` names all windows at once as a (N, C, KH, KW, OH, OW) view of the contiguous
 padded input (strides: dilation times the input's, stride times the input's), one ``reshape``
 copies them into (N, groups, C/groups*KH*KW, OH*OW) columns (im2col), and one broadcast ``matmul``
-with the (groups, C_out/groups, C/groups*KH*KW) weight gives every output channel. Autograd
-differentiates ``as_strided`` by scatter-adding into the input (overlapping windows add up), so
-gradients need no new formula. Pooling (``pooling.py``) takes the same window view and reduces its (KH, KW)
+with the (groups, C_out/groups, C/groups*KH*KW) weight gives every output channel. With symmetric padding the
+columns are the ``im2col`` op (``F.unfold``: on CUDA one kernel reading the unpadded input, elsewhere the window
+view), whose gradient is ``col2im`` (``F.fold``: on CUDA one kernel that gathers, per input element, the columns
+that hold it); otherwise autograd differentiates ``as_strided`` by scatter-adding into the input (overlapping
+windows add up). A 1x1 kernel of stride 1 needs no copy: the input is its own columns. Pooling (``pooling.py``) takes the same window view and reduces its (KH, KW)
 dims: a maximum over an input padded with -inf (Note [The element a max pool chooses]) or ``sum`` over a
 zero-padded input divided by the window's count. 1-d forms are the 2-d ones over a height of one. This
 trades memory (the column copy) for simplicity; torch calls cuDNN / its own kernels.
@@ -159,20 +161,31 @@ def conv2d(
             f"Kernel size: ({d[0] * (kh - 1) + 1} x {d[1] * (kw - 1) + 1}). Kernel size can't be "
             "greater than actual input size"
         )
-    xp = _padded(x, ph, pw, 0.0)
-    windows = _windows(xp, (kh, kw), s, d, oh, ow)
     if groups == 1 and batched and channels_last_format(x, weight) == "channels_last":
         # Note [Channels-last outputs]: columns as (N*OH*OW, C*KH*KW) rows, so the product is NHWC
+        windows = _windows(_padded(x, ph, pw, 0.0), (kh, kw), s, d, oh, ow)
         cols = ops.reshape(ops.permute(windows, (0, 4, 5, 1, 2, 3)), (n * oh * ow, c * kh * kw))
         out = ops.mm(cols, ops.t(ops.reshape(weight, (oc, cg * kh * kw))))  # (N*OH*OW, OC)
         out = ops.permute(ops.reshape(out, (n, oh, ow, oc)), (0, 3, 1, 2))
     else:
-        cols = ops.reshape(windows, (n, groups, cg * kh * kw, oh * ow))
+        cols = ops.reshape(_columns(x, (kh, kw), s, d, ph, pw, oh, ow), (n, groups, cg * kh * kw, oh * ow))
         out = ops.matmul(ops.reshape(weight, (groups, oc // groups, cg * kh * kw)), cols)  # (N, groups, OC/g, L)
         out = ops.reshape(out, (n, oc, oh, ow))
     if bias is not None:
         out = ops.add(out, ops.reshape(bias, (1, oc, 1, 1)))
     return out if batched else ops.squeeze(out, [0])
+
+
+def _columns(x: Tensor, k: tuple, s: tuple, d: tuple, ph: tuple, pw: tuple, oh: int, ow: int) -> Tensor:
+    """The (N, C * KH * KW, OH * OW) columns of (N, C, H, W) ``x`` (Note [Convolution as a GEMM]): the input itself
+    for a 1x1 kernel of stride 1, the ``im2col`` op (one kernel on CUDA; its gradient is ``col2im``) for symmetric
+    padding, else the window view of the padded input copied."""
+    n, c = x.shape[0], x.shape[1]
+    if k == (1, 1) and s == (1, 1) and ph == pw == (0, 0):
+        return ops.reshape(x, (n, c, oh * ow))
+    if ph[0] == ph[1] and pw[0] == pw[1] and (x.dtype.is_floating_point or x.dtype.is_complex):
+        return ops.im2col(x, k, d, (ph[0], pw[0]), s)
+    return ops.reshape(_windows(_padded(x, ph, pw, 0.0), k, s, d, oh, ow), (n, c * k[0] * k[1], oh * ow))
 
 
 def conv1d(

@@ -4,11 +4,10 @@ window view) and one copy."""
 
 from __future__ import annotations
 
-from ..backends.meta.pointwise import not_implemented
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
-from .convolution import _check_tensors, _padded, _pair, _windows
+from .convolution import _check_tensors, _pair
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "unfold"]
 
@@ -75,26 +74,6 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     """Sliding blocks of (N, C, H, W) (or (C, H, W)) as columns: (N, C * KH * KW, L), the convolution's
     im2col (Note [Convolution as a GEMM])."""
     _check_tensors("unfold", input=input)
-    if input.dim() not in (3, 4):
-        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
-                           f"dimensions for input, but got: {list(input.shape)}")
     k, d = _pair(kernel_size, "kernel_size", "unfold"), _pair(dilation, "dilation", "unfold")
     p, s = _pair(padding, "padding", "unfold"), _pair(stride, "stride", "unfold")
-    if min(k) <= 0 or min(d) <= 0 or min(s) <= 0 or min(p) < 0:
-        raise RuntimeError(f"unfold: kernel_size {k}, dilation {d} and stride {s} must be positive and padding {p} "
-                           "non-negative")
-    batched = input.dim() == 4
-    x = input if batched else ops.unsqueeze(input, 0)
-    n, c, h, w = x.shape
-    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
-    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
-    if oh < 1 or ow < 1:
-        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, dilation={d}, padding={p}, "
-                           f"calculated shape of the array of sliding blocks as ({oh}, {ow}), but its components "
-                           "must be at least one.")
-    dtype = input.dtype
-    if not (dtype.is_floating_point or dtype.is_complex or dtype.name == "bool"):  # torch's im2col dtypes
-        raise not_implemented(f"im2col_out_{input.device.type}", dtype)
-    cols = _windows(_padded(x, (p[0], p[0]), (p[1], p[1]), 0.0), k, s, d, oh, ow)
-    out = ops.reshape(cols, (n, c * k[0] * k[1], oh * ow))
-    return out if batched else ops.squeeze(out, [0])
+    return ops.im2col(input, k, d, p, s)

@@ -103,9 +103,13 @@ _LOGADDEXP_AND_SILU = {"logaddexp", "silu"}
 # gradient, as torch); compositions of listed ops on every backend (CUDA: tests/cuda/test_complex_cov_norms_cuda.py)
 _COVARIANCES_AND_GATHERS = {"cov", "corrcoef", "ldexp", "renorm", "embedding"}
 
+# F.unfold / F.fold's columns: a window view copied, strided adds (their composites in ops/composite/im2col.py;
+# the CUDA kernels take the real floating dtypes and hand complex to the composites)
+_COLUMNS = {"im2col", "col2im"}
+
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
                         | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU
-                        | _COVARIANCES_AND_GATHERS)
+                        | _COVARIANCES_AND_GATHERS | _COLUMNS)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "eq_", "ne_", "real",
     "imag",
@@ -114,7 +118,7 @@ CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
 } | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT
-   | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU | _COVARIANCES_AND_GATHERS)
+   | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU | _COVARIANCES_AND_GATHERS | _COLUMNS)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:

@@ -91,13 +91,15 @@ def test_elementwise_templates_compile():
 
 
 def _reduction_sources():
+    from strided.backends.cuda.kernels.im2col_ops import im2col_sources
     from strided.backends.cuda.kernels.pooling_ops import pool_sources
     from strided.backends.cuda.kernels.recurrent_ops import rnn_sources
     from strided.backends.cuda.kernels.scan_index_ops import scan_index_sources
     from strided.backends.cuda.normalization import normalization_sources
     from strided.backends.cuda.reduction import reduce_sources
 
-    return [*reduce_sources(), *normalization_sources(), *rnn_sources(), *scan_index_sources(), *pool_sources()]
+    return [*reduce_sources(), *normalization_sources(), *rnn_sources(), *scan_index_sources(), *pool_sources(),
+            *im2col_sources()]
 
 
 def test_reduction_templates_compile():

@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     einsum,
     factories,
     foreach,
+    im2col,
     indexing_more,
     inplace_compositions,
     joining,
