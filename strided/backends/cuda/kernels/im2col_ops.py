@@ -14,7 +14,7 @@ from ...meta.im2col import col2im_geometry, im2col_geometry
 from ..launch import get_kernel
 from ..reduction import acc_ctype, kernel_source
 from ..streams import current_stream_handle
-from . import CTYPES, launch_config
+from . import CTYPES
 
 __all__ = ["im2col_sources"]
 
@@ -33,11 +33,14 @@ def im2col_sources():
         yield "im2col.cu", ("im2col_kernel", "col2im_kernel"), _source(name)
 
 
-def _launch(name: str, like, total: int, *args) -> None:
-    if total:
+def _launch(name: str, like, rows: int, row_length: int, *args) -> None:
+    """One block per row (grid-striding past 65536 rows), its threads along the row: a warp multiple up to 256
+    (Note [Column kernels' index math])."""
+    if rows and row_length:
         dev = like.device.index
-        grid, block = launch_config(total)
-        get_kernel(_source(like.dtype.name), name, FMT, dev)(grid, block, current_stream_handle(dev), *args)
+        block = min(256, (row_length + 31) // 32 * 32)
+        get_kernel(_source(like.dtype.name), name, FMT, dev)(min(rows, 1 << 16), block, current_stream_handle(dev),
+                                                             *args)
 
 
 @kernel("CUDA")
@@ -50,7 +53,7 @@ def im2col(self, kernel_size, dilation, padding, stride):
     x = self if self.is_contiguous() else self.contiguous()
     rows, length = g.c * g.k[0] * g.k[1], g.lh * g.lw
     out = new_output((g.n, rows, length) if g.batched else (rows, length), self.dtype, self.device)
-    _launch("im2col_kernel", self, out.numel(), x.data_ptr(), out.data_ptr(), *g.args)
+    _launch("im2col_kernel", self, g.n * rows, length, x.data_ptr(), out.data_ptr(), *g.args)
     return out
 
 
@@ -63,5 +66,5 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
     g = col2im_geometry(self, output_size, kernel_size, dilation, padding, stride)
     cols = self if self.is_contiguous() else self.contiguous()
     out = new_output((g.n, g.c, g.h, g.w) if g.batched else (g.c, g.h, g.w), self.dtype, self.device)
-    _launch("col2im_kernel", self, out.numel(), cols.data_ptr(), out.data_ptr(), *g.args)
+    _launch("col2im_kernel", self, g.n * g.c, g.h * g.w, cols.data_ptr(), out.data_ptr(), *g.args)
     return out
