@@ -27,18 +27,19 @@ def _col2im(out: Tensor, cols: Tensor, blocks, stride, dilation) -> None:
     """Add the (N, C, *kernel, *blocks) window values ``cols`` into the uncut (N, C, *spatial) ``out`` in place
     (Note [Transposed convolution as col2im]): kernel offset (a, b, ...) lands on the positions
     ``a * dilation + i * stride``, one strided add per offset, any number of spatial dims (fold, 1-3d)."""
-    last = len(blocks) - 1
+    _spread(out, cols, 0, blocks, stride, dilation)
 
-    def spread(view: Tensor, plane: Tensor, dim: int) -> None:
-        for a in range(plane.shape[2]):
-            start = a * dilation[dim]
-            part = ops.slice(view, 2 + dim, start, start + (blocks[dim] - 1) * stride[dim] + 1, stride[dim])
-            if dim == last:
-                part.add_(ops.select(plane, 2, a))
-            else:
-                spread(part, ops.select(plane, 2, a), dim + 1)
 
-    spread(out, cols, 0)
+def _spread(view: Tensor, plane: Tensor, dim: int, blocks, stride, dilation) -> None:
+    """``_col2im`` from spatial dim ``dim`` on (a module-level recursion: a recursive closure is a reference cycle
+    left to the garbage collector on every call)."""
+    for a in range(plane.shape[2]):
+        start = a * dilation[dim]
+        part = ops.slice(view, 2 + dim, start, start + (blocks[dim] - 1) * stride[dim] + 1, stride[dim])
+        if dim == len(blocks) - 1:
+            part.add_(ops.select(plane, 2, a))
+        else:
+            _spread(part, ops.select(plane, 2, a), dim + 1, blocks, stride, dilation)
 
 
 @keeps_channels_last(weight=True, rank=4)

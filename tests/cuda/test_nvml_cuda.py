@@ -4,6 +4,7 @@ caching_allocator_enable(False) sends allocations around the cache and back."""
 
 from __future__ import annotations
 
+import gc
 import re
 
 import numpy as np
@@ -77,18 +78,25 @@ def test_external_stream_queues_work_on_a_stream_strided_did_not_make():
 
 def test_caching_allocator_enable_false_bypasses_the_cache_and_true_restores_it():
     sc.synchronize()
-    kept = st.ones(1000, device="cuda")  # from the cache
-    base = sc.memory_allocated()
+    # exact byte counts: a garbage collection mid-test would free earlier tests' cyclic garbage (CUDA tensors among
+    # it) and move memory_allocated, so collect first and not during the test
+    gc.collect()
+    gc.disable()
     try:
-        sc.caching_allocator_enable(False)
-        raw = st.full((1 << 20,), 2.0, device="cuda")
-        assert sc.memory_allocated() == base  # not the cache's
-        np.testing.assert_array_equal(raw[:4].cpu().numpy(), [2.0] * 4)
-        del kept  # allocated with caching on: back to the cache
-        assert sc.memory_allocated() == base - 4096
-        del raw
+        kept = st.ones(1000, device="cuda")  # from the cache
+        base = sc.memory_allocated()
+        try:
+            sc.caching_allocator_enable(False)
+            raw = st.full((1 << 20,), 2.0, device="cuda")
+            assert sc.memory_allocated() == base  # not the cache's
+            np.testing.assert_array_equal(raw[:4].cpu().numpy(), [2.0] * 4)
+            del kept  # allocated with caching on: back to the cache
+            assert sc.memory_allocated() == base - 4096
+            del raw
+        finally:
+            sc.caching_allocator_enable(True)
+        again = st.ones(1000, device="cuda")
+        assert sc.memory_allocated() == base
+        del again
     finally:
-        sc.caching_allocator_enable(True)
-    again = st.ones(1000, device="cuda")
-    assert sc.memory_allocated() == base
-    del again
+        gc.enable()
