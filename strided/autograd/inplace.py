@@ -4,8 +4,8 @@ in kernels.py)."""
 
 from __future__ import annotations
 
-from ..tensor import Tensor
 from ..dispatch.dispatcher import grad_mode
+from ..tensor import Tensor
 from .graph import Node, ViewOfRebased, gradient_edge, multi_output_message, set_history
 
 __all__ = ["check_inplace", "CopySlices", "rebase_history", "refresh_view"]

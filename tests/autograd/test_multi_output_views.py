@@ -19,7 +19,8 @@ def _direct(nr: int, name: str) -> str:
 
 
 def _through_base(nr: int, name: str) -> str:
-    return f"Output {nr} of {name} is a view and its base or another view of its base has been modified inplace." + _TAIL
+    return (f"Output {nr} of {name} is a view and its base or another view of its base has been modified inplace."
+            + _TAIL)
 
 
 def _y():
@@ -61,7 +62,7 @@ def test_using_a_multi_output_view_after_an_inplace_write_through_its_base_is_re
         (rows[0] * 2).sum()
     assert str(info.value) == _through_base(0, "Unbind")
     with pytest.raises(RuntimeError) as info:
-        part.grad_fn  # torch raises on reading it too
+        _ = part.grad_fn  # torch raises on reading it too
     assert str(info.value) == _through_base(0, "Slice")
 
 

@@ -1,6 +1,6 @@
 """Meta functions of 2-d max and average pooling (``max_pool2d_with_indices``, ``avg_pool2d`` and their backwards):
-the argument checks and output geometry torch's kernels make (aten/src/ATen/native/Pool.h: ``pooling_output_shape``, ``pool2d_shape_check``),
-shared by the CUDA kernels and the composite."""
+the argument checks and output geometry torch's kernels make (aten/src/ATen/native/Pool.h: ``pooling_output_shape``,
+``pool2d_shape_check``), shared by the CUDA kernels and the composites."""
 
 from __future__ import annotations
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import operator
 
+from ...autograd.graph import AutogradMeta
 from ...backends.meta.common import wrap_dim
 from ...backends.meta.reductions import type_name
 from ...dispatch.library import kernel
 from .. import bound as ops
-from ...autograd.graph import AutogradMeta
 from .views import alias, int_list
 
 __all__ = []

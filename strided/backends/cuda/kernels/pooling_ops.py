@@ -53,7 +53,8 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
     lead = self._sizes[:-2]
     out = new_output((*lead, g.oh, g.ow), self.dtype, self.device)
     idx = new_output((*lead, g.oh, g.ow), dt.int64, self.device)
-    _launch("max_pool.cu", "max_pool2d_fwd", FWD_FMT, self, out.numel(), x.data_ptr(), out.data_ptr(), idx.data_ptr(), *g.args)
+    _launch("max_pool.cu", "max_pool2d_fwd", FWD_FMT, self, out.numel(), x.data_ptr(), out.data_ptr(), idx.data_ptr(),
+            *g.args)
     return out, idx
 
 
@@ -63,8 +64,8 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     go = grad_output if grad_output.is_contiguous() else grad_output.contiguous()
     ix = indices if indices.is_contiguous() else indices.contiguous()
     grad_in = new_output(self._sizes, self.dtype, self.device)
-    _launch("max_pool.cu", "max_pool2d_bwd", BWD_FMT, self, grad_in.numel(), go.data_ptr(), ix.data_ptr(), grad_in.data_ptr(),
-            *g.args)
+    _launch("max_pool.cu", "max_pool2d_bwd", BWD_FMT, self, grad_in.numel(), go.data_ptr(), ix.data_ptr(),
+            grad_in.data_ptr(), *g.args)
     return grad_in
 
 
