@@ -37,5 +37,6 @@ from . import (  # noqa: F401
     shapes_more,
     uniqueness,
     views,
+    views_expand,
     views_split,
 )
