@@ -21,7 +21,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .device import CPU
-from .storage import UntypedStorage
+from .storage import UntypedStorage, host_byte_view
 from .tensor import Tensor, make_tensor
 
 __all__ = ["tensor_to_numpy", "to_dlpack", "dlpack_device", "from_dlpack", "register_dlpack_exporter",
@@ -310,11 +310,8 @@ def _dl_layout(dl: DLTensor) -> tuple:
 
 def _import_cpu(dl: DLTensor, owner: _ForeignOwner) -> Tensor:
     d, sizes, strides, ptr, nbytes = _dl_layout(dl)
-    if nbytes:
-        buf = np.frombuffer((ctypes.c_uint8 * nbytes).from_address(ptr), dtype=np.uint8)
-    else:
-        buf = np.empty(0, dtype=np.uint8)
-    storage = UntypedStorage(nbytes, CPU, ptr, owner=owner, buffer=buf, allocator="dlpack")
+    storage = UntypedStorage(nbytes, CPU, ptr, owner=owner, buffer=host_byte_view(owner, ptr, nbytes),
+                             allocator="dlpack")
     return make_tensor(storage, 0, sizes, strides, d)
 
 

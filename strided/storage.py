@@ -109,12 +109,26 @@ def allocate_meta(nbytes: int) -> UntypedStorage:
     return UntypedStorage(nbytes, META, 0, allocator="meta")
 
 
+class _HostBytes:
+    """``nbytes`` bytes at ``data_ptr`` as NumPy's array interface: a byte view of memory another array owns.
+    (A ctypes array type per size, ``c_uint8 * nbytes``, would be a new class -- a reference cycle left to the
+    garbage collector -- for every size wrapped.)"""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, owner, data_ptr: int, nbytes: int):
+        self.__array_interface__ = {"data": (data_ptr, False), "shape": (nbytes,), "typestr": "|u1", "version": 3}
+        self.owner = owner
+
+
 def wrap_host_memory(array: np.ndarray, nbytes: int, data_ptr: int) -> UntypedStorage:
     """A CPU storage over existing host memory (zero-copy); ``array`` keeps the memory alive."""
-    import ctypes
+    return UntypedStorage(nbytes, CPU, data_ptr, owner=array, buffer=host_byte_view(array, data_ptr, nbytes),
+                          allocator="numpy")
 
+
+def host_byte_view(owner, data_ptr: int, nbytes: int) -> np.ndarray:
+    """A uint8 array over ``nbytes`` of host memory at ``data_ptr`` that ``owner`` keeps alive (zero-copy)."""
     if nbytes == 0:
-        buf = np.empty(0, dtype=np.uint8)
-    else:
-        buf = np.frombuffer((ctypes.c_uint8 * nbytes).from_address(data_ptr), dtype=np.uint8)
-    return UntypedStorage(nbytes, CPU, data_ptr, owner=array, buffer=buf, allocator="numpy")
+        return np.empty(0, dtype=np.uint8)
+    return np.asarray(_HostBytes(owner, data_ptr, nbytes))
