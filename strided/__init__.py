@@ -70,6 +70,8 @@ from . import profiler  # noqa: E402 - strided.profiler, as torch.profiler
 from .stft import istft, stft  # noqa: E402
 from . import amp, nn  # noqa: E402
 from .amp import GradScaler, autocast  # noqa: E402
+from . import compiler  # noqa: E402 - strided.compiler, as torch.compiler
+from .compiler import compile  # noqa: E402, A004 - torch.compile (Note [No compiler])
 from .toplevel_functions import *  # noqa: E402, F403
 from .factories_more import *  # noqa: E402, F403
 from .view_copies import *  # noqa: E402, F403

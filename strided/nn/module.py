@@ -80,6 +80,18 @@ class Module(StateDictMixin, ConversionMixin, HooksMixin):
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
+    def compile(self, *args, **kwargs) -> None:
+        """torch's ``Module.compile``: the arguments checked as ``strided.compile`` checks them; the module keeps
+        running eagerly, its state-dict keys unchanged (Note [No compiler] in strided/compiler.py)."""
+        from ..compiler import _check_arguments
+
+        if args:
+            raise TypeError(f"compile() takes 1 positional argument but {len(args) + 1} were given")
+        unknown = set(kwargs) - {"fullgraph", "dynamic", "backend", "mode", "options", "disable"}
+        if unknown:
+            raise TypeError(f"compile() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+        _check_arguments(kwargs.get("backend", "inductor"), kwargs.get("mode"), kwargs.get("options"))
+
     def __call__(self, *args, **kwargs):
         d = self.__dict__
         if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"] or d["_backward_pre_hooks"]
