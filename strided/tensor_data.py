@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 
 from . import dtypes as dt
+from .device import CPU, get_default_device
 from .device import device as _device
-from .device import get_default_device
 from .ops import bound as ops
-from .storage import wrap_host_memory
+from .storage import UntypedStorage, wrap_host_memory
 from .tensor import Tensor, make_tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "wrap_array", "finish_new_tensor"]
@@ -206,8 +206,13 @@ def wrap_array(array: np.ndarray, d=None) -> Tensor:
     if d is None:
         d = dt.from_numpy_dtype(array.dtype)
     itemsize = array.itemsize
-    sizes = tuple(int(n) for n in array.shape)
     strides = tuple(s // itemsize for s in array.strides)
+    flags = array.flags
+    if flags.c_contiguous and flags.writeable and array.size:  # the common case: a byte view, the address lazy
+        storage = UntypedStorage(array.nbytes, CPU, None, owner=array, buffer=array.reshape(-1).view(np.uint8),
+                                 allocator="numpy")  # Note [Lazy CPU address]
+        return make_tensor(storage, 0, array.shape, strides, d)
+    sizes = tuple(int(n) for n in array.shape)
     nbytes = 0 if 0 in sizes else (1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * itemsize
     storage = wrap_host_memory(array, nbytes, array.ctypes.data)
     return make_tensor(storage, 0, sizes, strides, d)
