@@ -36,6 +36,27 @@ def _blocks(size: int, k: int, d: int, p: int, s: int) -> int:
     return (size + 2 * p - d * (k - 1) - 1) // s + 1  # floor division, as torch's div_rtn
 
 
+def _pairs(op: str, **values) -> tuple:
+    """The ``int[2]`` arguments as pairs: an int is both, a sequence must hold two ints (torch's words)."""
+    out = []
+    for name, v in values.items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            out.append((v, v))
+            continue
+        try:
+            v = tuple(v)
+        except TypeError:
+            raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type(v).__name__}") from None
+        for i, e in enumerate(v):
+            if not isinstance(e, int) or isinstance(e, bool):
+                raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, but found element of type "
+                                f"{type(e).__name__} at pos {i}")
+        if len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+        out.append(v)
+    return tuple(out)
+
+
 def _check_dtype(t, op: str) -> None:
     d = t.dtype
     if not (d.is_floating_point or d.is_complex or d.name == "bool"):  # torch's im2col / col2im dtypes
@@ -44,7 +65,7 @@ def _check_dtype(t, op: str) -> None:
 
 def im2col_geometry(self, kernel_size, dilation, padding, stride) -> ColumnsGeometry:
     """torch's checks of ``im2col`` (``F.unfold``) of an (N, C, H, W) or (C, H, W) input, and its geometry."""
-    k, d, p, s = (tuple(v) for v in (kernel_size, dilation, padding, stride))
+    k, d, p, s = _pairs("im2col", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
     if self.dim() not in (3, 4) or any(n == 0 for n in self._sizes[-3:]):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(self._sizes)}")
@@ -65,7 +86,8 @@ def im2col_geometry(self, kernel_size, dilation, padding, stride) -> ColumnsGeom
 def col2im_geometry(self, output_size, kernel_size, dilation, padding, stride) -> ColumnsGeometry:
     """torch's checks of ``col2im`` (``F.fold``) of (N, C * KH * KW, L) or (C * KH * KW, L) columns into an image
     of ``output_size``, and its geometry."""
-    o, k, d, p, s = (tuple(v) for v in (output_size, kernel_size, dilation, padding, stride))
+    o, k, d, p, s = _pairs("col2im", output_size=output_size, kernel_size=kernel_size, dilation=dilation,
+                           padding=padding, stride=stride)
     if min(k) <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {k[0]} kernel_width: "
                            f"{k[1]}")

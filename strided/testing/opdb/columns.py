@@ -89,6 +89,11 @@ def _im2col_errors(rng):
               "as (0, 0), but its components must be at least one.")
     yield err((x[0, 0], [2, 2], [1, 1], [0, 0], [1, 1]), RuntimeError, "Expected 3D or 4D (batch mode) tensor with "
               "possibly 0 batch size and other non-zero dimensions for input, but got: [5, 5]")
+    yield err((x, [3, 3, 3], [1, 1], [0, 0], [1, 1]), RuntimeError, "It is expected kernel_size equals to 2, but got "
+              "size 3")
+    yield err((x, [3, 3], [1], [0, 0], [1, 1]), RuntimeError, "It is expected dilation equals to 2, but got size 1")
+    yield err((x, [3.0, 3], [1, 1], [0, 0], [1, 1]), TypeError, "im2col(): argument 'kernel_size' must be tuple of "
+              "ints, but found element of type float at pos 0")
 
 
 def _col2im_errors(rng):
@@ -100,6 +105,8 @@ def _col2im_errors(rng):
               "2 to match the calculated number of sliding blocks 5 * 5 = 25, but got input.size(2)=16.")
     yield err((cols, [5, 5], [2, 2], [1, 1], [0, 0], [0, 1]), RuntimeError, "stride should be greater than zero, "
               "but got stride_height: 0 stride_width: 1")
+    yield err((cols, [5, 5, 5], [2, 2], [1, 1], [0, 0], [1, 1]), RuntimeError, "It is expected output_size equals "
+              "to 2, but got size 3")
 
 
 OPS = [
