@@ -19,15 +19,30 @@ __all__ = ["as_numpy", "compute_dtype", "store", "operand", "np_dtype", "discard
 _OPMATH = {dt.float16: np.dtype(np.float32), dt.bfloat16: np.dtype(np.float32)}
 
 
+# Note [Byte strides memo]
+# ``as_numpy`` runs for every operand of every CPU kernel (hundreds of times per training step), and turning
+# element strides into NumPy's byte strides was a third of its cost. A model uses few layouts, so the byte
+# strides are kept per (itemsize, element strides); bounded like the other layout memos.
+_BYTE_STRIDES: dict = {}
+
+
 def as_numpy(t: Tensor) -> np.ndarray:
     """A writable NumPy view of a CPU tensor's elements (shares memory)."""
-    itemsize = t.dtype.itemsize
+    d = t.dtype
+    itemsize = d.itemsize
+    strides = t._strides
+    memo = _BYTE_STRIDES.get(itemsize)
+    if memo is None:
+        memo = _BYTE_STRIDES[itemsize] = {}
+    byte_strides = memo.get(strides)
+    if byte_strides is None:
+        if len(memo) > 4096:
+            memo.clear()
+        byte_strides = memo[strides] = tuple(s * itemsize for s in strides)
     sizes = t._sizes
     # a zero-size view may start past its storage's end (zeros(1, 2)[1:] has offset 2, as in torch)
-    return np.ndarray(
-        sizes, dtype=t.dtype.numpy_dtype, buffer=t._storage.buffer,
-        offset=0 if 0 in sizes else t._offset * itemsize, strides=tuple(s * itemsize for s in t._strides),
-    )
+    return np.ndarray(sizes, dtype=d.numpy_dtype, buffer=t._storage.buffer,
+                      offset=0 if 0 in sizes else t._offset * itemsize, strides=byte_strides)
 
 
 def np_dtype(d: dt.dtype) -> np.dtype:
