@@ -20,25 +20,10 @@ from .convolution import _check_tensors, _is_int
 __all__ = ["fold"]
 
 
-def _pair(v, name: str) -> tuple[int, int]:
-    """An int or a sequence of two ints, as torch's ``fold`` (which passes a 1-sequence through unexpanded)."""
-    if _is_int(v):
-        return v, v
-    if not isinstance(v, (list, tuple)):
-        raise TypeError(f"fold(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
-    for i, e in enumerate(v):
-        if not _is_int(e):
-            raise TypeError(f"fold(): argument '{name}' must be tuple of ints, but found element of type "
-                            f"{type(e).__name__} at pos {i}")
-    if len(v) != 2:
-        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
-    return v[0], v[1]
-
-
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sum the columns of sliding blocks of (N, C * KH * KW, L) (or (C * KH * KW, L)) ``input`` into an
     (N, C, H, W) (or (C, H, W)) image of ``output_size`` (H, W) (Note [Fold as col2im])."""
     _check_tensors("fold", input=input)
-    o, k = _pair(output_size, "output_size"), _pair(kernel_size, "kernel_size")
-    d, p, s = _pair(dilation, "dilation"), _pair(padding, "padding"), _pair(stride, "stride")
-    return ops.col2im(input, o, k, d, p, s)
+    # as torch's F.fold: an int is both sizes, anything else goes to col2im as it is (which checks it)
+    return ops.col2im(input, *((v, v) if _is_int(v) else v
+                               for v in (output_size, kernel_size, dilation, padding, stride)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
-from .convolution import _check_tensors, _pair
+from .convolution import _check_tensors, _is_int
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "unfold"]
 
@@ -74,6 +74,5 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     """Sliding blocks of (N, C, H, W) (or (C, H, W)) as columns: (N, C * KH * KW, L), the convolution's
     im2col (Note [Convolution as a GEMM])."""
     _check_tensors("unfold", input=input)
-    k, d = _pair(kernel_size, "kernel_size", "unfold"), _pair(dilation, "dilation", "unfold")
-    p, s = _pair(padding, "padding", "unfold"), _pair(stride, "stride", "unfold")
-    return ops.im2col(input, k, d, p, s)
+    # as torch's F.unfold: an int is both sizes, a sequence goes to im2col as it is (which wants two)
+    return ops.im2col(input, *((v, v) if _is_int(v) else v for v in (kernel_size, dilation, padding, stride)))

@@ -166,9 +166,11 @@ ERRORS = [
     (lambda: F.fold(st.ones(2, 8, 9), (4, 4), 2, stride=(1,)), RuntimeError,
      "It is expected stride equals to 2, but got size 1"),
     (lambda: F.fold(st.ones(2, 8, 9), (4.0, 4), 2), TypeError,
-     r"fold\(\): argument 'output_size' must be tuple of ints, but found element of type float at pos 0"),
+     r"col2im\(\): argument 'output_size' \(position 2\) must be tuple of ints, but found element of type float at "
+     r"pos 0"),
     (lambda: F.fold(st.ones(2, 8, 9), None, 2), TypeError,
-     r"fold\(\): argument 'output_size' must be tuple of ints, not NoneType"),
+     r"col2im\(\): argument 'output_size' \(position 2\) must be tuple of ints, but found element of type NoneType "
+     r"at pos 0"),
     (lambda: F.fold([1.0], (4, 4), 2), TypeError, r"fold\(\): argument 'input' must be Tensor, not list"),
     (lambda: F.fold(st.ones(4, 9, dtype=st.int64), (4, 4), 2), NotImplementedError,
      "\"col2im_out_cpu\" not implemented for 'Long'"),

@@ -39,18 +39,15 @@ def _blocks(size: int, k: int, d: int, p: int, s: int) -> int:
 def _pairs(op: str, **values) -> tuple:
     """The ``int[2]`` arguments as pairs: an int is both, a sequence must hold two ints (torch's words)."""
     out = []
-    for name, v in values.items():
+    for position, (name, v) in enumerate(values.items(), start=2):  # the tensor is argument 1
         if isinstance(v, int) and not isinstance(v, bool):
             out.append((v, v))
             continue
-        try:
-            v = tuple(v)
-        except TypeError:
-            raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type(v).__name__}") from None
+        v = tuple(v) if isinstance(v, (tuple, list)) else (v,)  # torch names a lone non-int as element 0
         for i, e in enumerate(v):
             if not isinstance(e, int) or isinstance(e, bool):
-                raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, but found element of type "
-                                f"{type(e).__name__} at pos {i}")
+                raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, but found "
+                                f"element of type {type(e).__name__} at pos {i}")
         if len(v) != 2:
             raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
         out.append(v)

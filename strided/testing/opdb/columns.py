@@ -92,8 +92,8 @@ def _im2col_errors(rng):
     yield err((x, [3, 3, 3], [1, 1], [0, 0], [1, 1]), RuntimeError, "It is expected kernel_size equals to 2, but got "
               "size 3")
     yield err((x, [3, 3], [1], [0, 0], [1, 1]), RuntimeError, "It is expected dilation equals to 2, but got size 1")
-    yield err((x, [3.0, 3], [1, 1], [0, 0], [1, 1]), TypeError, "im2col(): argument 'kernel_size' must be tuple of "
-              "ints, but found element of type float at pos 0")
+    yield err((x, [3.0, 3], [1, 1], [0, 0], [1, 1]), TypeError, "im2col(): argument 'kernel_size' (position 2) must "
+              "be tuple of ints, but found element of type float at pos 0")
 
 
 def _col2im_errors(rng):
