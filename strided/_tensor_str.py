@@ -226,10 +226,22 @@ def _add_suffixes(tensor_str: str, suffixes: list, indent: int) -> str:
 
 
 def _grad_fn_name(grad_fn) -> str:
+    """The name torch prints: the node's name without the C++ namespace (``CopySlices``, not
+    ``torch::autograd::CopySlices``)."""
     name = getattr(grad_fn, "name", None)
     if callable(name):
         name = name()
-    return name if isinstance(name, str) else type(grad_fn).__name__
+    return name.rsplit("::", 1)[-1] if isinstance(name, str) else type(grad_fn).__name__
+
+
+def _grad_fn_suffix(t) -> str | None:
+    """``grad_fn=<...>``, or ``grad_fn=<Invalid>`` where reading it raises (a view whose history torch refuses
+    to regenerate, Note [Multi-output views]), as torch prints; None for a tensor without one."""
+    try:
+        grad_fn = t.grad_fn
+    except RuntimeError:
+        return "grad_fn=<Invalid>"
+    return None if grad_fn is None else f"grad_fn=<{_grad_fn_name(grad_fn)}>"
 
 
 def tensor_repr(t, *, tensor_contents: str | None = None) -> str:
@@ -261,8 +273,9 @@ def tensor_repr(t, *, tensor_contents: str | None = None) -> str:
         body = _data_str(t, indent)
     if tensor_contents is not None:
         body = tensor_contents
-    if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{_grad_fn_name(t.grad_fn)}>")
+    grad_fn = _grad_fn_suffix(t)
+    if grad_fn is not None:
+        suffixes.append(grad_fn)
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -4,7 +4,6 @@ in kernels.py)."""
 
 from __future__ import annotations
 
-from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
 from .graph import Node, ViewOfRebased, gradient_edge, multi_output_message, set_history
 
@@ -118,10 +117,6 @@ _NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inpla
                  "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 
 
-_NO_GRAD_VIEW_INDIRECT = _NO_GRAD_VIEW.replace("is being modified", "its base or another view of its base has been "
-                                                                  "modified")
-
-
 # Note [Multi-output views]
 # The outputs of a function that returns several views (unbind, split, split_with_sizes, chunk) share one backward
 # node, which torch cannot rebase onto an in-place op's history; torch therefore refuses an in-place write to such an
@@ -129,20 +124,15 @@ _NO_GRAD_VIEW_INDIRECT = _NO_GRAD_VIEW.replace("is being modified", "its base or
 # base changed the base's history. strided marks these outputs (``AutogradMeta.multi_output``, set by the view
 # kernels and carried by ``alias`` to views of them) and refuses as torch does, in its words, though its
 # ``ViewOfRebased`` could compute such a gradient: code written against strided then runs under torch. The
-# ``unsafe_`` variants are torch's way around the rule; their outputs carry no mark.
+# ``unsafe_`` variants are torch's way around the rule; their outputs carry no mark. Ops that record no gradient
+# (comparisons, argmax, detach) read a refused view as torch's do, and its repr shows ``grad_fn=<Invalid>``.
 def refresh_view(t: Tensor) -> bool:
     """Give a late-requiring view ``t`` its history (Note [Late-requiring views]); False when ``t``
     is not one (it has autograd metadata: a history, or the no_grad mark). True too for a view made under no_grad
     (Note [No-grad views]): the op goes to its Autograd kernel, which refuses an in-place write."""
     meta = t._autograd
     if meta is not None:
-        if not (meta.no_grad_view and meta.grad_fn is None):
-            return False
-        if grad_mode.enabled:  # its base's history changed since it was made: an in-place write through the base
-            base_meta = t._base._autograd
-            if (None if base_meta is None else base_meta.grad_fn) is not meta.view_of:
-                raise RuntimeError(_NO_GRAD_VIEW_INDIRECT)
-        return True
+        return meta.no_grad_view and meta.grad_fn is None
     base = t._base
     set_history(t, ViewOfRebased(base, t, gradient_edge(base)), 0)
     return True

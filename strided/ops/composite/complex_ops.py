@@ -43,7 +43,7 @@ def _dtype_view(self: Tensor, dtype, sizes: tuple, strides: tuple, offset: int) 
     base = self._base
     root = t._base = self if base is None else base
     if root._requires_grad:
-        mark_view(self, t, root)
+        mark_view(self, t)
     return t
 
 

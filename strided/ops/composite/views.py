@@ -38,24 +38,22 @@ def alias(self: Tensor, sizes: tuple, strides: tuple, offset: int | None = None)
     base = self._base
     root = t._base = self if base is None else base
     if root._requires_grad:
-        mark_view(self, t, root)
+        mark_view(self, t)
     return t
 
 
-def mark_view(self: Tensor, t: Tensor, root: Tensor) -> None:
-    """Mark a new view ``t`` of ``self`` (its base ``root`` requires grad) that autograd must refuse to write in
+def mark_view(self: Tensor, t: Tensor) -> None:
+    """Mark a new view ``t`` of ``self`` (its base requires grad) that autograd must refuse to write in
     place: one made under no_grad (Note [No-grad views]), and a view of a view so marked or of a multi-output
     view (Note [Multi-output views]), which carries its marks."""
     meta = self._autograd
     if not grad_mode.enabled:
         t._autograd = new = AutogradMeta()  # made under no_grad: never differentiable
         new.no_grad_view = True
-        root_meta = root._autograd
-        new.view_of = None if root_meta is None else root_meta.grad_fn  # its base's history when made
         new.multi_output = meta is not None and meta.multi_output
     elif meta is not None and (meta.no_grad_view or meta.multi_output):
         t._autograd = new = AutogradMeta()
-        new.no_grad_view, new.multi_output, new.view_of = meta.no_grad_view, meta.multi_output, meta.view_of
+        new.no_grad_view, new.multi_output = meta.no_grad_view, meta.multi_output
 
 
 def int_list(values, op: str = "", arg: str = "size") -> tuple:
