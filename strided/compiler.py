@@ -63,16 +63,13 @@ def _check_arguments(backend, mode, options) -> None:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
     if options is not None and not isinstance(options, dict):
         raise TypeError(f"compile(): argument 'options' must be a dict, not {type(options).__name__}")
-    if backend is None or isinstance(backend, str):
-        if backend is not None and backend not in _BACKENDS:
-            raise InvalidBackend(f"Invalid backend: {backend!r}. See `strided.compiler.list_backends()` for available "
-                                 "backends.")
-    elif callable(backend):
+    if backend is None or backend in _BACKENDS:
+        return
+    if callable(backend):
         raise RuntimeError("strided.compile: a callable backend compiles a captured FX graph, and strided captures "
                            "none (Note [No compiler]); leave backend at its default to run the model eagerly")
-    else:
-        raise InvalidBackend(f"Invalid backend: {backend!r}. See `strided.compiler.list_backends()` for available "
-                             "backends.")
+    raise InvalidBackend(f"Invalid backend: {backend!r}. See `strided.compiler.list_backends()` for available "
+                         "backends.")
 
 
 class OptimizedModule(Module):

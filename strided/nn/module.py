@@ -80,17 +80,12 @@ class Module(StateDictMixin, ConversionMixin, HooksMixin):
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
-    def compile(self, *args, **kwargs) -> None:
+    def compile(self, **kwargs) -> None:
         """torch's ``Module.compile``: the arguments checked as ``strided.compile`` checks them; the module keeps
         running eagerly, its state-dict keys unchanged (Note [No compiler] in strided/compiler.py)."""
-        from ..compiler import _check_arguments
+        from ..compiler import compile as compile_
 
-        if args:
-            raise TypeError(f"compile() takes 1 positional argument but {len(args) + 1} were given")
-        unknown = set(kwargs) - {"fullgraph", "dynamic", "backend", "mode", "options", "disable"}
-        if unknown:
-            raise TypeError(f"compile() got an unexpected keyword argument '{sorted(unknown)[0]}'")
-        _check_arguments(kwargs.get("backend", "inductor"), kwargs.get("mode"), kwargs.get("options"))
+        compile_(self, **kwargs)  # its checks; the wrapper it returns is not kept
 
     def __call__(self, *args, **kwargs):
         d = self.__dict__

@@ -167,9 +167,6 @@ def avg_pool2d(
     """Window means over a zero-padded input; the divisor follows torch's rules for padding and ceil-mode
     overhang (``count_include_pad`` counts padding, never the overhang past it)."""
     k, s, p, _ = _pool_setup(input, kernel_size, stride, padding, 1, "avg_pool2d")
-    check_avg_pool_dtype(input, "avg_pool2d", "avg_pool2d_out_cuda_frame")
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
     return ops.avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override)
 
 
