@@ -167,6 +167,8 @@ def avg_pool2d(
     """Window means over a zero-padded input; the divisor follows torch's rules for padding and ceil-mode
     overhang (``count_include_pad`` counts padding, never the overhang past it)."""
     k, s, p, _ = _pool_setup(input, kernel_size, stride, padding, 1, "avg_pool2d")
+    # before the dispatcher: a complex input gets torch's "avg_pool2d" words, not the complex refusal's
+    check_avg_pool_dtype(input, "avg_pool2d", "avg_pool2d_out_cuda_frame")
     return ops.avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override)
 
 
