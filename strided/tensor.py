@@ -46,7 +46,7 @@ class Tensor(TensorAutograd, TensorConversions, TensorOperators, TensorLinalg, T
 
     __slots__ = (
         "_storage", "_offset", "_sizes", "_strides", "dtype", "device", "_key",
-        "_requires_grad", "_base", "_autograd", "__weakref__",
+        "_requires_grad", "_base", "_autograd", "_np", "__weakref__",
     )
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
 
@@ -294,6 +294,7 @@ class Tensor(TensorAutograd, TensorConversions, TensorOperators, TensorLinalg, T
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._storage, self._offset = value._storage, value._offset
         self._sizes, self._strides = value._sizes, value._strides
+        self._np = None  # Note [NumPy view memo]
         self.dtype, self.device, self._key = value.dtype, value.device, value._key
 
     def __format__(self, spec):
@@ -345,6 +346,7 @@ def make_tensor(storage, offset: int, sizes: tuple, strides: tuple, dtype, requi
     t._requires_grad = requires_grad
     t._base = None
     t._autograd = None
+    t._np = None  # Note [NumPy view memo]
     return t
 
 

@@ -11,6 +11,12 @@ plane (a, b) at rows ``a * dilation + i * stride``: KH * KW in-place adds into s
 of which overlaps itself, so each add is an ordinary elementwise op and autograd differentiates
 it. The padded border is cut off last; ``output_padding`` extends the bottom and right edges.
 ``_col2im`` does those adds for any number of spatial dims; ``fold`` and ``conv_transpose3d`` share it.
+
+conv_transpose1d / 2d hand the windows to the ``col2im`` op instead (one CUDA kernel each way, im2col its
+gradient) whenever ``output_padding`` is below the stride: then the op's sliding blocks over the (cut) output,
+``(oh + 2 * padding - dilation * (K - 1) - 1) // stride + 1``, are exactly the input's H x W positions, and
+its padding argument is the cut. An output padding at or above the stride (allowed below the dilation) would
+add blocks the input lacks, so those calls keep the strided adds.
 """
 
 from __future__ import annotations
@@ -97,11 +103,15 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     # every window's contribution: (N, groups, C_out/groups * KH * KW, H * W)
     wt = ops.transpose(ops.reshape(weight, (groups, ic // groups, ocg * kh * kw)), 1, 2)
     cols = ops.matmul(wt, ops.reshape(x, (n, groups, ic // groups, h * w)))
-    cols = ops.reshape(cols, (n, oc, kh, kw, h, w))
-    # col2im into the uncut output, tall enough for the cut window [p, p + oh)
-    out = ops.zeros((n, oc, max(full_h, p[0] + oh), max(full_w, p[1] + ow)), dtype=cols.dtype, device=cols.device)
-    _col2im(out, cols, (h, w), s, d)
-    out = ops.slice(ops.slice(out, 2, p[0], p[0] + oh), 3, p[1], p[1] + ow)
+    if q[0] < s[0] and q[1] < s[1]:  # the col2im op's blocks are the input's positions (Note [... as col2im])
+        out = ops.col2im(ops.reshape(cols, (n, oc * kh * kw, h * w)), (oh, ow), (kh, kw), d, p, s)
+    else:
+        # col2im into the uncut output, tall enough for the cut window [p, p + oh)
+        cols = ops.reshape(cols, (n, oc, kh, kw, h, w))
+        out = ops.zeros((n, oc, max(full_h, p[0] + oh), max(full_w, p[1] + ow)), dtype=cols.dtype,
+                        device=cols.device)
+        _col2im(out, cols, (h, w), s, d)
+        out = ops.slice(ops.slice(out, 2, p[0], p[0] + oh), 3, p[1], p[1] + ow)
     if bias is not None:
         out = ops.add(out, ops.reshape(bias, (1, oc, 1, 1)))
     return out if batched else ops.squeeze(out, [0])

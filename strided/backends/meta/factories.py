@@ -229,6 +229,7 @@ def resize_(self, size, *, memory_format=None):
             new.buffer[: old.nbytes()] = old.buffer
         _swap_storage(old, new)
     self._sizes, self._strides = sizes, strides
+    self._np = None  # Note [NumPy view memo]
     return self
 
 
@@ -249,6 +250,7 @@ def set_(self, source, storage_offset, size, stride=()):
           lambda: f"Attempted to set the storage of a tensor on device \"{self.device}\" to a storage on "
                   f"different device \"{source.device}\".  This is no longer allowed; the devices must match.")
     self._storage, self._offset, self._sizes, self._strides = source, storage_offset, sizes, strides
+    self._np = None  # Note [NumPy view memo]
     return self
 
 

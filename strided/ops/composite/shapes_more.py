@@ -365,6 +365,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
 # for any in-place op (Note [In-place autograd]).
 def _restride(self, view):
     self._sizes, self._strides, self._offset = view._sizes, view._strides, view._offset
+    self._np = None  # Note [NumPy view memo]
     return self
 
 
