@@ -197,7 +197,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
 @kernel("Meta")
 def fill_(self, value):
     if isinstance(value, Tensor):
-        check(value.dim() == 0, lambda: f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+        check(value.dim() == 0,
+              lambda: f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
     else:
         check_scalar_fits(value, self.dtype)  # torch's overflow error, never a wrapped or truncated fill
     return self
@@ -260,7 +261,8 @@ def check_storage_bounds(sizes, strides, offset, itemsize, storage_nbytes) -> No
           lambda: f"mismatch in length of strides and shape: {list(sizes)} vs {list(strides)}")
     check(isinstance(offset, int) and offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
     for s in strides:
-        check(isinstance(s, int) and s >= 0, lambda: f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}")
+        check(isinstance(s, int) and s >= 0,
+              lambda: f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}")
     if 0 in sizes:
         return
     need = (offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * itemsize
