@@ -12,8 +12,9 @@ view), whose gradient is ``col2im`` (``F.fold``: on CUDA one kernel that gathers
 that hold it); otherwise autograd differentiates ``as_strided`` by scatter-adding into the input (overlapping
 windows add up). A 1x1 kernel of stride 1 needs no copy: the input is its own columns. Pooling (``pooling.py``)
 takes the same window view and reduces its (KH, KW) dims: a maximum over an input padded with -inf
-(Note [The element a max pool chooses]) or ``sum`` over a zero-padded input divided by the window's count. 1-d forms are the 2-d ones over a height of one. This
-trades memory (the column copy) for simplicity; torch calls cuDNN / its own kernels.
+(Note [The element a max pool chooses]) or ``sum`` over a zero-padded input divided by the window's count.
+1-d forms are the 2-d ones over a height of one. This trades memory (the column copy) for simplicity; torch
+calls cuDNN / its own kernels.
 """
 
 from __future__ import annotations
