@@ -9,14 +9,13 @@ a DMA still reads or writes it.
 
 from __future__ import annotations
 
-import ctypes
 import threading
 from collections import deque
 
 import numpy as np
 
 from ...device import CPU
-from ...storage import UntypedStorage
+from ...storage import UntypedStorage, host_byte_view
 from . import capture as _capture
 from . import driver
 from .driver import check, cu
@@ -222,9 +221,11 @@ def allocate_pinned_storage(nbytes: int) -> UntypedStorage:
     block = host_allocator.allocate(nbytes)
     if block is None:
         return UntypedStorage(0, CPU, 0, owner=None, buffer=np.empty(0, np.uint8), allocator="pinned")
-    buf = np.frombuffer((ctypes.c_uint8 * nbytes).from_address(block.ptr), dtype=np.uint8)
-    return UntypedStorage(nbytes, CPU, block.ptr, owner=_Owner(host_allocator, block), buffer=buf,
-                          allocator="pinned")
+    owner = _Owner(host_allocator, block)
+    # the bytes as an array that keeps the block's owner alive: a NumPy array made from a pinned tensor
+    # (``numpy()``) cannot outlive the block into its reuse, and no ctypes array class is made per size
+    buf = host_byte_view(owner, block.ptr, nbytes)
+    return UntypedStorage(nbytes, CPU, block.ptr, owner=owner, buffer=buf, allocator="pinned")
 
 
 def record_event(storage: UntypedStorage, device_index: int, stream: int) -> None:
