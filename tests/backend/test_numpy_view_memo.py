@@ -92,8 +92,7 @@ def test_numpy_returns_an_array_of_its_own():
     x = st.arange(6.0)
     _used(x)
     a = x.numpy()
-    a.shape = (2, 3)  # the caller's array; the kernels' view keeps its shape
-    a.flags.writeable = False
+    a.flags.writeable = False  # the caller's array; the kernels' view stays writable
     x.add_(1.0)
-    assert np.array_equal(a, np.arange(1.0, 7.0).reshape(2, 3))
+    assert np.array_equal(a, np.arange(1.0, 7.0))
     assert x.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
