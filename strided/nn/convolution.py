@@ -1,20 +1,22 @@
-"""Convolution of ``strided.nn.functional``, composed of existing operators: conv1d and conv2d, and the window
-helpers the pooling modules share (``pooling.py`` reduces the same window view).
+"""Convolution of ``strided.nn.functional``: conv1d and conv2d, through the ``convolution`` op (one autograd node,
+``ConvolutionBackward0``: Note [Convolution backward]), whose 1-d and 2-d kernel is here, and the window helpers
+the pooling modules share (``pooling.py`` reduces the same window view).
 
 Note [Convolution as a GEMM]
 A 2-d convolution reads, for every output position, a (C/groups, KH, KW) window of the padded
 input. ``as_strided`` names all windows at once as a (N, C, KH, KW, OH, OW) view of the contiguous
 padded input (strides: dilation times the input's, stride times the input's), one ``reshape``
 copies them into (N, groups, C/groups*KH*KW, OH*OW) columns (im2col), and one broadcast ``matmul``
-with the (groups, C_out/groups, C/groups*KH*KW) weight gives every output channel. With symmetric padding the
-columns are the ``im2col`` op (``F.unfold``: on CUDA one kernel reading the unpadded input, elsewhere the window
-view), whose gradient is ``col2im`` (``F.fold``: on CUDA one kernel that gathers, per input element, the columns
-that hold it); otherwise autograd differentiates ``as_strided`` by scatter-adding into the input (overlapping
-windows add up). A 1x1 kernel of stride 1 needs no copy: the input is its own columns. Pooling (``pooling.py``)
-takes the same window view and reduces its (KH, KW) dims: a maximum over an input padded with -inf
-(Note [The element a max pool chooses]) or ``sum`` over a zero-padded input divided by the window's count.
-1-d forms are the 2-d ones over a height of one. This trades memory (the column copy) for simplicity; torch
-calls cuDNN / its own kernels.
+with the (groups, C_out/groups, C/groups*KH*KW) weight gives every output channel. The columns are the
+``im2col`` op (``F.unfold``: on CUDA one kernel reading the unpadded input, elsewhere the window view); the
+gradient (``functions_conv.py``) makes them again for the weight's gradient and spreads the input's back with
+``col2im`` (``F.fold``: on CUDA one kernel that gathers, per input element, the columns that hold it). A 1x1
+kernel of stride 1 needs no copy: the input is its own columns. The op takes symmetric padding; ``padding="same"``
+with an even kernel pads the odd row / column first, as torch. Pooling (``pooling.py``) takes the same window
+view and reduces its (KH, KW) dims: a maximum over an input padded with -inf (Note [The element a max pool
+chooses]) or ``sum`` over a zero-padded input divided by the window's count. 1-d forms are the 2-d ones over a
+height of one. The columns cost memory for the length of one convolution (torch's cuDNN needs none); the
+backward keeps only the input and the weight between the passes, as torch's.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from ..backends.meta.pointwise import scalar_type_name
 from ..backends.meta.pooling import pooled_size as _out_size
+from ..memory_formats import channels_last
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import channels_last_format, keeps_channels_last
@@ -105,7 +108,8 @@ def conv2d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1, groups: int = 1
 ) -> Tensor:
     """2-d convolution of (N, C_in, H, W) or (C_in, H, W) ``input`` with (C_out, C_in/groups, KH, KW)
-    ``weight``; ``padding`` may also be "valid" or "same" (Note [Convolution as a GEMM])."""
+    ``weight``; ``padding`` may also be "valid" or "same" (Note [Convolution as a GEMM]). The ``convolution``
+    op computes it (its gradient recomputes the columns: Note [Convolution backward])."""
     _check_tensors("conv2d", input=input, weight=weight, bias=bias)
     batched = input.dim() == 4
     if input.dim() not in (3, 4):
@@ -117,6 +121,29 @@ def conv2d(
     input, weight, bias = autocast_operands(input, weight, bias)
     check_conv_dtypes(input, weight, bias)
     x = input if batched else ops.unsqueeze(input, 0)
+    kh, kw = weight.shape[2:]
+    s, d = _pair(stride, "stride", "conv2d"), _pair(dilation, "dilation", "conv2d")
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
+        if padding == "same" and max(s) != 1:  # RuntimeError here; nn.Conv2d's constructor raises ValueError
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        pads = [(0, 0), (0, 0)]
+        if padding == "same":  # torch pads the extra element of an even total on the right / bottom
+            for i, (kk, dd) in enumerate(((kh, d[0]), (kw, d[1]))):
+                total = dd * (kk - 1)
+                pads[i] = (total // 2, total - total // 2)
+        (ph, extra_h), (pw, extra_w) = ((lo, hi - lo) for lo, hi in pads)
+        if extra_h or extra_w:  # as torch's _convolution_mode: the odd row / column first, the rest symmetric
+            x = _padded(x, (0, extra_h), (0, extra_w), 0.0)
+    else:
+        ph, pw = _pair(padding, "padding", "conv2d")
+    out = ops.convolution(x, weight, bias, list(s), [ph, pw], list(d), False, [0, 0], groups)
+    return out if batched else ops.squeeze(out, [0])
+
+
+def check_conv2d(x: Tensor, weight: Tensor, s: tuple, p: tuple, d: tuple, groups: int) -> tuple[int, int]:
+    """torch's checks of a 2-d convolution of batched ``x`` (symmetric padding ``p``); its output size."""
     n, c, h, w = x.shape
     oc, cg, kh, kw = weight.shape
     if groups <= 0:
@@ -131,38 +158,33 @@ def conv2d(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
             f"but got weight of size {list(weight.shape)} instead"
         )
-    s, d = _pair(stride, "stride", "conv2d"), _pair(dilation, "dilation", "conv2d")
     if min(s) <= 0:
         raise RuntimeError("non-positive stride is not supported")
     if min(d) <= 0:
         raise RuntimeError("dilation should be greater than zero")
+    if min(p) < 0:
+        raise RuntimeError("negative padding is not supported")
     if kh <= 0 or kw <= 0:
         raise RuntimeError(f"conv2d: weight {list(weight.shape)} has a kernel dimension of size 0")
-    if isinstance(padding, str):
-        if padding not in ("valid", "same"):
-            raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
-        if padding == "same" and max(s) != 1:  # RuntimeError here; nn.Conv2d's constructor raises ValueError
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        pads = [(0, 0), (0, 0)]
-        if padding == "same":  # torch pads the extra element of an even total on the right / bottom
-            for i, (kk, dd) in enumerate(((kh, d[0]), (kw, d[1]))):
-                total = dd * (kk - 1)
-                pads[i] = (total // 2, total - total // 2)
-        ph, pw = pads
-    else:
-        p = _pair(padding, "padding", "conv2d")
-        if min(p) < 0:
-            raise RuntimeError("negative padding is not supported")
-        ph, pw = (p[0], p[0]), (p[1], p[1])
-    oh = _out_size(h, kh, s[0], ph[0] + ph[1], d[0])
-    ow = _out_size(w, kw, s[1], pw[0] + pw[1], d[1])
+    oh = _out_size(h, kh, s[0], 2 * p[0], d[0])
+    ow = _out_size(w, kw, s[1], 2 * p[1], d[1])
     if oh <= 0 or ow <= 0:
         raise RuntimeError(
-            f"Calculated padded input size per channel: ({h + ph[0] + ph[1]} x {w + pw[0] + pw[1]}). "
+            f"Calculated padded input size per channel: ({h + 2 * p[0]} x {w + 2 * p[1]}). "
             f"Kernel size: ({d[0] * (kh - 1) + 1} x {d[1] * (kw - 1) + 1}). Kernel size can't be "
             "greater than actual input size"
         )
-    if groups == 1 and batched and channels_last_format(x, weight) == "channels_last":
+    return oh, ow
+
+
+def conv2d_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, s: tuple, p: tuple, d: tuple, groups: int) -> Tensor:
+    """The (N, C_out, OH, OW) convolution of a batched ``x`` with symmetric padding ``p``, as columns times the
+    weight (Note [Convolution as a GEMM]): the forward kernel of the ``convolution`` op (checked arguments)."""
+    n, c, h, w = x.shape
+    oc, cg, kh, kw = weight.shape
+    oh, ow = check_conv2d(x, weight, s, p, d, groups)
+    ph, pw = (p[0], p[0]), (p[1], p[1])
+    if groups == 1 and channels_last_format(x, weight) == "channels_last":
         # Note [Channels-last outputs]: columns as (N*OH*OW, C*KH*KW) rows, so the product is NHWC
         windows = _windows(_padded(x, ph, pw, 0.0), (kh, kw), s, d, oh, ow)
         cols = ops.reshape(ops.permute(windows, (0, 4, 5, 1, 2, 3)), (n * oh * ow, c * kh * kw))
@@ -172,9 +194,11 @@ def conv2d(
         cols = ops.reshape(_columns(x, (kh, kw), s, d, ph, pw, oh, ow), (n, groups, cg * kh * kw, oh * ow))
         out = ops.matmul(ops.reshape(weight, (groups, oc // groups, cg * kh * kw)), cols)  # (N, groups, OC/g, L)
         out = ops.reshape(out, (n, oc, oh, ow))
+        if channels_last_format(x, weight) == "channels_last":
+            out = ops.contiguous(out, memory_format=channels_last)
     if bias is not None:
         out = ops.add(out, ops.reshape(bias, (1, oc, 1, 1)))
-    return out if batched else ops.squeeze(out, [0])
+    return out
 
 
 def _columns(x: Tensor, k: tuple, s: tuple, d: tuple, ph: tuple, pw: tuple, oh: int, ow: int) -> Tensor:
@@ -200,9 +224,23 @@ def conv1d(
         )
     if weight.dim() != 3:
         raise RuntimeError(f"weight should have at least three dimensions, got {weight.dim()}")
+    single = [_single(v) for v in (stride, padding, dilation)]
+    if input.dim() == 3 and None not in single:  # the op itself, as torch's conv1d (its node: ConvolutionBackward0)
+        input, weight, bias = autocast_operands(input, weight, bias)
+        check_conv_dtypes(input, weight, bias)
+        return ops.convolution(input, weight, bias, [single[0]], [single[1]], [single[2]], False, [0], groups)
     pad = padding if isinstance(padding, str) else (0, _first(padding))
     out = conv2d(ops.unsqueeze(input, -2), ops.unsqueeze(weight, -2), bias, _one(stride), pad, _one(dilation), groups)
     return ops.squeeze(out, [-2])
+
+
+def _single(v) -> int | None:
+    """An int or a one-int sequence as the int; None for anything else (a padding string, a bad value)."""
+    if _is_int(v):
+        return v
+    if isinstance(v, (list, tuple)) and len(v) == 1 and _is_int(v[0]):
+        return v[0]
+    return None
 
 
 def _first(v) -> int:

@@ -104,8 +104,9 @@ _LOGADDEXP_AND_SILU = {"logaddexp", "silu"}
 _COVARIANCES_AND_GATHERS = {"cov", "corrcoef", "ldexp", "renorm", "embedding"}
 
 # F.unfold / F.fold's columns: a window view copied, strided adds (their composites in ops/composite/im2col.py;
-# the CUDA kernels take the real floating dtypes and hand complex to the composites)
-_COLUMNS = {"im2col", "col2im"}
+# the CUDA kernels take the real floating dtypes and hand complex to the composites); the convolution op, columns
+# times the weight (ops/composite/convolution.py; its gradient conjugates: Note [Convolution backward])
+_COLUMNS = {"im2col", "col2im", "convolution"}
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
                         | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU

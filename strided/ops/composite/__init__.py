@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     combining,
     complex_ops,
     conversions,
+    convolution,
     counting,
     decompositions,
     einsum,

@@ -1,0 +1,61 @@
+"""The ``convolution`` op (torch's ``at::convolution``): one op, and so one autograd node
+(``ConvolutionBackward0``), for the convolutions of ``nn.functional``.
+
+Its kernel is CompositeExplicitAutograd: below autograd it computes with the ops it is made of, none of
+them recorded, and derivatives.yaml gives its gradient (Note [Convolution backward]). 1-d and 2-d
+convolutions are the columns-times-weight GEMM of ``nn/convolution.py`` (a 1-d one over a height of
+one); transposed and 3-d ones, which ``nn.functional`` computes without this op, run their functions
+here when the op is called directly (``strided.convolution``).
+"""
+
+from __future__ import annotations
+
+from ...dispatch.library import kernel
+from .. import bound as ops
+
+__all__ = []
+
+
+def _expand(values, k: int, name: str) -> tuple:
+    """A ``SymInt[]`` argument as ``k`` values (one value stands for all, as torch's ``expand_param_if_needed``)."""
+    values = tuple(values)
+    if len(values) == 1:
+        return values * k
+    if len(values) != k:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} values to match the "
+                           f"convolution dimensions, but got {name}={list(values)}")
+    return values
+
+
+@kernel("CompositeExplicitAutograd")
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """``at::convolution``: batched ``input`` (N, C_in, *spatial) with ``weight`` (C_out, C_in/groups, *kernel), or a
+    transposed convolution with (C_in, C_out/groups, *kernel); 1, 2 or 3 spatial dims."""
+    from ...nn.convolution import conv2d_gemm
+
+    k = weight.dim() - 2
+    if k not in (1, 2, 3):
+        raise RuntimeError(f"Expected 3D, 4D or 5D weight for convolution, but got weight of size "
+                           f"{list(weight.shape)}")
+    if input.dim() != weight.dim():
+        raise RuntimeError(f"Expected {k + 2}-dimensional input for {k + 2}-dimensional weight {list(weight.shape)}, "
+                           f"but got {input.dim()}-dimensional input of size {list(input.shape)} instead")
+    s, p, d = _expand(stride, k, "stride"), _expand(padding, k, "padding"), _expand(dilation, k, "dilation")
+    if transposed or k == 3:
+        return _by_function(input, weight, bias, s, p, d, transposed, _expand(output_padding, k, "output_padding"),
+                            groups)
+    if k == 1:
+        out = conv2d_gemm(ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2), bias, (1, s[0]), (0, p[0]), (1, d[0]),
+                          groups)
+        return ops.squeeze(out, [2])
+    return conv2d_gemm(input, weight, bias, s, p, d, groups)
+
+
+def _by_function(input, weight, bias, s, p, d, transposed, q, groups):
+    """A transposed or 3-d convolution through its ``nn.functional`` function."""
+    from ...nn import functional as F
+
+    if not transposed:
+        return F.conv3d(input, weight, bias, s, p, d, groups)
+    fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[weight.dim() - 3]
+    return fn(input, weight, bias, s, p, q, groups, d)
