@@ -61,11 +61,12 @@ def _conv2d_backward(grad, x, weight, s, p, d, groups, need_input, need_weight):
     gi = gw = None
     if need_input:
         wt = ops.transpose(ops.reshape(weight, (groups, oc // groups, rows)), 1, 2)  # (G, C/G * K, C_out/G)
-        cols = ops.reshape(ops.matmul(wt, g), (n, c * kh * kw, length))
+        grad_cols = ops.reshape(ops.matmul(wt, g), (n, c * kh * kw, length))
         if (kh, kw) == (1, 1) and s == (1, 1) and p == (0, 0):
-            gi = ops.reshape(cols, (n, c, h, w))
+            gi = ops.reshape(grad_cols, (n, c, h, w))
         else:
-            gi = ops.col2im(cols, (h, w), (kh, kw), d, p, s)
+            gi = ops.col2im(grad_cols, (h, w), (kh, kw), d, p, s)
+        del grad_cols  # freed before the forward's columns are made again: one set of columns at a time
     if need_weight:
         cols = ops.reshape(_columns(x, (kh, kw), s, d, (p[0], p[0]), (p[1], p[1]), oh, ow),
                            (n, groups, rows, length))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from .. import dtypes as _dt
 from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
 from ..ops.composite.decompositions import matmul_shared_grad
@@ -22,6 +23,7 @@ __all__ = [
     "softmax_backward",
     "log_softmax_backward",
     "layer_norm_backward",
+    "batch_norm_backward",
     "linear_input_backward",
     "linear_weight_backward",
     "linear_bias_backward",
@@ -182,6 +184,41 @@ def layer_norm_backward(grad, input, normalized_shape, weight, eps, grad_input_m
                             _mean(g * xhat, dims, keepdim=True), value=-1)
         gi = inner * rstd
     return gi, gw, gb
+
+
+def batch_norm_backward(grad, input, weight, save_mean, save_invstd, training, eps, grad_input_mask):
+    """Gradients of ``native_batch_norm`` for (input, weight, bias) from the saved per-channel mean and inverse
+    standard deviation (Note [Batch-norm node]); in training the statistics depend on the input:
+    ``scale * (g - mean(g) - xhat * mean(g * xhat))``, per channel."""
+    need_input, need_weight, need_bias = grad_input_mask
+    half = input.dtype in (_dt.float16, _dt.bfloat16)
+    x = ops._to_copy(input, dtype=_dt.float32) if half else input
+    g = ops._to_copy(grad, dtype=_dt.float32) if half else grad
+    c = x.shape[1]
+    dims = [0, *range(2, x.dim())]
+    shape = [1, c] + [1] * (x.dim() - 2)
+    mean, invstd = save_mean, save_invstd
+    if training and grad_mode.enabled:  # a double backward: the statistics as functions of the input
+        var, mean = ops.var_mean(x, dims, correction=0)
+        invstd = ops.rsqrt(var + eps)
+    needs_stats = need_weight or (need_input and training)
+    xhat = (x - ops.reshape(mean, shape)) * ops.reshape(invstd, shape) if needs_stats else None
+    sum_g = _sum(g, dims) if need_bias or (need_input and training) else None
+    sum_gx = _sum(g * xhat, dims) if needs_stats else None
+    gi = None
+    if need_input:
+        scale = invstd if weight is None else invstd * weight
+        if training:
+            count = x.numel() // c
+            inner = ops.addcmul(g - ops.reshape(sum_g / count, shape), xhat, ops.reshape(sum_gx / count, shape),
+                                value=-1)
+            gi = inner * ops.reshape(scale, shape)
+        else:
+            gi = g * ops.reshape(scale, shape)
+        if gi.dtype is not input.dtype:
+            gi = ops._to_copy(gi, dtype=input.dtype)
+    # the engine casts the float32 sums to the parameters' dtypes
+    return gi, sum_gx if need_weight else None, sum_g if need_bias else None
 
 
 def cross_entropy_backward(grad, self, target, weight, reduction, ignore_index, label_smoothing):

@@ -1,13 +1,14 @@
-"""``F.batch_norm``, ``F.instance_norm`` and ``F.group_norm`` composed of existing operators (mean,
-var, rsqrt): per-channel (dim 1) normalization with batch statistics in training, running
-statistics in evaluation; per-sample, per-channel normalization (batch norm of the input seen as one
-sample of N * C channels, as torch lowers it); per-sample normalization of channel groups.
+"""``F.batch_norm`` (the ``native_batch_norm`` op: Note [Batch-norm node] in ops/composite/batch_norm.py),
+``F.instance_norm`` and ``F.group_norm`` (composed of existing operators: mean, var, rsqrt): per-channel (dim 1)
+normalization with batch statistics in training, running statistics in evaluation; per-sample, per-channel
+normalization (batch norm of the input seen as one sample of N * C channels, as torch lowers it); per-sample
+normalization of channel groups.
 
 Note [Batch-norm statistics]
 As torch: half-precision inputs are normalized in float32 and the result cast back; training
 normalizes with the biased batch variance and updates the running variance with the unbiased one
-(``n / (n - 1)``), both under ``no_grad`` as in-place updates of the buffers; evaluation uses the
-running statistics, which then take no gradient.
+(``n / (n - 1)``), as in-place updates of the buffers below autograd; evaluation uses the running
+statistics, which then take no gradient.
 """
 
 from __future__ import annotations
@@ -40,35 +41,14 @@ def batch_norm(
     if not input.dtype.is_floating_point:  # torch's words (instance_norm lowers to batch_norm, as here)
         kernel = "batch_norm_stats_cuda" if input.device.type == "cuda" else "batch_norm"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
-    if input.dtype in (_dt.float16, _dt.bfloat16):  # statistics in float32, as torch's kernels keep them
-        out = batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum, eps)
-        return out.to(input.dtype)
     c = input.shape[1]
-    dims = [0] + list(range(2, input.dim()))
-    shape = [1, c] + [1] * (input.dim() - 2)
     if training:
         count = input.numel() // c if c else 0
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-        mean = ops.mean(input, dims, True)
-        var = ops.var(input, dims, correction=0, keepdim=True)
-        if running_mean is not None or running_var is not None:
-            with no_grad():  # Note [Batch-norm statistics]
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(ops.reshape(mean.detach(), (c,)), alpha=momentum)
-                if running_var is not None:
-                    unbiased = ops.mul(ops.reshape(var.detach(), (c,)), count / (count - 1))
-                    running_var.mul_(1 - momentum).add_(unbiased, alpha=momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean, var = ops.reshape(running_mean, shape), ops.reshape(running_var, shape)
-    out = ops.mul(ops.sub(input, mean), ops.rsqrt(ops.add(var, eps)))
-    if weight is not None:
-        out = ops.mul(out, ops.reshape(weight, shape))
-    if bias is not None:
-        out = ops.add(out, ops.reshape(bias, shape))
-    return out
+    # one op, one node keeping the input and the statistics (Note [Batch-norm node]); the running statistics are
+    # updated in place without a gradient (Note [Batch-norm statistics])
+    return ops.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
 
 
 def instance_norm(

@@ -37,6 +37,10 @@ PROGRAMS = {
                                                  lib.cat([w.T] * 4)[:16])[1],
     "cross_entropy with smoothing": lambda lib, d, w: lib.nn.functional.cross_entropy(
         d, lib.tensor(TARGET), label_smoothing=0.1),
+    "batch_norm, training": lambda lib, d, w: lib.nn.functional.batch_norm(
+        d, None, None, w[:, 0] + 2, w[:, 1], training=True),
+    "batch_norm, evaluation": lambda lib, d, w: lib.nn.functional.batch_norm(
+        d, w[:, 2] * 0, w[:, 3] ** 2 + 1, w[:, 0], None, training=False),
 }
 
 

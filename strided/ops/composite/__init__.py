@@ -7,6 +7,7 @@ decompositions (linear -> addmm, stack -> unsqueeze + cat, ...).
 from . import (  # noqa: F401
     aliases,
     aliases_more,
+    batch_norm,
     combining,
     complex_ops,
     conversions,

@@ -1,0 +1,53 @@
+"""The ``native_batch_norm`` op (``F.batch_norm``, and ``F.instance_norm`` through it): one op, one autograd node
+(``NativeBatchNormBackward0``), whose node keeps the input, the weight and the per-channel statistics only, as
+torch's (Note [Batch-norm node]).
+
+Note [Batch-norm node]
+Composed of ops under autograd, batch norm kept the centered input and the normalized one from the forward to
+the backward (two activations' worth besides the input, in float32 for a half input), for every normalization
+layer of a network at once. As one CompositeExplicitAutograd op its intermediate tensors are freed as the
+forward goes; the gradient (``autograd/functions_nn.py``: ``batch_norm_backward``) recomputes the normalized
+input from the saved mean and inverse standard deviation (the op's second and third outputs). Half-precision
+inputs are normalized in float32 and the result cast back (Note [Batch-norm statistics] in nn/batch_norm.py).
+"""
+
+from __future__ import annotations
+
+from ... import dtypes as dt
+from ...dispatch.library import kernel
+from .. import bound as ops
+
+__all__ = []
+
+
+@kernel("CompositeExplicitAutograd")
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(output, mean, inverse standard deviation): the statistics of the batch in training (the running ones,
+    which are updated in place, otherwise), per channel (dim 1)."""
+    x = ops._to_copy(input, dtype=dt.float32) if input.dtype in (dt.float16, dt.bfloat16) else input
+    c = x.shape[1]
+    dims = [0, *range(2, x.dim())]
+    shape = [1, c] + [1] * (x.dim() - 2)
+    if training:
+        count = x.numel() // c if c else 0
+        var, mean = ops.var_mean(x, dims, correction=0)
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(mean, alpha=momentum)
+        if running_var is not None:
+            running_var.mul_(1 - momentum).add_(ops.mul(var, count / (count - 1)), alpha=momentum)
+    else:
+        for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+            if stat is None:  # torch's words (its native_batch_norm, unlike F.batch_norm, crashes here)
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+        # copies (an output is never an alias of an input the op does not view)
+        mean, var = ops._to_copy(running_mean, dtype=x.dtype), ops._to_copy(running_var, dtype=x.dtype)
+    invstd = ops.rsqrt(ops.add(var, eps))
+    scale = invstd if weight is None else ops.mul(invstd, weight)
+    centered = ops.sub(x, ops.reshape(mean, shape))
+    if bias is None:
+        out = ops.mul(centered, ops.reshape(scale, shape))
+    else:
+        out = ops.addcmul(ops.reshape(bias, shape), centered, ops.reshape(scale, shape))
+    if out.dtype is not input.dtype:
+        out = ops._to_copy(out, dtype=input.dtype)
+    return out, mean, invstd

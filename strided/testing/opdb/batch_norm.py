@@ -1,0 +1,61 @@
+"""OpInfo: ``native_batch_norm`` (F.batch_norm's op) against NumPy, in training (batch statistics) and evaluation
+(running statistics), with and without the affine parameters, for 2-d to 4-d inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes as dt
+from ...factories import from_numpy
+from ..opinfo import FLOATING, OpInfo, SampleInput
+from .helpers import err
+
+__all__ = ["OPS"]
+
+
+def _batch_norm_ref(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    x = x.astype(np.float64)
+    dims = (0, *range(2, x.ndim))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    if training:
+        mean, var = x.mean(dims), x.var(dims)
+    else:
+        mean, var = running_mean.astype(np.float64), running_var.astype(np.float64)
+    invstd = 1 / np.sqrt(var + eps)
+    out = (x - mean.reshape(shape)) * invstd.reshape(shape)
+    if weight is not None:
+        out = out * weight.astype(np.float64).reshape(shape)
+    if bias is not None:
+        out = out + bias.astype(np.float64).reshape(shape)
+    return out, mean, invstd
+
+
+def _samples(d, rng):
+    def t(shape, scale=1.0, shift=0.0, dtype=d):
+        return from_numpy((rng.standard_normal(shape) * scale + shift).astype(dtype.numpy_dtype))
+
+    # the statistics in float32 for a half input (torch's mixed batch norm): float32 parameters then
+    params = dt.float32 if d in (dt.float16, dt.bfloat16) else d
+    for shape, training, affine in (((4, 3, 5, 5), True, True), ((6, 3), True, False), ((2, 3, 4), False, True),
+                                    ((3, 2, 2, 3), False, False)):
+        c = shape[1]
+        weight, bias = (t((c,), dtype=params), t((c,), dtype=params)) if affine else (None, None)
+        running_var = from_numpy((rng.random(c) + 0.5).astype(params.numpy_dtype))
+        yield SampleInput((t(shape, 2.0, 1.0), weight, bias, t((c,), dtype=params), running_var, training, 0.1, 1e-5),
+                          name=f"{shape} {'training' if training else 'evaluation'}{' affine' if affine else ''}")
+
+
+def _errors(rng):
+    x = from_numpy(rng.standard_normal((2, 3, 4)).astype(np.float32))
+    stats = from_numpy(np.zeros(3, np.float32))
+    yield err((x, None, None, None, stats, False, 0.1, 1e-5), RuntimeError,
+              "running_mean must be defined in evaluation mode")
+    yield err((x, None, None, stats, None, False, 0.1, 1e-5), RuntimeError,
+              "running_var must be defined in evaluation mode")
+
+
+OPS = [
+    OpInfo("native_batch_norm", _samples, ref=_batch_norm_ref, dtypes=FLOATING,
+           tolerances={dt.float16: (2e-3, 4e-3), dt.bfloat16: (1.6e-2, 3e-2), dt.float32: (1e-5, 1e-5)},
+           errors=_errors),
+]
