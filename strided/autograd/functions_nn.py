@@ -24,6 +24,7 @@ __all__ = [
     "log_softmax_backward",
     "layer_norm_backward",
     "batch_norm_backward",
+    "batch_norm_backward_decomposed",
     "linear_input_backward",
     "linear_weight_backward",
     "linear_bias_backward",
@@ -188,8 +189,20 @@ def layer_norm_backward(grad, input, normalized_shape, weight, eps, grad_input_m
 
 def batch_norm_backward(grad, input, weight, save_mean, save_invstd, training, eps, grad_input_mask):
     """Gradients of ``native_batch_norm`` for (input, weight, bias) from the saved per-channel mean and inverse
-    standard deviation (Note [Batch-norm node]); in training the statistics depend on the input:
-    ``scale * (g - mean(g) - xhat * mean(g * xhat))``, per channel."""
+    standard deviation (Note [Batch-norm node]): the ``native_batch_norm_backward`` op (two launches on CUDA),
+    or, under ``create_graph=True``, its decomposition into differentiable ops."""
+    if not grad_mode.enabled:
+        mask = [bool(m) for m in grad_input_mask]
+        out = ops.native_batch_norm_backward(grad, input, weight, None, None, save_mean, save_invstd, training, eps,
+                                             mask)
+        return tuple(t if m else None for t, m in zip(out, mask))
+    return batch_norm_backward_decomposed(grad, input, weight, save_mean, save_invstd, training, eps,
+                                          grad_input_mask)
+
+
+def batch_norm_backward_decomposed(grad, input, weight, save_mean, save_invstd, training, eps, grad_input_mask):
+    """The batch-norm gradients as ops: ``scale * (g - mean(g) - xhat * mean(g * xhat))`` per channel in
+    training (the statistics depend on the input), ``scale * g`` in evaluation."""
     need_input, need_weight, need_bias = grad_input_mask
     half = input.dtype in (_dt.float16, _dt.bfloat16)
     x = ops._to_copy(input, dtype=_dt.float32) if half else input

@@ -19,7 +19,7 @@ _EPS = 1e-6
 _REFUSED = ("out=", "lists of tensors")
 _LEFT_OUT = {
     # no twice-differentiable backward here (torch has dedicated formulas for these backward ops)
-    "_layer_norm_backward", "_log_softmax_backward_data", "_softmax_backward_data", "gelu_backward",
+    "_layer_norm_backward", "native_batch_norm_backward", "_log_softmax_backward_data", "_softmax_backward_data", "gelu_backward",
     "_thnn_fused_gru_cell_backward", "_thnn_fused_lstm_cell_backward_impl", "_dirichlet_grad", "_standard_gamma_grad",
     # the finite difference is not the derivative: the output's shape or bins move with the input, detach and set_
     # cut the derivative on purpose, or the samples sit on kinks, ties and poles (torch's forward AD agrees with

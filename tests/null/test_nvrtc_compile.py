@@ -91,6 +91,7 @@ def test_elementwise_templates_compile():
 
 
 def _reduction_sources():
+    from strided.backends.cuda.kernels.batch_norm_ops import batch_norm_sources
     from strided.backends.cuda.kernels.im2col_ops import im2col_sources
     from strided.backends.cuda.kernels.pooling_ops import pool_sources
     from strided.backends.cuda.kernels.recurrent_ops import rnn_sources
@@ -99,7 +100,7 @@ def _reduction_sources():
     from strided.backends.cuda.reduction import reduce_sources
 
     return [*reduce_sources(), *normalization_sources(), *rnn_sources(), *scan_index_sources(), *pool_sources(),
-            *im2col_sources()]
+            *im2col_sources(), *batch_norm_sources()]
 
 
 def test_reduction_templates_compile():

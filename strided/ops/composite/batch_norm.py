@@ -51,3 +51,22 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if out.dtype is not input.dtype:
         out = ops._to_copy(out, dtype=input.dtype)
     return out, mean, invstd
+
+
+@kernel("CompositeExplicitAutograd")
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train,
+                               eps, output_mask):
+    """(grad_input, grad_weight, grad_bias) of ``native_batch_norm``; an output ``output_mask`` does not ask for is
+    an empty vector (torch's is undefined). Evaluation normalizes with the running statistics when given."""
+    from ...autograd.functions_nn import batch_norm_backward_decomposed
+
+    if not train and running_mean is not None and running_var is not None:
+        save_mean, save_invstd = running_mean, ops.rsqrt(ops.add(running_var, eps))
+    if save_mean is None or save_invstd is None:
+        raise RuntimeError("native_batch_norm_backward: the saved mean and invstd (or, in evaluation, the running "
+                           "statistics) must be defined")
+    mask = [bool(m) for m in output_mask]
+    grads = batch_norm_backward_decomposed(grad_out, input, weight, save_mean, save_invstd, train, eps, mask)
+    pd = weight.dtype if weight is not None else save_mean.dtype
+    return tuple(t if t is not None else ops.empty((0,), dtype=input.dtype if i == 0 else pd, device=input.device)
+                 for i, t in enumerate(grads))

@@ -1,5 +1,6 @@
-"""OpInfo: ``native_batch_norm`` (F.batch_norm's op) against NumPy, in training (batch statistics) and evaluation
-(running statistics), with and without the affine parameters, for 2-d to 4-d inputs."""
+"""OpInfos: ``native_batch_norm`` (F.batch_norm's op) and ``native_batch_norm_backward`` against NumPy, in training
+(batch statistics) and evaluation (running statistics), with and without the affine parameters, for 2-d to 4-d
+inputs."""
 
 from __future__ import annotations
 
@@ -54,8 +55,52 @@ def _errors(rng):
               "running_var must be defined in evaluation mode")
 
 
+def _backward_ref(grad_out, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    g, x = grad_out.astype(np.float64), x.astype(np.float64)
+    dims = (0, *range(2, x.ndim))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    if train:
+        mean, invstd = save_mean.astype(np.float64), save_invstd.astype(np.float64)
+    else:
+        mean, invstd = running_mean.astype(np.float64), 1 / np.sqrt(running_var.astype(np.float64) + eps)
+    xhat = (x - mean.reshape(shape)) * invstd.reshape(shape)
+    scale = invstd * (weight.astype(np.float64) if weight is not None else 1)
+    count = x.size // x.shape[1]
+    sg, sgx = g.sum(dims), (g * xhat).sum(dims)
+    if train:
+        gi = scale.reshape(shape) * (g - (sg / count).reshape(shape) - xhat * (sgx / count).reshape(shape))
+    else:
+        gi = scale.reshape(shape) * g
+    empty = np.zeros(0)
+    return (gi if output_mask[0] else empty, sgx if output_mask[1] else empty, sg if output_mask[2] else empty)
+
+
+def _backward_samples(d, rng):
+    params = dt.float32 if d in (dt.float16, dt.bfloat16) else d
+
+    def t(shape, dtype=d, scale=1.0, shift=0.0):
+        return from_numpy((rng.standard_normal(shape) * scale + shift).astype(dtype.numpy_dtype))
+
+    for shape, train, affine, mask in (((4, 3, 5, 5), True, True, [True, True, True]),
+                                       ((6, 3), True, False, [True, False, False]),
+                                       ((2, 3, 4), False, True, [True, True, False]),
+                                       ((3, 2, 7), True, True, [False, True, True])):
+        c = shape[1]
+        x = t(shape, scale=2.0, shift=1.0)
+        xs = x.numpy().astype(np.float64)
+        dims = (0, *range(2, len(shape)))
+        save_mean = from_numpy(xs.mean(dims).astype(params.numpy_dtype))
+        save_invstd = from_numpy((1 / np.sqrt(xs.var(dims) + 1e-5)).astype(params.numpy_dtype))
+        running_var = from_numpy((rng.random(c) + 0.5).astype(params.numpy_dtype))
+        yield SampleInput((t(shape), x, t((c,), params) if affine else None, t((c,), params), running_var, save_mean,
+                           save_invstd, train, 1e-5, mask),
+                          name=f"{shape} {'training' if train else 'evaluation'}{' affine' if affine else ''} {mask}")
+
+
 OPS = [
     OpInfo("native_batch_norm", _samples, ref=_batch_norm_ref, dtypes=FLOATING,
            tolerances={dt.float16: (2e-3, 4e-3), dt.bfloat16: (1.6e-2, 3e-2), dt.float32: (1e-5, 1e-5)},
            errors=_errors),
+    OpInfo("native_batch_norm_backward", _backward_samples, ref=_backward_ref, dtypes=FLOATING, exact_dtype=False,
+           tolerances={dt.float16: (4e-3, 8e-3), dt.bfloat16: (3e-2, 6e-2), dt.float32: (1e-5, 1e-5)}),
 ]
