@@ -103,6 +103,8 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     from ....ops.composite.batch_norm import native_batch_norm_backward as composite
 
     args = (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    if not train and running_mean is not None and running_var is not None:  # evaluation: the running statistics
+        save_mean, save_invstd = running_mean, ops.rsqrt(ops.add(running_var, eps))
     if (not _takes(input, weight, save_mean, save_invstd) or save_mean is None or save_invstd is None
             or grad_out.dtype is not input.dtype or grad_out._sizes != input._sizes or input.numel() == 0
             or grad_out.device != input.device):
