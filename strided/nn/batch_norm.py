@@ -1,8 +1,8 @@
 """``F.batch_norm`` (the ``native_batch_norm`` op: Note [Batch-norm node] in ops/composite/batch_norm.py),
-``F.instance_norm`` and ``F.group_norm`` (composed of existing operators: mean, var, rsqrt): per-channel (dim 1)
-normalization with batch statistics in training, running statistics in evaluation; per-sample, per-channel
-normalization (batch norm of the input seen as one sample of N * C channels, as torch lowers it); per-sample
-normalization of channel groups.
+``F.instance_norm`` and ``F.group_norm`` (both through that op): per-channel (dim 1) normalization with batch
+statistics in training, running statistics in evaluation; per-sample, per-channel normalization (batch norm of
+the input seen as one sample of N * C channels, as torch lowers it); per-sample normalization of channel groups
+(one sample of N * groups channels, then the per-channel affine step).
 
 Note [Batch-norm statistics]
 As torch: half-precision inputs are normalized in float32 and the result cast back; training
@@ -121,13 +121,16 @@ def group_norm(
     refuse_complex(input, "GroupNormKernelImpl", "GroupNormKernelImpl")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"GroupNormKernelImpl\" not implemented for '{type_name(input.dtype)}'")
-    if input.dtype in (_dt.float16, _dt.bfloat16):
+    if input.dtype in (_dt.float16, _dt.bfloat16) and (weight is not None or bias is not None):
+        # the affine step in float32, one rounding to the input's dtype (the statistics are float32 either way)
         return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
-    x = ops.reshape(input, (n, num_groups, -1))
-    mean = ops.mean(x, [2], True)
-    var = ops.var(x, [2], correction=0, keepdim=True)
-    out = ops.reshape(ops.mul(ops.sub(x, mean), ops.rsqrt(ops.add(var, eps))), tuple(input.shape))
+    # each (sample, group) a channel of one batch-norm sample, as torch's CPU lowering: the native_batch_norm op
+    # and its kernels (Note [Batch-norm node]); the per-channel affine step after it
+    x = ops.reshape(input, (1, n * num_groups, -1))
+    out = ops.reshape(ops.native_batch_norm(x, None, None, None, None, True, 0.0, eps)[0], tuple(input.shape))
     shape = [1, c] + [1] * (input.dim() - 2)
+    if weight is not None and bias is not None:
+        return ops.addcmul(ops.reshape(bias, shape), out, ops.reshape(weight, shape))
     if weight is not None:
         out = ops.mul(out, ops.reshape(weight, shape))
     if bias is not None:
