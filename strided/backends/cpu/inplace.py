@@ -30,6 +30,16 @@ def _plain(self, args) -> bool:
     return not any(isinstance(a, Tensor) and a.dtype.is_complex for a in args)
 
 
+def _shares_storage(self, args, kwargs) -> bool:
+    """Whether a tensor operand is over ``self``'s storage: only then can it overlap ``self`` partially (the
+    common call -- operands of their own -- skips the overlap check's work)."""
+    storage = self._storage
+    for a in args:
+        if isinstance(a, Tensor) and a._storage is storage:
+            return True
+    return any(isinstance(v, Tensor) and v._storage is storage for v in kwargs.values()) if kwargs else False
+
+
 def _direct(autogen, functional_kernel):
     finish, is_pointwise = autogen.finish, autogen.is_pointwise
 
@@ -37,7 +47,7 @@ def _direct(autogen, functional_kernel):
         if not _plain(self, args):
             out = autogen(self, *args, **kwargs)
         else:
-            if is_pointwise():
+            if is_pointwise() and _shares_storage(self, args, kwargs):
                 check_no_partial_overlap(self, args, kwargs)  # Note [Partial overlap]
             result = functional_kernel(self, *args, **kwargs)
             if result.dtype is self.dtype and result._sizes == self._sizes and result.device == self.device:
