@@ -18,6 +18,7 @@ from ..meta import reductions as meta
 from ..meta.common import wrap_dim
 from . import complex_math
 from .common import as_numpy, compute_dtype, discard_imag, store
+from .pointwise import quiet
 
 __all__ = []
 
@@ -41,7 +42,8 @@ def _input(self, d: dt.dtype) -> np.ndarray:
 def sum_(self, dim=None, keepdim=False, *, dtype=None):
     out, dims = meta.reduction_output(self, dim, keepdim, meta.sum_dtype(self, dtype))
     a = _input(self, out.dtype)
-    return store(out, np.sum(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype))
+    # the ufunc's reduce, not np.sum: the same loop without np.sum's Python wrapper (1.4 us against 4.1)
+    return store(out, np.add.reduce(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype))
 
 
 @kernel("CPU")
@@ -49,16 +51,15 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
     out, dims = meta.reduction_output(self, dim, keepdim, meta.mean_dtype(self, dtype))
     a = _input(self, out.dtype)
     count = math.prod(self._sizes[d] for d in dims) if self._sizes else 1
-    total = np.sum(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return store(out, total / a.dtype.type(count))
+    total = np.add.reduce(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype)
+    return store(out, quiet(np.true_divide, total, a.dtype.type(count)))  # an empty mean is NaN, quietly
 
 
 @kernel("CPU")
 def prod(self, dim=None, keepdim=False, *, dtype=None):
     out, dims = meta.reduction_output(self, dim, keepdim, meta.sum_dtype(self, dtype))
     a = _input(self, out.dtype)
-    return store(out, np.prod(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype))
+    return store(out, np.multiply.reduce(a, axis=_axes(self, dims), keepdims=keepdim, dtype=a.dtype))
 
 
 def _extreme(self, dims, keepdim, fn):
