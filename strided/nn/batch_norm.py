@@ -18,6 +18,7 @@ from ..autograd.grad_mode import no_grad
 from ..backends.meta.reductions import type_name
 from ..ops import bound as ops
 from ..ops.complex_support import refuse_complex
+from ..ops.composite.batch_norm import check_batch_norm_input
 from ..tensor import Tensor
 
 __all__ = ["batch_norm", "instance_norm", "group_norm"]
@@ -38,9 +39,7 @@ def batch_norm(
         raise TypeError(f"batch_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dim() < 2:
         raise ValueError(f"Expected 2D or higher input, got {input.dim()}D input")
-    if not input.dtype.is_floating_point:  # torch's words (instance_norm lowers to batch_norm, as here)
-        kernel = "batch_norm_stats_cuda" if input.device.type == "cuda" else "batch_norm"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
+    check_batch_norm_input(input)  # torch's words (instance_norm lowers to batch_norm, as here)
     c = input.shape[1]
     if training:
         count = input.numel() // c if c else 0

@@ -184,7 +184,8 @@ def conv2d_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, s: tuple, p: tup
     oc, cg, kh, kw = weight.shape
     oh, ow = check_conv2d(x, weight, s, p, d, groups)
     ph, pw = (p[0], p[0]), (p[1], p[1])
-    if groups == 1 and channels_last_format(x, weight) == "channels_last":
+    channels_last_output = channels_last_format(x, weight) == "channels_last"
+    if groups == 1 and channels_last_output:
         # Note [Channels-last outputs]: columns as (N*OH*OW, C*KH*KW) rows, so the product is NHWC
         windows = _windows(_padded(x, ph, pw, 0.0), (kh, kw), s, d, oh, ow)
         cols = ops.reshape(ops.permute(windows, (0, 4, 5, 1, 2, 3)), (n * oh * ow, c * kh * kw))
@@ -194,7 +195,7 @@ def conv2d_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, s: tuple, p: tup
         cols = ops.reshape(_columns(x, (kh, kw), s, d, ph, pw, oh, ow), (n, groups, cg * kh * kw, oh * ow))
         out = ops.matmul(ops.reshape(weight, (groups, oc // groups, cg * kh * kw)), cols)  # (N, groups, OC/g, L)
         out = ops.reshape(out, (n, oc, oh, ow))
-        if channels_last_format(x, weight) == "channels_last":
+        if channels_last_output:
             out = ops.contiguous(out, memory_format=channels_last)
     if bias is not None:
         out = ops.add(out, ops.reshape(bias, (1, oc, 1, 1)))

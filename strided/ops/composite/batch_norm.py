@@ -20,10 +20,32 @@ from .. import bound as ops
 __all__ = []
 
 
+def check_batch_norm_input(input) -> None:
+    """torch's refusal of a non-floating batch-norm input (its kernel's name: the CUDA one on CUDA)."""
+    if not input.dtype.is_floating_point:
+        from ...backends.meta.reductions import type_name
+
+        kernel_name = "batch_norm_stats_cuda" if input.device.type == "cuda" else "batch_norm"
+        raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{type_name(input.dtype)}'")
+
+
+def _check_arguments(input, weight, bias, running_mean, running_var) -> None:
+    """torch's checks of the op's arguments: a channel dim, a floating input, one element per channel."""
+    from ...backends.meta.common import wrap_dim
+
+    wrap_dim(1, input.dim())  # torch's IndexError for an input without a channel dim
+    check_batch_norm_input(input)
+    c = input.shape[1]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
 @kernel("CompositeExplicitAutograd")
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """(output, mean, inverse standard deviation): the statistics of the batch in training (the running ones,
     which are updated in place, otherwise), per channel (dim 1)."""
+    _check_arguments(input, weight, bias, running_mean, running_var)
     x = ops._to_copy(input, dtype=dt.float32) if input.dtype in (dt.float16, dt.bfloat16) else input
     c = x.shape[1]
     dims = [0, *range(2, x.dim())]
@@ -60,6 +82,10 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     an empty vector (torch's is undefined). Evaluation normalizes with the running statistics when given."""
     from ...autograd.functions_nn import batch_norm_backward_decomposed
 
+    if grad_out._sizes != input._sizes:
+        raise RuntimeError(f"native_batch_norm_backward: grad_out of size {list(grad_out._sizes)} does not match "
+                           f"input of size {list(input._sizes)}")
+    _check_arguments(input, weight, None, running_mean, running_var)
     if not train and running_mean is not None and running_var is not None:
         save_mean, save_invstd = running_mean, ops.rsqrt(ops.add(running_var, eps))
     if save_mean is None or save_invstd is None:

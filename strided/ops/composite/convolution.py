@@ -16,9 +16,16 @@ from .. import bound as ops
 __all__ = []
 
 
+_POSITIONS = {"stride": 4, "padding": 5, "dilation": 6, "output_padding": 8}
+
+
 def _expand(values, k: int, name: str) -> tuple:
     """A ``SymInt[]`` argument as ``k`` values (one value stands for all, as torch's ``expand_param_if_needed``)."""
-    values = tuple(values)
+    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+    for i, v in enumerate(values):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"convolution(): argument '{name}' (position {_POSITIONS[name]}) must be tuple of ints, "
+                            f"but found element of type {type(v).__name__} at pos {i}")
     if len(values) == 1:
         return values * k
     if len(values) != k:
@@ -31,8 +38,10 @@ def _expand(values, k: int, name: str) -> tuple:
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     """``at::convolution``: batched ``input`` (N, C_in, *spatial) with ``weight`` (C_out, C_in/groups, *kernel), or a
     transposed convolution with (C_in, C_out/groups, *kernel); 1, 2 or 3 spatial dims."""
-    from ...nn.convolution import conv2d_gemm
+    from ...nn.convolution import check_conv_dtypes, conv2d_gemm
 
+    if weight.dim() < 3:
+        raise RuntimeError("weight should have at least three dimensions")
     k = weight.dim() - 2
     if k not in (1, 2, 3):
         raise RuntimeError(f"Expected 3D, 4D or 5D weight for convolution, but got weight of size "
@@ -41,6 +50,10 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise RuntimeError(f"Expected {k + 2}-dimensional input for {k + 2}-dimensional weight {list(weight.shape)}, "
                            f"but got {input.dim()}-dimensional input of size {list(input.shape)} instead")
     s, p, d = _expand(stride, k, "stride"), _expand(padding, k, "padding"), _expand(dilation, k, "dilation")
+    check_conv_dtypes(input, weight, bias)
+    if bias is not None and not transposed and (bias.dim() != 1 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
+                           f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
     if transposed or k == 3:
         return _by_function(input, weight, bias, s, p, d, transposed, _expand(output_padding, k, "output_padding"),
                             groups)

@@ -53,6 +53,14 @@ def _errors(rng):
               "running_mean must be defined in evaluation mode")
     yield err((x, None, None, stats, None, False, 0.1, 1e-5), RuntimeError,
               "running_var must be defined in evaluation mode")
+    four = from_numpy(np.ones(4, np.float32))
+    yield err((x, four, None, None, None, True, 0.1, 1e-5), RuntimeError, "weight should contain 3 elements not 4")
+    yield err((x, None, None, four, stats, False, 0.1, 1e-5), RuntimeError,
+              "running_mean should contain 3 elements not 4")
+    yield err((x[0, 0], None, None, None, None, True, 0.1, 1e-5), IndexError,
+              "Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    yield err((from_numpy(np.ones((2, 3, 4), np.int64)), None, None, None, None, True, 0.1, 1e-5),
+              NotImplementedError, "\"batch_norm\" not implemented for 'Long'")
 
 
 def _backward_ref(grad_out, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
@@ -97,10 +105,18 @@ def _backward_samples(d, rng):
                           name=f"{shape} {'training' if train else 'evaluation'}{' affine' if affine else ''} {mask}")
 
 
+def _backward_errors(rng):
+    x = from_numpy(rng.standard_normal((2, 3, 4)).astype(np.float32))
+    stats = from_numpy(np.ones(3, np.float32))
+    yield err((x[0], x, None, None, None, stats, stats, True, 1e-5, [True, True, True]), RuntimeError,
+              "native_batch_norm_backward: grad_out of size [3, 4] does not match input of size [2, 3, 4]")
+
+
 OPS = [
     OpInfo("native_batch_norm", _samples, ref=_batch_norm_ref, dtypes=FLOATING,
            tolerances={dt.float16: (2e-3, 4e-3), dt.bfloat16: (1.6e-2, 3e-2), dt.float32: (1e-5, 1e-5)},
            errors=_errors),
     OpInfo("native_batch_norm_backward", _backward_samples, ref=_backward_ref, dtypes=FLOATING, exact_dtype=False,
+           errors=_backward_errors,
            tolerances={dt.float16: (4e-3, 8e-3), dt.bfloat16: (3e-2, 6e-2), dt.float32: (1e-5, 1e-5)}),
 ]

@@ -91,6 +91,16 @@ def _errors(rng):
               "integer value or a list of 2 values to match the convolution dimensions, but got stride=[1, 1, 1]")
     yield err((x, w[:, :2], None, [1], [0], [1], False, [0], 1), RuntimeError, "Given groups=1, weight of size "
               "[4, 2, 3, 3], expected input[1, 3, 5, 5] to have 2 channels, but got 3 channels instead")
+    yield err((x, w, None, [1.5], [0], [1], False, [0], 1), TypeError, "convolution(): argument 'stride' (position 4) "
+              "must be tuple of ints, but found element of type float at pos 0")
+    yield err((x, w[0, 0], None, [1], [0], [1], False, [0], 1), RuntimeError,
+              "weight should have at least three dimensions")
+    yield err((x, w.double(), None, [1], [0], [1], False, [0], 1), RuntimeError,
+              "expected scalar type Float but found Double")
+    yield err((x, w, from_numpy(np.zeros(3, np.float32)), [1], [0], [1], False, [0], 1), RuntimeError,
+              "Given weight of size [4, 3, 3, 3], expected bias to be 1-dimensional with 4 elements, but got bias of "
+              "size [3] instead")
+    yield err((x, w, None, [0], [0], [1], False, [0], 1), RuntimeError, "non-positive stride is not supported")
 
 
 OPS = [
