@@ -11,9 +11,16 @@ weight (as torch's ``ConvolutionBackward0`` does) and the backward makes the col
     grad_input  = col2im(weightᴴ (G, C*K, C_out/G) @ grad)     (the 1x1 stride-1 case: a reshape)
 
 The weight's gradient takes whichever costs less memory: the per-sample products summed (N weights), or
-one GEMM over N * L after copying grad and the columns into (G, ., N * L) order. Every step is an op with
-a derivative, so double backward works. Transposed and 3-d convolutions (the op computes them with their
-``nn.functional`` functions) differentiate those functions again: their forward runs a second time.
+one GEMM over N * L after copying grad and the columns into (G, ., N * L) order. A 1-d or 2-d transposed
+convolution is the adjoint: its forward spread ``weightᵀ @ input`` with col2im, so the columns are grad's:
+
+    cols        = im2col(grad)                                  (N, G, C_out/G*K, L), L = the input's H*W
+    grad_input  = conj(weight) as (G, C_in/G, C_out/G*K) @ cols
+    grad_weight = input (N, G, C_in/G, L) @ colsᵀ, summed over N
+
+Every step is an op with a derivative, so double backward works. 3-d convolutions (the op computes them with
+their ``nn.functional`` functions), and transposed ones whose output padding reaches the stride (col2im's blocks
+would not be the input's positions), differentiate those functions again: their forward runs a second time.
 """
 
 from __future__ import annotations
@@ -28,24 +35,33 @@ def convolution_backward(grad, input, weight, stride, padding, dilation, transpo
                          grad_input_mask):
     """(grad_input, grad_weight, grad_bias) of ``convolution``, each only where ``grad_input_mask`` asks."""
     need_input, need_weight, need_bias = grad_input_mask
-    k = weight.dim() - 2
     gb = ops.sum(grad, [0, *range(2, grad.dim())]) if need_bias else None
     if not (need_input or need_weight):
         return None, None, gb
+    from ..ops.composite.convolution import precision_scope
+
+    with precision_scope(grad):  # Note [Convolution precision]
+        gi, gw = _input_and_weight_grads(grad, input, weight, stride, padding, dilation, transposed, output_padding,
+                                         groups, need_input, need_weight)
+    return gi, gw, gb
+
+
+def _input_and_weight_grads(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups,
+                            need_input, need_weight):
     from ..ops.composite.convolution import _expand
 
+    k = weight.dim() - 2
     s, p, d = _expand(stride, k, "stride"), _expand(padding, k, "padding"), _expand(dilation, k, "dilation")
-    if transposed or k == 3:
-        gi, gw = _by_recompute(grad, input, weight, s, p, d, transposed, _expand(output_padding, k, "output_padding"),
-                               groups, need_input, need_weight)
-        return gi, gw, gb
+    q = _expand(output_padding, k, "output_padding")
+    if k == 3 or (transposed and any(qi >= si for qi, si in zip(q, s))):
+        return _by_recompute(grad, input, weight, s, p, d, transposed, q, groups, need_input, need_weight)
+    backward = _conv_transpose2d_backward if transposed else _conv2d_backward
     if k == 1:
-        gi, gw = _conv2d_backward(ops.unsqueeze(grad, 2), ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2),
-                                  (1, s[0]), (0, p[0]), (1, d[0]), groups, need_input, need_weight)
+        gi, gw = backward(ops.unsqueeze(grad, 2), ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2),
+                          (1, s[0]), (0, p[0]), (1, d[0]), groups, need_input, need_weight)
         return (ops.squeeze(gi, [2]) if gi is not None else None,
-                ops.squeeze(gw, [2]) if gw is not None else None, gb)
-    gi, gw = _conv2d_backward(grad, input, weight, s, p, d, groups, need_input, need_weight)
-    return gi, gw, gb
+                ops.squeeze(gw, [2]) if gw is not None else None)
+    return backward(grad, input, weight, s, p, d, groups, need_input, need_weight)
 
 
 def _conv2d_backward(grad, x, weight, s, p, d, groups, need_input, need_weight):
@@ -76,6 +92,32 @@ def _conv2d_backward(grad, x, weight, s, p, d, groups, need_input, need_weight):
             gl = ops.reshape(ops.permute(g, (1, 2, 0, 3)), (groups, oc // groups, n * length))
             cl = ops.reshape(ops.permute(cols, (1, 2, 0, 3)), (groups, rows, n * length))
             gw = ops.matmul(gl, ops.transpose(cl, 1, 2))
+        gw = ops.reshape(gw, weight.shape)
+    return gi, gw
+
+
+def _conv_transpose2d_backward(grad, x, weight, s, p, d, groups, need_input, need_weight):
+    """The input and weight gradients of a 2-d transposed convolution whose output padding is below its stride
+    (Note [Convolution backward]): the columns of ``grad`` are the forward's, one ``im2col``."""
+    from ..nn.convolution import _columns
+
+    n, ic, h, w = x.shape
+    _, ocg, kh, kw = weight.shape
+    rows, length, icg = ocg * kh * kw, h * w, ic // groups
+    if weight.dtype.is_complex:
+        x, weight = ops.conj(x), ops.conj(weight)
+    cols = ops.reshape(_columns(grad, (kh, kw), s, d, (p[0], p[0]), (p[1], p[1]), h, w), (n, groups, rows, length))
+    gi = gw = None
+    if need_input:
+        gi = ops.reshape(ops.matmul(ops.reshape(weight, (groups, icg, rows)), cols), (n, ic, h, w))
+    if need_weight:
+        xg = ops.reshape(x, (n, groups, icg, length))
+        if n * ic * rows <= n * length * (groups * rows + ic):  # per-sample products (Note [Convolution backward])
+            gw = ops.sum(ops.matmul(xg, ops.transpose(cols, 2, 3)), [0])
+        else:
+            xl = ops.reshape(ops.permute(xg, (1, 2, 0, 3)), (groups, icg, n * length))
+            cl = ops.reshape(ops.permute(cols, (1, 2, 0, 3)), (groups, rows, n * length))
+            gw = ops.matmul(xl, ops.transpose(cl, 1, 2))
         gw = ops.reshape(gw, weight.shape)
     return gi, gw
 

@@ -1,12 +1,20 @@
 """``strided.backends.cudnn``: torch's cuDNN flags, for scripts that set them.
 
 Note [No cuDNN]
-strided has no cuDNN: convolutions are im2col GEMMs on cuBLASLt (Note [Convolution as a GEMM]),
-whose precision ``strided.backends.cuda.matmul`` governs, and recurrent layers are strided's own
-kernels. So ``is_available()`` is False and ``version()`` is None, as in a torch build without
-cuDNN, and the flags below are kept (a script may read back what it set) but select nothing, as
-torch's do when cuDNN is unavailable. Training scripts commonly write
+strided has no cuDNN: convolutions are im2col GEMMs on cuBLASLt (Note [Convolution as a GEMM]) and
+recurrent layers are strided's own kernels. So ``is_available()`` is False and ``version()`` is None, as in a
+torch build without cuDNN. ``allow_tf32`` does what torch's does (Note [Convolution precision]); the other
+flags are kept (a script may read back what it set) but select nothing. Training scripts commonly write
 ``torch.backends.cudnn.allow_tf32 = True`` or ``benchmark = True``; those lines run unchanged.
+
+Note [Convolution precision]
+torch computes float32 convolutions on TF32 tensor cores by default: ``torch.backends.cudnn.allow_tf32`` is
+True, while ``torch.backends.cuda.matmul.allow_tf32``, which governs matmuls, is False. strided keeps that
+split. Every GEMM of the ``convolution`` op on CUDA -- the forward and the gradient, of conv1d / 2d / 3d and
+their transposes -- runs inside ``float32_matmuls(cudnn.allow_tf32)`` (Note [Full float32 scopes]), read
+when the GEMM is issued; other matmuls follow the matmul flag. TF32 keeps float32's range with a 10-bit
+mantissa: a convolution's result moves by about 1e-3 of its scale; set ``allow_tf32 = False`` (or
+``with strided.backends.cudnn.flags(enabled=True, allow_tf32=False)``) for full float32.
 """
 
 from __future__ import annotations

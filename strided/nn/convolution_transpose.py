@@ -52,7 +52,8 @@ def _spread(view: Tensor, plane: Tensor, dim: int, blocks, stride, dilation) -> 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """2-d transposed convolution of (N, C_in, H, W) or (C_in, H, W) ``input`` with
-    (C_in, C_out/groups, KH, KW) ``weight`` (Note [Transposed convolution as col2im])."""
+    (C_in, C_out/groups, KH, KW) ``weight`` (Note [Transposed convolution as col2im]): the ``convolution`` op
+    (one autograd node, ``ConvolutionBackward0``, as torch's)."""
     _check_tensors("conv_transpose2d", input=input, weight=weight, bias=bias)
     if input.dim() not in (3, 4):
         raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of "
@@ -64,6 +65,17 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     check_conv_dtypes(input, weight, bias)
     batched = input.dim() == 4
     x = input if batched else ops.unsqueeze(input, 0)
+    op = "conv_transpose2d"
+    s, p = _pair(stride, "stride", op), _pair(padding, "padding", op)
+    d, q = _pair(dilation, "dilation", op), _pair(output_padding, "output_padding", op)
+    check_conv_transpose2d(x, weight, bias, s, p, d, q, groups)
+    out = ops.convolution(x, weight, bias, list(s), list(p), list(d), True, list(q), groups)
+    return out if batched else ops.squeeze(out, [0])
+
+
+def check_conv_transpose2d(x: Tensor, weight: Tensor, bias: Tensor | None, s: tuple, p: tuple, d: tuple, q: tuple,
+                           groups) -> tuple[int, int]:
+    """torch's checks of a batched 2-d transposed convolution's arguments; its (OH, OW)."""
     n, c, h, w = x.shape
     ic, ocg, kh, kw = weight.shape
     if not isinstance(groups, int) or isinstance(groups, bool) or groups <= 0:
@@ -78,9 +90,6 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != oc):
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
                            f"1-dimensional with {oc} elements, but got bias of size {list(bias.shape)} instead")
-    op = "conv_transpose2d"
-    s, p = _pair(stride, "stride", op), _pair(padding, "padding", op)
-    d, q = _pair(dilation, "dilation", op), _pair(output_padding, "output_padding", op)
     if min(s) <= 0:
         raise RuntimeError("non-positive stride is not supported")
     if min(p) < 0:
@@ -100,6 +109,17 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if oh <= 0 or ow <= 0:
         raise RuntimeError(f"Given input size per channel: ({h} x {w}). Calculated output size per channel: "
                            f"({oh} x {ow}). Output size is too small")
+    return oh, ow
+
+
+def conv_transpose2d_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, s: tuple, p: tuple, d: tuple, q: tuple,
+                          groups: int) -> Tensor:
+    """The (N, C_out, OH, OW) transposed convolution of a batched ``x`` (Note [Transposed convolution as col2im]):
+    the transposed kernel of the ``convolution`` op, its arguments checked here."""
+    oh, ow = check_conv_transpose2d(x, weight, bias, s, p, d, q, groups)
+    n, _, h, w = x.shape
+    ic, ocg, kh, kw = weight.shape
+    oc = ocg * groups
     # every window's contribution: (N, groups, C_out/groups * KH * KW, H * W)
     wt = ops.transpose(ops.reshape(weight, (groups, ic // groups, ocg * kh * kw)), 1, 2)
     cols = ops.matmul(wt, ops.reshape(x, (n, groups, ic // groups, h * w)))
@@ -107,6 +127,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
         out = ops.col2im(ops.reshape(cols, (n, oc * kh * kw, h * w)), (oh, ow), (kh, kw), d, p, s)
     else:
         # col2im into the uncut output, tall enough for the cut window [p, p + oh)
+        full_h, full_w = (h - 1) * s[0] + d[0] * (kh - 1) + 1, (w - 1) * s[1] + d[1] * (kw - 1) + 1
         cols = ops.reshape(cols, (n, oc, kh, kw, h, w))
         out = ops.zeros((n, oc, max(full_h, p[0] + oh), max(full_w, p[1] + ow)), dtype=cols.dtype,
                         device=cols.device)
@@ -114,13 +135,13 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
         out = ops.slice(ops.slice(out, 2, p[0], p[0] + oh), 3, p[1], p[1] + ow)
     if bias is not None:
         out = ops.add(out, ops.reshape(bias, (1, oc, 1, 1)))
-    return out if batched else ops.squeeze(out, [0])
+    return out
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """1-d transposed convolution of (N, C_in, L) or (C_in, L) ``input`` with (C_in, C_out/groups, K)
-    ``weight``: the 2-d one over a height of one."""
+    ``weight``: the ``convolution`` op, checked as the 2-d one over a height of one."""
     _check_tensors("conv_transpose1d", input=input, weight=weight, bias=bias)
     if input.dim() not in (2, 3):
         raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "
@@ -128,6 +149,13 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if weight.dim() != 3:
         raise RuntimeError("conv_transpose1d: expected a 3-D weight (in_channels, out_channels/groups, kW), "
                            f"got weight of size {list(weight.shape)}")
-    out = conv_transpose2d(ops.unsqueeze(input, -2), ops.unsqueeze(weight, -2), bias, _one(stride),
-                           (0, _first(padding)), (0, _first(output_padding)), groups, _one(dilation))
-    return ops.squeeze(out, [-2])
+    input, weight, bias = autocast_operands(input, weight, bias)
+    check_conv_dtypes(input, weight, bias)
+    batched = input.dim() == 3
+    x = input if batched else ops.unsqueeze(input, 0)
+    op = "conv_transpose2d"
+    s, p = _pair(_one(stride), "stride", op), _pair((0, _first(padding)), "padding", op)
+    d, q = _pair(_one(dilation), "dilation", op), _pair((0, _first(output_padding)), "output_padding", op)
+    check_conv_transpose2d(ops.unsqueeze(x, 2), ops.unsqueeze(weight, 2), bias, s, p, d, q, groups)
+    out = ops.convolution(x, weight, bias, [s[1]], [p[1]], [d[1]], True, [q[1]], groups)
+    return out if batched else ops.squeeze(out, [0])

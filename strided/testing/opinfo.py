@@ -79,6 +79,8 @@ class OpInfo:
     ref_dtype: the expected result dtype given the sample (default: the strided CPU result's).
     data_dependent: the result's shape depends on the values (nonzero, masked_select): on meta
                the op must raise NotImplementedError instead.
+    cuda_tolerances: (rtol, atol) per dtype on CUDA where they differ from ``tolerances`` (float32
+               convolutions on TF32 tensor cores by default: Note [Convolution precision]).
     """
 
     name: str
@@ -90,6 +92,7 @@ class OpInfo:
     check: Callable | None = None
     errors: Callable | None = None
     tolerances: dict | None = None
+    cuda_tolerances: dict | None = None
     exact_dtype: bool = True
     data_dependent: bool = False
 
@@ -102,7 +105,9 @@ class OpInfo:
         base, _, overload = self.name.partition(".")
         return getattr(aten._get(base), overload or "default")
 
-    def tolerance(self, d: dt.dtype):
+    def tolerance(self, d: dt.dtype, device: str = "cpu"):
+        if device == "cuda" and self.cuda_tolerances and d in self.cuda_tolerances:
+            return self.cuda_tolerances[d]
         table = self.tolerances or {}
         return table.get(d, TOLERANCES.get(d, (0, 0)))
 

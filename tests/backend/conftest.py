@@ -28,14 +28,16 @@ def _compare_with_torch(torch, fn, arrays, device, dtype, grad=(0,), rtol=None, 
 
     s_in = [make(st, a, i, device=device) for i, a in enumerate(arrays)]
     t_in = [make(torch, a, i) for i, a in enumerate(arrays)]
-    with warnings.catch_warnings():
+    # the reference is torch's CPU float32: strided's CUDA convolutions run without TF32 here, as torch's own
+    # tests switch it off (tests/cuda/test_conv_precision.py checks the TF32 default)
+    with warnings.catch_warnings(), st.backends.cudnn.flags(enabled=True, allow_tf32=False):
         warnings.simplefilter("ignore")
         s_out, t_out = fn(F, *s_in), fn(TF, *t_in)
-    assert tuple(s_out.shape) == tuple(t_out.shape)
-    assert s_out.dtype.name == str(t_out.dtype).replace("torch.", "")
-    assert s_out.device.type == device
-    upstream = np.random.default_rng(seed).standard_normal(tuple(t_out.shape)).astype(dtype)
-    s_out.backward(st.tensor(upstream, device=device))
+        assert tuple(s_out.shape) == tuple(t_out.shape)
+        assert s_out.dtype.name == str(t_out.dtype).replace("torch.", "")
+        assert s_out.device.type == device
+        upstream = np.random.default_rng(seed).standard_normal(tuple(t_out.shape)).astype(dtype)
+        s_out.backward(st.tensor(upstream, device=device))
     t_out.backward(torch.tensor(upstream))
     for i in grad:
         assert s_in[i].grad is not None and s_in[i].grad.shape == t_in[i].grad.shape, i

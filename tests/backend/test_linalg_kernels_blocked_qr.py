@@ -161,7 +161,7 @@ def emulated(monkeypatch):
     in_shared, threads, smem) of each; every buffer the loop allocates starts as NaN."""
     from strided.backends.cuda.kernels import linalg_blocked_qr as blocked
     from strided.backends.cuda.kernels import linalg_orthogonal_ops as orth
-    from strided.backends.cuda.matmul import full_float32
+    from strided.backends.cuda.matmul import float32_scope
 
     launches = []
     limit = 227 * 1024 - blocked.PANEL_STATIC_SMEM
@@ -181,14 +181,14 @@ def emulated(monkeypatch):
         assert smem == ((m - r0) * w * dtype.itemsize if in_shared else 0)
         assert smem <= (limit if blocked.PANEL_SMEM_LIMIT is None else blocked.PANEL_SMEM_LIMIT)
         if like.dtype is st.float32:  # the GEMMs of the loop run without TF32
-            assert full_float32.depth > 0
+            assert float32_scope.tf32 is False
         launches.append((name, r0, w, in_shared, threads, smem))
         panel_model(dtype, blocked.NB, *values[:19])
 
     def gemm(op):
         def checked(*args, **kwargs):
             if args[0].dtype is st.float32:
-                assert full_float32.depth > 0, "a float32 GEMM outside full_float32_matmuls()"
+                assert float32_scope.tf32 is False, "a float32 GEMM outside full_float32_matmuls()"
             return op(*args, **kwargs)
         return checked
 

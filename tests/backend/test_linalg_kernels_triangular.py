@@ -378,7 +378,7 @@ def emulated(monkeypatch):
     """The CUDA kernel functions (``_linalg_tri_solve``, ``_linalg_cholesky_lower``), called on CPU tensors with
     their launches run by the models above; ``launches`` records the kernel names in order."""
     from strided.backends.cuda.kernels import linalg_triangular_ops as glue
-    from strided.backends.cuda.matmul import full_float32
+    from strided.backends.cuda.matmul import float32_scope
 
     launches = []
 
@@ -386,7 +386,7 @@ def emulated(monkeypatch):
         values = struct.unpack(fmt, struct.pack(fmt, *values))  # what the kernel would receive
         assert name in glue.KERNELS and units >= 1 and threads % 32 == 0 and threads <= 1024
         if like.dtype is st.float32:  # the GEMMs between launches run without TF32
-            assert full_float32.depth > 0
+            assert float32_scope.tf32 is False
         dtype = like.dtype.numpy_dtype
         launches.append(name)
         kind, nb = name.rsplit("_", 1)
@@ -436,81 +436,26 @@ def test_glue_keeps_tf32_out_of_factorizations(emulated):
         with pytest.raises(RuntimeError, match="expected A"):
             emulated.tri_solve(_t(t, "cpu", "float32"), _t(b[:5], "cpu", "float32"), True)
         assert matmul.get_float32_matmul_precision() == "high" and emulated.launches == []
-        assert matmul.full_float32.depth == 0
+        assert matmul.float32_scope.tf32 is None
     finally:
         matmul.set_float32_matmul_precision("highest")
 
 
 def test_full_float32_scope_is_per_thread():
-    """The scope nests, ends on an exception, and neither changes the process-wide flag nor reaches another
-    thread (Note [Full float32 scopes])."""
+    """The scope nests (the innermost wins, the outer comes back), ends on an exception, and neither changes the
+    process-wide flag nor reaches another thread (Note [Full float32 scopes])."""
     from strided.backends.cuda import matmul
 
     seen = []
-    with matmul.full_float32_matmuls():
+    with matmul.float32_matmuls(True):
         with matmul.full_float32_matmuls():
-            assert matmul.full_float32.depth == 2
-        worker = threading.Thread(target=lambda: seen.append(matmul.full_float32.depth))
+            assert matmul.float32_scope.tf32 is False
+        assert matmul.float32_scope.tf32 is True
+        worker = threading.Thread(target=lambda: seen.append(matmul.float32_scope.tf32))
         worker.start()
         worker.join()
         assert matmul.get_float32_matmul_precision() == "highest"
-    assert seen == [0] and matmul.full_float32.depth == 0
+    assert seen == [None] and matmul.float32_scope.tf32 is None
     with pytest.raises(KeyError), matmul.full_float32_matmuls():
         raise KeyError("inside the scope")
-    assert matmul.full_float32.depth == 0
-
-
-def test_glue_tri_solve_emulated_views_and_empty(emulated):
-    rng = np.random.default_rng(21)
-    a = _triangular(rng, (2, 100, 100), False, False)
-    b = rng.standard_normal((2, 200, 5))
-    A = _t(np.swapaxes(a, -1, -2), "cpu", "float64").mT
-    B = _t(b, "cpu", "float64")[:, ::2, :]
-    _check_solve(emulated.tri_solve(A, B, False), a, b[:, ::2], False, False, "cpu", "float64")
-    _check_solve(emulated.tri_solve(A.mT, B, True), np.swapaxes(a, -1, -2), b[:, ::2], True, False, "cpu",
-                 "float64")
-    emulated.launches.clear()
-    for a_shape, b_shape in (((0, 0), (0, 3)), ((5, 5), (5, 0)), ((0, 5, 5), (5, 2))):
-        x = emulated.tri_solve(_t(np.ones(a_shape), "cpu", "float64"), _t(np.ones(b_shape), "cpu", "float64"),
-                                       False)
-        assert tuple(x.shape) == (*np.broadcast_shapes(a_shape[:-2], b_shape[:-2]), a_shape[-1], b_shape[-1])
-    assert emulated.launches == []
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("n", SIZES)
-def test_glue_cholesky_emulated(emulated, dtype, n):
-    rng = np.random.default_rng(30 + n)
-    a = _spd(rng, (2, n, n))
-    emulated.launches.clear()
-    _check_cholesky(emulated.cholesky(_t(a, "cpu", dtype)), a, "cpu", dtype)
-    steps = -(-n // emulated.NB)
-    assert emulated.launches == ["chol_block_64", "trsm_block_64"] * (steps - 1) + ["chol_block_64"]
-
-
-@pytest.mark.parametrize("n,fail_at", [(8, 5), (70, 64), (70, 66), (130, 129), (257, 193)])
-def test_glue_cholesky_emulated_info(emulated, n, fail_at):
-    rng = np.random.default_rng(31)
-    a = np.stack([_failing(rng, n, fail_at), _spd(rng, (n, n)), _failing(rng, n, 1)])
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        result = emulated.cholesky(_t(a, "cpu", "float64"))
-    _check_cholesky(result, a, "cpu", "float64", info=[fail_at, 0, 1])
-
-
-def test_glue_cholesky_emulated_views_and_empty(emulated):
-    rng = np.random.default_rng(32)
-    a = _spd(rng, (2, 100, 100), garbage=0.0)
-    a = a + np.swapaxes(np.tril(a, -1), -1, -2)
-    wide = np.zeros((2, 100, 200))
-    wide[..., ::2] = a
-    A = _t(wide, "cpu", "float64")[..., ::2]
-    _check_cholesky(emulated.cholesky(A.mT), a, "cpu", "float64")
-    E = _t(a[0], "cpu", "float64").expand(3, 100, 100)
-    _check_cholesky(emulated.cholesky(E), np.broadcast_to(a[0], (3, 100, 100)), "cpu", "float64")
-    emulated.launches.clear()
-    for shape in ((0, 0), (0, 4, 4), (3, 0, 0)):
-        L, info = emulated.cholesky(_t(np.ones(shape), "cpu", "float64"))
-        assert tuple(L.shape) == shape and tuple(info.shape) == shape[:-2]
-        assert not np.asarray(info.numpy()).any()
-    assert emulated.launches == []
+    assert matmul.float32_scope.tf32 is None

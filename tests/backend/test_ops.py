@@ -39,8 +39,8 @@ def _flatten(result):
     return [result]
 
 
-def _compare(info, dtype, actual, expected, where):
-    rtol, atol = info.tolerance(dtype)
+def _compare(info, dtype, actual, expected, where, device="cpu"):
+    rtol, atol = info.tolerance(dtype, device)
     for a, e in zip(_flatten(actual), _flatten(expected), strict=True):
         if not isinstance(a, Tensor):
             assert a == pytest.approx(e, rel=rtol, abs=atol, nan_ok=True), where
@@ -132,7 +132,7 @@ def test_op(info, dtype, device):
                 assert r.shape == c.shape, f"{where}: shape {r.shape} != cpu {c.shape}"
                 assert r.dtype is c.dtype, f"{where}: dtype {r.dtype} != cpu {c.dtype}"
         if device != "meta" and info.ref is not None:
-            _compare(info, dtype, result, _to_numpy(cpu_result), where)
+            _compare(info, dtype, result, _to_numpy(cpu_result), where, device)
         if device != "meta" and info.check is not None:
             info.check(result, sample)
 

@@ -72,7 +72,7 @@ _RS = lt.ReductionScheme
 _ALL_REDUCTIONS = int(_RS.MASK)
 _CANDIDATES = 8
 _flag_state = _flags._state
-_full_float32 = _flags.full_float32
+_float32_scope = _flags.float32_scope
 
 
 class NoAlgorithm(RuntimeError):
@@ -268,8 +268,10 @@ def gemm(name: str, out, a, b, *, alpha=1.0, beta=0.0, c=None, bias=None, act=No
         sa = b_t._strides[0] if batch > 1 else 0
         sb = a_t._strides[0] if batch > 1 else 0
     compute = _TYPES[dtype][1]
-    if dtype is dt.float32 and _flag_state["precision"] != "highest" and not _full_float32.depth:
-        compute = _TF32  # Note [Full float32 scopes]
+    if dtype is dt.float32:  # Note [Full float32 scopes]
+        tf32 = _float32_scope.tf32
+        if tf32 if tf32 is not None else _flag_state["precision"] != "highest":
+            compute = _TF32
     epi = _EPILOGUES[(act, bias is not None)]
     isz = dtype.itemsize
     pa, pb, pd = ptr(b_t, isz), ptr(a_t, isz), ptr(out, isz)

@@ -19,7 +19,10 @@ A factorization's GEMMs (the blocked triangular solves and Cholesky) must not dr
 allowed it for their matmuls: their accuracy must not depend on that switch, as cuSOLVER's does not. They run
 inside ``full_float32_matmuls()``, a per-thread scope that blas.py reads next to the precision flag. It used
 to set the process-wide flag for the duration, so a matmul on another thread ran in full float32 too, and a
-flag set on another thread meanwhile was lost at the scope's exit.
+flag set on another thread meanwhile was lost at the scope's exit. The scope is one case of
+``float32_matmuls(allow_tf32)``: inside it this thread's float32 GEMMs use TF32 exactly when ``allow_tf32``
+says, whatever the precision flag says. Convolutions run in ``float32_matmuls(cudnn.allow_tf32)``
+(Note [Convolution precision]).
 
 Note [Reduced precision reduction]
 ``allow_fp16_reduced_precision_reduction`` / ``allow_bf16_…`` (default True, as torch): when
@@ -41,21 +44,28 @@ _PRECISIONS = ("highest", "high", "medium")
 _state = {"precision": "highest", "fp16_reduction": True, "bf16_reduction": True}
 
 
-class _FullFloat32(threading.local):
-    depth = 0  # > 0 inside full_float32_matmuls() on this thread (Note [Full float32 scopes])
+class _Float32Scope(threading.local):
+    tf32 = None  # None: the precision flag decides; True / False: this thread's scope (Note [Full float32 scopes])
 
 
-full_float32 = _FullFloat32()
+float32_scope = _Float32Scope()
 
 
 @contextmanager
-def full_float32_matmuls():
-    """float32 GEMMs of this thread run without TF32 inside the block, whatever the precision flag says."""
-    full_float32.depth += 1
+def float32_matmuls(allow_tf32: bool):
+    """float32 GEMMs of this thread use TF32 inside the block exactly when ``allow_tf32`` is true, whatever the
+    precision flag says (the innermost scope wins)."""
+    saved = float32_scope.tf32
+    float32_scope.tf32 = bool(allow_tf32)
     try:
         yield
     finally:
-        full_float32.depth -= 1
+        float32_scope.tf32 = saved
+
+
+def full_float32_matmuls():
+    """float32 GEMMs of this thread run without TF32 inside the block, whatever the precision flag says."""
+    return float32_matmuls(False)
 
 
 def set_float32_matmul_precision(precision: str) -> None:

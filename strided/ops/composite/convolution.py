@@ -3,17 +3,28 @@
 
 Its kernel is CompositeExplicitAutograd: below autograd it computes with the ops it is made of, none of
 them recorded, and derivatives.yaml gives its gradient (Note [Convolution backward]). 1-d and 2-d
-convolutions are the columns-times-weight GEMM of ``nn/convolution.py`` (a 1-d one over a height of
-one); transposed and 3-d ones, which ``nn.functional`` computes without this op, run their functions
-here when the op is called directly (``strided.convolution``).
+convolutions are the columns-times-weight GEMM of ``nn/convolution.py``, 1-d and 2-d transposed ones the
+weight-times-input GEMM and ``col2im`` of ``nn/convolution_transpose.py`` (a 1-d one over a height of one);
+3-d ones, which ``nn.functional`` computes without this op, run their functions here when the op is called
+directly (``strided.convolution``). On CUDA every GEMM of the op, forward and backward, runs in the precision
+``strided.backends.cudnn.allow_tf32`` selects (Note [Convolution precision]).
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
+from ...backends import cudnn
+from ...backends.cuda.matmul import float32_matmuls
 from ...dispatch.library import kernel
 from .. import bound as ops
 
 __all__ = []
+
+
+def precision_scope(x):
+    """The float32 GEMM precision of a convolution on ``x``'s device (Note [Convolution precision])."""
+    return float32_matmuls(cudnn.allow_tf32) if x.device.type == "cuda" else nullcontext()
 
 
 _POSITIONS = {"stride": 4, "padding": 5, "dilation": 6, "output_padding": 8}
@@ -54,21 +65,30 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if bias is not None and not transposed and (bias.dim() != 1 or bias.shape[0] != weight.shape[0]):
         raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
                            f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
-    if transposed or k == 3:
-        return _by_function(input, weight, bias, s, p, d, transposed, _expand(output_padding, k, "output_padding"),
-                            groups)
-    if k == 1:
-        out = conv2d_gemm(ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2), bias, (1, s[0]), (0, p[0]), (1, d[0]),
-                          groups)
-        return ops.squeeze(out, [2])
-    return conv2d_gemm(input, weight, bias, s, p, d, groups)
+    with precision_scope(input):
+        if transposed or k == 3:
+            return _by_function(input, weight, bias, s, p, d, transposed, _expand(output_padding, k, "output_padding"),
+                                groups)
+        if k == 1:
+            out = conv2d_gemm(ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2), bias, (1, s[0]), (0, p[0]),
+                              (1, d[0]), groups)
+            return ops.squeeze(out, [2])
+        return conv2d_gemm(input, weight, bias, s, p, d, groups)
 
 
 def _by_function(input, weight, bias, s, p, d, transposed, q, groups):
-    """A transposed or 3-d convolution through its ``nn.functional`` function."""
+    """A transposed or 3-d convolution computed from its parts (1-d and 2-d transposed ones by their GEMM kernel, 3-d
+    ones by their ``nn.functional`` function, which does not call this op)."""
     from ...nn import functional as F
+    from ...nn.convolution_transpose import conv_transpose2d_gemm
 
+    k = weight.dim() - 2
     if not transposed:
         return F.conv3d(input, weight, bias, s, p, d, groups)
-    fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[weight.dim() - 3]
-    return fn(input, weight, bias, s, p, q, groups, d)
+    if k == 3:
+        return F.conv_transpose3d(input, weight, bias, s, p, q, groups, d)
+    if k == 1:
+        out = conv_transpose2d_gemm(ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2), bias, (1, s[0]), (0, p[0]),
+                                    (1, d[0]), (0, q[0]), groups)
+        return ops.squeeze(out, [2])
+    return conv_transpose2d_gemm(input, weight, bias, s, p, d, q, groups)
