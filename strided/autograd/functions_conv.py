@@ -11,19 +11,22 @@ weight (as torch's ``ConvolutionBackward0`` does) and the backward makes the col
     grad_input  = col2im(weightᴴ (G, C*K, C_out/G) @ grad)     (the 1x1 stride-1 case: a reshape)
 
 The weight's gradient takes whichever costs less memory: the per-sample products summed (N weights), or
-one GEMM over N * L after copying grad and the columns into (G, ., N * L) order. A 1-d or 2-d transposed
+one GEMM over N * L after copying grad and the columns into (G, ., N * L) order. A transposed
 convolution is the adjoint: its forward spread ``weightᵀ @ input`` with col2im, so the columns are grad's:
 
     cols        = im2col(grad)                                  (N, G, C_out/G*K, L), L = the input's H*W
     grad_input  = conj(weight) as (G, C_in/G, C_out/G*K) @ cols
     grad_weight = input (N, G, C_in/G, L) @ colsᵀ, summed over N
 
-Every step is an op with a derivative, so double backward works. 3-d convolutions (the op computes them with
-their ``nn.functional`` functions), and transposed ones whose output padding reaches the stride (col2im's blocks
-would not be the input's positions), differentiate those functions again: their forward runs a second time.
+A 3-d convolution (plain or transposed) takes the same steps with the window view of the padded tensor
+for im2col and strided adds for col2im. Every step is an op with a derivative, so double backward works. A
+transposed convolution whose output padding reaches its stride (the columns' blocks would not be the input's
+positions) differentiates its forward again: that runs a second time.
 """
 
 from __future__ import annotations
+
+import math
 
 from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
@@ -53,9 +56,9 @@ def _input_and_weight_grads(grad, input, weight, stride, padding, dilation, tran
     k = weight.dim() - 2
     s, p, d = _expand(stride, k, "stride"), _expand(padding, k, "padding"), _expand(dilation, k, "dilation")
     q = _expand(output_padding, k, "output_padding")
-    if k == 3 or (transposed and any(qi >= si for qi, si in zip(q, s))):
+    if transposed and any(qi >= si for qi, si in zip(q, s)):
         return _by_recompute(grad, input, weight, s, p, d, transposed, q, groups, need_input, need_weight)
-    backward = _conv_transpose2d_backward if transposed else _conv2d_backward
+    backward = _conv_transpose_backward if transposed else _conv_backward
     if k == 1:
         gi, gw = backward(ops.unsqueeze(grad, 2), ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2),
                           (1, s[0]), (0, p[0]), (1, d[0]), groups, need_input, need_weight)
@@ -64,61 +67,85 @@ def _input_and_weight_grads(grad, input, weight, stride, padding, dilation, tran
     return backward(grad, input, weight, s, p, d, groups, need_input, need_weight)
 
 
-def _conv2d_backward(grad, x, weight, s, p, d, groups, need_input, need_weight):
-    from ..nn.convolution import _columns
+def _columns(x, kernel, s, d, p, blocks):
+    """The (N, C * K, L) columns of (N, C, *spatial) ``x`` for ``blocks`` output positions (symmetric padding)."""
+    if len(kernel) == 2:
+        from ..nn.convolution import _columns as columns2d
 
-    n, c, h, w = x.shape
-    oc, cg, kh, kw = weight.shape
-    oh, ow = grad.shape[2:]
-    rows, length = cg * kh * kw, oh * ow
+        return columns2d(x, tuple(kernel), s, d, (p[0], p[0]), (p[1], p[1]), *blocks)
+    from ..nn.convolution3d import columns3d
+
+    return columns3d(x, kernel, s, d, p, blocks)
+
+
+def _spread(cols, like, kernel, s, d, p, blocks):
+    """The adjoint of ``_columns``: the (N, C * K, L) values added back into the (N, C, *spatial) positions they
+    were read from (``col2im``; the 1x1 stride-1 case: a reshape)."""
+    spatial = like.shape[2:]
+    if all(v == 1 for v in (*kernel, *s)) and not any(p):
+        return ops.reshape(cols, like.shape)
+    if len(kernel) == 2:
+        return ops.col2im(cols, tuple(spatial), tuple(kernel), d, p, s)
+    from ..nn.convolution_transpose import _col2im
+
+    n, c = like.shape[0], like.shape[1]
+    out = ops.zeros((n, c, *(size + 2 * pp for size, pp in zip(spatial, p))), dtype=cols.dtype, device=cols.device)
+    _col2im(out, ops.reshape(cols, (n, c, *kernel, *blocks)), blocks, s, d)
+    if any(p):
+        for dim, (pp, size) in enumerate(zip(p, spatial), start=2):
+            out = ops.slice(out, dim, pp, pp + size)
+        out = ops.contiguous(out)
+    return out
+
+
+def _weight_grad(a, cols, n, groups, length):
+    """sum over N of a (N, G, A, L) @ colsᵀ (N, G, L, R), whichever way costs less memory (Note [Convolution
+    backward]): per-sample products summed, or one GEMM over N * L."""
+    ag, rows = a.shape[2], cols.shape[2]
+    if ag * rows <= length * (rows + ag):
+        return ops.sum(ops.matmul(a, ops.transpose(cols, 2, 3)), [0])
+    al = ops.reshape(ops.permute(a, (1, 2, 0, 3)), (groups, ag, n * length))
+    cl = ops.reshape(ops.permute(cols, (1, 2, 0, 3)), (groups, rows, n * length))
+    return ops.matmul(al, ops.transpose(cl, 1, 2))
+
+
+def _conv_backward(grad, x, weight, s, p, d, groups, need_input, need_weight):
+    """The input and weight gradients of a 2-d or 3-d convolution (Note [Convolution backward])."""
+    n, c = x.shape[0], x.shape[1]
+    oc, cg, *kernel = weight.shape
+    blocks = grad.shape[2:]
+    rows, length = cg * math.prod(kernel), math.prod(blocks)
     if weight.dtype.is_complex:
         x, weight = ops.conj(x), ops.conj(weight)
     g = ops.reshape(grad, (n, groups, oc // groups, length))
     gi = gw = None
     if need_input:
         wt = ops.transpose(ops.reshape(weight, (groups, oc // groups, rows)), 1, 2)  # (G, C/G * K, C_out/G)
-        grad_cols = ops.reshape(ops.matmul(wt, g), (n, c * kh * kw, length))
-        if (kh, kw) == (1, 1) and s == (1, 1) and p == (0, 0):
-            gi = ops.reshape(grad_cols, (n, c, h, w))
-        else:
-            gi = ops.col2im(grad_cols, (h, w), (kh, kw), d, p, s)
+        grad_cols = ops.reshape(ops.matmul(wt, g), (n, c * rows // cg, length))
+        gi = _spread(grad_cols, x, kernel, s, d, p, blocks)
         del grad_cols  # freed before the forward's columns are made again: one set of columns at a time
     if need_weight:
-        cols = ops.reshape(_columns(x, (kh, kw), s, d, (p[0], p[0]), (p[1], p[1]), oh, ow),
-                           (n, groups, rows, length))
-        if n * oc * rows <= n * length * (groups * rows + oc):  # per-sample products (Note [Convolution backward])
-            gw = ops.sum(ops.matmul(g, ops.transpose(cols, 2, 3)), [0])
-        else:
-            gl = ops.reshape(ops.permute(g, (1, 2, 0, 3)), (groups, oc // groups, n * length))
-            cl = ops.reshape(ops.permute(cols, (1, 2, 0, 3)), (groups, rows, n * length))
-            gw = ops.matmul(gl, ops.transpose(cl, 1, 2))
-        gw = ops.reshape(gw, weight.shape)
+        cols = ops.reshape(_columns(x, kernel, s, d, p, blocks), (n, groups, rows, length))
+        gw = ops.reshape(_weight_grad(g, cols, n, groups, length), weight.shape)
     return gi, gw
 
 
-def _conv_transpose2d_backward(grad, x, weight, s, p, d, groups, need_input, need_weight):
-    """The input and weight gradients of a 2-d transposed convolution whose output padding is below its stride
-    (Note [Convolution backward]): the columns of ``grad`` are the forward's, one ``im2col``."""
-    from ..nn.convolution import _columns
-
-    n, ic, h, w = x.shape
-    _, ocg, kh, kw = weight.shape
-    rows, length, icg = ocg * kh * kw, h * w, ic // groups
+def _conv_transpose_backward(grad, x, weight, s, p, d, groups, need_input, need_weight):
+    """The input and weight gradients of a 2-d or 3-d transposed convolution whose output padding is below its
+    stride (Note [Convolution backward]): the columns of ``grad`` are the forward's."""
+    n, ic = x.shape[0], x.shape[1]
+    _, ocg, *kernel = weight.shape
+    blocks = x.shape[2:]
+    rows, length, icg = ocg * math.prod(kernel), math.prod(blocks), ic // groups
     if weight.dtype.is_complex:
         x, weight = ops.conj(x), ops.conj(weight)
-    cols = ops.reshape(_columns(grad, (kh, kw), s, d, (p[0], p[0]), (p[1], p[1]), h, w), (n, groups, rows, length))
+    cols = ops.reshape(_columns(grad, kernel, s, d, p, blocks), (n, groups, rows, length))
     gi = gw = None
     if need_input:
-        gi = ops.reshape(ops.matmul(ops.reshape(weight, (groups, icg, rows)), cols), (n, ic, h, w))
+        gi = ops.reshape(ops.matmul(ops.reshape(weight, (groups, icg, rows)), cols), x.shape)
     if need_weight:
         xg = ops.reshape(x, (n, groups, icg, length))
-        if n * ic * rows <= n * length * (groups * rows + ic):  # per-sample products (Note [Convolution backward])
-            gw = ops.sum(ops.matmul(xg, ops.transpose(cols, 2, 3)), [0])
-        else:
-            xl = ops.reshape(ops.permute(xg, (1, 2, 0, 3)), (groups, icg, n * length))
-            cl = ops.reshape(ops.permute(cols, (1, 2, 0, 3)), (groups, rows, n * length))
-            gw = ops.matmul(xl, ops.transpose(cl, 1, 2))
-        gw = ops.reshape(gw, weight.shape)
+        gw = ops.reshape(_weight_grad(xg, cols, n, groups, length), weight.shape)
     return gi, gw
 
 

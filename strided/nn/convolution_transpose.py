@@ -68,7 +68,6 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     op = "conv_transpose2d"
     s, p = _pair(stride, "stride", op), _pair(padding, "padding", op)
     d, q = _pair(dilation, "dilation", op), _pair(output_padding, "output_padding", op)
-    check_conv_transpose2d(x, weight, bias, s, p, d, q, groups)
     out = ops.convolution(x, weight, bias, list(s), list(p), list(d), True, list(q), groups)
     return out if batched else ops.squeeze(out, [0])
 
@@ -156,6 +155,5 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     op = "conv_transpose2d"
     s, p = _pair(_one(stride), "stride", op), _pair((0, _first(padding)), "padding", op)
     d, q = _pair(_one(dilation), "dilation", op), _pair((0, _first(output_padding)), "output_padding", op)
-    check_conv_transpose2d(ops.unsqueeze(x, 2), ops.unsqueeze(weight, 2), bias, s, p, d, q, groups)
     out = ops.convolution(x, weight, bias, [s[1]], [p[1]], [d[1]], True, [q[1]], groups)
     return out if batched else ops.squeeze(out, [0])

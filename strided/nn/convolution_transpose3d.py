@@ -2,7 +2,8 @@
 in convolution_transpose.py) with a depth dim -- one broadcast ``matmul`` of the transposed
 (groups, C_out / groups * KD * KH * KW, C_in / groups) weight with the (N, groups, C_in / groups, D * H * W)
 input gives every window's contribution, ``_col2im`` adds its KD * KH * KW planes into strided views of the
-uncut output, and the padded border is cut off last."""
+uncut output, and the padded border is cut off last. It is the ``convolution`` op (one autograd node,
+``ConvolutionBackward0``: Note [Convolution backward]); ``conv_transpose3d_gemm`` is the op's kernel."""
 
 from __future__ import annotations
 
@@ -100,6 +101,15 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     q, d = _triple(output_padding, "output_padding"), _triple(dilation, "dilation")
     batched = input.dim() == 5
     x = input if batched else ops.unsqueeze(input, 0)
+    _check_args(weight, x, bias, groups)  # before the op: its argument 'groups' must be an int
+    out = ops.convolution(x, weight, bias, list(s), list(p), list(d), True, list(q), groups)
+    return out if batched else ops.squeeze(out, [0])
+
+
+def conv_transpose3d_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, s: tuple, p: tuple, d: tuple, q: tuple,
+                          groups: int) -> Tensor:
+    """The (N, C_out, OD, OH, OW) transposed convolution of a batched ``x``: the 3-d transposed kernel of the
+    ``convolution`` op, its arguments checked here."""
     _check_args(weight, x, bias, groups)
     _check_geometry(s, p, q, d)
     n, _, *spatial = x.shape
@@ -124,4 +134,4 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
         out = ops.add(out, ops.reshape(bias, (1, oc, 1, 1, 1)))
     elif any(p):
         out = ops.contiguous(out)  # a cut view of a larger buffer; torch's output is contiguous
-    return out if batched else ops.squeeze(out, [0])
+    return out

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.cuda,
 FULL_REL, TF32_REL = 2e-5, 3e-3  # tests/cuda/test_blas.py's bounds
 RNG = np.random.default_rng(5)
 
-# (function, input shape, weight shape, keyword arguments): K = C_in * kernel is 192-576 for each GEMM
+# (function, input shape, weight shape, keyword arguments): K = C_in * kernel is 128-864 for each GEMM
 CASES = [
     ("conv1d", (8, 64, 128), (64, 64, 3), {"padding": 1}),
     ("conv2d", (8, 64, 16, 16), (64, 64, 3, 3), {"padding": 1}),
@@ -25,6 +25,8 @@ CASES = [
     ("conv_transpose1d", (8, 64, 128), (64, 64, 3), {"stride": 2, "padding": 1, "output_padding": 1}),
     ("conv_transpose2d", (8, 64, 16, 16), (64, 64, 3, 3), {"padding": 1}),
     ("conv_transpose2d", (8, 64, 16, 16), (64, 32, 4, 4), {"stride": 2, "padding": 1}),
+    ("conv3d", (4, 32, 8, 8, 8), (32, 32, 3, 3, 3), {"padding": 1}),
+    ("conv_transpose3d", (4, 32, 8, 8, 8), (32, 16, 2, 2, 2), {"stride": 2}),
 ]
 
 

@@ -4,10 +4,10 @@
 Its kernel is CompositeExplicitAutograd: below autograd it computes with the ops it is made of, none of
 them recorded, and derivatives.yaml gives its gradient (Note [Convolution backward]). 1-d and 2-d
 convolutions are the columns-times-weight GEMM of ``nn/convolution.py``, 1-d and 2-d transposed ones the
-weight-times-input GEMM and ``col2im`` of ``nn/convolution_transpose.py`` (a 1-d one over a height of one);
-3-d ones, which ``nn.functional`` computes without this op, run their functions here when the op is called
-directly (``strided.convolution``). On CUDA every GEMM of the op, forward and backward, runs in the precision
-``strided.backends.cudnn.allow_tf32`` selects (Note [Convolution precision]).
+weight-times-input GEMM and ``col2im`` of ``nn/convolution_transpose.py`` (a 1-d one over a height of one),
+3-d ones those of ``nn/convolution3d.py`` and ``nn/convolution_transpose3d.py``. On CUDA every GEMM of the
+op, forward and backward, runs in the precision ``strided.backends.cudnn.allow_tf32`` selects (Note
+[Convolution precision]).
 """
 
 from __future__ import annotations
@@ -77,16 +77,16 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 
 
 def _by_function(input, weight, bias, s, p, d, transposed, q, groups):
-    """A transposed or 3-d convolution computed from its parts (1-d and 2-d transposed ones by their GEMM kernel, 3-d
-    ones by their ``nn.functional`` function, which does not call this op)."""
-    from ...nn import functional as F
+    """A transposed or 3-d convolution by its GEMM kernel (1-d ones over a height of one)."""
+    from ...nn.convolution3d import conv3d_gemm
     from ...nn.convolution_transpose import conv_transpose2d_gemm
+    from ...nn.convolution_transpose3d import conv_transpose3d_gemm
 
     k = weight.dim() - 2
     if not transposed:
-        return F.conv3d(input, weight, bias, s, p, d, groups)
+        return conv3d_gemm(input, weight, bias, s, p, d, groups)
     if k == 3:
-        return F.conv_transpose3d(input, weight, bias, s, p, q, groups, d)
+        return conv_transpose3d_gemm(input, weight, bias, s, p, d, q, groups)
     if k == 1:
         out = conv_transpose2d_gemm(ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2), bias, (1, s[0]), (0, p[0]),
                                     (1, d[0]), (0, q[0]), groups)
