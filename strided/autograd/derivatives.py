@@ -86,14 +86,15 @@ def formula_namespace() -> dict:
         functions_conv,
         functions_fft,
         functions_nn,
+        functions_norm,
         functions_recurrent,
         functions_ties,
         functions_views,
     )
 
     ns = {k: v for k, v in vars(bound).items() if not k.startswith("_")}
-    for module in (functions, functions_complex, functions_conv, functions_fft, functions_nn, functions_recurrent,
-                   functions_ties, functions_views):
+    for module in (functions, functions_complex, functions_conv, functions_fft, functions_nn, functions_norm,
+                   functions_recurrent, functions_ties, functions_views):
         ns.update({k: getattr(module, k) for k in module.__all__})
     from . import functions_eig  # linalg_eig_backward (Note [eig gradient])
     ns.update({k: getattr(functions_eig, k) for k in functions_eig.__all__})

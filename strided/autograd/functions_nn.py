@@ -1,5 +1,5 @@
-"""Derivative helpers for activations, normalization and losses (derivatives.yaml formulas call
-them; the other helpers are in ``functions`` and ``functions_views``).
+"""Derivative helpers for activations, linear layers and losses (derivatives.yaml formulas call
+them; normalization's are in ``functions_norm``, the other helpers in ``functions`` and ``functions_views``).
 
 Note [Fused layer_norm backward] and its siblings: while no graph is recorded (no
 ``create_graph``), layer_norm, gelu, softmax and log_softmax differentiate through one fused
@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import math
 
-from .. import dtypes as _dt
 from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
 from ..ops.composite.decompositions import matmul_shared_grad
-from ..ops.composite.views import int_list
 from .functions_views import flat_view, matrix_transpose
 
 __all__ = [
@@ -22,9 +20,6 @@ __all__ = [
     "addmm_activation_grad",
     "softmax_backward",
     "log_softmax_backward",
-    "layer_norm_backward",
-    "batch_norm_backward",
-    "batch_norm_backward_decomposed",
     "linear_input_backward",
     "linear_weight_backward",
     "linear_bias_backward",
@@ -147,91 +142,6 @@ def _mean(t, dims, keepdim=False):
 
 def _var(t, dims, correction, keepdim):
     return ops.var.correction(t, dims, correction=correction, keepdim=keepdim)
-
-
-def layer_norm_backward(grad, input, normalized_shape, weight, eps, grad_input_mask):
-    """Gradients of layer_norm for (input, weight, bias), each only where ``grad_input_mask`` asks.
-
-    mean and rstd are recomputed from ``input`` (the forward keeps no statistics), once for all three.
-    """
-    need_input, need_weight, need_bias = grad_input_mask
-    if not grad_mode.enabled:
-        # Note [Fused layer_norm backward]: one op; the decomposition below is for create_graph=True
-        mask = [need_input, need_weight and weight is not None, need_bias]
-        dx, dw, db = ops._layer_norm_backward(grad, input, normalized_shape, weight, eps, mask)
-        return dx if need_input else None, dw if need_weight else None, db if need_bias else None
-    nd = input.dim()
-    n = len(int_list(normalized_shape))
-    dims, lead = list(range(nd - n, nd)), list(range(nd - n))
-    gb = (_sum(grad, lead) if lead else grad) if need_bias else None
-    if not (need_input or need_weight):
-        return None, None, gb
-    if math.prod(input._sizes[d] for d in dims) == 0:
-        return (ops.zeros_like(input) if need_input else None,
-                _sum(grad * input, lead) if need_weight and lead else (grad * input if need_weight else None), gb)
-    mean = _mean(input, dims, keepdim=True)
-    rstd = ops.rsqrt(_var(input, dims, correction=0, keepdim=True) + eps)
-    xhat = (input - mean) * rstd
-    gw = None
-    if need_weight:
-        gw = grad * xhat
-        if lead:
-            gw = _sum(gw, lead)
-    gi = None
-    if need_input:
-        g = grad * weight if weight is not None else grad
-        # rstd * (g - mean(g) - xhat * mean(g * xhat))
-        inner = ops.addcmul(g - _mean(g, dims, keepdim=True), xhat,
-                            _mean(g * xhat, dims, keepdim=True), value=-1)
-        gi = inner * rstd
-    return gi, gw, gb
-
-
-def batch_norm_backward(grad, input, weight, save_mean, save_invstd, training, eps, grad_input_mask):
-    """Gradients of ``native_batch_norm`` for (input, weight, bias) from the saved per-channel mean and inverse
-    standard deviation (Note [Batch-norm node]): the ``native_batch_norm_backward`` op (two launches on CUDA),
-    or, under ``create_graph=True``, its decomposition into differentiable ops."""
-    if not grad_mode.enabled:
-        mask = [bool(m) for m in grad_input_mask]
-        out = ops.native_batch_norm_backward(grad, input, weight, None, None, save_mean, save_invstd, training, eps,
-                                             mask)
-        return tuple(t if m else None for t, m in zip(out, mask))
-    return batch_norm_backward_decomposed(grad, input, weight, save_mean, save_invstd, training, eps,
-                                          grad_input_mask)
-
-
-def batch_norm_backward_decomposed(grad, input, weight, save_mean, save_invstd, training, eps, grad_input_mask):
-    """The batch-norm gradients as ops: ``scale * (g - mean(g) - xhat * mean(g * xhat))`` per channel in
-    training (the statistics depend on the input), ``scale * g`` in evaluation."""
-    need_input, need_weight, need_bias = grad_input_mask
-    half = input.dtype in (_dt.float16, _dt.bfloat16)
-    x = ops._to_copy(input, dtype=_dt.float32) if half else input
-    g = ops._to_copy(grad, dtype=_dt.float32) if half else grad
-    c = x.shape[1]
-    dims = [0, *range(2, x.dim())]
-    shape = [1, c] + [1] * (x.dim() - 2)
-    mean, invstd = save_mean, save_invstd
-    if training and grad_mode.enabled:  # a double backward: the statistics as functions of the input
-        var, mean = ops.var_mean(x, dims, correction=0)
-        invstd = ops.rsqrt(var + eps)
-    needs_stats = need_weight or (need_input and training)
-    xhat = (x - ops.reshape(mean, shape)) * ops.reshape(invstd, shape) if needs_stats else None
-    sum_g = _sum(g, dims) if need_bias or (need_input and training) else None
-    sum_gx = _sum(g * xhat, dims) if needs_stats else None
-    gi = None
-    if need_input:
-        scale = invstd if weight is None else invstd * weight
-        if training:
-            count = x.numel() // c
-            inner = ops.addcmul(g - ops.reshape(sum_g / count, shape), xhat, ops.reshape(sum_gx / count, shape),
-                                value=-1)
-            gi = inner * ops.reshape(scale, shape)
-        else:
-            gi = g * ops.reshape(scale, shape)
-        if gi.dtype is not input.dtype:
-            gi = ops._to_copy(gi, dtype=input.dtype)
-    # the engine casts the float32 sums to the parameters' dtypes
-    return gi, sum_gx if need_weight else None, sum_g if need_bias else None
 
 
 def cross_entropy_backward(grad, self, target, weight, reduction, ignore_index, label_smoothing):

@@ -120,18 +120,17 @@ def group_norm(
     refuse_complex(input, "GroupNormKernelImpl", "GroupNormKernelImpl")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"GroupNormKernelImpl\" not implemented for '{type_name(input.dtype)}'")
-    if input.dtype in (_dt.float16, _dt.bfloat16) and (weight is not None or bias is not None):
-        # the affine step in float32, one rounding to the input's dtype (the statistics are float32 either way)
-        return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
-    # each (sample, group) a channel of one batch-norm sample, as torch's CPU lowering: the native_batch_norm op
-    # and its kernels (Note [Batch-norm node]); the per-channel affine step after it
-    x = ops.reshape(input, (1, n * num_groups, -1))
-    out = ops.reshape(ops.native_batch_norm(x, None, None, None, None, True, 0.0, eps)[0], tuple(input.shape))
-    shape = [1, c] + [1] * (input.dim() - 2)
-    if weight is not None and bias is not None:
-        return ops.addcmul(ops.reshape(bias, shape), out, ops.reshape(weight, shape))
-    if weight is not None:
-        out = ops.mul(out, ops.reshape(weight, shape))
-    if bias is not None:
-        out = ops.add(out, ops.reshape(bias, shape))
-    return out
+    input, weight, bias = _autocast_fp32(input, weight, bias)
+    # one op, one node (Note [Group-norm node])
+    return ops.native_group_norm(input, weight, bias, n, c, input.numel() // max(n * c, 1), num_groups, eps)[0]
+
+
+def _autocast_fp32(*tensors):
+    """Under CUDA autocast, group_norm's floating operands in float32 (torch's CUDA autocast lists it there; its
+    CPU autocast does not)."""
+    from ..amp.autocast_mode import is_autocast_enabled
+
+    if tensors[0].device.type != "cuda" or not is_autocast_enabled("cuda"):
+        return tensors
+    return tuple(t if t is None or t.dtype is not _dt.float16 and t.dtype is not _dt.bfloat16 else t.float()
+                 for t in tensors)

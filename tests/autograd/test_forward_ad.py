@@ -41,6 +41,7 @@ PROGRAMS = {
         d, None, None, w[:, 0] + 2, w[:, 1], training=True),
     "batch_norm, evaluation": lambda lib, d, w: lib.nn.functional.batch_norm(
         d, w[:, 2] * 0, w[:, 3] ** 2 + 1, w[:, 0], None, training=False),
+    "group_norm": lambda lib, d, w: lib.nn.functional.group_norm(d.reshape(3, 2, 2), 2, w[:2, 0], w[:2, 1]),
 }
 
 

@@ -19,7 +19,8 @@ _EPS = 1e-6
 _REFUSED = ("out=", "lists of tensors")
 _LEFT_OUT = {
     # no twice-differentiable backward here (torch has dedicated formulas for these backward ops)
-    "_layer_norm_backward", "native_batch_norm_backward", "_log_softmax_backward_data", "_softmax_backward_data", "gelu_backward",
+    "_layer_norm_backward", "native_batch_norm_backward", "native_group_norm_backward", "_log_softmax_backward_data",
+    "_softmax_backward_data", "gelu_backward",
     "_thnn_fused_gru_cell_backward", "_thnn_fused_lstm_cell_backward_impl", "_dirichlet_grad", "_standard_gamma_grad",
     # the finite difference is not the derivative: the output's shape or bins move with the input, detach and set_
     # cut the derivative on purpose, or the samples sit on kinks, ties and poles (torch's forward AD agrees with
@@ -28,8 +29,8 @@ _LEFT_OUT = {
     "set_.source_Storage_storage_offset", "cummax", "cummin", "lgamma", "cross_entropy_loss",
     "_thnn_fused_gru_cell", "_thnn_fused_lstm_cell",
     # its saved mean and inverse standard deviation are not differentiable outputs (no tangent, as in torch); the
-    # normalized output's tangent is checked through F.batch_norm (tests/autograd/test_forward_ad.py)
-    "native_batch_norm",
+    # normalized output's tangent is checked through F.batch_norm / F.group_norm (tests/autograd/test_forward_ad.py)
+    "native_batch_norm", "native_group_norm",
     # torch refuses these samples too: src larger than index ("invalid gradient ... expected shape compatible")
     "scatter.src", "scatter_.src", "scatter_add", "scatter_add_",
 }

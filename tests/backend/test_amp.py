@@ -58,6 +58,14 @@ def test_fp32_ops(device):
             assert F.softmax(x, -1).dtype is st.float32 and x.sum().dtype is st.float32
             assert F.softmax(x, -1, dtype=st.float64).dtype is st.float64
             assert F.layer_norm(x, (5,)).dtype is st.float32 and x.exp().dtype is st.float32
+    # group_norm is on torch's CUDA fp32 list, not on its CPU list
+    images, w = st.randn(2, 4, 3, 3, device=device).to(low(device)), st.randn(4, device=device)
+    with st.autocast(device):
+        out = F.group_norm(images, 2, w, w)
+    assert out.dtype is (st.bfloat16 if device == "cpu" else st.float32)
+    expected = F.group_norm(images.float(), 2, w, w)
+    tol = 2e-2 if device == "cpu" else 1e-5
+    np.testing.assert_allclose(out.float().cpu().numpy(), expected.cpu().numpy(), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("device", AUTOCAST_DEVICES)

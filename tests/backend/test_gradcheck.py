@@ -42,7 +42,7 @@ NON_DIFFERENTIABLE = {
     # optimizer kernels: they update parameters under no_grad
     "_fused_adam_", "_fused_adamw_", "_fused_sgd_",
     # a backward kernel: create_graph=True differentiates layer_norm's decomposed formula instead
-    "_layer_norm_backward", "native_batch_norm_backward",
+    "_layer_norm_backward", "native_batch_norm_backward", "native_group_norm_backward",
     "_thnn_fused_lstm_cell_backward_impl", "_thnn_fused_gru_cell_backward",
     # strided.linalg's factorization kernels (Note [Linear-algebra kernels]): its autograd.Functions differentiate
     "_linalg_tri_solve", "_linalg_cholesky_lower", "_linalg_lu_factor", "_linalg_symmetric_jacobi",

@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     einsum,
     factories,
     foreach,
+    group_norm,
     im2col,
     indexing_more,
     inplace_compositions,

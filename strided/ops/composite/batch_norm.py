@@ -6,7 +6,7 @@ Note [Batch-norm node]
 Composed of ops under autograd, batch norm kept the centered input and the normalized one from the forward to
 the backward (two activations' worth besides the input, in float32 for a half input), for every normalization
 layer of a network at once. As one CompositeExplicitAutograd op its intermediate tensors are freed as the
-forward goes; the gradient (``autograd/functions_nn.py``: ``batch_norm_backward``) recomputes the normalized
+forward goes; the gradient (``autograd/functions_norm.py``: ``batch_norm_backward``) recomputes the normalized
 input from the saved mean and inverse standard deviation (the op's second and third outputs). Half-precision
 inputs are normalized in float32 and the result cast back (Note [Batch-norm statistics] in nn/batch_norm.py).
 """
@@ -80,7 +80,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
                                eps, output_mask):
     """(grad_input, grad_weight, grad_bias) of ``native_batch_norm``; an output ``output_mask`` does not ask for is
     an empty vector (torch's is undefined). Evaluation normalizes with the running statistics when given."""
-    from ...autograd.functions_nn import batch_norm_backward_decomposed
+    from ...autograd.functions_norm import batch_norm_backward_decomposed
 
     if grad_out._sizes != input._sizes:
         raise RuntimeError(f"native_batch_norm_backward: grad_out of size {list(grad_out._sizes)} does not match "

@@ -1,6 +1,8 @@
-"""Every convolution of ``nn.functional`` is one ``convolution`` op: its autograd node is torch's
-(``ConvolutionBackward0``) and it keeps what torch's keeps between the passes (the input and the weight), not the
-columns of its GEMM (Note [Convolution backward])."""
+"""Layers that are one op in torch are one op here: every convolution of ``nn.functional`` is the ``convolution``
+op, group norm the ``native_group_norm`` op. The autograd node is torch's (``ConvolutionBackward0``,
+``NativeGroupNormBackward0``) and keeps what torch's keeps between the passes (the input and the weight; the group
+statistics), not the columns of a GEMM or a normalized copy (Note [Convolution backward], Note [Group-norm
+node])."""
 
 from __future__ import annotations
 
@@ -55,3 +57,23 @@ def test_one_node_keeping_input_and_weight_as_torch(name, xs, ws, kw):
     t_out.backward(torch.tensor(upstream))
     for s_arg, t_arg in zip(s_args, t_args):
         np.testing.assert_allclose(s_arg.grad.numpy(), t_arg.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_group_norm_is_one_node_keeping_what_torch_keeps(affine):
+    x, w, b = RNG.standard_normal((4, 6, 5, 3)), RNG.standard_normal(6), RNG.standard_normal(6)
+    results = {}
+    for lib in (st, torch):
+        args = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        fn = lib.nn.functional.group_norm
+        out, saved = _saved_shapes(lib, lambda fn=fn, args=args: fn(args[0], 3, *(args[1:] if affine else ())))
+        results[lib.__name__] = out, saved, args
+    (s_out, s_saved, s_args), (t_out, t_saved, t_args) = results["strided"], results["torch"]
+    assert type(s_out.grad_fn).__name__ == type(t_out.grad_fn).__name__ == "NativeGroupNormBackward0"
+    assert s_saved == t_saved
+    upstream = RNG.standard_normal(x.shape)
+    s_out.backward(st.tensor(upstream))
+    t_out.backward(torch.tensor(upstream))
+    for s_arg, t_arg in zip(s_args, t_args):
+        if t_arg.grad is not None:
+            np.testing.assert_allclose(s_arg.grad.numpy(), t_arg.grad.numpy(), rtol=1e-10, atol=1e-10)
