@@ -20,6 +20,7 @@ __all__ = [
     "batch_norm_backward_decomposed",
     "group_norm_backward",
     "group_norm_backward_decomposed",
+    "group_norm_backward_saved",
 ]
 
 
@@ -106,6 +107,40 @@ def batch_norm_backward_decomposed(grad, input, weight, save_mean, save_invstd, 
             gi = ops._to_copy(gi, dtype=input.dtype)
     # the engine casts the float32 sums to the parameters' dtypes
     return gi, sum_gx if need_weight else None, sum_g if need_bias else None
+
+
+def group_norm_backward_saved(grad, input, mean, rstd, weight, N, group, grad_input_mask):
+    """The group-norm gradients from the saved statistics, no graph recorded (the ``native_group_norm_backward``
+    op's kernel): batch norm's gradient op over (1, N * group, .) for the input (two launches on CUDA); for the
+    weight, per-(sample, channel) sums of ``grad`` and ``grad * input`` combined with the statistics, so no
+    normalized copy of the input is made."""
+    need_input, need_weight, need_bias = grad_input_mask
+    c = input.shape[1]
+    if input.numel() == 0:
+        return group_norm_backward_decomposed(grad, input, mean, rstd, weight, N, group, 0.0, grad_input_mask)
+    half = input.dtype in (_dt.float16, _dt.bfloat16)
+    x = ops._to_copy(input, dtype=_dt.float32) if half else input
+    g = ops._to_copy(grad, dtype=_dt.float32) if half else grad
+    flat = (1, N * group, input.numel() // (N * group))
+    gi = gw = gb = None
+    if need_input:
+        gy = g if weight is None else g * ops.reshape(weight, [1, c] + [1] * (x.dim() - 2))
+        gi = ops.native_batch_norm_backward(ops.reshape(gy, flat), ops.reshape(x, flat), None, None, None,
+                                            ops.reshape(mean, (-1,)), ops.reshape(rstd, (-1,)), True, 0.0,
+                                            [True, False, False])[0]
+        gi = ops.reshape(gi, tuple(input.shape))
+        if gi.dtype is not input.dtype:
+            gi = ops._to_copy(gi, dtype=input.dtype)
+    if need_weight or need_bias:
+        g3 = ops.reshape(g, (N, c, -1))
+        sum_g = _sum(g3, [2])  # (N, C)
+        gb = _sum(sum_g, [0]) if need_bias else None
+        if need_weight:  # sum over n of rstd * (sum(g * x) - mean * sum(g)), per channel
+            per_channel = (N, group, c // group)
+            sum_gx = ops.reshape(_sum(g3 * ops.reshape(x, (N, c, -1)), [2]), per_channel)
+            centered = sum_gx - ops.reshape(mean, (N, group, 1)) * ops.reshape(sum_g, per_channel)
+            gw = ops.reshape(_sum(centered * ops.reshape(rstd, (N, group, 1)), [0]), (c,))
+    return gi, gw, gb
 
 
 def group_norm_backward(grad, input, mean, rstd, weight, N, group, eps, grad_input_mask):

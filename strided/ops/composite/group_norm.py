@@ -10,11 +10,12 @@ standard deviation, as torch's; recorded op by op, autograd kept the normalized 
 of torch's for an affine group norm). The gradient is batch norm's again:
 
     grad_input  = native_batch_norm_backward(grad * weight viewed as (1, N * G, .), ...)
-    grad_weight = sum over N and HxW of grad * xhat;  grad_bias = sum over N and HxW of grad
+    grad_weight = sum over N of rstd * (sum over HxW of grad * input - mean * sum over HxW of grad)
+    grad_bias   = sum over N and HxW of grad
 
 (``autograd/functions_norm.py``: ``group_norm_backward``; under ``create_graph=True`` its decomposition into
-differentiable ops). The mean and the inverse standard deviation are float32 for half inputs, where torch's
-are in the input's dtype.
+differentiable ops, which makes the normalized input). The mean and the inverse standard deviation are float32
+for half inputs, where torch's are in the input's dtype.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
 def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
     """(grad_input, grad_weight, grad_bias) of ``native_group_norm`` from its saved (N, group) statistics; an output
     ``output_mask`` does not ask for is an empty vector (torch's is undefined)."""
-    from ...autograd.functions_norm import group_norm_backward_decomposed
+    from ...autograd.functions_norm import group_norm_backward_saved
     from ...autograd.grad_mode import no_grad
 
     if grad_out._sizes != input._sizes:
@@ -91,8 +92,8 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
         raise RuntimeError(f"native_group_norm_backward: expected mean and rstd of size [{N}, {group}], got "
                            f"{list(mean.shape)} and {list(rstd.shape)}")
     mask = [bool(m) for m in output_mask]
-    with no_grad():  # from the saved statistics (the decomposition recomputes them under grad mode)
-        grads = group_norm_backward_decomposed(grad_out, input, mean, rstd, weight, N, group, 0.0, mask)
+    with no_grad():
+        grads = group_norm_backward_saved(grad_out, input, mean, rstd, weight, N, group, mask)
     pd = weight.dtype if weight is not None else mean.dtype
     return tuple(t if t is not None else ops.empty((0,), dtype=input.dtype if i == 0 else pd, device=input.device)
                  for i, t in enumerate(grads))
