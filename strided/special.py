@@ -393,3 +393,10 @@ def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A00
 from .special_bessel import i0e, i1, i1e, modified_bessel_i0, modified_bessel_i1, spherical_bessel_j0  # noqa: E402
 
 __all__ += ["i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0"]
+
+from .special_bessel_jyk import *  # noqa: E402, F403 - bessel_j0 ... scaled_modified_bessel_k1
+from .special_bessel_jyk import __all__ as _jyk  # noqa: E402
+from .special_polynomials import *  # noqa: E402, F403 - chebyshev_polynomial_t ... legendre_polynomial_p
+from .special_polynomials import __all__ as _polynomials  # noqa: E402
+
+__all__ += [*_jyk, *_polynomials]
