@@ -87,6 +87,13 @@ def test_polynomials_match_torch(name, dtype):
     theirs = getattr(torch.special, name)(torch.tensor(x, dtype=getattr(torch, dtype)),
                                           torch.tensor(n, dtype=getattr(torch, dtype))).numpy()
     got = got.numpy()
+    # a NaN x: NaN but for degree 0 (1) and negative degrees (0). torch 2.11's vectorized CPU kernels return other
+    # lanes' values there (legendre_polynomial_p(nan, 3) = 17, P_3(2)), so those are checked here, not against it
+    nan_x = np.isnan(x)
+    degree = np.where(np.isfinite(n), np.trunc(n), -1)
+    expected = np.where(degree < 0, 0.0, np.where(degree == 0, 1.0, np.nan))
+    np.testing.assert_array_equal(got[nan_x], expected[nan_x])
+    got, theirs, x, n = got[~nan_x], theirs[~nan_x], x[~nan_x], n[~nan_x]
     # both overflowing: float32 recurrences past 1e30 end in inf or NaN (inf - inf) by the order of roundings
     huge = ((np.abs(got) > 1e30) | np.isnan(got)) & ((np.abs(theirs) > 1e30) | np.isnan(theirs)) & ~np.isnan(n)
     tol = 1e-9 if dtype == "float64" else 2e-4
@@ -121,7 +128,8 @@ def test_every_function_on_every_backend_as_on_the_cpu(device):
     for name in BESSEL:
         got = getattr(st.special, name)(st.tensor(x, device=device, dtype=st.float64))
         want = getattr(st.special, name)(st.tensor(x, dtype=st.float64))
-        np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-13, atol=1e-300, equal_nan=True,
+        # another libm: ulps apart, which is 1e-11 relative near a zero of J or Y
+        np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-12, atol=1e-14, equal_nan=True,
                                    err_msg=name)
     xp, n = rng.uniform(-1.2, 1.2, 40), rng.integers(-1, 15, 40).astype(float)
     for name in POLYNOMIALS:
