@@ -70,11 +70,13 @@ def test_cli_profile_prints_the_last_step_and_writes_its_trace(capsys, tmp_path)
     assert demo.main(["--device", "cpu", "--steps", "3", "--sample-tokens", "0", "--trace", str(trace)]) == 0
     out = capsys.readouterr().out
     table = out.split("the last training step, by strided.profiler:")[1]
-    assert "aten::linear" in table and "autograd::engine::evaluate_function: " in table
-    assert "Self CPU time total:" in table and "dispatch:" not in out  # the profile replaces the op count
+    # which 15 rows lead depends on their times (under load a GC pause reorders them): the ops are checked in the
+    # trace, which has every event
+    assert "aten::" in table and "Self CPU time total:" in table and "dispatch:" not in out  # replaces the op count
     import json
 
     names = {e["name"] for e in json.loads(trace.read_text())["traceEvents"]}
+    assert "aten::linear" in names and any(n.startswith("autograd::engine::evaluate_function: ") for n in names)
     assert "aten::_fused_adamw_" in names or "aten::_foreach_add_" in names or "aten::add_" in names
     assert any(n.startswith("Optimizer.step#") for n in names)  # torch's range around each optimizer step
 
