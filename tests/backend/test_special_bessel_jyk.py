@@ -96,7 +96,9 @@ def test_polynomials_match_torch(name, dtype):
     got, theirs, x, n = got[~nan_x], theirs[~nan_x], x[~nan_x], n[~nan_x]
     # both overflowing: float32 recurrences past 1e30 end in inf or NaN (inf - inf) by the order of roundings
     huge = ((np.abs(got) > 1e30) | np.isnan(got)) & ((np.abs(theirs) > 1e30) | np.isnan(theirs)) & ~np.isnan(n)
-    tol = 1e-9 if dtype == "float64" else 2e-4
+    # a closed form cos((n + 1/2) acos x) carries acos's rounding times the degree: at n = 600 float32 is good to
+    # ~1e-4 only, and another libm's ulps (numpy's SIMD acos on the GPU host) move both sides by that much
+    tol = 1e-9 if dtype == "float64" else 2e-4 + 16 * np.finfo(np.float32).eps * np.nan_to_num(np.abs(n), posinf=0)
     close = np.isclose(got, theirs, rtol=tol, atol=tol, equal_nan=True)
     assert np.all(close | huge), list(zip(x[~(close | huge)][:5], n[~(close | huge)][:5]))
 
