@@ -138,6 +138,7 @@ _DISPATCH_NAMES.update({(name, "cpu"): kernel for names, kernel in (
     (("round", "round_"), "round_vml_cpu"), (("erf", "erf_"), "erf_vml_cpu"), (("erfc", "erfc_"), "erfc_vml_cpu"),
     (("erfinv", "erfinv_"), "erfinv_vml_cpu"), (("lgamma", "lgamma_"), "lgamma_vml_cpu"), (("i0", "i0_"), "i0_vml_cpu"),
     (("digamma", "digamma_"), "digamma"), (("floor_divide", "floor_divide_"), "div_floor_cpu"),
+    (("special_zeta",), "zeta_cpu"),
     (("nanmedian",), "median_cpu"), (("amax",), "max_values_cpu"), (("amin",), "min_values_cpu"), (("max",), "max_all"),
     (("min",), "min_all"), (("gelu", "gelu_"), "GeluKernelImpl"), (("_unique2", "unique_consecutive"), "unique"),
     (("histogram", "histogram.bin_ct", "histogramdd"), "histogramdd"),

@@ -31,8 +31,9 @@ shifts to ``x >= 10`` and keeps eight series terms, where torch's six shifts and
 about 1e-9 relative; it reflects with the sine of the exact remainder, so negative integers are poles
 (+inf) instead of torch's large finite values. ``polygamma(n >= 2)`` is torch's ``calc_polygamma``:
 ``(-1)**(n + 1) n! zeta(n + 1, x)`` with Cephes' Hurwitz ``zeta`` (direct sum to ``a > 9``, then
-Euler-Maclaurin with twelve terms, both stopping at machine epsilon); like torch's, the direct sum
-takes about ``|x|`` steps for negative non-integer ``x``. ``n!`` is exact (torch: ``exp(lgamma(n + 1))``).
+Euler-Maclaurin with twelve terms, both stopping at machine epsilon; ``hurwitz_zeta.py``), which splits the
+sum at zero below -64 where torch's takes ``|x|`` steps (Note [Hurwitz zeta far below zero]). ``n!`` is exact
+(torch: ``exp(lgamma(n + 1))``).
 The CUDA device functions (kernels/elementwise.cuh) are the same algorithms.
 """
 
@@ -43,6 +44,8 @@ import math
 from fractions import Fraction
 
 import numpy as np
+
+from .hurwitz_zeta import zeta
 
 __all__ = ["lgamma", "digamma", "trigamma", "zeta", "polygamma", "mvlgamma", "BERNOULLI"]
 
@@ -156,76 +159,6 @@ def trigamma(x) -> np.ndarray:
         w2 = w * w
         psi1 = acc + (w + 0.5 * w2 + w * w2 * _horner(_TRIGAMMA[::-1], w2))
         return np.where(neg, np.pi**2 / (s * s) - psi1, psi1)
-
-
-_MACHEP = 1.11022302462515654042e-16
-_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
-           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
-           1.8152105401943546773e17, -7.1661652561756670113e18)  # (2k)! / B_2k
-
-
-def zeta(x: float, q) -> np.ndarray:
-    """Hurwitz zeta ``sum_k (q + k)**-x`` of a float64 array ``q`` (Cephes, as torch's ``zeta``)."""
-    q = np.asarray(q, dtype=np.float64)
-    if x == 1:
-        return np.full(q.shape, np.inf)
-    if x < 1:
-        return np.full(q.shape, np.nan)
-    out = np.full(q.shape, np.inf)  # poles (q a non-positive integer) stay inf
-    flat = out.reshape(-1)
-    with np.errstate(all="ignore"):
-        qf = q.reshape(-1)
-        live = ~((qf <= 0) & (qf == np.floor(qf)))
-        if x != math.floor(x):
-            flat[live & (qf <= 0)] = np.nan
-            live &= qf > 0
-        idx = np.flatnonzero(live)
-        a = qf[idx]
-        s = a**-x
-        b = np.zeros_like(a)
-        tails = []  # (idx, a, b, s) of the elements that go on to Euler-Maclaurin
-        i = 0
-        while idx.size:  # Cephes' direct sum: while i < 9 or a <= 9, unless a term is below epsilon
-            if i >= 9:
-                leave = ~(a <= 9)
-                if leave.any():
-                    tails.append((idx[leave], a[leave], b[leave], s[leave]))
-                    idx, a, b, s = idx[~leave], a[~leave], b[~leave], s[~leave]
-                    if not idx.size:
-                        break
-            i += 1
-            a += 1
-            b = a**-x
-            s += b
-            done = (-_MACHEP * s < b) & (b < _MACHEP * s)
-            if done.any():
-                flat[idx[done]] = s[done]
-                idx, a, b, s = idx[~done], a[~done], b[~done], s[~done]
-        for idx, w, b, s in tails:
-            flat[idx] = _euler_maclaurin(x, w, b, s)
-    return out
-
-
-def _euler_maclaurin(x: float, w: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Cephes' tail of the Hurwitz zeta sum from ``w`` on (``b = w**-x``, ``s`` the sum so far)."""
-    s = s + b * w / (x - 1) - 0.5 * b
-    a = np.ones_like(w)
-    live = np.ones(w.shape, dtype=bool)
-    k = 0.0
-    for coefficient in _ZETA_A:
-        a *= x + k
-        b = b / w
-        t = a * b / coefficient
-        total = s + t
-        s = np.where(live, total, s)
-        live &= ~(np.abs(t / total) < _MACHEP)
-        if not live.any():
-            break
-        k += 1
-        a *= x + k
-        b = b / w
-        k += 1
-    return s
 
 
 def polygamma(n: int, x) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""CPU kernels for further elementwise math (igamma, igammac, nextafter, gcd, lcm, frexp) and
+"""CPU kernels for further elementwise math (igamma, igammac, special_zeta, nextafter, gcd, lcm, frexp) and
 scatter_reduce; Meta functions in ``meta/math_more.py``.
 
 Note [Regularized incomplete gamma]
@@ -23,6 +23,7 @@ from ..meta.common import wrap_dim
 from ..meta.pointwise import scalar_type_name
 from .common import as_numpy, compute_dtype, operand
 from .gamma_functions import lgamma
+from .hurwitz_zeta import zeta
 from .indexing import out_of_bounds
 from .pointwise import quiet, store_result
 
@@ -163,6 +164,7 @@ def _lcm(a, b):
 
 
 igamma = _igamma_kernel("igamma", igam)
+special_zeta = _igamma_kernel("special_zeta", zeta)  # float64 for every dtype, as torch's CPU kernel
 igammac = _igamma_kernel("igammac", igamc)
 gcd = _binary("gcd", np.gcd)
 lcm = _binary("lcm", _lcm)

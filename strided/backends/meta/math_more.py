@@ -41,6 +41,17 @@ def _integral(name):
     return kernel("Meta", name=name)(meta)
 
 
+@kernel("Meta")
+def special_zeta(self, other):
+    """torch.special.zeta: integers and bool promote to the default float; float16, bfloat16 and complex are
+    refused, as torch's kernels (which compute in float64 on the CPU) have none."""
+    _check_other("special_zeta", other)
+    d = result_dtype(self, other)
+    if d.is_complex or d in (dt.float16, dt.bfloat16):
+        raise not_implemented("zeta_cpu", d)
+    return pointwise_output(d if d.is_floating_point else dt.get_default_dtype(), self, other)
+
+
 igamma = _floating("igamma")
 igammac = _floating("igammac")
 nextafter = _floating("nextafter")

@@ -229,3 +229,15 @@ def copysign_scalar(self, other):
 def copysign__scalar(self, other):
     """In-place ``copysign`` with a Scalar ``other``."""
     return ops.copysign_(self, _wrapped(other, self))
+
+
+@kernel("CompositeImplicitAutograd")
+def special_zeta_self_scalar(self, other):
+    """``special_zeta`` with a Scalar ``self``."""
+    return ops.special_zeta(_wrapped(self, other), other)
+
+
+@kernel("CompositeImplicitAutograd")
+def special_zeta_other_scalar(self, other):
+    """``special_zeta`` with a Scalar ``other``."""
+    return ops.special_zeta(self, _wrapped(other, self))

@@ -260,18 +260,13 @@ __device__ __forceinline__ double ew_digamma(double x) { return ew_digamma_t(x);
 __device__ __forceinline__ float ew_trigamma(float x) { return ew_trigamma_t(x); }
 __device__ __forceinline__ double ew_trigamma(double x) { return ew_trigamma_t(x); }
 
-// Cephes' Hurwitz zeta sum_k (q + k)^-x (torch's zeta in ATen/native/Math.h).
-__device__ double ew_zeta(double x, double q) {
+// Cephes' Hurwitz zeta sum_k (q + k)^-x (torch's zeta in ATen/native/Math.h) at arguments past the domain
+// checks of ew_zeta: the direct sum to a > 9, then Euler-Maclaurin.
+__device__ double ew_zeta_sum(double x, double q) {
   const double machep = 1.11022302462515654042e-16;
   const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
                         7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
                         -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
-  if (x == 1.0) return ew_inf(x);
-  if (x < 1.0) return ew_qnan(x);
-  if (q <= 0.0) {
-    if (q == floor(q)) return ew_inf(x);
-    if (x != floor(x)) return ew_qnan(x);
-  }
   double s = pow(q, -x), a = q, b = 0.0;
   int i = 0;
   while (i < 9 || a <= 9.0) {
@@ -298,6 +293,23 @@ __device__ double ew_zeta(double x, double q) {
     k += 1.0;
   }
   return s;
+}
+
+// The Hurwitz zeta with torch's domain (poles +inf, NaN for x < 1 and for a negative q with a non-integer x);
+// below q = -64 the sum is split at zero instead of taking |q| direct steps (Note [Hurwitz zeta far below zero]
+// in backends/cpu/hurwitz_zeta.py).
+__device__ double ew_zeta(double x, double q) {
+  if (x == 1.0) return ew_inf(x);
+  if (x < 1.0) return ew_qnan(x);
+  if (q <= 0.0) {
+    if (q == floor(q)) return ew_inf(x);
+    if (x != floor(x)) return ew_qnan(x);
+    if (q < -64.0) {
+      const double m = ceil(-q), r = 1.0 - m - q, sign = fmod(x, 2.0) == 0.0 ? 1.0 : -1.0;
+      return (sign * ew_zeta_sum(x, r) + ew_zeta_sum(x, q + m)) - sign * ew_zeta_sum(x, 1.0 - q);
+    }
+  }
+  return ew_zeta_sum(x, q);
 }
 
 __device__ __forceinline__ double ew_polygamma(double x, long long n) {

@@ -1,11 +1,11 @@
-"""CUDA kernels for the further elementwise math on the elementwise engine: ``igamma``, ``igammac``, ``gcd``,
-``lcm``, ``nextafter`` and ``frexp`` (Meta functions in ``backends/meta/math_more.py``; the device
-functions are the "further math" section of ``elementwise.cuh``).
+"""CUDA kernels for the further elementwise math on the elementwise engine: ``igamma``, ``igammac``,
+``special_zeta``, ``gcd``, ``lcm``, ``nextafter`` and ``frexp`` (Meta functions in ``backends/meta/math_more.py``;
+the device functions are the "further math" section of ``elementwise.cuh``).
 
 Note [Part B math compute types]
 Each kernel converts its operands to the type the CPU kernel (``backends/cpu/math_more.py``) computes
-in, so the two backends round alike: igamma / igammac in float64 for every dtype (the CPU converts each
-operand straight to float64, then rounds the result once), nextafter in the result dtype itself (a step
+in, so the two backends round alike: igamma / igammac / special_zeta in float64 for every dtype (the CPU
+converts each operand straight to float64, then rounds the result once), nextafter in the result dtype itself (a step
 of a float16 is not a step of its float32 opmath), gcd / lcm in the integer result dtype (NumPy's
 wrapping), frexp in the opmath type (float32 for 16-bit floats, as the CPU). frexp has two outputs:
 two elementwise passes, the mantissa and the int32 exponent.
@@ -21,8 +21,9 @@ from ..elementwise import opmath, run
 
 __all__ = ["NAMES", "sample_calls"]
 
-NAMES = ("igamma", "igammac", "gcd", "lcm", "nextafter")
-_EXPRS = {"igamma": "ew_igamma(x0, x1)", "igammac": "ew_igammac(x0, x1)", "gcd": "ew_gcd(x0, x1)",
+NAMES = ("igamma", "igammac", "special_zeta", "gcd", "lcm", "nextafter")
+_EXPRS = {"igamma": "ew_igamma(x0, x1)", "igammac": "ew_igammac(x0, x1)", "special_zeta": "ew_zeta(x0, x1)",
+          "gcd": "ew_gcd(x0, x1)",
           "lcm": "ew_lcm(x0, x1)", "nextafter": "ew_nextafter(x0, x1)"}
 _F64 = (dt.float64, dt.float64)
 
@@ -30,7 +31,7 @@ _F64 = (dt.float64, dt.float64)
 def _binary(name: str):
     meta_fn = getattr(meta, name)
     expr = _EXPRS[name]
-    in_double = name.startswith("igamma")
+    in_double = name.startswith("igamma") or name == "special_zeta"
 
     def binary(self, other):
         out = meta_fn(self, other)
