@@ -182,6 +182,16 @@ class TensorExtras:
         """False: strided has no nested tensors."""
         return False
 
+    # Note [Layouts and devices strided lacks]: library code asks torch tensors ``x.is_sparse``,
+    # ``x.is_quantized`` or ``x.is_mps`` before taking a special path; a strided tensor is dense, unquantized and on
+    # a CPU, CUDA or Meta device, so each answers False (as a dense CPU torch tensor does).
+    is_sparse = is_sparse_csr = is_quantized = is_mkldnn = property(lambda self: False)
+    is_mps = is_xpu = is_ipu = is_xla = is_vulkan = is_maia = is_mtia = property(lambda self: False)
+
+    def is_distributed(self) -> bool:
+        """False: strided tensors are not distributed (torch's ``Tensor.is_distributed``)."""
+        return False
+
     def narrow_copy(self, dim: int, start: int, length: int):
         """``strided.narrow_copy(self, dim, start, length)``: the narrowed view in new, contiguous memory."""
         from .view_copies import narrow_copy

@@ -164,3 +164,17 @@ def test_loss_modules_match_the_functional_losses():
     np.testing.assert_allclose(st.nn.MSELoss(reduction="sum")(x, y).item(), float((x * x).sum()), rtol=1e-6)
     with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
         st.nn.MSELoss(reduction="avg")
+
+
+def test_layout_and_device_predicates_answer_as_a_dense_torch_tensor():
+    """Note [Layouts and devices strided lacks]: every ``is_*`` a torch tensor has, with a dense CPU tensor's answer
+    (is_cuda / is_cpu / is_meta follow the device)."""
+    torch = pytest.importorskip("torch")
+    s, t = st.zeros(2), torch.zeros(2)
+    names = [n for n in dir(t) if n.startswith("is_") and not callable(getattr(t, n))]
+    assert {"is_sparse", "is_quantized", "is_mps", "is_leaf", "is_cuda"} <= set(names)
+    for name in names:
+        assert getattr(s, name) == getattr(t, name), name
+    assert s.is_distributed() is t.is_distributed() is False
+    meta = st.empty(2, device="meta")
+    assert meta.is_meta and not meta.is_cpu and not meta.is_sparse
