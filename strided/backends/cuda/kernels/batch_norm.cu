@@ -124,3 +124,30 @@ extern "C" __global__ void bn_grad_apply(const BnParams p) {
     p.out[i] = convert<IN_T>(gv * scale);
   }
 }
+
+// Note [Per-channel affine pass]
+// Group norm's elementwise passes (kernels/group_norm_ops.py) are affine per (sample, channel) pair of a contiguous
+// (N, C, S) tensor: out = (x - d[ch]) * b[ch] + c[ch] forward, plus g * a[ch] for the input's gradient, ch = i / S
+// counting the N * C pairs, with the coefficients computed from the (N, group) statistics beforehand (torch's
+// group-norm kernels take the same form, with x * b + c: subtracting the mean first keeps the digits a large mean
+// would cancel). One read of each input and one write, thread per element.
+struct AffineParams {
+  const IN_T* x;
+  const IN_T* g;  // null: no g term
+  IN_T* out;
+  const P_T* a;   // the factor of g, per pair
+  const P_T* b;   // the factor of x - d, per pair
+  const P_T* c;   // the constant, per pair
+  const P_T* d;   // subtracted from x, per pair
+  i64 total, s;
+};
+
+extern "C" __global__ void channel_affine(const AffineParams p) {
+  const unsigned total = (unsigned)p.total, S = (unsigned)p.s;
+  for (unsigned i = blockIdx.x * BN_BLOCK + threadIdx.x; i < total; i += gridDim.x * BN_BLOCK) {
+    const unsigned ch = i / S;
+    P_T y = (convert<P_T>(p.x[i]) - p.d[ch]) * p.b[ch] + p.c[ch];
+    if (p.g) y += convert<P_T>(p.g[i]) * p.a[ch];
+    p.out[i] = convert<IN_T>(y);
+  }
+}

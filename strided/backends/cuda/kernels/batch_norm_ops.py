@@ -6,7 +6,6 @@ another dtype than the statistics', more than 2^31 elements -- go to the composi
 from __future__ import annotations
 
 import math
-import struct
 from functools import cache
 
 from .... import dtypes as dt
@@ -18,9 +17,10 @@ from ..reduction import kernel_source, sm_count
 from ..streams import current_stream_handle
 from . import CTYPES
 
-__all__ = ["batch_norm_sources", "BN_FMT"]
+__all__ = ["batch_norm_sources", "BN_FMT", "AFFINE_FMT", "batch_statistics", "channel_affine"]
 
 BN_FMT = "<12Q3q2dq"  # BnParams: 12 pointers, n, c, s, momentum, eps, training
+AFFINE_FMT = "<7Q2q"  # AffineParams: 7 pointers, total, s
 BN_BLOCK = 256
 _INPUTS = ("float32", "float64", "float16", "bfloat16")
 
@@ -38,7 +38,8 @@ def _source(name: str) -> str:
 def batch_norm_sources():
     """(file, kernel names, source) of every batch_norm.cu instantiation (NVRTC null test)."""
     for name in _INPUTS:
-        yield "batch_norm.cu", ("bn_stats", "bn_apply", "bn_grad_stats", "bn_grad_apply"), _source(name)
+        yield "batch_norm.cu", ("bn_stats", "bn_apply", "bn_grad_stats", "bn_grad_apply", "channel_affine"), \
+            _source(name)
 
 
 def _takes(x, *params) -> bool:
@@ -127,4 +128,28 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     return gi, gw, gb
 
 
-assert struct.calcsize(BN_FMT) == 8 * 18
+def batch_statistics(x, eps: float):
+    """(mean, 1 / sqrt(var + eps)) per channel of a contiguous (N, C, *) CUDA tensor the kernels take (``bn_stats``;
+    float32 for half inputs), or None when they do not take it."""
+    if not _takes(x) or x.numel() == 0:
+        return None
+    n, c, s, channel_grid, _ = _geometry(x)
+    pd = _param_dtype(x.dtype)
+    mean, invstd = new_output((c,), pd, x.device), new_output((c,), pd, x.device)
+    _launch("bn_stats", x, channel_grid, (x.data_ptr(), 0, 0, 0, 0, mean.data_ptr(), invstd.data_ptr(), 0, 0, 0, 0,
+                                          0, n, c, s, 0.0, float(eps), 1))
+    return mean, invstd
+
+
+def channel_affine(x, s: int, d, b, c, g=None, a=None):
+    """``(x - d[ch]) * b[ch] + c[ch]`` (``+ g * a[ch]`` with ``g``), ``ch = i // s``, into a new tensor like ``x``
+    (contiguous, as ``g``); the coefficients are contiguous vectors in the statistics' dtype (Note [Per-channel affine
+    pass])."""
+    out = new_output(x._sizes, x.dtype, x.device)
+    total = x.numel()
+    grid = max(min((total + BN_BLOCK - 1) // BN_BLOCK, sm_count(x.device.index) * 16), 1)
+    dev = x.device.index
+    get_kernel(_source(x.dtype.name), "channel_affine", AFFINE_FMT, dev)(
+        grid, BN_BLOCK, current_stream_handle(dev), x.data_ptr(), _ptr(g), out.data_ptr(), _ptr(a), b.data_ptr(),
+        c.data_ptr(), d.data_ptr(), total, s)
+    return out
