@@ -125,29 +125,98 @@ extern "C" __global__ void bn_grad_apply(const BnParams p) {
   }
 }
 
-// Note [Per-channel affine pass]
-// Group norm's elementwise passes (kernels/group_norm_ops.py) are affine per (sample, channel) pair of a contiguous
-// (N, C, S) tensor: out = (x - d[ch]) * b[ch] + c[ch] forward, plus g * a[ch] for the input's gradient, ch = i / S
-// counting the N * C pairs, with the coefficients computed from the (N, group) statistics beforehand (torch's
-// group-norm kernels take the same form, with x * b + c: subtracting the mean first keeps the digits a large mean
-// would cancel). One read of each input and one write, thread per element.
-struct AffineParams {
+// Note [Group-norm kernels]
+// Group norm (kernels/group_norm_ops.py) of a contiguous (N, C, S) input in `groups` groups of cg = C / groups
+// channels, L = cg * S elements per (sample, group). Forward: bn_stats over the (1, N * groups, L) view gives the
+// (N, groups) mean and 1 / std, then gn_apply maps every element. Backward: gn_grad_stats gives each (sample,
+// channel) pair a block summing g and g * (x - mean) over S; gn_grad_sums, a thread per (sample, group) and per
+// channel, turns those into S1 = sum w g and S2 = sum w g xhat per group and the weight's and bias's gradients
+// (sums over the samples); gn_grad_apply maps dx = rstd (w g - S1 / L - xhat S2 / L). Fixed orders, no atomics.
+struct GnParams {
   const IN_T* x;
-  const IN_T* g;  // null: no g term
-  IN_T* out;
-  const P_T* a;   // the factor of g, per pair
-  const P_T* b;   // the factor of x - d, per pair
-  const P_T* c;   // the constant, per pair
-  const P_T* d;   // subtracted from x, per pair
-  i64 total, s;
+  const IN_T* g;     // backward: the output's gradient
+  IN_T* out;         // forward: the output; backward: the input's gradient (null: not wanted)
+  const P_T* w;      // null: no weight
+  const P_T* b;      // null: no bias
+  const P_T* mean;   // (N, groups)
+  const P_T* rstd;   // (N, groups)
+  P_T* pair_sums;    // backward: (N, C) sums of g, then (N, C) sums of g * xhat
+  P_T* group_sums;   // backward: (N, groups) S1, then (N, groups) S2
+  P_T* grad_w;       // null: not wanted
+  P_T* grad_b;       // null: not wanted
+  i64 n, c, s, groups;
 };
 
-extern "C" __global__ void channel_affine(const AffineParams p) {
-  const unsigned total = (unsigned)p.total, S = (unsigned)p.s;
+extern "C" __global__ void gn_apply(const GnParams p) {
+  const unsigned total = (unsigned)(p.n * p.c * p.s), S = (unsigned)p.s, C = (unsigned)p.c;
+  const unsigned G = (unsigned)p.groups, cg = C / G;
   for (unsigned i = blockIdx.x * BN_BLOCK + threadIdx.x; i < total; i += gridDim.x * BN_BLOCK) {
-    const unsigned ch = i / S;
-    P_T y = (convert<P_T>(p.x[i]) - p.d[ch]) * p.b[ch] + p.c[ch];
-    if (p.g) y += convert<P_T>(p.g[i]) * p.a[ch];
+    const unsigned pair = i / S, ch = pair % C, ng = (pair / C) * G + ch / cg;
+    P_T y = (convert<P_T>(p.x[i]) - p.mean[ng]) * p.rstd[ng];
+    if (p.w) y = y * p.w[ch];
+    if (p.b) y = y + p.b[ch];
     p.out[i] = convert<IN_T>(y);
+  }
+}
+
+extern "C" __global__ void gn_grad_stats(const GnParams p) {
+  __shared__ P_T red[BN_BLOCK];
+  const i64 pairs = p.n * p.c;
+  const unsigned S = (unsigned)p.s, C = (unsigned)p.c, G = (unsigned)p.groups, cg = C / G;
+  for (i64 pair = blockIdx.x; pair < pairs; pair += gridDim.x) {
+    const IN_T* x = p.x + pair * p.s;
+    const IN_T* g = p.g + pair * p.s;
+    const unsigned ng = (unsigned)(pair / C) * G + (unsigned)(pair % C) / cg;
+    const P_T mean = p.mean[ng];
+    P_T sg = P_T(0), sgx = P_T(0);
+    for (unsigned j = threadIdx.x; j < S; j += BN_BLOCK) {
+      const P_T gv = convert<P_T>(g[j]);
+      sg += gv;
+      sgx += gv * (convert<P_T>(x[j]) - mean);
+    }
+    sg = bn_block_sum(red, sg);
+    sgx = bn_block_sum(red, sgx) * p.rstd[ng];
+    if (threadIdx.x == 0) {
+      p.pair_sums[pair] = sg;
+      p.pair_sums[pairs + pair] = sgx;
+    }
+  }
+}
+
+extern "C" __global__ void gn_grad_sums(const GnParams p) {
+  const i64 t = (i64)blockIdx.x * BN_BLOCK + threadIdx.x, pairs = p.n * p.c, ngroups = p.n * p.groups;
+  const i64 cg = p.c / p.groups;
+  if (t < ngroups) {  // S1, S2 of (sample, group) t
+    const i64 first = (t / p.groups) * p.c + (t % p.groups) * cg;
+    P_T s1 = P_T(0), s2 = P_T(0);
+    for (i64 j = 0; j < cg; ++j) {
+      const P_T wv = p.w ? p.w[(t % p.groups) * cg + j] : P_T(1);
+      s1 += wv * p.pair_sums[first + j];
+      s2 += wv * p.pair_sums[pairs + first + j];
+    }
+    p.group_sums[t] = s1;
+    p.group_sums[ngroups + t] = s2;
+  }
+  if (t < p.c) {  // the weight's and bias's gradients of channel t
+    P_T gw = P_T(0), gb = P_T(0);
+    for (i64 k = 0; k < p.n; ++k) {
+      gb += p.pair_sums[k * p.c + t];
+      gw += p.pair_sums[pairs + k * p.c + t];
+    }
+    if (p.grad_w) p.grad_w[t] = gw;
+    if (p.grad_b) p.grad_b[t] = gb;
+  }
+}
+
+extern "C" __global__ void gn_grad_apply(const GnParams p) {
+  const unsigned total = (unsigned)(p.n * p.c * p.s), S = (unsigned)p.s, C = (unsigned)p.c;
+  const unsigned G = (unsigned)p.groups, cg = C / G, ngroups = (unsigned)(p.n * p.groups);
+  const P_T inv_l = P_T(1) / P_T(cg * S);
+  for (unsigned i = blockIdx.x * BN_BLOCK + threadIdx.x; i < total; i += gridDim.x * BN_BLOCK) {
+    const unsigned pair = i / S, ch = pair % C, ng = (pair / C) * G + ch / cg;
+    const P_T rstd = p.rstd[ng];
+    const P_T xhat = (convert<P_T>(p.x[i]) - p.mean[ng]) * rstd;
+    const P_T gw = p.w ? convert<P_T>(p.g[i]) * p.w[ch] : convert<P_T>(p.g[i]);
+    p.out[i] = convert<IN_T>(rstd * (gw - p.group_sums[ng] * inv_l - xhat * p.group_sums[ngroups + ng] * inv_l));
   }
 }

@@ -17,10 +17,10 @@ from ..reduction import kernel_source, sm_count
 from ..streams import current_stream_handle
 from . import CTYPES
 
-__all__ = ["batch_norm_sources", "BN_FMT", "AFFINE_FMT", "batch_statistics", "channel_affine"]
+__all__ = ["batch_norm_sources", "BN_FMT", "GN_FMT", "batch_statistics", "launch_group_norm"]
 
 BN_FMT = "<12Q3q2dq"  # BnParams: 12 pointers, n, c, s, momentum, eps, training
-AFFINE_FMT = "<7Q2q"  # AffineParams: 7 pointers, total, s
+GN_FMT = "<11Q4q"  # GnParams: 11 pointers, n, c, s, groups
 BN_BLOCK = 256
 _INPUTS = ("float32", "float64", "float16", "bfloat16")
 
@@ -38,8 +38,8 @@ def _source(name: str) -> str:
 def batch_norm_sources():
     """(file, kernel names, source) of every batch_norm.cu instantiation (NVRTC null test)."""
     for name in _INPUTS:
-        yield "batch_norm.cu", ("bn_stats", "bn_apply", "bn_grad_stats", "bn_grad_apply", "channel_affine"), \
-            _source(name)
+        yield "batch_norm.cu", ("bn_stats", "bn_apply", "bn_grad_stats", "bn_grad_apply", "gn_apply", "gn_grad_stats",
+                                "gn_grad_sums", "gn_grad_apply"), _source(name)
 
 
 def _takes(x, *params) -> bool:
@@ -141,15 +141,16 @@ def batch_statistics(x, eps: float):
     return mean, invstd
 
 
-def channel_affine(x, s: int, d, b, c, g=None, a=None):
-    """``(x - d[ch]) * b[ch] + c[ch]`` (``+ g * a[ch]`` with ``g``), ``ch = i // s``, into a new tensor like ``x``
-    (contiguous, as ``g``); the coefficients are contiguous vectors in the statistics' dtype (Note [Per-channel affine
-    pass])."""
-    out = new_output(x._sizes, x.dtype, x.device)
-    total = x.numel()
-    grid = max(min((total + BN_BLOCK - 1) // BN_BLOCK, sm_count(x.device.index) * 16), 1)
+def launch_group_norm(name: str, x, fields) -> None:
+    """Launch group-norm kernel ``name`` (Note [Group-norm kernels]) over ``x`` with ``GnParams`` ``fields``: a
+    thread per element (gn_apply, gn_grad_apply), a block per (sample, channel) (gn_grad_stats) or a thread per
+    group and per channel (gn_grad_sums)."""
+    n, c, s, groups = fields[-4:]
+    if name == "gn_grad_stats":
+        grid = min(n * c, 65535)
+    elif name == "gn_grad_sums":
+        grid = (max(n * groups, c) + BN_BLOCK - 1) // BN_BLOCK
+    else:
+        grid = max(min((n * c * s + BN_BLOCK - 1) // BN_BLOCK, sm_count(x.device.index) * 16), 1)
     dev = x.device.index
-    get_kernel(_source(x.dtype.name), "channel_affine", AFFINE_FMT, dev)(
-        grid, BN_BLOCK, current_stream_handle(dev), x.data_ptr(), _ptr(g), out.data_ptr(), _ptr(a), b.data_ptr(),
-        c.data_ptr(), d.data_ptr(), total, s)
-    return out
+    get_kernel(_source(x.dtype.name), name, GN_FMT, dev)(grid, BN_BLOCK, current_stream_handle(dev), *fields)
