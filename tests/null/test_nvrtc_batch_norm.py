@@ -30,18 +30,19 @@ def test_kernels_compile_without_spills(names, text):
         assert compiler._compile(text, name, "sm_90", ())[:4] == b"\x7fELF"
     log = ptxas_log(text, "batch_norm.cu")
     spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
-    assert len(spills) == 8 and all(s == ("0", "0") for s in spills), log
+    assert len(spills) == 9 and all(s == ("0", "0") for s in spills), log
 
 
 def test_parameter_formats_match_the_structs():
-    """BnParams: 12 pointers, n, c, s, momentum, eps, training; GnParams: 11 pointers, n, c, s, groups (all 8-byte
-    fields; the emulator checks the compiled structs' sizes against these)."""
+    """BnParams: 12 pointers, n, c, s, momentum, eps, training; GnParams: 11 pointers, n, c, s, groups, vec, eps
+    (all 8-byte fields; the emulator checks the compiled structs' sizes against these)."""
     assert struct.calcsize(bn.BN_FMT) == 8 * 18
-    assert struct.calcsize(bn.GN_FMT) == 8 * 15
+    assert struct.calcsize(bn.GN_FMT) == 8 * 17
 
 
 KERNELS = {name: "BnParams" for name in ("bn_stats", "bn_apply", "bn_grad_stats", "bn_grad_apply")}
-KERNELS.update({name: "GnParams" for name in ("gn_apply", "gn_grad_stats", "gn_grad_sums", "gn_grad_apply")})
+KERNELS.update({name: "GnParams" for name in ("gn_stats", "gn_apply", "gn_grad_stats", "gn_grad_sums",
+                                               "gn_grad_apply")})
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,7 @@ def emulators(tmp_path_factory):
     libs = {}
     for name, ctype in (("float32", "float"), ("float64", "double")):
         source, counts = emulator_source(text, {"IN_T": ctype, "P_T": ctype, "BN_BLOCK": str(bn.BN_BLOCK)}, KERNELS)
-        assert counts == (0, 0, 8), "batch_norm.cu changed: update the emulator's rewrites"
+        assert counts == (0, 0, 9), "batch_norm.cu changed: update the emulator's rewrites"
         libs[name] = build(out, f"bn_{name}", source)
     return libs
 
@@ -146,11 +147,12 @@ def emulated_launches(emulators, monkeypatch):
 
 @pytest.mark.parametrize("name", ["float64", "float32"])
 @pytest.mark.parametrize("affine", ["both", "weight", "none"])
-@pytest.mark.parametrize("shape,group", [((3, 6, 5, 4), 3), ((4, 8), 8), ((2, 4, 300), 2)])
+@pytest.mark.parametrize("shape,group", [((3, 6, 5, 4), 3), ((4, 8), 8), ((2, 4, 300), 2), ((2, 6, 3, 3), 3)])
 def test_emulated_group_norm_kernels_give_the_composites_values_and_gradients(emulated_launches, shape, group, affine,
                                                                                 name):
     """The host glue of kernels/group_norm_ops.py and the kernels of Note [Group-norm kernels], run on the emulator
-    in two thread orders (the same bits in each), against the composite (ops/composite/group_norm.py)."""
+    in two thread orders (the same bits in each), against the composite (ops/composite/group_norm.py); the vector
+    path where HxW is a multiple of the 16-byte vector's elements (20 and 300 here), the scalar one elsewhere."""
     from strided.backends.cuda.kernels import group_norm_ops as gn
     from strided.ops.composite import group_norm as composite
 
@@ -171,8 +173,9 @@ def test_emulated_group_norm_kernels_give_the_composites_values_and_gradients(em
         log = emulated_launches(name, order)
         got = gn.native_group_norm(x, w, b, n, c, hxw, group, 1e-5)
         grads = gn.native_group_norm_backward(g, x, got[1], got[2], w, n, c, hxw, group, mask)
-        assert [entry[0] for entry in log[-5:]] == ["bn_stats", "gn_apply", "gn_grad_stats", "gn_grad_sums",
+        assert [entry[0] for entry in log[-5:]] == ["gn_stats", "gn_apply", "gn_grad_stats", "gn_grad_sums",
                                                     "gn_grad_apply"]
+        assert all(entry[4][-2] == int(hxw % (16 // x.dtype.itemsize) == 0) for entry in log[-5:])
         bits.append(b"".join(t.numpy().tobytes() for t in (*got, *grads)))
     assert bits[0] == bits[1], "results depend on the thread order"
     for u, v in zip(got, want):

@@ -127,52 +127,121 @@ extern "C" __global__ void bn_grad_apply(const BnParams p) {
 
 // Note [Group-norm kernels]
 // Group norm (kernels/group_norm_ops.py) of a contiguous (N, C, S) input in `groups` groups of cg = C / groups
-// channels, L = cg * S elements per (sample, group). Forward: bn_stats over the (1, N * groups, L) view gives the
-// (N, groups) mean and 1 / std, then gn_apply maps every element. Backward: gn_grad_stats gives each (sample,
-// channel) pair a block summing g and g * (x - mean) over S; gn_grad_sums, a thread per (sample, group) and per
-// channel, turns those into S1 = sum w g and S2 = sum w g xhat per group and the weight's and bias's gradients
-// (sums over the samples); gn_grad_apply maps dx = rstd (w g - S1 / L - xhat S2 / L). Fixed orders, no atomics.
+// channels, L = cg * S elements per (sample, group). Forward: gn_stats gives each (sample, group) a block (its L
+// elements are contiguous): the mean, then the squared deviations from it (the second pass from L2); gn_apply
+// then maps every element. Backward: gn_grad_stats gives each (sample, channel) pair a block summing g and
+// g * (x - mean) over S; gn_grad_sums, a thread per (sample, group) and per channel, turns those into S1 = sum w g
+// and S2 = sum w g xhat per group and the weight's and bias's gradients (sums over the samples); gn_grad_apply
+// maps dx = rstd (w g - S1 / L - xhat S2 / L). With `vec` set (the glue checks S % GN_VEC == 0 and 16-byte
+// aligned tensors) every thread moves GN_VEC elements of one pair with 16-byte loads and stores, the same
+// arithmetic per element. Fixed orders, no atomics.
+#define GN_VEC (16 / (int)sizeof(IN_T))
+struct alignas(16) GnPack {
+  IN_T v[GN_VEC];
+};
+
 struct GnParams {
   const IN_T* x;
   const IN_T* g;     // backward: the output's gradient
   IN_T* out;         // forward: the output; backward: the input's gradient (null: not wanted)
   const P_T* w;      // null: no weight
   const P_T* b;      // null: no bias
-  const P_T* mean;   // (N, groups)
-  const P_T* rstd;   // (N, groups)
+  P_T* mean;         // (N, groups): gn_stats writes it
+  P_T* rstd;         // (N, groups): 1 / sqrt(var + eps), likewise
   P_T* pair_sums;    // backward: (N, C) sums of g, then (N, C) sums of g * xhat
   P_T* group_sums;   // backward: (N, groups) S1, then (N, groups) S2
   P_T* grad_w;       // null: not wanted
   P_T* grad_b;       // null: not wanted
-  i64 n, c, s, groups;
+  i64 n, c, s, groups, vec;
+  double eps;
 };
+
+extern "C" __global__ void gn_stats(const GnParams p) {
+  __shared__ P_T red[BN_BLOCK];
+  const i64 ngroups = p.n * p.groups, L = (p.c / p.groups) * p.s;
+  const unsigned units = (unsigned)(p.vec ? L / GN_VEC : L);
+  for (i64 ng = blockIdx.x; ng < ngroups; ng += gridDim.x) {
+    const IN_T* x = p.x + ng * L;
+    P_T acc = P_T(0);
+    for (unsigned u = threadIdx.x; u < units; u += BN_BLOCK) {
+      if (p.vec) {
+        const GnPack v = reinterpret_cast<const GnPack*>(x)[u];
+        for (int k = 0; k < GN_VEC; ++k) acc += convert<P_T>(v.v[k]);
+      } else {
+        acc += convert<P_T>(x[u]);
+      }
+    }
+    const P_T mean = bn_block_sum(red, acc) / P_T(L);
+    acc = P_T(0);
+    for (unsigned u = threadIdx.x; u < units; u += BN_BLOCK) {
+      if (p.vec) {
+        const GnPack v = reinterpret_cast<const GnPack*>(x)[u];
+        for (int k = 0; k < GN_VEC; ++k) {
+          const P_T d = convert<P_T>(v.v[k]) - mean;
+          acc += d * d;
+        }
+      } else {
+        const P_T d = convert<P_T>(x[u]) - mean;
+        acc += d * d;
+      }
+    }
+    const P_T var = bn_block_sum(red, acc) / P_T(L);
+    if (threadIdx.x == 0) {
+      p.mean[ng] = mean;
+      p.rstd[ng] = P_T(1) / sqrt(var + P_T(p.eps));
+    }
+  }
+}
+
+__device__ __forceinline__ P_T gn_normalized(const GnParams& p, P_T xv, P_T mean, P_T rstd, unsigned ch) {
+  P_T y = (xv - mean) * rstd;
+  if (p.w) y = y * p.w[ch];
+  if (p.b) y = y + p.b[ch];
+  return y;
+}
 
 extern "C" __global__ void gn_apply(const GnParams p) {
   const unsigned total = (unsigned)(p.n * p.c * p.s), S = (unsigned)p.s, C = (unsigned)p.c;
-  const unsigned G = (unsigned)p.groups, cg = C / G;
-  for (unsigned i = blockIdx.x * BN_BLOCK + threadIdx.x; i < total; i += gridDim.x * BN_BLOCK) {
-    const unsigned pair = i / S, ch = pair % C, ng = (pair / C) * G + ch / cg;
-    P_T y = (convert<P_T>(p.x[i]) - p.mean[ng]) * p.rstd[ng];
-    if (p.w) y = y * p.w[ch];
-    if (p.b) y = y + p.b[ch];
-    p.out[i] = convert<IN_T>(y);
+  const unsigned G = (unsigned)p.groups, cg = C / G, width = p.vec ? GN_VEC : 1, units = total / width;
+  for (unsigned u = blockIdx.x * BN_BLOCK + threadIdx.x; u < units; u += gridDim.x * BN_BLOCK) {
+    const unsigned i = u * width, pair = i / S, ch = pair % C, ng = (pair / C) * G + ch / cg;
+    const P_T mean = p.mean[ng], rstd = p.rstd[ng];
+    if (p.vec) {
+      const GnPack v = reinterpret_cast<const GnPack*>(p.x)[u];
+      GnPack o;
+      for (int k = 0; k < GN_VEC; ++k)
+        o.v[k] = convert<IN_T>(gn_normalized(p, convert<P_T>(v.v[k]), mean, rstd, ch));
+      reinterpret_cast<GnPack*>(p.out)[u] = o;
+    } else {
+      p.out[i] = convert<IN_T>(gn_normalized(p, convert<P_T>(p.x[i]), mean, rstd, ch));
+    }
   }
 }
 
 extern "C" __global__ void gn_grad_stats(const GnParams p) {
   __shared__ P_T red[BN_BLOCK];
   const i64 pairs = p.n * p.c;
-  const unsigned S = (unsigned)p.s, C = (unsigned)p.c, G = (unsigned)p.groups, cg = C / G;
+  const unsigned C = (unsigned)p.c, G = (unsigned)p.groups, cg = C / G;
+  const unsigned units = (unsigned)(p.vec ? p.s / GN_VEC : p.s);
   for (i64 pair = blockIdx.x; pair < pairs; pair += gridDim.x) {
     const IN_T* x = p.x + pair * p.s;
     const IN_T* g = p.g + pair * p.s;
     const unsigned ng = (unsigned)(pair / C) * G + (unsigned)(pair % C) / cg;
     const P_T mean = p.mean[ng];
     P_T sg = P_T(0), sgx = P_T(0);
-    for (unsigned j = threadIdx.x; j < S; j += BN_BLOCK) {
-      const P_T gv = convert<P_T>(g[j]);
-      sg += gv;
-      sgx += gv * (convert<P_T>(x[j]) - mean);
+    for (unsigned u = threadIdx.x; u < units; u += BN_BLOCK) {
+      if (p.vec) {
+        const GnPack xv = reinterpret_cast<const GnPack*>(x)[u], gv = reinterpret_cast<const GnPack*>(g)[u];
+        for (int k = 0; k < GN_VEC; ++k) {
+          const P_T gk = convert<P_T>(gv.v[k]);
+          sg += gk;
+          sgx += gk * (convert<P_T>(xv.v[k]) - mean);
+        }
+      } else {
+        const P_T gk = convert<P_T>(g[u]);
+        sg += gk;
+        sgx += gk * (convert<P_T>(x[u]) - mean);
+      }
     }
     sg = bn_block_sum(red, sg);
     sgx = bn_block_sum(red, sgx) * p.rstd[ng];
@@ -208,15 +277,32 @@ extern "C" __global__ void gn_grad_sums(const GnParams p) {
   }
 }
 
+__device__ __forceinline__ P_T gn_input_grad(const GnParams& p, P_T gv, P_T xv, P_T mean, P_T rstd, P_T s1, P_T s2,
+                                             unsigned ch) {
+  const P_T xhat = (xv - mean) * rstd;
+  const P_T gw = p.w ? gv * p.w[ch] : gv;
+  return rstd * (gw - s1 - xhat * s2);
+}
+
 extern "C" __global__ void gn_grad_apply(const GnParams p) {
   const unsigned total = (unsigned)(p.n * p.c * p.s), S = (unsigned)p.s, C = (unsigned)p.c;
   const unsigned G = (unsigned)p.groups, cg = C / G, ngroups = (unsigned)(p.n * p.groups);
+  const unsigned width = p.vec ? GN_VEC : 1, units = total / width;
   const P_T inv_l = P_T(1) / P_T(cg * S);
-  for (unsigned i = blockIdx.x * BN_BLOCK + threadIdx.x; i < total; i += gridDim.x * BN_BLOCK) {
-    const unsigned pair = i / S, ch = pair % C, ng = (pair / C) * G + ch / cg;
-    const P_T rstd = p.rstd[ng];
-    const P_T xhat = (convert<P_T>(p.x[i]) - p.mean[ng]) * rstd;
-    const P_T gw = p.w ? convert<P_T>(p.g[i]) * p.w[ch] : convert<P_T>(p.g[i]);
-    p.out[i] = convert<IN_T>(rstd * (gw - p.group_sums[ng] * inv_l - xhat * p.group_sums[ngroups + ng] * inv_l));
+  for (unsigned u = blockIdx.x * BN_BLOCK + threadIdx.x; u < units; u += gridDim.x * BN_BLOCK) {
+    const unsigned i = u * width, pair = i / S, ch = pair % C, ng = (pair / C) * G + ch / cg;
+    const P_T mean = p.mean[ng], rstd = p.rstd[ng];
+    const P_T s1 = p.group_sums[ng] * inv_l, s2 = p.group_sums[ngroups + ng] * inv_l;
+    if (p.vec) {
+      const GnPack xv = reinterpret_cast<const GnPack*>(p.x)[u], gv = reinterpret_cast<const GnPack*>(p.g)[u];
+      GnPack o;
+      for (int k = 0; k < GN_VEC; ++k)
+        o.v[k] = convert<IN_T>(
+            gn_input_grad(p, convert<P_T>(gv.v[k]), convert<P_T>(xv.v[k]), mean, rstd, s1, s2, ch));
+      reinterpret_cast<GnPack*>(p.out)[u] = o;
+    } else {
+      p.out[i] =
+          convert<IN_T>(gn_input_grad(p, convert<P_T>(p.g[i]), convert<P_T>(p.x[i]), mean, rstd, s1, s2, ch));
+    }
   }
 }

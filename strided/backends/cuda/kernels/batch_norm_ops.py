@@ -17,10 +17,11 @@ from ..reduction import kernel_source, sm_count
 from ..streams import current_stream_handle
 from . import CTYPES
 
-__all__ = ["batch_norm_sources", "BN_FMT", "GN_FMT", "batch_statistics", "launch_group_norm"]
+__all__ = ["batch_norm_sources", "BN_FMT", "GN_FMT", "GN_VEC_BYTES", "launch_group_norm"]
 
 BN_FMT = "<12Q3q2dq"  # BnParams: 12 pointers, n, c, s, momentum, eps, training
-GN_FMT = "<11Q4q"  # GnParams: 11 pointers, n, c, s, groups
+GN_FMT = "<11Q5qd"  # GnParams: 11 pointers, n, c, s, groups, vec, eps
+GN_VEC_BYTES = 16  # GnPack: the vector path's loads and stores
 BN_BLOCK = 256
 _INPUTS = ("float32", "float64", "float16", "bfloat16")
 
@@ -38,8 +39,8 @@ def _source(name: str) -> str:
 def batch_norm_sources():
     """(file, kernel names, source) of every batch_norm.cu instantiation (NVRTC null test)."""
     for name in _INPUTS:
-        yield "batch_norm.cu", ("bn_stats", "bn_apply", "bn_grad_stats", "bn_grad_apply", "gn_apply", "gn_grad_stats",
-                                "gn_grad_sums", "gn_grad_apply"), _source(name)
+        yield "batch_norm.cu", ("bn_stats", "bn_apply", "bn_grad_stats", "bn_grad_apply", "gn_stats", "gn_apply",
+                                "gn_grad_stats", "gn_grad_sums", "gn_grad_apply"), _source(name)
 
 
 def _takes(x, *params) -> bool:
@@ -128,29 +129,19 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     return gi, gw, gb
 
 
-def batch_statistics(x, eps: float):
-    """(mean, 1 / sqrt(var + eps)) per channel of a contiguous (N, C, *) CUDA tensor the kernels take (``bn_stats``;
-    float32 for half inputs), or None when they do not take it."""
-    if not _takes(x) or x.numel() == 0:
-        return None
-    n, c, s, channel_grid, _ = _geometry(x)
-    pd = _param_dtype(x.dtype)
-    mean, invstd = new_output((c,), pd, x.device), new_output((c,), pd, x.device)
-    _launch("bn_stats", x, channel_grid, (x.data_ptr(), 0, 0, 0, 0, mean.data_ptr(), invstd.data_ptr(), 0, 0, 0, 0,
-                                          0, n, c, s, 0.0, float(eps), 1))
-    return mean, invstd
-
-
 def launch_group_norm(name: str, x, fields) -> None:
     """Launch group-norm kernel ``name`` (Note [Group-norm kernels]) over ``x`` with ``GnParams`` ``fields``: a
-    thread per element (gn_apply, gn_grad_apply), a block per (sample, channel) (gn_grad_stats) or a thread per
-    group and per channel (gn_grad_sums)."""
-    n, c, s, groups = fields[-4:]
-    if name == "gn_grad_stats":
+    block per (sample, group) (gn_stats) or per (sample, channel) (gn_grad_stats), a thread per group and per
+    channel (gn_grad_sums), or a thread per element or per vector of elements (gn_apply, gn_grad_apply)."""
+    n, c, s, groups, vec = fields[-6:-1]
+    if name == "gn_stats":
+        grid = min(n * groups, 65535)
+    elif name == "gn_grad_stats":
         grid = min(n * c, 65535)
     elif name == "gn_grad_sums":
         grid = (max(n * groups, c) + BN_BLOCK - 1) // BN_BLOCK
     else:
-        grid = max(min((n * c * s + BN_BLOCK - 1) // BN_BLOCK, sm_count(x.device.index) * 16), 1)
+        units = n * c * s // (GN_VEC_BYTES // x.dtype.itemsize if vec else 1)
+        grid = max(min((units + BN_BLOCK - 1) // BN_BLOCK, sm_count(x.device.index) * 16), 1)
     dev = x.device.index
     get_kernel(_source(x.dtype.name), name, GN_FMT, dev)(grid, BN_BLOCK, current_stream_handle(dev), *fields)

@@ -1,10 +1,10 @@
 """CUDA kernels of ``native_group_norm`` and ``native_group_norm_backward`` (``batch_norm.cu``, Note [Group-norm
-kernels]): two launches forward and three backward, where the composite (ops/composite/group_norm.py) runs group norm
-as a batch norm over (1, N * group, .) plus a per-channel affine step, five passes over the tensor forward (eight
-for half inputs, which it widens to float32) and more backward, and a dozen small ops. Inputs the kernels do not
-take (non-contiguous, more than 2^31 elements, no elements) go to the composite. As the composite's, the statistics
-and the weight's and bias's gradients are float32 for half inputs (float64 for float64); a weight or bias of another
-dtype is converted to that for the kernels.
+kernels]): two launches forward and three backward, 16-byte vectors where the layout allows, where the composite
+(ops/composite/group_norm.py) runs group norm as a batch norm over (1, N * group, .) plus a per-channel affine
+step, five passes over the tensor forward (eight for half inputs, which it widens to float32) and more backward,
+and a dozen small ops. Inputs the kernels do not take (non-contiguous, more than 2^31 elements, no elements) go to
+the composite. As the composite's, the statistics and the weight's and bias's gradients are float32 for half inputs
+(float64 for float64); a weight or bias of another dtype is converted to that for the kernels.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from ....dispatch.library import kernel
 from ....ops import bound as ops
 from ...meta.common import new_output
-from .batch_norm_ops import _param_dtype, _takes, batch_statistics, launch_group_norm
+from .batch_norm_ops import GN_VEC_BYTES, _param_dtype, _takes, launch_group_norm
 
 __all__ = []
 
@@ -29,23 +29,30 @@ def _ptr(t) -> int:
     return 0 if t is None else t.data_ptr()
 
 
+def _vector_path(hxw: int, *tensors) -> int:
+    """1 when the kernels may move 16 bytes per thread: HxW a multiple of the vector's elements and every tensor's
+    data 16-byte aligned (a view with an offset may not be)."""
+    return int(hxw % (GN_VEC_BYTES // tensors[0].dtype.itemsize) == 0
+               and all(t.data_ptr() % GN_VEC_BYTES == 0 for t in tensors))
+
+
 @kernel("CUDA")
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     from ....ops.composite.group_norm import _check
     from ....ops.composite.group_norm import native_group_norm as composite
 
     _check(input, weight, bias, N, C, HxW, group)
-    stats = None
-    if _takes(input) and input.numel() and input._sizes[0] == N:
-        stats = batch_statistics(ops.reshape(input, (1, N * group, C // group * HxW)), eps)
-    if stats is None:
+    if not _takes(input) or not input.numel() or input._sizes[0] != N:
         return composite(input, weight, bias, N, C, HxW, group, eps)
-    mean, rstd = stats
-    w, b = _param(weight, mean.dtype), _param(bias, mean.dtype)
-    out = new_output(input._sizes, input.dtype, input.device)
-    launch_group_norm("gn_apply", input, (input.data_ptr(), 0, out.data_ptr(), _ptr(w), _ptr(b), mean.data_ptr(),
-                                          rstd.data_ptr(), 0, 0, 0, 0, N, C, HxW, group))
-    return out, ops.reshape(mean, (N, group)), ops.reshape(rstd, (N, group))
+    pd, dev = _param_dtype(input.dtype), input.device
+    mean, rstd = new_output((N, group), pd, dev), new_output((N, group), pd, dev)
+    w, b = _param(weight, pd), _param(bias, pd)
+    out = new_output(input._sizes, input.dtype, dev)
+    fields = (input.data_ptr(), 0, out.data_ptr(), _ptr(w), _ptr(b), mean.data_ptr(), rstd.data_ptr(), 0, 0, 0, 0,
+              N, C, HxW, group, _vector_path(HxW, input, out), float(eps))
+    launch_group_norm("gn_stats", input, fields)
+    launch_group_norm("gn_apply", input, fields)
+    return out, mean, rstd
 
 
 @kernel("CUDA")
@@ -71,7 +78,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     gi = new_output(input._sizes if need_input else (0,), input.dtype, dev)
     fields = (input.data_ptr(), g.data_ptr(), gi.data_ptr() if need_input else 0, _ptr(w), 0, mean.data_ptr(),
               rstd.data_ptr(), pair_sums.data_ptr(), group_sums.data_ptr(), gw.data_ptr() if need_weight else 0,
-              gb.data_ptr() if need_bias else 0, N, C, HxW, group)
+              gb.data_ptr() if need_bias else 0, N, C, HxW, group, _vector_path(HxW, input, g, gi), 0.0)
     launch_group_norm("gn_grad_stats", input, fields)
     launch_group_norm("gn_grad_sums", input, fields)
     if need_input:
