@@ -53,6 +53,8 @@ def test_first_forward_materializes_and_becomes_the_eager_layer(device, cls, arg
         assert repr(m) == text
     params = list(m.parameters())
     assert all(isinstance(p, UninitializedParameter) for p in params) and m.has_uninitialized_params()
+    assert st.nn.UninitializedParameter is UninitializedParameter  # torch.nn's names
+    assert st.nn.UninitializedBuffer is UninitializedBuffer
     opt = st.optim.SGD(params, lr=0.1)  # built before the shapes are known, as torch allows
     x = st.randn(*shape, device=device)
     out = m(x)
