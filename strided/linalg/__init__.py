@@ -8,7 +8,8 @@ sorting, scaling, the gradients -- is composed of ops here.
 One module per family: ``norms`` (vector / matrix norms, cross, vecdot), ``triangular`` (triangular
 solves, Cholesky), ``lu`` (LU with partial pivoting, solve, inv, det), ``qr`` (Householder QR, lstsq),
 ``eigh`` (symmetric eigendecomposition), ``eig`` (eig, eigvals: general
-square matrices, complex results), ``svd`` (singular values, pinv, rank) and ``derived``
+square matrices, complex results), ``ldl`` (LDL with Bunch-Kaufman pivoting, symmetric indefinite solves),
+``svd`` (singular values, pinv, rank) and ``derived``
 (multi_dot, vander, matrix_exp, householder_product, tensorinv, tensorsolve); ``legacy`` holds the
 torch.* forms (``strided.det``, ``strided.svd``, ...) and the Tensor methods call into it.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 from . import derived as _derived
 from . import eig as _eig
 from . import eigh as _eigh
+from . import ldl as _ldl
 from . import lu as _lu
 from . import norms as _norms
 from . import qr as _qr
@@ -26,6 +28,7 @@ from . import triangular as _triangular
 from .derived import *  # noqa: F403
 from .eig import *  # noqa: F403
 from .eigh import *  # noqa: F403
+from .ldl import *  # noqa: F403
 from .lu import *  # noqa: F403
 from .norms import *  # noqa: F403
 from .qr import *  # noqa: F403
@@ -33,14 +36,15 @@ from .svd import *  # noqa: F403
 from .triangular import *  # noqa: F403
 
 __all__ = [*_norms.__all__, *_triangular.__all__, *_lu.__all__, *_qr.__all__, *_eigh.__all__, *_svd.__all__,
-           *_derived.__all__, *_eig.__all__]
+           *_derived.__all__, *_eig.__all__, *_ldl.__all__]
 
 from ..dispatch.out_arguments import accepting_out as _accepting_out  # noqa: E402
 
 # torch.linalg's out= (Note [Out arguments]): the result written into the given tensors
 _accepting_out(globals(), (
     "cholesky", "cholesky_ex", "cond", "cross", "det", "eigh", "eigvalsh", "householder_product", "inv", "inv_ex", "lu",
-    "lu_factor", "lu_factor_ex", "lu_solve", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
+    "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve", "matrix_norm", "matrix_power",
+    "matrix_rank", "multi_dot", "norm", "pinv",
     "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vecdot",
     "vector_norm"))
 

@@ -102,6 +102,9 @@ def check_errors(info: Tensor, api: str, is_matrix: bool) -> None:
                           "because the input matrix is singular.")
     if "solve" in api:
         raise LinAlgError(f"{api}{where}: The solver failed because the input matrix is singular.")
+    if "ldl" in api:  # torch's own check trips an internal assert here; the intent, in its other words
+        raise LinAlgError(f"{api}{where}: The factorization could not be completed because the input is singular "
+                          f"(D[{value},{value}] is zero).")
     if "cholesky" in api:
         raise LinAlgError(f"{api}{where}: The factorization could not be completed because the input is not "
                           f"positive-definite (the leading minor of order {value} is not positive-definite).")

@@ -48,6 +48,7 @@ NON_DIFFERENTIABLE = {
     "_linalg_tri_solve", "_linalg_cholesky_lower", "_linalg_lu_factor", "_linalg_symmetric_jacobi",
     "_linalg_onesided_jacobi", "_linalg_householder_qr",
     "_linalg_eigvals",  # eigvals without gradients (Note [eigvals through eig]), as torch's
+    "linalg_ldl_factor_ex", "linalg_ldl_solve",  # no derivative in torch either (a NotImplemented node)
     # samplers' gradient helpers and samplers without a gradient (as torch's)
     "_standard_gamma_grad", "_sample_dirichlet", "_dirichlet_grad", "binomial",
 }

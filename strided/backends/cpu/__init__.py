@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     linalg,
     linalg_eig,
     linalg_factorizations,
+    linalg_ldl,
     math_more,
     normalization,
     optim,

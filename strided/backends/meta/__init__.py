@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     indexing,
     linalg,
     linalg_eig,
+    linalg_ldl,
     math_more,
     normalization,
     optim,
