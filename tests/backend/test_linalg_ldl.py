@@ -30,7 +30,10 @@ def test_factor_is_torchs(dtype, n):
     tLD, tpivots, tinfo = torch.linalg.ldl_factor_ex(torch.tensor(a, dtype=getattr(torch, dtype)))
     np.testing.assert_array_equal(pivots.numpy(), tpivots.numpy())
     np.testing.assert_array_equal(info.numpy(), tinfo.numpy())
-    np.testing.assert_allclose(LD.numpy(), tLD.numpy(), rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6)
+    # past LAPACK's block size (64) torch's sytrf may run blocked updates: the same pivots, other roundings (the GPU
+    # host's torch 2.11: float32 entries 5e-5 apart at n = 70)
+    tol = (1e-5 if n <= 64 else 1e-3) if dtype == "float32" else (1e-12 if n <= 64 else 1e-9)
+    np.testing.assert_allclose(LD.numpy(), tLD.numpy(), rtol=tol, atol=tol)
     assert LD.stride() == tLD.stride() and pivots.dtype is st.int32
     if n >= 2:
         assert (pivots.numpy()[1] != np.arange(1, n + 1)).any()  # the second matrix pivoted
