@@ -261,8 +261,9 @@ __device__ __forceinline__ float ew_trigamma(float x) { return ew_trigamma_t(x);
 __device__ __forceinline__ double ew_trigamma(double x) { return ew_trigamma_t(x); }
 
 // Cephes' Hurwitz zeta sum_k (q + k)^-x (torch's zeta in ATen/native/Math.h) at arguments past the domain
-// checks of ew_zeta: the direct sum to a > 9, then Euler-Maclaurin.
-__device__ double ew_zeta_sum(double x, double q) {
+// checks of ew_zeta: the direct sum to a > 9, then Euler-Maclaurin. Not inlined: ew_zeta calls it at three
+// arguments, and three inlined copies of the unrolled series took NVRTC 45 s per polygamma instantiation.
+__device__ __noinline__ double ew_zeta_sum(double x, double q) {
   const double machep = 1.11022302462515654042e-16;
   const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
                         7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
