@@ -86,6 +86,12 @@ def test_singular_input_info_errors_and_edges():
                         ((LD, pivots, st.ones(4, dtype=st.float64)), "The input tensor B must have at least 2")):
         with pytest.raises(RuntimeError, match=words):
             st.linalg.ldl_solve(*args)
+    LD, pivots = st.linalg.ldl_factor(st.tensor([[1.0, 2, 3], [2, 0, 5], [3, 5, 1]], dtype=st.float64))
+    assert pivots.tolist() == [-3, -3, 3]
+    for bad in ([0, 2, 3], [1, 2, 9], [-1, -1, 3], [2, 1, 3], [-3, 2, 3], [1, 2, -3]):  # not sytrf's: no silent answer
+        with pytest.raises(RuntimeError, match=r"ldl_solve: pivots must be the ones ldl_factor returned .* but "
+                                               r"pivots\[\d\] of matrix 0 is"):
+            st.linalg.ldl_solve(LD, st.tensor(bad, dtype=st.int32), st.ones(3, 1, dtype=st.float64))
     with pytest.raises(TypeError, match="argument 'hermitian' must be bool"):
         st.linalg.ldl_factor(st.eye(2), hermitian=1)
 

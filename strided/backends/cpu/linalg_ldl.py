@@ -163,12 +163,36 @@ def _solve(ld: np.ndarray, ipiv: np.ndarray, b: np.ndarray) -> None:
             k -= 2
 
 
+def _check_pivots(piv: np.ndarray, n: int) -> None:
+    """LAPACK's ipiv (lower) or an error naming the bad entry: sytrs would index out of the matrix, wrap around
+    or solve with another matrix than any factorization gives."""
+    bad = (piv == 0) | (np.abs(piv) > n)
+    pairs = piv < 0
+    if n:  # a negative pivot starts or ends a 2x2 block: the entries of a pair are equal
+        starts = np.zeros_like(pairs)
+        for k in range(n):  # the first entry of each 2x2 block, walking as sytrs does
+            starts[:, k] = pairs[:, k] & ~(starts[:, k - 1] if k else False)
+        partner = np.zeros_like(pairs)
+        partner[:, 1:] = starts[:, :-1]
+        bad |= starts & ((np.arange(n) == n - 1) | ~np.roll(pairs, -1, axis=1))
+        bad |= partner & (piv != np.roll(piv, 1, axis=1))
+        # interchanges reach into the trailing matrix only: row k with k .. n - 1, a 2x2 block's with k + 1 ..
+        k = np.arange(n)
+        bad |= (~pairs & (piv - 1 < k)) | (starts & (-piv - 1 < k + 1))
+    if bad.any():
+        row, k = (int(i[0]) for i in np.nonzero(bad))
+        raise RuntimeError(f"torch.linalg.ldl_solve: pivots must be the ones ldl_factor returned (1-based, entry k "
+                           f"from k to {n}, negative in both entries of a 2x2 block), but pivots[{k}] of matrix {row} "
+                           f"is {int(piv[row, k])}")
+
+
 def ldl_solve_host(ld: np.ndarray, pivots: np.ndarray, b: np.ndarray, shape: tuple) -> np.ndarray:
     """The solutions (``shape``: the broadcast batch, n, k) of ``A X = B`` from ``ldl_factor``'s LD and pivots."""
     batch = shape[:-2]
     n = shape[-2]
     ld = np.broadcast_to(ld, (*batch, n, n)).reshape(-1, n, n)
     piv = np.broadcast_to(pivots, (*batch, n)).reshape(-1, n).astype(np.int64)
+    _check_pivots(piv, n)
     x = np.array(np.broadcast_to(b, shape), dtype=ld.dtype).reshape(-1, n, shape[-1])
     with np.errstate(all="ignore"):
         for i in range(x.shape[0]):
