@@ -1,5 +1,5 @@
 """Gamma-family functions of float64 arrays for the CPU backend: ``lgamma``, ``digamma``,
-``trigamma``, ``zeta`` (Hurwitz), ``polygamma`` and ``mvlgamma``.
+``trigamma``, ``polygamma`` and ``mvlgamma`` (and ``zeta``, the Hurwitz zeta of ``hurwitz_zeta.py``, re-exported).
 
 Note [Vectorized lgamma]
 NumPy has no lgamma and scipy is not a dependency. Positive ``x`` take one of two forms:
