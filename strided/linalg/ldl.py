@@ -1,6 +1,7 @@
 """LDL with Bunch-Kaufman pivoting: ``ldl_factor(_ex)`` and ``ldl_solve``, with torch's signatures, results and
-errors (Note [Bunch-Kaufman LDL] in backends/cpu/linalg_ldl.py). As torch's, they have no derivative: an output
-that needs one raises when the backward reaches it. strided's LDL is real; complex input is refused."""
+errors (Note [Bunch-Kaufman LDL] in backends/cpu/linalg_ldl.py), real and complex (symmetric, or Hermitian with
+``hermitian=True``). As torch's, they have no derivative: an output that needs one raises when the backward reaches
+it."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ def _raise(info: Tensor, api: str, A: Tensor) -> None:
 
 
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False):
-    """``(LD, pivots, info)``: the compact LDL factorization of the symmetric (*, n, n) A, read from its lower
-    triangle (LAPACK's sytrf: ``pivots`` int32, 1-based, negative for 2x2 blocks; ``info`` int32, the 1-based
-    index of the first zero block of D, or 0). No host sync unless ``check_errors``."""
+    """``(LD, pivots, info)``: the compact LDL factorization of the symmetric (``hermitian``: Hermitian) (*, n, n)
+    A, read from its lower triangle (LAPACK's sytrf / hetrf: ``pivots`` int32, 1-based, negative for 2x2 blocks;
+    ``info`` int32, the 1-based index of the first zero block of D, or 0). No host sync unless ``check_errors``."""
     arg_tensor("linalg_ldl_factor_ex", "A", 1, A)
     arg_bool("linalg_ldl_factor_ex", "hermitian", hermitian)
     arg_bool("linalg_ldl_factor_ex", "check_errors", check_errors)

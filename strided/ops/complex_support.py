@@ -40,6 +40,7 @@ _MATH = {
     "resolve_neg", "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [FFT ops]; Note [CUDA FFT] (backends/cuda/kernels/fft_ops.py)
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # geev (backends/cpu/linalg_eig.py)
+    "linalg_ldl_factor_ex", "linalg_ldl_solve",  # Note [Bunch-Kaufman LDL]
 }
 
 # The common math (Note [Complex math ops] in backends/cpu/complex_math.py), the matrix products (NumPy on the
@@ -117,6 +118,7 @@ CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.
     "view_as_real", "view_as_complex", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
     "abs", "angle", "sgn", "sgn_", "exp", "exp_", "sum", "mean", "polar", "complex",
     "linalg_eig", "linalg_eigvals", "_linalg_eigvals",  # Note [eig on the host]
+    "linalg_ldl_factor_ex", "linalg_ldl_solve",  # on a host copy, as eig
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
 } | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT
    | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU | _COVARIANCES_AND_GATHERS | _COLUMNS)

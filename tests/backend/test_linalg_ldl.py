@@ -137,3 +137,28 @@ def test_two_by_two_blocks_are_torchs(dtype):
         assert (pivots.numpy() < 0).sum() >= 2
         np.testing.assert_array_equal(pivots.numpy(), tpivots.numpy())
         np.testing.assert_allclose(LD.numpy(), tLD.numpy(), rtol=1e-4 if dtype == "float32" else 1e-12, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+@pytest.mark.parametrize("hermitian", [False, True])
+@pytest.mark.parametrize("n", [2, 3, 9, 30])
+def test_complex_symmetric_and_hermitian_are_torchs(n, hermitian, dtype):
+    """sytf2 / sytrs on complex symmetric input (|re| + |im| magnitudes) and hetf2 / hetrs on Hermitian input (a
+    real diagonal, conjugated interchanges and updates), against torch's LAPACK."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+    a = a + (a.conj().T if hermitian else a.T)
+    np.fill_diagonal(a[: n // 2, : n // 2], 0)  # 2x2 blocks and interchanges
+    b = rng.standard_normal((n, 2)) + 1j * rng.standard_normal((n, 2))
+    d, td = getattr(st, dtype), getattr(torch, dtype)
+    LD, pivots, info = st.linalg.ldl_factor_ex(st.tensor(a, dtype=d), hermitian=hermitian)
+    tLD, tpivots, tinfo = torch.linalg.ldl_factor_ex(torch.tensor(a, dtype=td), hermitian=hermitian)
+    np.testing.assert_array_equal(pivots.numpy(), tpivots.numpy())
+    assert info.item() == tinfo.item() == 0 and LD.dtype is d
+    tol = 1e-3 if dtype == "complex64" else 1e-11
+    np.testing.assert_allclose(LD.numpy(), tLD.numpy(), rtol=tol, atol=tol)
+    x = st.linalg.ldl_solve(LD, pivots, st.tensor(b, dtype=d), hermitian=hermitian)
+    tx = torch.linalg.ldl_solve(tLD, tpivots, torch.tensor(b, dtype=td), hermitian=hermitian)
+    np.testing.assert_allclose(x.numpy(), tx.numpy(), rtol=tol * 10, atol=tol * 10)
+    np.testing.assert_allclose(a @ x.numpy().astype(np.complex128), b, atol=1e-2 if dtype == "complex64" else 1e-9)

@@ -1,20 +1,23 @@
-"""CPU kernels of ``linalg_ldl_factor_ex`` and ``linalg_ldl_solve``: LAPACK's ``sytf2`` / ``sytrs`` (lower) step by
-step in NumPy (NumPy exposes no ``sytrf``), in the input's precision.
+"""CPU kernels of ``linalg_ldl_factor_ex`` and ``linalg_ldl_solve``: LAPACK's ``sytf2`` / ``sytrs`` and ``hetf2`` /
+``hetrs`` (lower) step by step in NumPy (NumPy exposes no ``sytrf``), in the input's precision.
 
 Note [Bunch-Kaufman LDL]
-``A = P L D L^T P^T`` for a symmetric A (its lower triangle is read; ``hermitian`` is the same for real input),
-with Bunch and Kaufman's partial pivoting (alpha = (1 + sqrt 17) / 8): at column k, with ``colmax`` the largest
-entry below the diagonal (row ``imax``) and ``rowmax`` the largest off-diagonal entry of row / column ``imax``, D
-gets a 1x1 block A[k, k] when ``|A[k, k]| >= alpha colmax`` (or ``>= alpha colmax^2 / rowmax``), a 1x1 block
-A[imax, imax] after swapping k and imax when that is ``>= alpha rowmax``, else a 2x2 block of k and imax (after
-swapping k + 1 and imax). The interchanges touch the trailing submatrix only, so L stays in LAPACK's product form
-``P(1) L(1) ... P(k) L(k)``; LD holds L's multipliers below D's blocks, whose off-diagonal entry sits at (k + 1, k).
-``pivots`` is LAPACK's ``ipiv`` (1-based): ``p > 0`` a 1x1 block after swapping k and p, ``-p`` in both entries of
-a 2x2 block after swapping k + 1 and p. A column whose entries are all zero (or a NaN diagonal) is left as it is
-and sets ``info`` to its 1-based index (the first one), the factorization going on, as LAPACK's. The 1x1 updates
-round as ``dsyr`` and the 2x2 ones as ``dsytf2``'s loop, so the results are LAPACK's unblocked ones (torch's MKL or
-OpenBLAS may block larger matrices: the same pivots on well-separated values, results equal up to rounding).
-``ldl_solve`` is ``sytrs``: the forward pass through P and L D, then back through L^T and P.
+``A = P L D L^T P^T`` for a symmetric A (``A = P L D L^H P^T`` for a Hermitian one with ``hermitian=True``; its
+lower triangle is read; ``hermitian`` changes nothing for real input), with Bunch and Kaufman's partial pivoting
+(alpha = (1 + sqrt 17) / 8): at column k, with ``colmax`` the largest entry below the diagonal (row ``imax``) and
+``rowmax`` the largest off-diagonal entry of row / column ``imax``, D gets a 1x1 block A[k, k] when ``|A[k, k]| >=
+alpha colmax`` (or ``>= alpha colmax^2 / rowmax``), a 1x1 block A[imax, imax] after swapping k and imax when that is
+``>= alpha rowmax``, else a 2x2 block of k and imax (after swapping k + 1 and imax). Complex magnitudes are
+LAPACK's ``|re| + |im|``; the Hermitian form reads the diagonal's real part, keeps it real, and conjugates what an
+interchange moves across the diagonal and the rank-1 / rank-2 updates. The interchanges touch the trailing submatrix
+only, so L stays in LAPACK's product form ``P(1) L(1) ... P(k) L(k)``; LD holds L's multipliers below D's blocks,
+whose off-diagonal entry sits at (k + 1, k). ``pivots`` is LAPACK's ``ipiv`` (1-based): ``p > 0`` a 1x1 block after
+swapping k and p, ``-p`` in both entries of a 2x2 block after swapping k + 1 and p. A column whose entries are all
+zero (or a NaN diagonal) is left as it is and sets ``info`` to its 1-based index (the first one), the factorization
+going on, as LAPACK's. The updates round as ``syr`` / ``her`` and the unblocked loops do, so the results are
+LAPACK's unblocked ones (torch's MKL or OpenBLAS may block larger matrices: the same pivots on well-separated values,
+results equal up to rounding). ``ldl_solve`` is ``sytrs`` / ``hetrs``: the forward pass through P and L D, then back
+through L^T (L^H) and P.
 """
 
 from __future__ import annotations
@@ -30,70 +33,121 @@ __all__ = ["ldl_factor_host", "ldl_solve_host"]
 _ALPHA = (1 + np.sqrt(17.0)) / 8
 
 
-def _swap_trailing(a: np.ndarray, k: int, kk: int, kp: int, kstep: int) -> None:
-    """LAPACK's interchange of rows and columns ``kk`` and ``kp`` in the trailing lower triangle A[k:, k:]."""
+def _magnitudes(v):
+    """LAPACK's pivot magnitude: |v| for real values, ``cabs1 = |re| + |im|`` for complex ones (izamax's)."""
+    return np.abs(v.real) + np.abs(v.imag) if np.iscomplexobj(v) else np.abs(v)
+
+
+def _swap_trailing(a: np.ndarray, k: int, kk: int, kp: int, kstep: int, hermitian: bool) -> None:
+    """LAPACK's interchange of rows and columns ``kk`` and ``kp`` in the trailing lower triangle A[k:, k:] (``he``:
+    the entries crossing the diagonal conjugated, the diagonal kept real)."""
     n = a.shape[0]
     if kp < n - 1:
         a[kp + 1:, [kk, kp]] = a[kp + 1:, [kp, kk]]
     mid = slice(kk + 1, kp)
-    a[mid, kk], a[kp, mid] = a[kp, mid].copy(), a[mid, kk].copy()
-    a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
+    if hermitian:
+        a[mid, kk], a[kp, mid] = np.conj(a[kp, mid]), np.conj(a[mid, kk])
+        a[kp, kk] = np.conj(a[kp, kk])
+        a[kk, kk], a[kp, kp] = a[kp, kp].real, a[kk, kk].real
+        if kstep == 2:
+            a[k, k] = a[k, k].real
+    else:
+        a[mid, kk], a[kp, mid] = a[kp, mid].copy(), a[mid, kk].copy()
+        a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
     if kstep == 2:
         a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
 
 
-def _factor(a: np.ndarray):
-    """sytf2 (lower) of one square matrix, in place on ``a`` (lower triangle); returns (ipiv, info)."""
+def _update_one(a: np.ndarray, k: int, hermitian: bool) -> None:
+    """The rank-1 update of a 1x1 block: ``syr`` (``her``: a real pivot, conjugated, real diagonal)."""
+    one = a.dtype.type(1)
+    d11 = one / (a[k, k].real if hermitian else a[k, k])
+    x = a[k + 1:, k].copy()
+    block = a[k + 1:, k + 1:]
+    block += np.tril(np.outer(x, -d11 * (np.conj(x) if hermitian else x)))
+    if hermitian:
+        np.fill_diagonal(block, block.diagonal().real)
+    a[k + 1:, k] *= d11
+
+
+def _update_two(a: np.ndarray, k: int, hermitian: bool) -> None:
+    """The rank-2 update of a 2x2 block, as sytf2's (``hetf2``'s: with |d21| and conjugates)."""
+    one = a.dtype.type(1)
+    ak, ak1 = a[k + 2:, k].copy(), a[k + 2:, k + 1].copy()
+    if hermitian:
+        d = np.hypot(a[k + 1, k].real, a[k + 1, k].imag)
+        d11 = a[k + 1, k + 1].real / d
+        d22 = a[k, k].real / d
+        tt = one.real / (d11 * d22 - 1)
+        d21 = a[k + 1, k] / d
+        d = tt / d
+        wk = d * (d11 * ak - d21 * ak1)
+        wkp1 = d * (d22 * ak1 - np.conj(d21) * ak)
+        left, right = np.conj(wk), np.conj(wkp1)
+    else:
+        d21 = a[k + 1, k]
+        d11 = a[k + 1, k + 1] / d21
+        d22 = a[k, k] / d21
+        t = one / (d11 * d22 - 1)
+        d21 = t / d21
+        wk = d21 * (d11 * ak - ak1)
+        wkp1 = d21 * (d22 * ak1 - ak)
+        left, right = wk, wkp1
+    block = a[k + 2:, k + 2:]
+    block -= np.tril(np.outer(ak, left))
+    block -= np.tril(np.outer(ak1, right))
+    if hermitian:
+        np.fill_diagonal(block, block.diagonal().real)
+    a[k + 2:, k], a[k + 2:, k + 1] = wk, wkp1
+
+
+def _factor(a: np.ndarray, hermitian: bool):
+    """sytf2 / hetf2 (lower) of one square matrix, in place on ``a`` (lower triangle); returns (ipiv, info)."""
     n = a.shape[0]
+    hermitian = hermitian and np.iscomplexobj(a)
     ipiv = np.zeros(n, np.int32)
     info = 0
-    alpha = a.dtype.type(_ALPHA)
+    real = a.real.dtype.type  # the pivot tests in the matrix's own precision, as LAPACK's
+    alpha = real(_ALPHA)
     k = 0
     while k < n:
         kstep = 1
-        absakk = abs(a[k, k])
-        imax, colmax = k, 0.0
+        absakk = abs(a[k, k].real) if hermitian else _magnitudes(a[k, k])
+        imax, colmax = k, real(0)
         if k < n - 1:
-            imax = k + 1 + int(np.argmax(np.abs(a[k + 1:, k])))
-            colmax = abs(a[imax, k])
+            imax = k + 1 + int(np.argmax(_magnitudes(a[k + 1:, k])))
+            colmax = _magnitudes(a[imax, k])
         if max(absakk, colmax) == 0 or np.isnan(absakk):
             info = info or k + 1
             kp = k
+            if hermitian:
+                a[k, k] = a[k, k].real
         else:
             if absakk >= alpha * colmax:
                 kp = k
             else:
-                rowmax = np.max(np.abs(a[imax, k:imax]))
+                rowmax = np.max(_magnitudes(a[imax, k:imax]))
                 if imax < n - 1:
-                    rowmax = max(rowmax, np.max(np.abs(a[imax + 1:, imax])))
+                    rowmax = max(rowmax, np.max(_magnitudes(a[imax + 1:, imax])))
+                pivot = abs(a[imax, imax].real) if hermitian else _magnitudes(a[imax, imax])
                 if absakk >= alpha * colmax * (colmax / rowmax):
                     kp = k
-                elif abs(a[imax, imax]) >= alpha * rowmax:
+                elif pivot >= alpha * rowmax:
                     kp = imax
                 else:
                     kp, kstep = imax, 2
             kk = k + kstep - 1
             if kp != kk:
-                _swap_trailing(a, k, kk, kp, kstep)
+                _swap_trailing(a, k, kk, kp, kstep, hermitian)
+            elif hermitian:
+                a[k, k] = a[k, k].real
+                if kstep == 2:
+                    a[k + 1, k + 1] = a[k + 1, k + 1].real
             if kstep == 1:
                 if k < n - 1:
-                    d11 = a.dtype.type(1) / a[k, k]
-                    x = a[k + 1:, k].copy()
-                    a[k + 1:, k + 1:] += np.tril(np.outer(x, -d11 * x))  # dsyr: a + x (alpha x)^T
-                    a[k + 1:, k] *= d11
+                    _update_one(a, k, hermitian)
             elif k < n - 2:
-                d21 = a[k + 1, k]
-                d11 = a[k + 1, k + 1] / d21
-                d22 = a[k, k] / d21
-                t = a.dtype.type(1) / (d11 * d22 - 1)
-                d21 = t / d21
-                ak, ak1 = a[k + 2:, k].copy(), a[k + 2:, k + 1].copy()
-                wk = d21 * (d11 * ak - ak1)
-                wkp1 = d21 * (d22 * ak1 - ak)
-                block = a[k + 2:, k + 2:]
-                block -= np.tril(np.outer(ak, wk))
-                block -= np.tril(np.outer(ak1, wkp1))
-                a[k + 2:, k], a[k + 2:, k + 1] = wk, wkp1
+                _update_two(a, k, hermitian)
         if kstep == 1:
             ipiv[k] = kp + 1
         else:
@@ -102,22 +156,25 @@ def _factor(a: np.ndarray):
     return ipiv, info
 
 
-def ldl_factor_host(a: np.ndarray):
-    """(LD, pivots, info) of a batch (*, n, n) of symmetric matrices (Note [Bunch-Kaufman LDL])."""
+def ldl_factor_host(a: np.ndarray, hermitian: bool = False):
+    """(LD, pivots, info) of a batch (*, n, n) of symmetric (``hermitian``: Hermitian) matrices (Note
+    [Bunch-Kaufman LDL])."""
     batch, n = a.shape[:-2], a.shape[-1]
     ld = np.tril(a).reshape(-1, n, n).copy()
     pivots = np.zeros((ld.shape[0], n), np.int32)
     info = np.zeros(ld.shape[0], np.int32)
     with np.errstate(all="ignore"):
         for i in range(ld.shape[0]):
-            pivots[i], info[i] = _factor(ld[i])
+            pivots[i], info[i] = _factor(ld[i], hermitian)
             ld[i] = np.tril(ld[i])
     return ld.reshape(a.shape), pivots.reshape((*batch, n)), info.reshape(batch)
 
 
-def _solve(ld: np.ndarray, ipiv: np.ndarray, b: np.ndarray) -> None:
-    """sytrs (lower) of one factorization, in place on the (n, k) right-hand sides ``b``."""
+def _solve(ld: np.ndarray, ipiv: np.ndarray, b: np.ndarray, hermitian: bool) -> None:
+    """sytrs / hetrs (lower) of one factorization, in place on the (n, k) right-hand sides ``b``."""
     n = ld.shape[0]
+    one = ld.dtype.type(1)
+    conj = np.conj if hermitian else (lambda v: v)
     k = 0
     while k < n:  # P L D: forward
         if ipiv[k] > 0:
@@ -126,7 +183,7 @@ def _solve(ld: np.ndarray, ipiv: np.ndarray, b: np.ndarray) -> None:
                 b[[k, kp]] = b[[kp, k]]
             if k < n - 1:
                 b[k + 1:] -= np.outer(ld[k + 1:, k], b[k])
-            b[k] /= ld[k, k]
+            b[k] *= (one.real / ld[k, k].real) if hermitian else one / ld[k, k]
             k += 1
         else:
             kp = -ipiv[k] - 1
@@ -136,27 +193,27 @@ def _solve(ld: np.ndarray, ipiv: np.ndarray, b: np.ndarray) -> None:
                 b[k + 2:] -= np.outer(ld[k + 2:, k], b[k])
                 b[k + 2:] -= np.outer(ld[k + 2:, k + 1], b[k + 1])
             akm1k = ld[k + 1, k]
-            akm1 = ld[k, k] / akm1k
+            akm1 = ld[k, k] / conj(akm1k)
             ak = ld[k + 1, k + 1] / akm1k
             denom = akm1 * ak - 1
-            bkm1 = b[k] / akm1k
+            bkm1 = b[k] / conj(akm1k)
             bk = b[k + 1] / akm1k
             b[k] = (ak * bkm1 - bk) / denom
             b[k + 1] = (akm1 * bk - bkm1) / denom
             k += 2
     k = n - 1
-    while k >= 0:  # L^T P^T: backward
+    while k >= 0:  # L^T P^T (L^H P^T): backward
         if ipiv[k] > 0:
             if k < n - 1:
-                b[k] -= ld[k + 1:, k] @ b[k + 1:]
+                b[k] -= conj(ld[k + 1:, k]) @ b[k + 1:]
             kp = ipiv[k] - 1
             if kp != k:
                 b[[k, kp]] = b[[kp, k]]
             k -= 1
         else:
             if k < n - 1:
-                b[k] -= ld[k + 1:, k] @ b[k + 1:]
-                b[k - 1] -= ld[k + 1:, k - 1] @ b[k + 1:]
+                b[k] -= conj(ld[k + 1:, k]) @ b[k + 1:]
+                b[k - 1] -= conj(ld[k + 1:, k - 1]) @ b[k + 1:]
             kp = -ipiv[k] - 1
             if kp != k:
                 b[[k, kp]] = b[[kp, k]]
@@ -186,8 +243,9 @@ def _check_pivots(piv: np.ndarray, n: int) -> None:
                            f"is {int(piv[row, k])}")
 
 
-def ldl_solve_host(ld: np.ndarray, pivots: np.ndarray, b: np.ndarray, shape: tuple) -> np.ndarray:
-    """The solutions (``shape``: the broadcast batch, n, k) of ``A X = B`` from ``ldl_factor``'s LD and pivots."""
+def ldl_solve_host(ld: np.ndarray, pivots: np.ndarray, b: np.ndarray, shape: tuple, hermitian: bool = False):
+    """The solutions (``shape``: the broadcast batch, n, k) of ``A X = B`` from ``ldl_factor``'s LD and pivots
+    (``hermitian``: of a Hermitian A, as ``ldl_factor(A, hermitian=True)`` gives them)."""
     batch = shape[:-2]
     n = shape[-2]
     ld = np.broadcast_to(ld, (*batch, n, n)).reshape(-1, n, n)
@@ -196,7 +254,7 @@ def ldl_solve_host(ld: np.ndarray, pivots: np.ndarray, b: np.ndarray, shape: tup
     x = np.array(np.broadcast_to(b, shape), dtype=ld.dtype).reshape(-1, n, shape[-1])
     with np.errstate(all="ignore"):
         for i in range(x.shape[0]):
-            _solve(ld[i], piv[i], x[i])
+            _solve(ld[i], piv[i], x[i], hermitian and np.iscomplexobj(ld))
     return x.reshape(shape)
 
 
@@ -205,7 +263,7 @@ def linalg_ldl_factor_ex(self, *, hermitian=False, check_errors=False):
     check_ldl_factor(self)
     LD, pivots, info = ldl_factor_outputs(self)
     if self.numel():
-        ld, piv, inf = ldl_factor_host(as_numpy(self))
+        ld, piv, inf = ldl_factor_host(as_numpy(self), hermitian)
         store(LD, ld)
         store(pivots, piv)
         store(info, inf)
@@ -219,5 +277,5 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
     shape = check_ldl_solve(LD, pivots, B)
     out = ldl_solve_output(LD, B, shape)
     if out.numel():
-        store(out, ldl_solve_host(as_numpy(LD), as_numpy(pivots), as_numpy(B), shape))
+        store(out, ldl_solve_host(as_numpy(LD), as_numpy(pivots), as_numpy(B), shape, hermitian))
     return out

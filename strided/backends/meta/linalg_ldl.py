@@ -12,7 +12,7 @@ from .reductions import type_name
 
 __all__ = ["check_ldl_factor", "ldl_factor_outputs", "check_ldl_solve", "ldl_solve_output"]
 
-_KERNEL_DTYPES = (dt.float32, dt.float64)
+_KERNEL_DTYPES = (dt.float32, dt.float64, dt.complex64, dt.complex128)
 
 
 def _column_major(shape, dtype, device):
@@ -22,7 +22,7 @@ def _column_major(shape, dtype, device):
 
 
 def _kernel_dtype(kernel: str, A) -> None:
-    """float32 and float64 (strided's LDL is real: complex, which torch takes, is refused in the same words)."""
+    """float32, float64, complex64 and complex128, as LAPACK's; half types get torch's dispatch error."""
     if A.dtype not in _KERNEL_DTYPES:
         raise NotImplementedError(f'"{kernel}_{A.device.type}" not implemented for \'{type_name(A.dtype)}\'')
 

@@ -27,7 +27,7 @@ def _host(t):
 def linalg_ldl_factor_ex(self, *, hermitian=False, check_errors=False):
     check_ldl_factor(self)
     outs = ldl_factor_outputs(self)
-    for dst, src in zip(outs, cpu.linalg_ldl_factor_ex(_host(self))):
+    for dst, src in zip(outs, cpu.linalg_ldl_factor_ex(_host(self), hermitian=hermitian)):
         if dst.numel():
             copy_(dst, src)
     return outs
@@ -37,5 +37,5 @@ def linalg_ldl_factor_ex(self, *, hermitian=False, check_errors=False):
 def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
     out = ldl_solve_output(LD, B, check_ldl_solve(LD, pivots, B))
     if out.numel():
-        copy_(out, cpu.linalg_ldl_solve(_host(LD), _host(pivots), _host(B)))
+        copy_(out, cpu.linalg_ldl_solve(_host(LD), _host(pivots), _host(B), hermitian=hermitian))
     return out
