@@ -55,7 +55,8 @@ from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
 _wrap_native(globals(), (
     "solve_triangular", "cholesky", "cholesky_ex", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve", "solve_ex",
     "inv", "inv_ex", "det", "slogdet", "qr", "lstsq", "eigh", "eigvalsh", "svd", "svdvals", "matrix_rank", "cond",
-    "matrix_exp", "householder_product", "tensorinv", "tensorsolve", "eig", "eigvals", "vecdot"), low=("vecdot",),
+    "matrix_exp", "householder_product", "tensorinv", "tensorsolve", "eig", "eigvals", "vecdot", "matrix_sqrth",
+    "ldl_factor", "ldl_factor_ex", "ldl_solve"), low=("vecdot",),
     cpu_fp32=(
     "cholesky", "cholesky_ex", "solve", "inv", "inv_ex", "qr", "lstsq", "eigh", "eigvalsh", "svd", "svdvals",
     "matrix_rank", "cond", "householder_product", "tensorinv", "tensorsolve", "eig", "eigvals"))

@@ -24,14 +24,16 @@ from __future__ import annotations
 
 import math
 
+from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..backends.meta.reductions import type_name
 from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
 from ..return_types import structseq
 from ..tensor import Tensor
 from ._common import all_finite, arg_tensor, check_matrix, diag_embed, max_abs
 
-__all__ = ["eigh", "eigvalsh"]
+__all__ = ["eigh", "eigvalsh", "matrix_sqrth"]
 
 linalg_eigh = structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
 
@@ -120,3 +122,44 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     if _needs_grad(A):
         return _Eigh.apply(A, upper)[0]
     return eigh_kernel(A, upper)[0]
+
+
+# Note [matrix_sqrth]
+# The principal square root X = V sqrt(w) V^T of a symmetric positive-(semi)definite A from eigh (the lower
+# triangle read; negative eigenvalues, which rounding gives a semidefinite A, clamped at 0 as torch's). Its gradient
+# is not eigh's composed with the square root, which divides by w_i - w_j and fails at repeated eigenvalues (the
+# identity, any scaled orthogonal projector): X X = A gives X dX + dX X = dA, a Sylvester equation that is diagonal
+# in the eigenbasis, so gA = V ((V^T gX V) / (s_i + s_j)) V^T, defined wherever A is definite, then symmetrized as
+# torch's. Half types get torch's "Low precision dtypes not supported".
+class _MatrixSqrth(Function):
+    @staticmethod
+    def forward(ctx, A):
+        w, V = eigh_kernel(A, False)
+        s = w.clamp(min=0).sqrt()
+        ctx.save_for_backward(s, V)
+        return (V * s.unsqueeze(-2)) @ V.mT
+
+    @staticmethod
+    def backward(ctx, gX):
+        s, V = ctx.saved_tensors
+        gA = V @ ((V.mT @ gX @ V) / (s.unsqueeze(-1) + s.unsqueeze(-2))) @ V.mT
+        return (gA + gA.mT) * 0.5  # symmetric, as torch's (and eigh's) gradient of a symmetric input
+
+
+def matrix_sqrth(A: Tensor) -> Tensor:
+    """The principal square root of the symmetric positive-definite matrices in ``A`` (the lower triangle is
+    read): the symmetric positive-definite X with ``X X = A`` (Note [matrix_sqrth])."""
+    arg_tensor("linalg_matrix_sqrth", "A", 1, A)
+    if A.dim() >= 2 and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_sqrth: A must be batches of square matrices, but they are {A.shape[-2]} "
+                           f"by {A.shape[-1]} matrices")
+    if A.dim() >= 2 and not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"linalg.matrix_sqrth: Expected a floating point or complex tensor as input. Got "
+                           f"{type_name(A.dtype)}")
+    if A.dim() >= 2 and A.dtype in (_dt.float16, _dt.bfloat16):
+        raise RuntimeError(f"linalg.matrix_sqrth: Low precision dtypes not supported. Got {type_name(A.dtype)}")
+    check_matrix("linalg.matrix_sqrth", A, "linalg_eigh", square=True, integer_error=False)
+    if _needs_grad(A):
+        return _MatrixSqrth.apply(A)
+    w, V = eigh_kernel(A, False)
+    return (V * w.clamp(min=0).sqrt().unsqueeze(-2)) @ V.mT

@@ -339,3 +339,48 @@ def test_triangular_solve_is_deprecated_and_solves():
     np.testing.assert_allclose(_host(xt), np.linalg.solve(a.T, b), rtol=1e-10)
     xl, _ = st.triangular_solve(_t(b), _t(a.T), upper=False, unitriangular=True)
     np.testing.assert_allclose(_host(xl), np.linalg.solve(np.tril(a.T, -1) + np.eye(4), b), rtol=1e-10)
+
+
+def test_matrix_sqrth_values_gradient_and_errors_match_torch():
+    """Note [matrix_sqrth]: X X = A, torch's values and symmetrized gradient, and a gradient at repeated eigenvalues
+    (the identity), where one composed from eigh's would divide by zero."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 5, 5))
+    a = a @ np.swapaxes(a, -1, -2) + np.eye(5)
+    g = rng.standard_normal((2, 5, 5))
+    A, T = st.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    X, tX = st.linalg.matrix_sqrth(A), torch.linalg.matrix_sqrth(T)
+    np.testing.assert_allclose(X.detach().numpy(), tX.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose((X @ X).detach().numpy(), a, rtol=1e-12, atol=1e-12)
+    X.backward(st.tensor(g))
+    tX.backward(torch.tensor(g))
+    np.testing.assert_allclose(A.grad.numpy(), T.grad.numpy(), rtol=1e-10, atol=1e-12)
+    eye = st.eye(3, dtype=st.float64, requires_grad=True)
+    st.linalg.matrix_sqrth(eye * 4).sum().backward()
+    np.testing.assert_allclose(eye.grad.numpy(), np.ones((3, 3)))  # torch's too: d sqrt(4 I) / dA = 1 / (2 + 2) * 4
+    assert st.autograd.gradcheck(lambda v: st.linalg.matrix_sqrth(v @ v.mT + st.eye(3, dtype=st.float64)),
+                                 (st.tensor(rng.standard_normal((3, 3)), requires_grad=True),))
+    lower = a[0].copy()
+    lower[0, 4] = 100.0  # only the lower triangle is read
+    np.testing.assert_allclose(st.linalg.matrix_sqrth(st.tensor(lower)).numpy(),
+                               torch.linalg.matrix_sqrth(torch.tensor(lower)).numpy(), rtol=1e-12, atol=1e-12)
+    assert st.linalg.matrix_sqrth(st.tensor([[1.0, 0.0], [0.0, -4.0]])).tolist() == [[1.0, 0.0], [0.0, 0.0]]
+    for bad, exc, words in ((st.ones(3, 4), RuntimeError, "A must be batches of square matrices, but they are 3 by 4"),
+                            (st.ones(3), RuntimeError, "The input tensor A must have at least 2 dimensions"),
+                            (st.ones(3, 3, dtype=st.int64), RuntimeError,
+                             "Expected a floating point or complex tensor as input. Got Long"),
+                            (st.ones(3, 3, dtype=st.float16), RuntimeError,
+                             "Low precision dtypes not supported. Got Half")):
+        with pytest.raises(exc, match=f"linalg.matrix_sqrth: {words}"):
+            st.linalg.matrix_sqrth(bad)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_matrix_sqrth_on_every_backend(device):
+    a = np.random.default_rng(1).standard_normal((3, 4, 4))
+    a = a @ np.swapaxes(a, -1, -2) + np.eye(4)
+    X = st.linalg.matrix_sqrth(st.tensor(a, device=device))
+    assert X.device.type == device and X.shape == (3, 4, 4)
+    if device != "meta":
+        np.testing.assert_allclose((X @ X).cpu().numpy(), a, rtol=1e-10, atol=1e-10)
