@@ -44,7 +44,7 @@ from ..dispatch.out_arguments import accepting_out as _accepting_out  # noqa: E4
 _accepting_out(globals(), (
     "cholesky", "cholesky_ex", "cond", "cross", "det", "eigh", "eigvalsh", "householder_product", "inv", "inv_ex", "lu",
     "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve", "matrix_norm", "matrix_power",
-    "matrix_rank", "multi_dot", "norm", "pinv",
+    "matrix_rank", "multi_dot", "norm", "pinv", "polar",
     "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vecdot",
     "vector_norm"))
 
@@ -56,7 +56,7 @@ _wrap_native(globals(), (
     "solve_triangular", "cholesky", "cholesky_ex", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve", "solve_ex",
     "inv", "inv_ex", "det", "slogdet", "qr", "lstsq", "eigh", "eigvalsh", "svd", "svdvals", "matrix_rank", "cond",
     "matrix_exp", "householder_product", "tensorinv", "tensorsolve", "eig", "eigvals", "vecdot", "matrix_sqrth",
-    "ldl_factor", "ldl_factor_ex", "ldl_solve"), low=("vecdot",),
+    "ldl_factor", "ldl_factor_ex", "ldl_solve", "polar"), low=("vecdot",),
     cpu_fp32=(
     "cholesky", "cholesky_ex", "solve", "inv", "inv_ex", "qr", "lstsq", "eigh", "eigvalsh", "svd", "svdvals",
     "matrix_rank", "cond", "householder_product", "tensorinv", "tensorsolve", "eig", "eigvals"))

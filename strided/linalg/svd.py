@@ -44,9 +44,10 @@ from .eigh import eigh_kernel
 from .lu import inv_ex
 from .norms import matrix_norm
 
-__all__ = ["svd", "svdvals", "pinv", "matrix_rank", "cond"]
+__all__ = ["svd", "svdvals", "pinv", "matrix_rank", "cond", "polar"]
 
 linalg_svd = structseq("linalg_svd", ("U", "S", "Vh"))
+linalg_polar = structseq("linalg_polar", ("U", "H"))
 _CUDA_DRIVERS = ("gesvd", "gesvdj", "gesvda")
 
 
@@ -329,3 +330,52 @@ def cond(A: Tensor, p=None) -> Tensor:
     inverse, info = inv_ex(A)  # info > 0: an exactly zero pivot, and torch's cond is inf
     inverse = ops.where((info > 0).unsqueeze(-1).unsqueeze(-1), math.inf, inverse)
     return ops.nan_to_num(matrix_norm(A, p) * matrix_norm(inverse, p), math.inf, math.inf, -math.inf)
+
+
+# Note [Polar decomposition]
+# A = U H (A (*, m, n), m >= n): from the thin SVD A = W S V^T, U = W V^T (orthonormal columns) and H = V S V^T
+# (symmetric positive-semidefinite), as torch's CPU path. The gradient is not svd's composed (it divides by
+# s_i^2 - s_j^2 and fails at repeated singular values, an orthogonal A among them) but that of H = sqrt(A^T A) and
+# U = A H^-1, defined wherever A has full column rank: with gH' = gH - U^T gU H^-1, the Sylvester equation of the
+# square root gives gM = V ((V^T gH' V) / (s_i + s_j)) V^T, and gA = gU H^-1 + A (gM + gM^T).
+class _Polar(Function):
+    @staticmethod
+    def forward(ctx, A):
+        W, S, Vh = svd_kernel(A, False)
+        U = W @ Vh
+        H = (Vh.mT * S.unsqueeze(-2)) @ Vh
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(A, U, S, Vh)
+        return U, H
+
+    @staticmethod
+    def backward(ctx, gU, gH):
+        A, U, S, Vh = ctx.saved_tensors
+        V = Vh.mT
+        h_inv = (V / S.unsqueeze(-2)) @ Vh
+        gA = gU @ h_inv if gU is not None else None
+        g = gH if gU is None else (-(U.mT @ gU @ h_inv) if gH is None else gH - U.mT @ gU @ h_inv)
+        if g is None:
+            return gA
+        gM = V @ ((Vh @ g @ V) / (S.unsqueeze(-1) + S.unsqueeze(-2))) @ Vh
+        gA_h = A @ (gM + gM.mT)
+        return gA_h if gA is None else gA + gA_h
+
+
+def polar(A: Tensor):
+    """``linalg_polar(U, H)`` with ``A = U H``: U (*, m, n) with orthonormal columns, H (*, n, n) symmetric
+    positive-semidefinite, for ``m >= n`` (Note [Polar decomposition])."""
+    arg_tensor("linalg_polar", "A", 1, A)
+    if A.dim() < 2:
+        raise RuntimeError("linalg.polar: The input tensor A must have at least 2 dimensions.")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"linalg.polar: Expected a floating point or complex tensor as input. Got "
+                           f"{type_name(A.dtype)}")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"linalg.polar: input must have at least as many rows as columns, but got "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    check_matrix("linalg.polar", A, "linalg_svd")
+    if _needs_grad(A):
+        return linalg_polar(_Polar.apply(A))
+    W, S, Vh = svd_kernel(A, False)
+    return linalg_polar((W @ Vh, (Vh.mT * S.unsqueeze(-2)) @ Vh))

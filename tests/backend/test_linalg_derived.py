@@ -384,3 +384,44 @@ def test_matrix_sqrth_on_every_backend(device):
     assert X.device.type == device and X.shape == (3, 4, 4)
     if device != "meta":
         np.testing.assert_allclose((X @ X).cpu().numpy(), a, rtol=1e-10, atol=1e-10)
+
+
+def test_polar_values_gradients_and_errors_match_torch():
+    """Note [Polar decomposition]: A = U H, torch's values and gradients, also at an orthogonal A (repeated singular
+    values, where svd's gradient divides by zero)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    orthogonal = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    for a in (rng.standard_normal((5, 3)), rng.standard_normal((2, 4, 4)), orthogonal):
+        A, T = st.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        (U, H), (tU, tH) = st.linalg.polar(A), torch.linalg.polar(T)
+        np.testing.assert_allclose(U.detach().numpy(), tU.detach().numpy(), atol=1e-12)
+        np.testing.assert_allclose(H.detach().numpy(), tH.detach().numpy(), atol=1e-12)
+        np.testing.assert_allclose((U @ H).detach().numpy(), a, atol=1e-12)
+        gu, gh = rng.standard_normal(U.shape), rng.standard_normal(H.shape)
+        ((U * st.tensor(gu)).sum() + (H * st.tensor(gh)).sum()).backward()
+        ((tU * torch.tensor(gu)).sum() + (tH * torch.tensor(gh)).sum()).backward()
+        np.testing.assert_allclose(A.grad.numpy(), T.grad.numpy(), rtol=1e-9, atol=1e-11)
+    assert gradcheck(lambda x: st.linalg.polar(x), (st.tensor(rng.standard_normal((4, 3)), requires_grad=True),))
+    assert gradcheck(lambda x: st.linalg.polar(x).H, (st.tensor(rng.standard_normal((3, 3)), requires_grad=True),))
+    out = (st.empty(0, dtype=st.float64), st.empty(0, dtype=st.float64))
+    assert st.linalg.polar(st.tensor(rng.standard_normal((3, 2))), out=out)[0] is out[0] and out[1].shape == (2, 2)
+    for bad, exc, words in ((st.ones(3, 4), RuntimeError,
+                             "input must have at least as many rows as columns, but got 3 by 4 matrices"),
+                            (st.ones(3), RuntimeError, "The input tensor A must have at least 2 dimensions"),
+                            (st.ones(3, 3, dtype=st.int64), RuntimeError,
+                             "Expected a floating point or complex tensor as input. Got Long")):
+        with pytest.raises(exc, match=f"linalg.polar: {words}"):
+            st.linalg.polar(bad)
+    with pytest.raises(NotImplementedError, match="\"linalg_svd_cpu\" not implemented for 'Half'"):
+        st.linalg.polar(st.ones(3, 3, dtype=st.float16))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_polar_on_every_backend(device):
+    a = np.random.default_rng(3).standard_normal((2, 5, 3))
+    U, H = st.linalg.polar(st.tensor(a, device=device))
+    assert U.device.type == device and U.shape == (2, 5, 3) and H.shape == (2, 3, 3)
+    if device != "meta":
+        np.testing.assert_allclose((U @ H).cpu().numpy(), a, atol=1e-10)
+        np.testing.assert_allclose((U.mT @ U).cpu().numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)), atol=1e-10)
