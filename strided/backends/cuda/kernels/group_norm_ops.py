@@ -12,7 +12,7 @@ from __future__ import annotations
 from ....dispatch.library import kernel
 from ....ops import bound as ops
 from ...meta.common import new_output
-from .batch_norm_ops import GN_VEC_BYTES, _param_dtype, _takes, launch_group_norm
+from .batch_norm_ops import GN_VEC_BYTES, _param_dtype, _ptr, _takes, launch_group_norm
 
 __all__ = []
 
@@ -23,10 +23,6 @@ def _param(t, pd):
         return None
     t = t if t.dtype is pd else ops._to_copy(t, dtype=pd)
     return t if t.is_contiguous() else ops.contiguous(t)
-
-
-def _ptr(t) -> int:
-    return 0 if t is None else t.data_ptr()
 
 
 def _vector_path(hxw: int, *tensors) -> int:
