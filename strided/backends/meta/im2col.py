@@ -27,9 +27,10 @@ class ColumnsGeometry(NamedTuple):
 
     @property
     def args(self) -> tuple:
-        """The kernels' 15 integers: N, C, H, W, LH, LW, KH, KW, DH, DW, PH, PW, SH, SW, C * KH * KW * LH * LW."""
+        """The kernels' 16 integers: N, C, H, W, LH, LW, KH, KW, DH, DW, PH, PW, SH, SW and the contiguous columns'
+        sample and row strides, C * KH * KW * LH * LW and LH * LW."""
         return (self.n, self.c, self.h, self.w, self.lh, self.lw, *self.k, *self.d, *self.p, *self.s,
-                self.c * self.k[0] * self.k[1] * self.lh * self.lw)
+                self.c * self.k[0] * self.k[1] * self.lh * self.lw, self.lh * self.lw)
 
 
 def _blocks(size: int, k: int, d: int, p: int, s: int) -> int:

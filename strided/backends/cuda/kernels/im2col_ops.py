@@ -16,9 +16,10 @@ from ..reduction import acc_ctype, kernel_source
 from ..streams import current_stream_handle
 from . import CTYPES
 
-__all__ = ["im2col_sources"]
+__all__ = ["im2col_sources", "launch_columns", "launch_shape"]
 
-FMT = "<QQ15q"
+FMT = "<QQ16q"
+COL_ILP = 4  # im2col.cu's elements per thread
 _FLOATING = ("float32", "float64", "float16", "bfloat16")
 
 
@@ -33,14 +34,29 @@ def im2col_sources():
         yield "im2col.cu", ("im2col_kernel", "col2im_kernel"), _source(name)
 
 
-def _launch(name: str, like, rows: int, row_length: int, *args) -> None:
-    """One block per row (grid-striding past 65536 rows), its threads along the row: a warp multiple up to 256
-    (Note [Column kernels' index math])."""
+@cache
+def launch_shape(rows: int, row_length: int, per_thread: int) -> tuple[int, int]:
+    """(grid, block) of a column kernel (Note [Column kernels' index math]). im2col (``per_thread`` COL_ILP): a
+    block per row, up to 2^16, as wide as the row's steps need (32-256 threads). col2im (``per_thread`` 1): a block
+    per tile of a plane, of the 64-256 threads that pad the plane least (the larger on a tie), up to 2^18."""
+    if per_thread > 1:
+        steps = -(-row_length // per_thread)
+        return min(rows, 1 << 16), min(256, max(32, (steps + 31) // 32 * 32))
+    block, padded = 256, None
+    for b in (256, 128, 64):
+        size = -(-row_length // b) * b
+        if padded is None or size < padded:
+            block, padded = b, size
+    return min(rows * (padded // block), 1 << 18), block
+
+
+def launch_columns(name: str, like, rows: int, row_length: int, src: int, dst: int, args: tuple) -> None:
+    """Launch ``im2col_kernel`` (``rows`` column rows of ``row_length``) or ``col2im_kernel`` (``rows`` image
+    planes of ``row_length`` pixels) on ``like``'s device and current stream."""
     if rows and row_length:
         dev = like.device.index
-        block = min(256, (row_length + 31) // 32 * 32)
-        get_kernel(_source(like.dtype.name), name, FMT, dev)(min(rows, 1 << 16), block, current_stream_handle(dev),
-                                                             *args)
+        grid, block = launch_shape(rows, row_length, COL_ILP if name == "im2col_kernel" else 1)
+        get_kernel(_source(like.dtype.name), name, FMT, dev)(grid, block, current_stream_handle(dev), src, dst, *args)
 
 
 @kernel("CUDA")
@@ -53,7 +69,7 @@ def im2col(self, kernel_size, dilation, padding, stride):
     x = self if self.is_contiguous() else self.contiguous()
     rows, length = g.c * g.k[0] * g.k[1], g.lh * g.lw
     out = new_output((g.n, rows, length) if g.batched else (rows, length), self.dtype, self.device)
-    _launch("im2col_kernel", self, g.n * rows, length, x.data_ptr(), out.data_ptr(), *g.args)
+    launch_columns("im2col_kernel", self, g.n * rows, length, x.data_ptr(), out.data_ptr(), g.args)
     return out
 
 
@@ -66,5 +82,5 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
     g = col2im_geometry(self, output_size, kernel_size, dilation, padding, stride)
     cols = self if self.is_contiguous() else self.contiguous()
     out = new_output((g.n, g.c, g.h, g.w) if g.batched else (g.c, g.h, g.w), self.dtype, self.device)
-    _launch("col2im_kernel", self, g.n * g.c, g.h * g.w, cols.data_ptr(), out.data_ptr(), *g.args)
+    launch_columns("col2im_kernel", self, g.n * g.c, g.h * g.w, cols.data_ptr(), out.data_ptr(), g.args)
     return out
