@@ -18,7 +18,9 @@ convolution is the adjoint: its forward spread ``weightᵀ @ input`` with col2im
     grad_input  = conj(weight) as (G, C_in/G, C_out/G*K) @ cols
     grad_weight = input (N, G, C_in/G, L) @ colsᵀ, summed over N
 
-A 3-d convolution (plain or transposed) takes the same steps with the window view of the padded tensor
+A batch whose columns exceed the budget takes these steps per slice of samples (Note [Convolution batch
+chunks]); on CUDA, 1-d and 2-d convolutions of one group take them as direct launches (Note [Direct CUDA
+convolution]). A 3-d convolution (plain or transposed) takes the same steps with the window view of the padded tensor
 for im2col and strided adds for col2im. Every step is an op with a derivative, so double backward works. A
 transposed convolution whose output padding reaches its stride (the columns' blocks would not be the input's
 positions) differentiates its forward again: that runs a second time.
@@ -44,9 +46,66 @@ def convolution_backward(grad, input, weight, stride, padding, dilation, transpo
     from ..ops.composite.convolution import precision_scope
 
     with precision_scope(grad):  # Note [Convolution precision]
-        gi, gw = _input_and_weight_grads(grad, input, weight, stride, padding, dilation, transposed, output_padding,
-                                         groups, need_input, need_weight)
+        args = (stride, padding, dilation, transposed, output_padding, groups, need_input, need_weight)
+        if input.device.type == "cuda" and not grad_mode.enabled:
+            from ..backends.cuda.kernels import convolution_ops as direct
+
+            if direct.takes(input, weight, transposed, groups):  # Note [Direct CUDA convolution]
+                from ..ops.composite.convolution import _expand
+
+                k = weight.dim() - 2
+                gi, gw = direct.convolution_backward(grad, input, weight, _expand(stride, k, "stride"),
+                                                     _expand(padding, k, "padding"), _expand(dilation, k, "dilation"),
+                                                     need_input, need_weight)
+                return gi, gw, gb
+        n = input.shape[0]
+        step = n if grad_mode.enabled else _samples_per_chunk(input, weight, stride, padding, dilation, transposed,
+                                                               groups)
+        if step >= n:
+            gi, gw = _input_and_weight_grads(grad, input, weight, *args)
+        else:
+            gi, gw = _over_batch_chunks(step, grad, input, weight, args)
     return gi, gw, gb
+
+
+def _samples_per_chunk(input, weight, stride, padding, dilation, transposed, groups):
+    from ..ops.composite.convolution import _expand
+    from ..ops.composite.convolution_chunks import samples_per_chunk
+
+    k = weight.dim() - 2
+    s, p, d = _expand(stride, k, "stride"), _expand(padding, k, "padding"), _expand(dilation, k, "dilation")
+    return samples_per_chunk(input, weight, s, p, d, transposed, groups)
+
+
+def _over_batch_chunks(step, grad, input, weight, args):
+    """The input and weight gradients over slices of ``step`` samples (Note [Convolution batch chunks]): the
+    input's gradient assembled from the slices', the weight's their sum (in float32 for half types)."""
+    from ..ops.composite.convolution_chunks import over_batch
+
+    n = input.shape[0]
+    need_input, need_weight = args[-2:]
+    acc = [None]
+
+    def run(lo, count):
+        gi, gw = _input_and_weight_grads(ops.narrow(grad, 0, lo, count), ops.narrow(input, 0, lo, count), weight,
+                                         *args)
+        if need_weight:
+            if acc[0] is None:
+                acc[0] = gw.float() if gw.dtype.itemsize < 4 and gw.dtype.is_floating_point else gw
+            else:
+                acc[0].add_(gw)
+        return gi
+
+    if need_input:
+        gi = over_batch(step, n, run)
+    else:
+        gi = None
+        for lo in range(0, n, step):
+            run(lo, min(step, n - lo))
+    gw = acc[0]
+    if gw is not None and gw.dtype != weight.dtype:
+        gw = gw.to(weight.dtype)
+    return gi, gw
 
 
 def _input_and_weight_grads(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups,

@@ -15,8 +15,9 @@ kernel of stride 1 needs no copy: the input is its own columns. The op takes sym
 with an even kernel pads the odd row / column first, as torch. Pooling (``pooling.py``) takes the same window
 view and reduces its (KH, KW) dims: a maximum over an input padded with -inf (Note [The element a max pool
 chooses]) or ``sum`` over a zero-padded input divided by the window's count. 1-d forms are the 2-d ones over a
-height of one. The columns cost memory for the length of one convolution (torch's cuDNN needs none); the
-backward keeps only the input and the weight between the passes, as torch's.
+height of one. The columns cost memory for the length of one convolution, at most a budget's worth at a time (Note
+[Convolution batch chunks]; torch's cuDNN needs none); the backward keeps only the input and the weight between
+the passes, as torch's.
 """
 
 from __future__ import annotations

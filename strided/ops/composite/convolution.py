@@ -7,7 +7,8 @@ convolutions are the columns-times-weight GEMM of ``nn/convolution.py``, 1-d and
 weight-times-input GEMM and ``col2im`` of ``nn/convolution_transpose.py`` (a 1-d one over a height of one),
 3-d ones those of ``nn/convolution3d.py`` and ``nn/convolution_transpose3d.py``. On CUDA every GEMM of the
 op, forward and backward, runs in the precision ``strided.backends.cudnn.allow_tf32`` selects (Note
-[Convolution precision]).
+[Convolution precision]), and 1-d and 2-d convolutions of one group have a CUDA kernel of their own (Note [Direct
+CUDA convolution]). A batch whose columns exceed the budget runs in slices (Note [Convolution batch chunks]).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...backends import cudnn
 from ...backends.cuda.matmul import float32_matmuls
 from ...dispatch.library import kernel
 from .. import bound as ops
+from .convolution_chunks import over_batch, samples_per_chunk
 
 __all__ = []
 
@@ -45,11 +47,10 @@ def _expand(values, k: int, name: str) -> tuple:
     return values
 
 
-@kernel("CompositeExplicitAutograd")
-def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    """``at::convolution``: batched ``input`` (N, C_in, *spatial) with ``weight`` (C_out, C_in/groups, *kernel), or a
-    transposed convolution with (C_in, C_out/groups, *kernel); 1, 2 or 3 spatial dims."""
-    from ...nn.convolution import check_conv_dtypes, conv2d_gemm
+def check_arguments(input, weight, bias, stride, padding, dilation, transposed, output_padding):
+    """torch's checks of the op's arguments that come before its kernel's; (stride, padding, dilation, output_padding)
+    expanded to one value per spatial dim (output_padding None where no kernel reads it)."""
+    from ...nn.convolution import check_conv_dtypes
 
     if weight.dim() < 3:
         raise RuntimeError("weight should have at least three dimensions")
@@ -65,15 +66,41 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if bias is not None and not transposed and (bias.dim() != 1 or bias.shape[0] != weight.shape[0]):
         raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
                            f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
+    q = _expand(output_padding, k, "output_padding") if transposed or k == 3 else None
+    return s, p, d, q
+
+
+@kernel("CompositeExplicitAutograd")
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """``at::convolution``: batched ``input`` (N, C_in, *spatial) with ``weight`` (C_out, C_in/groups, *kernel), or a
+    transposed convolution with (C_in, C_out/groups, *kernel); 1, 2 or 3 spatial dims."""
+    s, p, d, q = check_arguments(input, weight, bias, stride, padding, dilation, transposed, output_padding)
     with precision_scope(input):
-        if transposed or k == 3:
-            return _by_function(input, weight, bias, s, p, d, transposed, _expand(output_padding, k, "output_padding"),
-                                groups)
-        if k == 1:
-            out = conv2d_gemm(ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2), bias, (1, s[0]), (0, p[0]),
-                              (1, d[0]), groups)
-            return ops.squeeze(out, [2])
-        return conv2d_gemm(input, weight, bias, s, p, d, groups)
+        return convolve_composite(input, weight, bias, s, p, d, transposed, q, groups)
+
+
+def convolve_composite(input, weight, bias, s, p, d, transposed, q, groups):
+    """The convolution by its GEMM kernels, over slices of the batch where its columns exceed the budget (Note
+    [Convolution batch chunks])."""
+    n = input.shape[0]
+    step = samples_per_chunk(input, weight, s, p, d, transposed, groups)
+    if step < n:
+        return over_batch(step, n, lambda lo, count: _convolve(ops.narrow(input, 0, lo, count), weight, bias, s, p, d,
+                                                               transposed, q, groups))
+    return _convolve(input, weight, bias, s, p, d, transposed, q, groups)
+
+
+def _convolve(input, weight, bias, s, p, d, transposed, q, groups):
+    """The convolution of a whole (slice of a) batch by its GEMM kernel."""
+    from ...nn.convolution import conv2d_gemm
+
+    if transposed or weight.dim() == 5:
+        return _by_function(input, weight, bias, s, p, d, transposed, q, groups)
+    if weight.dim() == 3:
+        out = conv2d_gemm(ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2), bias, (1, s[0]), (0, p[0]), (1, d[0]),
+                          groups)
+        return ops.squeeze(out, [2])
+    return conv2d_gemm(input, weight, bias, s, p, d, groups)
 
 
 def _by_function(input, weight, bias, s, p, d, transposed, q, groups):

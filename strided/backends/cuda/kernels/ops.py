@@ -225,6 +225,7 @@ from . import sort_ops  # noqa: E402, F401
 from . import recurrent_ops  # noqa: E402, F401
 from . import pooling_ops  # noqa: E402, F401 - max_pool2d_with_indices, avg_pool2d and their backwards
 from . import im2col_ops  # noqa: E402, F401 - im2col / col2im: F.unfold / F.fold, convolution columns
+from . import convolution_ops  # noqa: E402, F401 - the convolution op: im2col and cuBLASLt GEMMs, no dispatcher
 from . import batch_norm_ops  # noqa: E402, F401 - native_batch_norm and its backward, two launches each
 from . import group_norm_ops  # noqa: E402, F401 - native_group_norm and its backward, two passes each way
 from . import scan_index_ops  # noqa: E402, F401
