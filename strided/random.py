@@ -1,10 +1,20 @@
 """Random number generators: ``Generator``, ``manual_seed``, ``seed``, ``initial_seed``.
 
 Note [CPU random streams]
-A CPU Generator wraps NumPy's Philox bit generator (counter-based, as torch's CUDA generator is):
-the same seed gives the same stream on every machine. It is not bit-compatible with torch's
-mt19937 CPU stream; reproducibility is within strided. The CUDA backend keeps its own
-(seed, offset) Philox state per device and reads the seed from the same object.
+A CPU Generator is torch's: an mt19937 engine seeded as ``at::mt19937`` seeds it (the standard
+``init_genrand`` of the seed's low 32 bits; NumPy's MT19937 bit generator runs it), and the CPU kernels
+transform its words as ATen's CPU kernels do (``backends/cpu/random_streams.py``), in the order torch writes
+them (torch's CPU kernels are FMA-contracted: ``a * b + c`` is rounded once here too). So
+``strided.manual_seed(s)`` followed by ``rand`` / ``randint`` / ``randperm`` / ``bernoulli`` / ``dropout`` /
+``exponential_`` / ``cauchy_`` / ``geometric_`` / the uniform ``nn.init`` fills gives torch's values bit for bit,
+and ``randn`` / ``normal_`` / ``log_normal_`` to an ulp (a few for float32, whose AVX2 kernel has its own
+log / sin / cos) while consuming the same words -- a model initialized after the same seed starts from torch's
+weights. Box-Muller's cached second normal (``next_double_normal``) is part of the state, as in torch. Not
+matched: ``bernoulli_(p)`` / dropout on an Intel CPU with torch's MKL build (MKL's own generator); the
+gamma-family samplers (``_standard_gamma``, ``poisson``, ``binomial``, ``_sample_dirichlet``: NumPy's algorithms
+over the same engine) and ``multinomial`` (a composite of rand); ``random_(0, None)`` on int32, taken as
+``random_()``. The CUDA backend keeps its own (seed, offset) Philox state per device and reads the seed from the
+same object.
 """
 
 from __future__ import annotations
@@ -24,7 +34,7 @@ _DEFAULT_SEED = 67280421310721  # torch's default_rng_seed_val
 class Generator:
     """A seeded random stream for one device (``Generator(device="cpu")``)."""
 
-    __slots__ = ("device", "_seed", "_np", "philox_offset")
+    __slots__ = ("device", "_seed", "_mt", "_np", "philox_offset", "next_double_normal")
 
     def __init__(self, device="cpu"):
         self.device = _device(device)
@@ -35,7 +45,10 @@ class Generator:
             raise TypeError(f"manual_seed expected an int, got {type(seed).__name__}")
         seed &= (1 << 64) - 1
         self._seed = seed
-        self._np = np.random.Generator(np.random.Philox(seed))
+        self._mt = np.random.MT19937()
+        self._mt.state = {"bit_generator": "MT19937", "state": {"key": _init_genrand(seed), "pos": 624}}
+        self._np = np.random.Generator(self._mt)  # shares the engine (Note [CPU random streams])
+        self.next_double_normal = None  # Box-Muller's cached second value
         self.philox_offset = 0  # advanced by CUDA kernels, which draw from (seed, offset)
         return self
 
@@ -49,20 +62,38 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        return (self._seed, self.philox_offset, self._np.bit_generator.state)
+        """(seed, Philox offset, mt19937 state, cached normal): what :meth:`set_state` takes back."""
+        return (self._seed, self.philox_offset, self._mt.state, self.next_double_normal)
 
     def set_state(self, state) -> Generator:
-        self._seed, self.philox_offset, np_state = state
-        self._np = np.random.Generator(np.random.Philox(self._seed))
-        self._np.bit_generator.state = np_state
+        if not isinstance(state, tuple) or len(state) != 4:
+            raise TypeError("set_state expects the tuple get_state returned (seed, offset, engine state, cached "
+                            f"normal), got {type(state).__name__}")
+        seed, offset, engine, cached = state
+        self._seed, self.philox_offset, self.next_double_normal = seed, offset, cached
+        self._mt = np.random.MT19937()
+        self._mt.state = engine
+        self._np = np.random.Generator(self._mt)
         return self
 
     @property
     def numpy(self) -> np.random.Generator:
+        """A NumPy Generator over this generator's engine (samplers torch has no portable stream for)."""
         return self._np
 
     def __repr__(self) -> str:
         return f"<strided.Generator device={self.device} seed={self._seed}>"
+
+
+def _init_genrand(seed: int) -> np.ndarray:
+    """mt19937's 624-word state from ``seed``'s low 32 bits (``init_genrand``, as ``at::mt19937`` seeds)."""
+    key = np.empty(624, np.uint32)
+    x = seed & 0xFFFFFFFF
+    key[0] = x
+    for i in range(1, 624):
+        x = (1812433253 * (x ^ (x >> 30)) + i) & 0xFFFFFFFF
+        key[i] = x
+    return key
 
 
 default_generator = Generator("cpu")

@@ -36,7 +36,7 @@ def _default_generators() -> list:
 
 
 def _fingerprint(g) -> tuple:
-    return g.initial_seed(), g.philox_offset, repr(g.numpy.bit_generator.state)
+    return g.initial_seed(), g.philox_offset, repr(g.numpy.bit_generator.state), g.next_double_normal
 
 
 def _states() -> dict:

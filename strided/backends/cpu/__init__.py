@@ -16,6 +16,7 @@ from . import (  # noqa: F401
     pointwise,
     pointwise_binary_math,
     pointwise_unary,
+    random_fills,
     random_samplers,
     recurrent,
     reductions,

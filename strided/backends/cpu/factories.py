@@ -9,13 +9,14 @@ from ...dispatch.library import kernel
 from ...random import default_generator
 from ...tensor import Tensor
 from ..meta import factories as meta
+from . import random_streams as streams
 from .common import as_numpy, discard_imag, scalar_as, store
 
 __all__ = []
 
 
 def _gen(generator):
-    return (generator or default_generator).numpy
+    return generator or default_generator
 
 
 @kernel("CPU")
@@ -41,45 +42,71 @@ def eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None):
 @kernel("CPU")
 def uniform_(self, from_=0, to=1, *, generator=None):
     meta.uniform_(self, from_, to)
-    # As torch's uniform_real_distribution: u is a multiple of 2**-digits (the dtype's mantissa),
-    # so a float16/bfloat16 rand() never rounds up to 1.
-    digits = _UNIFORM_DIGITS.get(self.dtype, 53)
-    u = np.floor(_gen(generator).random(size=self._sizes) * 2.0 ** digits) * 2.0 ** -digits
-    return store(self, from_ + u * (to - from_))
-
-
-_UNIFORM_DIGITS = {dt.float16: 11, dt.bfloat16: 8, dt.float32: 24}
+    # torch's uniform_real_distribution: u is a multiple of 2**-digits (the dtype's mantissa), so a
+    # float16/bfloat16 rand() never rounds up to 1 (Note [CPU random streams])
+    streams.fill(self, streams.uniform(_gen(generator), self.numel(), self.dtype, from_, to))
+    return self
 
 
 @kernel("CPU")
 def normal_(self, mean=0, std=1, *, generator=None):
     meta.normal_(self, mean, std)
-    return store(self, _gen(generator).normal(mean, std, size=self._sizes))
+    values = streams.normal(_gen(generator), self.numel(), self.dtype, mean, std, self.is_contiguous())
+    streams.fill(self, values)
+    return self
 
 
 @kernel("CPU")
 def random_(self, from_, to, *, generator=None):
     meta.random_(self, from_, to)
-    if to is None:
-        to = 2 ** (8 * self.dtype.itemsize - (1 if self.dtype.is_signed else 0)) if self.dtype.category else 2
-        if self.dtype.is_floating_point:
-            to = 2 ** dt.mantissa_digits(self.dtype) + 1
-    return store(self, _gen(generator).integers(from_, to, size=self._sizes))
+    gen, n, d = _gen(generator), self.numel(), self.dtype
+    if to is not None:
+        values = streams.integers(gen, n, to - from_, from_)
+    elif from_ == 0:  # random_(): uniform_int_distribution (Note [CPU random streams])
+        values = streams.random_full(gen, n, d)
+    elif from_ == -(1 << 63):
+        values = streams.full_64_bit_range(gen, n)
+    else:  # [from, the dtype's largest value]
+        top = 1 if d is dt.bool else (1 << dt.mantissa_digits(d)) if d.is_floating_point else \
+            int(np.iinfo(d.numpy_dtype).max)
+        values = streams.integers(gen, n, top - from_ + 1, from_)
+    streams.fill(self, values)
+    return self
 
 
 @kernel("CPU")
 def bernoulli(self, *, generator=None):
     out = meta.bernoulli(self)
-    p = as_numpy(self).astype(np.float64)
+    p = as_numpy(self)
     if p.size and (np.any(p < 0) or np.any(p > 1) or np.any(np.isnan(p))):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    return store(out, _gen(generator).random(size=self._sizes) < p)
+    order = _memory_order(out)
+    flat = np.transpose(p.astype(np.float64), order).reshape(-1)
+    streams.fill(out, streams.bernoulli(_gen(generator), flat, self.dtype is dt.float64))
+    return out
 
 
 @kernel("CPU")
 def bernoulli_(self, p=0.5, *, generator=None):
     meta.bernoulli_(self, p)
-    return store(self, _gen(generator).random(size=self._sizes) < p)
+    streams.fill(self, streams.uniform(_gen(generator), self.numel(), dt.float64) < p)
+    return self
+
+
+@kernel("CPU")
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """torch's CPU randperm: a Fisher-Yates shuffle over the generator's stream (Note [randperm])."""
+    from ...ops.composite.factories import randperm_dtype
+
+    d = randperm_dtype(n, dtype)
+    out = meta.empty((n,), dtype=d, layout=layout, device=device)
+    store(out, streams.randperm(_gen(generator), n))
+    return out.pin_memory() if pin_memory else out
+
+
+def _memory_order(t) -> list[int]:
+    """``t``'s dims outermost first in memory (streams.fill's order)."""
+    return sorted(range(len(t._sizes)), key=lambda i: -t._strides[i])
 
 
 @kernel("CPU")

@@ -164,16 +164,26 @@ def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pi
 
 
 # Note [randperm]
-# A permutation is the argsort of n random 62-bit keys (``random_`` then ``sort``): one fill and one
-# sort on every backend, reproducible per Generator. Key ties (probability about n^2 / 2^63) are
-# broken by index, so the result is always a permutation. torch uses a Fisher-Yates shuffle on the
-# CPU and the same key sort on CUDA; the values differ from torch's for the same seed, as every
-# strided random stream does.
+# On CUDA (and Meta) a permutation is the argsort of n random 62-bit keys (``random_`` then ``sort``):
+# one fill and one sort, reproducible per Generator, as torch's CUDA randperm sorts keys (its values are
+# not Philox-compatible with torch's). Key ties (probability about n^2 / 2^63) are broken by index, so
+# the result is always a permutation. The CPU kernel (backends/cpu/factories.py) is torch's Fisher-Yates
+# shuffle over the mt19937 stream: torch's permutation for the same seed (Note [CPU random streams]).
 _RANDPERM_CPP = {dt.int8: "int8_t", dt.uint8: "uint8_t", dt.int16: "int16_t", dt.int32: "int", dt.int64: "int64_t"}
 
 
 @kernel("CompositeExplicitAutograd")
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    d = randperm_dtype(n, dtype)
+    keys = ops.empty((n,), dtype=dt.int64, layout=layout, device=device)
+    keys.random_(0, 1 << 62, generator=_generator(generator, keys.device))
+    perm = ops.sort(keys)[1]
+    out = perm if d is dt.int64 else perm.to(d)
+    return out.pin_memory() if pin_memory else out
+
+
+def randperm_dtype(n, dtype):
+    """torch's checks of ``randperm``'s arguments; its dtype."""
     from ...backends.meta.pointwise import scalar_type_name
 
     if n.__class__ is not int:
@@ -187,11 +197,7 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_mem
         raise RuntimeError("n cannot be greater than 2049 for Half type.")
     if d in _RANDPERM_CPP and n - 1 > int(np.iinfo(d.numpy_dtype).max):
         raise RuntimeError(f"value cannot be converted to type {_RANDPERM_CPP[d]} without overflow")
-    keys = ops.empty((n,), dtype=dt.int64, layout=layout, device=device)
-    keys.random_(0, 1 << 62, generator=_generator(generator, keys.device))
-    perm = ops.sort(keys)[1]
-    out = perm if d is dt.int64 else perm.to(d)
-    return out.pin_memory() if pin_memory else out
+    return d
 
 
 def _tri_indices(op, row, col, offset, dtype, layout, device, pin_memory):

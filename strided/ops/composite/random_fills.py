@@ -5,8 +5,9 @@ Note [Inverse-CDF fills]
 Each fill draws from the tensor's device generator (the one given, else the device's default), so a
 seeded Generator reproduces the fill on that device; the draws are uniform in [0, 1) (normal for
 log_normal_) in float64 for float64 tensors and float32 otherwise, transformed, then copied into
-``self`` (integer tensors too, for geometric_). The streams are strided's, not torch's: values
-differ from torch's, distributions match.
+``self`` (integer tensors too, for geometric_). These composites serve CUDA (whose streams are
+strided's Philox, not torch's); the CPU has kernels of its own (backends/cpu/random_fills.py) that
+transform torch's stream as torch does (Note [CPU random streams]).
 """
 
 from __future__ import annotations
@@ -42,20 +43,41 @@ def _continuous(self, name: str, kernel_word: str):
                            f"floating point but you specified {word}")
 
 
-@kernel("CompositeExplicitAutograd")
-def exponential_(self, lambd=1, *, generator=None):
-    """Fill with Exponential(lambd) samples: ``-log1p(-u) / lambd``."""
+def check_exponential(self, lambd) -> None:
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
     _continuous(self, "exponential_", "Exponential")
+
+
+def check_geometric(self, p) -> None:
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+
+
+def check_log_normal(self, std) -> None:
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
+
+
+def check_cauchy(self, sigma) -> None:
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    _continuous(self, "cauchy_", "Cauchy")
+
+
+@kernel("CompositeExplicitAutograd")
+def exponential_(self, lambd=1, *, generator=None):
+    """Fill with Exponential(lambd) samples: ``-log1p(-u) / lambd``."""
+    check_exponential(self, lambd)
     return ops.copy_(self, ops.div(ops.neg(ops.log1p(ops.neg(_draw(self, generator)))), lambd))
 
 
 @kernel("CompositeExplicitAutograd")
 def geometric_(self, p, *, generator=None):
     """Fill with Geometric(p) samples (trials to the first success, >= 1): ``ceil(log(1 - u) / log1p(-p))``."""
-    if not 0 < p < 1:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    check_geometric(self, p)
     u = _draw(self, generator)
     k = ops.ceil(ops.div(ops.log1p(ops.neg(u)), math.log1p(-p)))
     return ops.copy_(self, ops.clamp_min(k, 1))
@@ -64,19 +86,14 @@ def geometric_(self, p, *, generator=None):
 @kernel("CompositeExplicitAutograd")
 def log_normal_(self, mean=1, std=2, *, generator=None):
     """Fill with ``exp(N(mean, std))`` samples."""
-    if not std > 0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
-    if not self.dtype.is_floating_point:
-        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
+    check_log_normal(self, std)
     return ops.copy_(self, ops.exp(ops.add(ops.mul(_draw(self, generator, normal=True), std), mean)))
 
 
 @kernel("CompositeExplicitAutograd")
 def cauchy_(self, median=0, sigma=1, *, generator=None):
     """Fill with Cauchy(median, sigma) samples: ``median + sigma * tan(pi (u - 1/2))``."""
-    if not sigma > 0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
-    _continuous(self, "cauchy_", "Cauchy")
+    check_cauchy(self, sigma)
     u = _draw(self, generator)
     return ops.copy_(self, ops.add(ops.mul(ops.tan(ops.mul(ops.sub(u, 0.5), math.pi)), sigma), median))
 
