@@ -6,14 +6,15 @@ A CPU Generator is torch's: an mt19937 engine seeded as ``at::mt19937`` seeds it
 transform its words as ATen's CPU kernels do (``backends/cpu/random_streams.py``), in the order torch writes
 them (torch's CPU kernels are FMA-contracted: ``a * b + c`` is rounded once here too). So
 ``strided.manual_seed(s)`` followed by ``rand`` / ``randint`` / ``randperm`` / ``bernoulli`` / ``dropout`` /
-``exponential_`` / ``cauchy_`` / ``geometric_`` / the uniform ``nn.init`` fills gives torch's values bit for bit,
-and ``randn`` / ``normal_`` / ``log_normal_`` to an ulp (a few for float32, whose AVX2 kernel has its own
-log / sin / cos) while consuming the same words -- a model initialized after the same seed starts from torch's
-weights. Box-Muller's cached second normal (``next_double_normal``) is part of the state, as in torch. Not
-matched: ``bernoulli_(p)`` / dropout on an Intel CPU with torch's MKL build (MKL's own generator); the
-gamma-family samplers (``_standard_gamma``, ``poisson``, ``binomial``, ``_sample_dirichlet``: NumPy's algorithms
-over the same engine) and ``multinomial`` (a composite of rand); ``random_(0, None)`` on int32, taken as
-``random_()``. The CUDA backend keeps its own (seed, offset) Philox state per device and reads the seed from the
+``exponential_`` / ``cauchy_`` / ``geometric_`` / ``multinomial`` / the uniform ``nn.init`` fills gives
+torch's values bit for bit, and ``randn`` / ``normal_`` / ``log_normal_`` to an ulp (a few for float32, whose
+AVX2 kernel has its own log / sin / cos) while consuming the same words -- a model initialized after the same
+seed starts from torch's weights. Box-Muller's cached second normal (``next_double_normal``) is part of the
+state, as in torch. Not matched: ``bernoulli_(p)`` / dropout on an Intel CPU with torch's MKL build (MKL's own
+generator); the gamma-family samplers (``_standard_gamma``, ``poisson``, ``binomial``, ``_sample_dirichlet``:
+NumPy's algorithms over the same engine); ``random_(0, None)`` on int32, taken as ``random_()``. Found against
+torch 2.14 (some transforms changed across torch versions: the 64-bit-word threshold of ``randint``, half types'
+uniforms). The CUDA backend keeps its own (seed, offset) Philox state per device and reads the seed from the
 same object.
 """
 

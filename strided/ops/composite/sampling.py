@@ -6,7 +6,8 @@ draw scaled to the row's total (found by counting the sums at or below it, a few
 the comparison table stays under ``_CHUNK`` elements). Without replacement, the draws are the ``num_samples`` largest
 ``p / E`` with ``E ~ Exponential(1)`` (the exponential form of the Gumbel top-k trick, which samples
 without replacement proportionally to the weights). Both run on every backend with the caller's
-Generator. The weights are validated first, with torch's errors, by the ``_check_index_range`` op on two
+Generator; on the CPU the draws are torch's own (``_torchs_cpu_draws``: the same values after the same seed, Note
+[CPU random streams]). The weights are validated first, with torch's errors, by the ``_check_index_range`` op on two
 0/1 flags: the CPU raises at once; on CUDA a kernel checks them and the error is raised at the next
 synchronizing call (Note [Deferred index errors]), so multinomial never synchronizes and can be captured in a
 CUDA graph (torch's kernel device-asserts instead).
@@ -55,6 +56,9 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     empty_row = ops.le(ops.amin(ops.sum(p, [1]), [0]), 0)
     ops._check_index_range(ops._to_copy(empty_row, dtype=dt.int64), 0, 1, "invalid multinomial distribution (sum "
                            "of probabilities <= 0)", "multinomial", False)
+    if p.device.type == "cpu":
+        out = _torchs_cpu_draws(p, num_samples, replacement, generator)
+        return out if self.dim() == 2 else ops.squeeze(out, 0)
     rows = p._sizes[0]
     u = ops.rand((rows, num_samples), generator=generator, dtype=p.dtype, device=p.device)
     if replacement or num_samples == 1:
@@ -73,3 +77,18 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
         keys = ops.div(p, ops.neg(ops.log(ops.add(ops.neg(e), 1.0))))  # Exponential(1) from 1 - U in (0, 1]
         out = ops.topk(keys, num_samples, 1).indices
     return out if self.dim() == 2 else ops.squeeze(out, 0)
+
+
+def _torchs_cpu_draws(p, num_samples: int, replacement: bool, generator):
+    """torch's CPU multinomial over its stream (Note [CPU random streams]): without replacement (or one sample) the
+    largest ``p / q`` with ``q`` an ``exponential_(1)`` fill shaped as ``p``; with replacement, per row the first
+    category whose normalized running sum (in ``p``'s dtype, the last set to 1) reaches a float64 uniform draw."""
+    if not replacement or num_samples == 1:
+        q = ops.exponential_(ops.empty_like(p), 1.0, generator=generator)
+        keys = ops.div(p, q)
+        return ops.argmax(keys, 1, True) if num_samples == 1 else ops.topk(keys, num_samples, 1).indices
+    cdf = ops.cumsum(p, 1)
+    cdf = ops.div(cdf, ops.narrow(cdf, 1, p._sizes[1] - 1, 1))
+    ops.narrow(cdf, 1, p._sizes[1] - 1, 1).fill_(1)
+    u = ops.empty((p._sizes[0], num_samples), dtype=dt.float64, device=p.device).uniform_(0, 1, generator=generator)
+    return ops.searchsorted(ops._to_copy(cdf, dtype=dt.float64), u)
