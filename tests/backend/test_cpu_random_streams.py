@@ -194,3 +194,19 @@ def test_multinomial_is_torchs(torch, dtype, n, replacement):
         for seed in SEEDS[:2]:
             _same(torch, seed, lambda m, p=p: m.multinomial(m.tensor(p, dtype=getattr(m, dtype)), n, replacement),
                   lambda m, p=p: m.multinomial(m.tensor(p, dtype=getattr(m, dtype)), n, replacement))
+
+
+def test_data_loading_order_is_torchs(torch):
+    from torch.utils.data import DataLoader as TorchLoader
+
+    from strided.utils.data import DataLoader, random_split
+
+    def batches(loader):
+        return np.array([b.tolist() for epoch in range(2) for b in loader])
+    for seed in SEEDS[:2]:
+        torch.manual_seed(seed)
+        st.manual_seed(seed)
+        np.testing.assert_array_equal(batches(DataLoader(list(range(20)), batch_size=5, shuffle=True)),
+                                      batches(TorchLoader(list(range(20)), batch_size=5, shuffle=True)))
+        parts = random_split(range(10), [0.3, 0.7]), torch.utils.data.random_split(range(10), [0.3, 0.7])
+        assert [list(p.indices) for p in parts[0]] == [list(p.indices) for p in parts[1]]
