@@ -10,12 +10,12 @@ them (torch's CPU kernels are FMA-contracted: ``a * b + c`` is rounded once here
 torch's values bit for bit, and ``randn`` / ``normal_`` / ``log_normal_`` to an ulp (a few for float32, whose
 AVX2 kernel has its own log / sin / cos) while consuming the same words -- a model initialized after the same
 seed starts from torch's weights. Box-Muller's cached second normal (``next_double_normal``) is part of the
-state, as in torch. Not matched: ``bernoulli_(p)`` / dropout on an Intel CPU with torch's MKL build (MKL's own
-generator); the gamma-family samplers (``_standard_gamma``, ``poisson``, ``binomial``, ``_sample_dirichlet``:
-NumPy's algorithms over the same engine); ``random_(0, None)`` on int32, taken as ``random_()``. Found against
-torch 2.14 (some transforms changed across torch versions: the 64-bit-word threshold of ``randint``, half types'
-uniforms). The CUDA backend keeps its own (seed, offset) Philox state per device and reads the seed from the
-same object.
+state, as in torch, and states are torch's bytes (Note [Generator state bytes]). Not matched: ``bernoulli_(p)``
+/ dropout on an Intel CPU with torch's MKL build (MKL's own generator); the gamma-family samplers
+(``_standard_gamma``, ``poisson``, ``binomial``, ``_sample_dirichlet``: NumPy's algorithms over the same engine);
+``random_(0, None)`` on int32, taken as ``random_()``. Found against torch 2.14 (some transforms changed across
+torch versions: the 64-bit-word threshold of ``randint``, half types' uniforms). The CUDA backend keeps its own
+(seed, offset) Philox state per device and reads the seed from the same object.
 """
 
 from __future__ import annotations
@@ -45,13 +45,20 @@ class Generator:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"manual_seed expected an int, got {type(seed).__name__}")
         seed &= (1 << 64) - 1
+        self.philox_offset = 0  # advanced by CUDA kernels, which draw from (seed, offset)
+        if self.device.type == "cuda":  # no engine: CUDA draws are Philox's (seed, offset)
+            self._seed, self._mt, self._np, self.next_double_normal = seed, None, None, None
+        else:
+            self.load_engine(seed, _init_genrand(seed), 624, None)
+        return self
+
+    def load_engine(self, seed: int, key: np.ndarray, pos: int, cached) -> None:
+        """Set the CPU engine: seed, mt19937's 624 words, words consumed of them, Box-Muller's cached value."""
         self._seed = seed
         self._mt = np.random.MT19937()
-        self._mt.state = {"bit_generator": "MT19937", "state": {"key": _init_genrand(seed), "pos": 624}}
+        self._mt.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
         self._np = np.random.Generator(self._mt)  # shares the engine (Note [CPU random streams])
-        self.next_double_normal = None  # Box-Muller's cached second value
-        self.philox_offset = 0  # advanced by CUDA kernels, which draw from (seed, offset)
-        return self
+        self.next_double_normal = cached  # Box-Muller's cached second value
 
     def seed(self) -> int:
         """Reseed from OS entropy; returns the new seed."""
@@ -63,18 +70,16 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        """(seed, Philox offset, mt19937 state, cached normal): what :meth:`set_state` takes back."""
-        return (self._seed, self.philox_offset, self._mt.state, self.next_double_normal)
+        """The state as torch's uint8 CPU tensor (Note [Generator state bytes]): 5056 bytes for a CPU generator,
+        16 (seed, offset) for a CUDA one; torch's ``set_state`` takes it, as :meth:`set_state` takes torch's."""
+        from .random_state import get_state
 
-    def set_state(self, state) -> Generator:
-        if not isinstance(state, tuple) or len(state) != 4:
-            raise TypeError("set_state expects the tuple get_state returned (seed, offset, engine state, cached "
-                            f"normal), got {type(state).__name__}")
-        seed, offset, engine, cached = state
-        self._seed, self.philox_offset, self.next_double_normal = seed, offset, cached
-        self._mt = np.random.MT19937()
-        self._mt.state = engine
-        self._np = np.random.Generator(self._mt)
+        return get_state(self)
+
+    def set_state(self, new_state) -> Generator:
+        from .random_state import set_state
+
+        set_state(self, new_state)
         return self
 
     @property

@@ -35,8 +35,8 @@ def _default_generators() -> list:
     return [_random.default_generator, *_random._CUDA_GENERATORS.values()]
 
 
-def _fingerprint(g) -> tuple:
-    return g.initial_seed(), g.philox_offset, repr(g.numpy.bit_generator.state), g.next_double_normal
+def _fingerprint(g) -> bytes:
+    return g.get_state().numpy().tobytes()
 
 
 def _states() -> dict:

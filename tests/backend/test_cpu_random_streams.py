@@ -1,8 +1,8 @@
 """The CPU generator is torch's (Note [CPU random streams]): after the same seed, strided's CPU fills give torch's
 values -- bit for bit for uniforms, integers, permutations and Bernoulli draws, to an ulp for normals (a few for
 float32: torch's AVX2 log / sin / cos approximations) -- and leave the stream where torch leaves it, so a
-sequence of calls stays in step. Without torch: determinism, state round trips (the Box-Muller cache included)
-and the seeding."""
+sequence of calls stays in step; states are torch's bytes. Without torch: determinism, state round trips (the
+Box-Muller cache included, a checkpointed state) and the seeding."""
 
 from __future__ import annotations
 
@@ -163,15 +163,41 @@ def test_generator_objects_are_torchs(torch):
 
 
 def test_state_round_trip_keeps_the_cached_normal():
+    import io
+
     g = st.Generator().manual_seed(5)
     st.randn(3, dtype=st.float64, generator=g)  # odd: a sine cached
     state = g.get_state()
-    assert state[3] is not None
+    assert state.dtype is st.uint8 and state.shape == (5056,)
     first = st.randn(4, dtype=st.float64, generator=g).numpy()
     g.set_state(state)
     np.testing.assert_array_equal(st.randn(4, dtype=st.float64, generator=g).numpy(), first)
-    with pytest.raises(TypeError, match="set_state expects the tuple get_state returned"):
-        g.set_state((1, 2, 3))
+    buf = io.BytesIO()  # a state is a tensor: it goes into a checkpoint
+    st.save({"rng": state}, buf)
+    buf.seek(0)
+    g.set_state(st.load(buf)["rng"])
+    np.testing.assert_array_equal(st.randn(4, dtype=st.float64, generator=g).numpy(), first)
+    with pytest.raises(TypeError, match="RNG state must be a torch.ByteTensor"):
+        g.set_state(state.to(st.int64))
+    with pytest.raises(RuntimeError, match="CPUGeneratorImplState of size 5056 but found the input RNG state size "
+                                           "to be 5055"):
+        g.set_state(state[1:])
+
+
+def test_states_are_torchs_bytes(torch):
+    for seed in SEEDS:
+        torch.manual_seed(seed)
+        st.manual_seed(seed)
+        np.testing.assert_array_equal(st.get_rng_state().numpy(), torch.get_rng_state().numpy())
+        torch.randn(3, dtype=torch.float64), st.randn(3, dtype=st.float64)  # a cached sine
+        torch.rand(700), st.rand(700)  # past a block of 624 words
+        mine, theirs = st.get_rng_state(), torch.get_rng_state()
+        np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+        # each takes the other's state
+        torch.set_rng_state(torch.from_numpy(mine.numpy().copy()))
+        st.set_rng_state(st.from_numpy(theirs.numpy().copy()))
+        np.testing.assert_array_equal(st.randn(5, dtype=st.float64).numpy(),
+                                      torch.randn(5, dtype=torch.float64).numpy())
 
 
 def test_seeding_is_mt19937s_init_genrand():
@@ -210,3 +236,12 @@ def test_data_loading_order_is_torchs(torch):
                                       batches(TorchLoader(list(range(20)), batch_size=5, shuffle=True)))
         parts = random_split(range(10), [0.3, 0.7]), torch.utils.data.random_split(range(10), [0.3, 0.7])
         assert [list(p.indices) for p in parts[0]] == [list(p.indices) for p in parts[1]]
+
+
+def test_a_cuda_generator_on_a_cpu_op_is_refused():
+    g = st.Generator("cuda")  # no GPU needed: a CUDA generator is its (seed, offset)
+    assert g.get_state().shape == (16,)
+    for draw in (lambda: st.rand(3, generator=g), lambda: st.randperm(4, generator=g),
+                 lambda: st.empty(3).exponential_(generator=g), lambda: st.poisson(st.ones(3), generator=g)):
+        with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
+            draw()

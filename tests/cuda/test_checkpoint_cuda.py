@@ -91,5 +91,11 @@ def test_cuda_rng_state_round_trip():
     np.testing.assert_array_equal(a, b)
     states = cuda.get_rng_state_all()
     assert len(states) == cuda.device_count()
+    # torch's layout: 16 bytes of (seed, offset), a uint8 CPU tensor (Note [Generator state bytes])
+    assert state.dtype is st.uint8 and state.device.type == "cpu" and state.shape == (16,)
+    torch = pytest.importorskip("torch")
+    st.manual_seed(1234)
+    torch.manual_seed(1234)
+    np.testing.assert_array_equal(cuda.get_rng_state().numpy(), torch.cuda.get_rng_state().numpy())
     with pytest.raises(ValueError, match="Expected a cuda device"):
         cuda.get_rng_state("cpu")

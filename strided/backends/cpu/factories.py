@@ -16,7 +16,12 @@ __all__ = []
 
 
 def _gen(generator):
-    return generator or default_generator
+    """The CPU generator to draw from (torch's error for another device's)."""
+    if generator is None:
+        return default_generator
+    if generator.device.type != "cpu":
+        raise RuntimeError(f"Expected a 'cpu' device type for generator but found '{generator.device.type}'")
+    return generator
 
 
 @kernel("CPU")

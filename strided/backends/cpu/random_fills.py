@@ -8,14 +8,14 @@ import numpy as np
 
 from ... import dtypes as dt
 from ...dispatch.library import kernel
-from ...random import default_generator
 from . import random_streams as streams
+from .factories import _gen
 
 __all__ = []
 
 
 def _uniform(self, generator) -> np.ndarray:
-    return streams.uniform(generator or default_generator, self.numel(), dt.float64)
+    return streams.uniform(_gen(generator), self.numel(), dt.float64)
 
 
 @kernel("CPU")
@@ -41,7 +41,7 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
     from ...ops.composite.random_fills import check_log_normal
 
     check_log_normal(self, std)
-    z = streams.normal(generator or default_generator, self.numel(), dt.float64, 0.0, 1.0, contiguous=False)
+    z = streams.normal(_gen(generator), self.numel(), dt.float64, 0.0, 1.0, contiguous=False)
     streams.fill(self, np.exp(streams.fma64(z, std, mean)))
     return self
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...dispatch.library import kernel
-from ...random import default_generator
 from ..meta import random_samplers as meta
 from .common import as_numpy, store
 from .sampler_grads import dirichlet_grad, standard_gamma_grad
@@ -39,7 +38,9 @@ _BINOMIAL_MAX = float(2**62)
 
 
 def _gen(generator) -> np.random.Generator:
-    return (generator or default_generator).numpy
+    from .factories import _gen as cpu_generator
+
+    return cpu_generator(generator).numpy
 
 
 def _float64(t) -> np.ndarray:
