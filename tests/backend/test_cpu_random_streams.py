@@ -245,3 +245,29 @@ def test_a_cuda_generator_on_a_cpu_op_is_refused():
                  lambda: st.empty(3).exponential_(generator=g), lambda: st.poisson(st.ones(3), generator=g)):
         with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
             draw()
+
+
+def test_cuda_generator_state_is_seed_and_offset():
+    """A CUDA generator's state (no GPU needed to make one): torch's 16 bytes, (seed, Philox offset) little-endian;
+    the 8-byte seed-only form loads with offset 0; other sizes are refused in torch's words."""
+    g = st.Generator("cuda").manual_seed(7)
+    g.philox_offset = 12
+    state = g.get_state()
+    assert state.numpy().tobytes() == (7).to_bytes(8, "little") + (12).to_bytes(8, "little")
+    h = st.Generator("cuda").set_state(state)
+    assert (h.initial_seed(), h.philox_offset) == (7, 12)
+    h.set_state(state[:8])
+    assert (h.initial_seed(), h.philox_offset) == (7, 0)
+    with pytest.raises(RuntimeError, match="RNG state is wrong size"):
+        h.set_state(state[:5])
+
+
+def test_long_permutations_sort_keys(monkeypatch):
+    from strided.backends.cpu import random_streams
+
+    monkeypatch.setattr(random_streams, "FISHER_YATES_MAX", 100)
+    st.manual_seed(3)
+    p = st.randperm(1000).numpy()
+    assert sorted(p.tolist()) == list(range(1000))
+    st.manual_seed(3)
+    np.testing.assert_array_equal(st.randperm(1000).numpy(), p)

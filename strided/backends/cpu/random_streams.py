@@ -12,10 +12,12 @@ writes them (``cpu_serial_kernel``: memory order; :func:`fill` writes them so). 
   threshold, found against it), else a 32-bit one; ``random_()``: ``word % (max + 1)`` (64-bit words for int64
   and float64), bools ``word & 1``.
 - normal, >= 16 contiguous elements (``normal_fill``): the tensor filled with uniforms, then each 16-block's first
-  8 and last 8 paired by Box-Muller (the last 16 redrawn when the size is not a multiple); else element by element
-  from ``normal_distribution<double>`` (a 53-bit pair, ``sqrt(-2 log1p(-u2))``, cos then the cached sin).
+  8 and last 8 paired by Box-Muller (the last 16 redrawn when the size is not a multiple; half types draw float32
+  uniforms for the whole blocks only and compute in float32); else element by element from
+  ``normal_distribution<double>`` (a 53-bit pair, ``sqrt(-2 log1p(-u2))``, cos then the cached sin).
+- ``a * b + c`` is rounded once, as the FMA-contracted C++ rounds it (:func:`fma32`, :func:`fma64`).
 - bernoulli(p): ``u < p`` with a 24-bit float uniform for float32 p, 53-bit for float64 p and for ``bernoulli_(p)``.
-- randperm: Fisher-Yates, element i swapped with i + ``word % (n - i)``.
+- randperm: Fisher-Yates, element i swapped with i + ``word % (n - i)`` (up to 2^22 elements).
 """
 
 from __future__ import annotations
@@ -175,10 +177,17 @@ def bernoulli(gen, p: np.ndarray, double: bool) -> np.ndarray:
     return uniform(gen, p.size, dt.float32) < p.astype(np.float32)
 
 
+FISHER_YATES_MAX = 1 << 22  # longer permutations sort random keys instead (Note [randperm])
+
+
 def randperm(gen, n: int) -> np.ndarray:
-    """torch's CPU ``randperm``: Fisher-Yates over 0..n-1 with ``random() % (n - i)``."""
+    """torch's CPU ``randperm``: Fisher-Yates over 0..n-1 with ``random() % (n - i)``, up to ``FISHER_YATES_MAX``
+    elements (a Python loop: ~0.5 us and ~36 bytes of Python objects per element); past it the argsort of 64-bit
+    keys, a permutation from the same stream but not torch's."""
     if n <= 1:
         return np.arange(n, dtype=np.int64)
+    if n > FISHER_YATES_MAX:
+        return np.argsort(words64(gen, n), kind="stable").astype(np.int64)
     targets = ((words32(gen, n - 1) % np.arange(n, 1, -1, dtype=_U64)).astype(np.int64) + np.arange(n - 1)).tolist()
     r = list(range(n))
     for i, j in enumerate(targets):  # sequential by nature: ~0.5 us per element
