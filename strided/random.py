@@ -49,10 +49,10 @@ class Generator:
         if self.device.type == "cuda":  # no engine: CUDA draws are Philox's (seed, offset)
             self._seed, self._mt, self._np, self.next_double_normal = seed, None, None, None
         else:
-            self.load_engine(seed, _init_genrand(seed), 624, None)
+            self._load_engine(seed, _init_genrand(seed), 624, None)
         return self
 
-    def load_engine(self, seed: int, key: np.ndarray, pos: int, cached) -> None:
+    def _load_engine(self, seed: int, key: np.ndarray, pos: int, cached) -> None:
         """Set the CPU engine: seed, mt19937's 624 words, words consumed of them, Box-Muller's cached value."""
         self._seed = seed
         self._mt = np.random.MT19937()

@@ -72,4 +72,4 @@ def set_state(gen, new_state) -> None:
         else:
             cached = float(rec["normal_y"])
     pos = min(max(625 - int(rec["left"]), 0), 624)
-    gen.load_engine(int(rec["the_initial_seed"]), rec["state"].astype(np.uint32), pos, cached)
+    gen._load_engine(int(rec["the_initial_seed"]), rec["state"].astype(np.uint32), pos, cached)

@@ -85,7 +85,7 @@ def bernoulli(self, *, generator=None):
     p = as_numpy(self)
     if p.size and (np.any(p < 0) or np.any(p > 1) or np.any(np.isnan(p))):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    order = _memory_order(out)
+    order = streams.memory_order(out)
     flat = np.transpose(p.astype(np.float64), order).reshape(-1)
     streams.fill(out, streams.bernoulli(_gen(generator), flat, self.dtype is dt.float64))
     return out
@@ -107,11 +107,6 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_mem
     out = meta.empty((n,), dtype=d, layout=layout, device=device)
     store(out, streams.randperm(_gen(generator), n))
     return out.pin_memory() if pin_memory else out
-
-
-def _memory_order(t) -> list[int]:
-    """``t``'s dims outermost first in memory (streams.fill's order)."""
-    return sorted(range(len(t._sizes)), key=lambda i: -t._strides[i])
 
 
 @kernel("CPU")

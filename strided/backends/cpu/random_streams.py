@@ -27,7 +27,7 @@ import numpy as np
 from ... import dtypes as dt
 
 __all__ = ["fma32", "fma64", "words32", "words64", "uniform", "integers", "random_full", "full_64_bit_range", "normal",
-           "bernoulli", "randperm", "fill"]
+           "bernoulli", "randperm", "memory_order", "fill"]
 
 _DIGITS = {dt.float64: 53, dt.float32: 24, dt.float16: 11, dt.bfloat16: 8}
 _U64 = np.uint64
@@ -195,6 +195,12 @@ def randperm(gen, n: int) -> np.ndarray:
     return np.asarray(r, np.int64)
 
 
+def memory_order(t) -> list[int]:
+    """``t``'s dims outermost first in memory: the order torch's serial kernels (and :func:`fill`) visit them."""
+    strides = t._strides
+    return sorted(range(len(t._sizes)), key=lambda i: -strides[i])
+
+
 def fill(out, values: np.ndarray) -> None:
     """Write flat ``values`` into ``out`` in memory order (the order torch's serial kernels write): its dims sorted
     by stride, outermost first."""
@@ -202,8 +208,8 @@ def fill(out, values: np.ndarray) -> None:
 
     if values.dtype == np.float64 and out.dtype in (dt.float16, dt.bfloat16):
         values = values.astype(np.float32)  # C++ makes a half from a float: a double rounds to float first
-    sizes, strides = out._sizes, out._strides
-    order = sorted(range(len(sizes)), key=lambda i: -strides[i])
+    sizes = out._sizes
+    order = memory_order(out)
     if order == list(range(len(sizes))):
         store(out, values.reshape(sizes))
         return
