@@ -89,3 +89,20 @@ def test_the_composite_takes_the_rest():
         F.conv2d(st.randn(2, 4, 2, 2, device="cuda"), st.randn(6, 4, 3, 3, device="cuda"))
     with pytest.raises(RuntimeError, match="expected input"):
         F.conv2d(x, st.randn(6, 3, 3, 3, device="cuda"))
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_the_forward_runs_the_direct_kernel(monkeypatch, grad):
+    # the op's YAML entry binds the CUDA kernel (it did not, and the composite ran every forward)
+    from strided.backends.cuda.kernels import convolution_ops as direct
+
+    calls = []
+    real = direct.convolution_forward
+    monkeypatch.setattr(direct, "convolution_forward", lambda *a: calls.append(tuple(a[0].shape)) or real(*a))
+    x, w, b = (st.tensor(RNG.standard_normal(s), dtype=st.float64) for s in ((2, 4, 6, 6), (6, 4, 3, 3), (6,)))
+    xc, wc = x.cuda().requires_grad_(grad), w.cuda().requires_grad_(grad)
+    out = F.conv2d(xc, wc, b.cuda(), padding=1)
+    assert calls == [(2, 4, 6, 6)]
+    assert out.requires_grad is grad
+    np.testing.assert_allclose(out.detach().cpu().numpy(), F.conv2d(x, w, b, padding=1).numpy(), rtol=1e-12,
+                               atol=1e-12)

@@ -142,6 +142,48 @@ def test_every_yaml_kernel_name_resolves():
                 assert op.kernel(key) is not None, f"{op} {key.name}"
 
 
+def _kernel_definitions():
+    """(file, key, kernel name) of every ``@kernel(...)`` function under strided/, read from the source (the CUDA
+    kernel modules import only where a GPU is present)."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(st.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        constants = {}  # module-level names of key strings: _CIA = "..." and _CEA, _CIA = "...", "..."
+        for n in tree.body:
+            if isinstance(n, ast.Assign) and len(n.targets) == 1:
+                names, values = n.targets[0], n.value
+                if isinstance(names, ast.Tuple) and isinstance(values, ast.Tuple):
+                    pairs = zip(names.elts, values.elts)
+                else:
+                    pairs = [(names, values)]
+                constants.update((t.id, v.value) for t, v in pairs
+                                 if isinstance(t, ast.Name) and isinstance(v, ast.Constant))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for d in node.decorator_list:
+                if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "kernel":
+                    name = next((kw.value.value for kw in d.keywords if kw.arg == "name"), node.name)
+                    for a in d.args:
+                        yield path.relative_to(root), a.value if isinstance(a, ast.Constant) else constants[a.id], name
+
+
+def test_every_kernel_definition_is_bound_by_the_yaml():
+    # a named kernel the YAML never binds is dead code: the op runs another kernel (the direct CUDA convolution
+    # was one, its forward never called, until this test)
+    bound = set()
+    for packet in st.ops.aten:
+        for op in packet._ordered:
+            bound.update((key.name, name) for key, name in op._dispatch_names.items())
+    definitions = list(_kernel_definitions())
+    assert len(definitions) > 500
+    unbound = [(str(f), key, name) for f, key, name in definitions if (key, name) not in bound]
+    assert not unbound, f"@kernel functions no YAML dispatch entry names: {unbound}"
+
+
 def test_factory_keys_come_from_the_device_argument_on_every_call():
     # Note [Explicit device keys]: the key of a factory is memoized per device value
     ns, op = _fresh_op("g(int n, *, Device? device=None) -> Tensor")

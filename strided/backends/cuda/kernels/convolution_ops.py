@@ -26,7 +26,7 @@ from __future__ import annotations
 from .... import dtypes as dt
 from ....dispatch.library import kernel
 from ....ops import bound as ops
-from ....tensor import make_tensor
+from ....tensor import contiguous_strides, make_tensor
 from ..allocator import allocate_storage
 from .blas_ops import _gemm
 from .im2col_ops import launch_columns
@@ -52,7 +52,7 @@ def _view(t, sizes: tuple, strides: tuple, offset: int = 0):
 
 def _buffer(sizes: tuple, like):
     """A fresh contiguous tensor of ``like``'s dtype and device."""
-    strides = _dense(sizes)
+    strides = contiguous_strides(sizes)
     nbytes = (strides[0] * sizes[0] if sizes else 1) * like.dtype.itemsize
     return make_tensor(allocate_storage(nbytes, like.device), 0, sizes, strides, like.dtype)
 
@@ -141,16 +141,7 @@ def convolution_forward(input, weight, bias, s, p, d):
     if bias is not None:
         ops.add_(out, _view(bias, (1, oc, 1), (0, bias._strides[0], 0)))
     sizes = (n, oc, g.oh, g.ow) if input.dim() == 4 else (n, oc, g.ow)
-    return _view(out, sizes, _dense(sizes))
-
-
-def _dense(sizes) -> tuple:
-    """Contiguous strides of ``sizes``."""
-    strides, acc = [], 1
-    for size in reversed(sizes):
-        strides.append(acc)
-        acc *= size
-    return tuple(reversed(strides))
+    return _view(out, sizes, contiguous_strides(sizes))
 
 
 def convolution_backward(grad, input, weight, s, p, d, need_input: bool, need_weight: bool):
@@ -180,7 +171,7 @@ def convolution_backward(grad, input, weight, s, p, d, need_input: bool, need_we
             form = _per_sample_weight_grad if per_sample else _one_gemm_weight_grad
             gw = form(blas, g, x, lo, count, g_slice, x_slice, cols, gw)
     if need_weight:
-        gw = _view(gw, tuple(weight._sizes), _dense(weight._sizes))
+        gw = _view(gw, tuple(weight._sizes), contiguous_strides(weight._sizes))
         if gw.dtype is not weight.dtype:
             gw = ops._to_copy(gw, dtype=weight.dtype)
     return gi, gw
