@@ -5,7 +5,8 @@ Note [Direct CUDA convolution]
 The composite (``ops/composite/convolution.py``) makes a convolution from a dozen ops -- im2col, reshapes, a
 broadcast matmul that views and expands its operands, col2im, permuted copies, sums -- each a dispatcher call,
 and a ResNet-sized layer's forward and backward was host-bound on the H200 hosts measured. Here the same
-computation is its launches alone (15-30% less host time per forward + backward on those layers, same process):
+computation is its launches alone (35-55% less host time per forward + backward on those layers, same process;
+the op's YAML entry must name this kernel -- ``CUDA: convolution`` -- or the composite runs):
 
     forward      per slice: im2col(x[slice]) -> cols;  out[slice] = W (C_out, C*K) @ cols   (one batched GEMM,
                  W's batch stride 0, written in place into the output's rows); the bias added once
