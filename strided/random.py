@@ -13,7 +13,8 @@ seed starts from torch's weights. Box-Muller's cached second normal (``next_doub
 state, as in torch, and states are torch's bytes (Note [Generator state bytes]). Not matched: ``bernoulli_(p)``
 / dropout on an Intel CPU with torch's MKL build (MKL's own generator); the gamma-family samplers
 (``_standard_gamma``, ``poisson``, ``binomial``, ``_sample_dirichlet``: NumPy's algorithms over the same engine);
-``random_(0, None)`` on int32, taken as ``random_()``. Found against torch 2.14 (some transforms changed across
+``random_(0, None)`` on int32, taken as ``random_()``; ``randperm(n)`` from n = 2^32 / 20 (214,748,364) on, where
+torch shuffles inside-out over 64-bit words and strided sorts 64-bit keys. Found against torch 2.14 (some transforms changed across
 torch versions: the 64-bit-word threshold of ``randint``, half types' uniforms). The CUDA backend keeps its own
 (seed, offset) Philox state per device and reads the seed from the same object.
 """

@@ -101,7 +101,7 @@ def test_random_is_torchs(torch, dtype):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_randperm_is_torchs(torch, seed):
-    for n in (0, 1, 2, 8, 1000):
+    for n in (0, 1, 2, 8, 1000, 300_000):
         _same(torch, seed, lambda m, n=n: m.randperm(n), lambda m, n=n: m.randperm(n))
     _same(torch, seed, lambda m: m.randperm(50, dtype=m.int32), lambda m: m.randperm(50, dtype=m.int32))
 
@@ -260,6 +260,25 @@ def test_cuda_generator_state_is_seed_and_offset():
     assert (h.initial_seed(), h.philox_offset) == (7, 0)
     with pytest.raises(RuntimeError, match="RNG state is wrong size"):
         h.set_state(state[:5])
+
+
+def _fisher_yates_loop(n, targets):
+    r = list(range(n))
+    for i, j in enumerate(targets.tolist()):
+        r[i], r[j] = r[j], r[i]
+    return r
+
+
+def test_fisher_yates_without_a_loop_is_the_loop():
+    from strided.backends.cpu.random_streams import fisher_yates
+
+    rng = np.random.default_rng(11)
+    for n in [*range(2, 30), 257, 5000]:
+        cases = [rng.integers(np.arange(n - 1), n) for _ in range(20 if n < 30 else 3)]
+        cases += [np.arange(n - 1), np.full(n - 1, n - 1), np.arange(1, n)]  # no-ops, all to the end, neighbours
+        for targets in cases:
+            targets = targets.astype(np.int64)
+            assert fisher_yates(targets, n).tolist() == _fisher_yates_loop(n, targets), (n, targets)
 
 
 def test_long_permutations_sort_keys(monkeypatch):

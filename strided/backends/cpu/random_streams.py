@@ -17,7 +17,7 @@ writes them (``cpu_serial_kernel``: memory order; :func:`fill` writes them so). 
   ``normal_distribution<double>`` (a 53-bit pair, ``sqrt(-2 log1p(-u2))``, cos then the cached sin).
 - ``a * b + c`` is rounded once, as the FMA-contracted C++ rounds it (:func:`fma32`, :func:`fma64`).
 - bernoulli(p): ``u < p`` with a 24-bit float uniform for float32 p, 53-bit for float64 p and for ``bernoulli_(p)``.
-- randperm: Fisher-Yates, element i swapped with i + ``word % (n - i)`` (up to 2^22 elements).
+- randperm: Fisher-Yates, element i swapped with i + ``word % (n - i)``, without a Python loop.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 from ... import dtypes as dt
 
 __all__ = ["fma32", "fma64", "words32", "words64", "uniform", "integers", "random_full", "full_64_bit_range", "normal",
-           "bernoulli", "randperm", "memory_order", "fill"]
+           "bernoulli", "randperm", "fisher_yates", "memory_order", "fill"]
 
 _DIGITS = {dt.float64: 53, dt.float32: 24, dt.float16: 11, dt.bfloat16: 8}
 _U64 = np.uint64
@@ -177,22 +177,68 @@ def bernoulli(gen, p: np.ndarray, double: bool) -> np.ndarray:
     return uniform(gen, p.size, dt.float32) < p.astype(np.float32)
 
 
-FISHER_YATES_MAX = 1 << 22  # longer permutations sort random keys instead (Note [randperm])
+# torch's CPU kernel shuffles by Fisher-Yates below this size and by the inside-out variant over 64-bit words from
+# it (ATen's randperm_cpu: n < UINT32_MAX / 20); from it strided sorts random keys instead (Note [randperm])
+FISHER_YATES_MAX = (2**32 - 1) // 20 - 1
 
 
 def randperm(gen, n: int) -> np.ndarray:
-    """torch's CPU ``randperm``: Fisher-Yates over 0..n-1 with ``random() % (n - i)``, up to ``FISHER_YATES_MAX``
-    elements (a Python loop: ~0.5 us and ~36 bytes of Python objects per element); past it the argsort of 64-bit
-    keys, a permutation from the same stream but not torch's."""
+    """torch's CPU ``randperm``: Fisher-Yates over 0..n-1 with ``random() % (n - i)`` (Note [Fisher-Yates without a
+    loop]), up to ``FISHER_YATES_MAX`` elements; past it the argsort of 64-bit keys, a permutation from the same
+    stream but not torch's."""
     if n <= 1:
         return np.arange(n, dtype=np.int64)
     if n > FISHER_YATES_MAX:
         return np.argsort(words64(gen, n), kind="stable").astype(np.int64)
-    targets = ((words32(gen, n - 1) % np.arange(n, 1, -1, dtype=_U64)).astype(np.int64) + np.arange(n - 1)).tolist()
-    r = list(range(n))
-    for i, j in enumerate(targets):  # sequential by nature: ~0.5 us per element
-        r[i], r[j] = r[j], r[i]
-    return np.asarray(r, np.int64)
+    steps = np.arange(n - 1, dtype=np.int64)
+    targets = (words32(gen, n - 1) % np.arange(n, 1, -1, dtype=_U64)).astype(np.int64)
+    targets += steps
+    return fisher_yates(targets, n)
+
+
+# Note [Fisher-Yates without a loop]
+# torch's shuffle is sequential: for i = 0 .. n-2, swap r[i] and r[t_i] (t_i = i + word % (n - i) >= i), starting
+# from r = 0..n-1. A Python loop over it costs ~0.5 us per element (0.5 s for a million). The result follows from
+# the targets alone. Step i makes position i final, and a position p > i changes before step i only at a step k < i
+# with t_k = p, which writes there what position k held just before step k. Call that value W(k). So
+#     r[i] = W(k*)  where k* is the last step before i with the same target as i (t_{k*} = t_i), else t_i;
+#     W(j) = W(P(j)) where P(j) is the last step before j whose target is j, else j (nothing moved into j);
+#     r[n-1] = W(n-1).
+# k* and P come from one sort of the (target, step) pairs; W follows the P chains by pointer doubling
+# (W = W[W] until it stops changing: about log2 of the longest chain passes). Checked against the loop
+# (tests/backend/test_cpu_random_streams.py) and against torch's permutations.
+def fisher_yates(targets: np.ndarray, n: int) -> np.ndarray:
+    """The permutation torch's Fisher-Yates loop makes from ``targets`` (step i swaps positions i and targets[i] >=
+    i; n - 1 steps), computed with whole-array operations (Note [Fisher-Yates without a loop])."""
+    steps = n - 1
+    index = np.int32 if n < 2**31 else np.int64
+    bits = steps.bit_length()
+    pairs = (targets << bits) | np.arange(steps, dtype=np.int64)  # sorted: by target, then by step
+    pairs.sort()
+    target = (pairs >> bits).astype(index)
+    step = (pairs & ((1 << bits) - 1)).astype(index)
+    del pairs
+    same = target[1:] == target[:-1]  # each sorted pair after one of the same target: k* is that one's step
+    previous = np.full(steps, -1, index)
+    previous[step[1:][same]] = step[:-1][same]
+    moved = target != step  # P(j): the last step of j's run that moves something (t_k = k is a no-op)
+    target, step = target[moved], step[moved]
+    last = np.ones(target.size, bool)
+    last[:-1] = target[1:] != target[:-1]
+    w = np.arange(n, dtype=index)
+    w[target[last]] = step[last]
+    del target, step, same, moved, last
+    while True:
+        jumped = w[w]
+        if np.array_equal(jumped, w):
+            break
+        w = jumped
+    out = np.empty(n, np.int64)
+    has = previous >= 0
+    out[:steps] = targets
+    out[:steps][has] = w[previous[has]]
+    out[steps] = w[steps]
+    return out
 
 
 def memory_order(t) -> list[int]:

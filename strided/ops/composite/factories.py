@@ -168,8 +168,9 @@ def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pi
 # one fill and one sort, reproducible per Generator, as torch's CUDA randperm sorts keys (its values are
 # not Philox-compatible with torch's). Key ties (probability about n^2 / 2^63) are broken by index, so
 # the result is always a permutation. The CPU kernel (backends/cpu/factories.py) is torch's Fisher-Yates
-# shuffle over the mt19937 stream: torch's permutation for the same seed (Note [CPU random streams]), up to
-# 2^22 elements; a Python loop, it would take seconds and gigabytes past that, where the CPU sorts keys too.
+# shuffle over the mt19937 stream: torch's permutation for the same seed (Note [CPU random streams]), computed
+# without a Python loop (Note [Fisher-Yates without a loop]), below torch's own switch to the inside-out shuffle
+# over 64-bit words (n >= 2^32 / 20), where the CPU sorts keys too.
 _RANDPERM_CPP = {dt.int8: "int8_t", dt.uint8: "uint8_t", dt.int16: "int16_t", dt.int32: "int", dt.int64: "int64_t"}
 
 
