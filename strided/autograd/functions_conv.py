@@ -49,14 +49,20 @@ def convolution_backward(grad, input, weight, stride, padding, dilation, transpo
         args = (stride, padding, dilation, transposed, output_padding, groups, need_input, need_weight)
         if input.device.type == "cuda" and not grad_mode.enabled:
             from ..backends.cuda.kernels import convolution_ops as direct
+            from ..ops.composite.convolution import _expand
 
-            if direct.takes(input, weight, transposed, groups):  # Note [Direct CUDA convolution]
-                from ..ops.composite.convolution import _expand
-
-                k = weight.dim() - 2
-                gi, gw = direct.convolution_backward(grad, input, weight, _expand(stride, k, "stride"),
-                                                     _expand(padding, k, "padding"), _expand(dilation, k, "dilation"),
-                                                     need_input, need_weight)
+            k = weight.dim() - 2
+            s = _expand(stride, k, "stride")
+            q = _expand(output_padding, k, "output_padding") if transposed else None
+            if direct.takes(input, weight, transposed, groups, s, q):  # Note [Direct CUDA convolution]
+                p, d = _expand(padding, k, "padding"), _expand(dilation, k, "dilation")
+                if not transposed:
+                    gi, gw = direct.convolution_backward(grad, input, weight, s, p, d, need_input, need_weight)
+                    return gi, gw, gb
+                # a transposed convolution's input gradient is the convolution of the grad, its weight gradient the
+                # convolution's with the grad as the input and the input as the output's gradient
+                gi = direct.convolution_forward(grad, weight, None, s, p, d) if need_input else None
+                gw = direct.convolution_backward(input, grad, weight, s, p, d, False, True)[1] if need_weight else None
                 return gi, gw, gb
         n = input.shape[0]
         step = n if grad_mode.enabled else _samples_per_chunk(input, weight, stride, padding, dilation, transposed,

@@ -78,7 +78,9 @@ def test_the_composite_takes_the_rest():
 
     x, w = st.randn(2, 4, 6, 6, device="cuda"), st.randn(6, 2, 3, 3, device="cuda")
     assert not direct.takes(x, w, False, 2)  # grouped
-    assert not direct.takes(x, st.randn(4, 3, 3, 3, device="cuda"), True, 1)  # transposed
+    assert not direct.takes(x, st.randn(4, 3, 3, 3, device="cuda"), True, 1)  # transposed, no output padding given
+    assert not direct.takes(x, st.randn(4, 3, 3, 3, device="cuda"), True, 1, (1, 2), (1, 0))  # padding >= stride
+    assert direct.takes(x, st.randn(4, 3, 3, 3, device="cuda"), True, 1, (2, 2), (1, 0))
     assert not direct.takes(x.contiguous(memory_format=st.channels_last), st.randn(6, 4, 3, 3, device="cuda"),
                             False, 1)
     assert not direct.takes(st.randn(0, 4, 6, 6, device="cuda"), st.randn(6, 4, 3, 3, device="cuda"), False, 1)
@@ -106,3 +108,51 @@ def test_the_forward_runs_the_direct_kernel(monkeypatch, grad):
     assert out.requires_grad is grad
     np.testing.assert_allclose(out.detach().cpu().numpy(), F.conv2d(x, w, b, padding=1).numpy(), rtol=1e-12,
                                atol=1e-12)
+
+
+# transposed convolutions: (id, function, input shape, weight shape (C_in, C_out, *kernel)); "small-L" takes the weight
+# gradient's one-GEMM form, "1x1" needs no columns, the last one's output padding reaches its stride (the composite)
+TRANSPOSED = [
+    ("k4-s2-p1", lambda F, x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1), (3, 8, 7, 6), (8, 5, 4, 4)),
+    ("k3-s2-op1-dilation", lambda F, x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1,
+                                                                  dilation=(2, 1)), (2, 6, 5, 7), (6, 4, 3, 3)),
+    ("k3-p1", lambda F, x, w, b: F.conv_transpose2d(x, w, b, padding=1), (4, 8, 9, 9), (8, 6, 3, 3)),
+    ("small-L", lambda F, x, w, b: F.conv_transpose2d(x, w, b, stride=2), (2, 32, 2, 2), (32, 64, 3, 3)),
+    ("1x1", lambda F, x, w, b: F.conv_transpose2d(x, w, b), (3, 16, 5, 6), (16, 12, 1, 1)),
+    ("conv_transpose1d", lambda F, x, w, b: F.conv_transpose1d(x, w, b, stride=3, padding=1, output_padding=2),
+     (3, 6, 11), (6, 4, 5)),
+    ("padding-past-stride", lambda F, x, w, b: F.conv_transpose2d(x, w, b, output_padding=1, dilation=2),
+     (2, 4, 5, 5), (4, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("budget", ["whole", "slices"])
+@pytest.mark.parametrize("name,fn,xs,ws", TRANSPOSED, ids=[c[0] for c in TRANSPOSED])
+def test_direct_transposed_convolution_matches_the_cpu(monkeypatch, budget, name, fn, xs, ws):
+    from strided.backends.cuda.kernels import convolution_ops as direct
+
+    arrays = [RNG.standard_normal(xs), RNG.standard_normal(ws), RNG.standard_normal(ws[1])]
+    upstream = RNG.standard_normal(tuple(fn(F, *(st.tensor(a) for a in arrays)).shape))
+    ref = _grads(fn, arrays, "cpu", st.float64, upstream)
+    if budget == "slices":
+        monkeypatch.setattr(chunks, "COLUMN_BUDGET", 1)
+    calls = []
+    real = direct.transposed_forward
+    monkeypatch.setattr(direct, "transposed_forward", lambda *a: calls.append(1) or real(*a))
+    for transpose_input in (False, True) if len(xs) == 4 else (False,):
+        got = _grads(fn, arrays, "cuda", st.float64, upstream, transpose_input)
+        for g, r in zip(got, ref):
+            np.testing.assert_allclose(g, r, rtol=1e-10, atol=1e-10)
+    assert len(calls) == (0 if name == "padding-past-stride" else 2 if len(xs) == 4 else 1)
+
+
+@pytest.mark.parametrize("dtype,tol", [("float32", 2e-5), ("bfloat16", 2e-2)])
+def test_direct_transposed_convolution_in_lower_precision(dtype, tol):
+    _name, fn, xs, ws = TRANSPOSED[0]
+    arrays = [RNG.standard_normal(s).astype(np.float32).astype(np.float64) for s in (xs, ws, (ws[1],))]
+    upstream = RNG.standard_normal((3, 5, 14, 12)).astype(np.float32).astype(np.float64)
+    ref = _grads(fn, arrays, "cpu", st.float64, upstream)
+    with st.backends.cudnn.flags(enabled=True, allow_tf32=False):
+        got = _grads(fn, arrays, "cuda", getattr(st, dtype), upstream)
+    for g, r in zip(got, ref):
+        assert np.abs(g - r).max() <= tol * np.abs(r).max(), dtype

@@ -7,8 +7,9 @@ convolutions are the columns-times-weight GEMM of ``nn/convolution.py``, 1-d and
 weight-times-input GEMM and ``col2im`` of ``nn/convolution_transpose.py`` (a 1-d one over a height of one),
 3-d ones those of ``nn/convolution3d.py`` and ``nn/convolution_transpose3d.py``. On CUDA every GEMM of the
 op, forward and backward, runs in the precision ``strided.backends.cudnn.allow_tf32`` selects (Note
-[Convolution precision]), and 1-d and 2-d convolutions of one group have a CUDA kernel of their own (Note [Direct
-CUDA convolution]). A batch whose columns exceed the budget runs in slices (Note [Convolution batch chunks]).
+[Convolution precision]), and 1-d and 2-d convolutions of one group, plain or transposed, have a CUDA kernel of
+their own (Note [Direct CUDA convolution]). A batch whose columns exceed the budget runs in slices (Note
+[Convolution batch chunks]).
 """
 
 from __future__ import annotations

@@ -18,8 +18,14 @@ launches are stream-ordered). A 1x1 kernel of stride 1 without padding needs no 
 The weight's gradient takes the cheaper of two forms: when C*K <= L, one batched GEMM of the per-sample
 products, summed by a GEMM with a row of ones; otherwise im2col writes the columns in (C*K, N, L) order, the
 grad is copied into (C_out, N, L) order, and one GEMM over N * L sums them (the composite copied the columns
-too). float32 / float64 GEMMs add into the accumulator (beta = 1); half types sum in float32. Grouped,
-transposed, 3-d and channels-last convolutions and a double backward keep the composite.
+too). float32 / float64 GEMMs add into the accumulator (beta = 1); half types sum in float32.
+
+A transposed convolution is the adjoint, so it is made of the same three pieces with roles swapped: its forward
+is the input gradient of the convolution it transposes (Wᵀ @ x, col2im into the output), its input gradient that
+convolution's forward of the grad, its weight gradient that convolution's weight gradient with the grad as the
+input and the input as the output's gradient. That holds while the output padding is below the stride (then the
+windows of the output are the input's positions); a larger one, grouped and 3-d convolutions, channels-last
+inputs and a double backward keep the composite.
 """
 
 from __future__ import annotations
@@ -32,16 +38,19 @@ from ..allocator import allocate_storage
 from .blas_ops import _gemm
 from .im2col_ops import launch_columns
 
-__all__ = ["takes", "convolution_backward"]
+__all__ = ["takes", "convolution_forward", "convolution_backward", "transposed_forward"]
 
 _FLOATING = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64))
 
 
-def takes(input, weight, transposed: bool, groups: int) -> bool:
-    """Whether this kernel computes the convolution (the rest go to the composite)."""
+def takes(input, weight, transposed: bool, groups: int, stride=None, output_padding=None) -> bool:
+    """Whether this kernel computes the convolution (the rest go to the composite). A transposed one needs its
+    ``stride`` and ``output_padding`` (one value per spatial dim), each padding below its stride."""
     from ....nn.channels_last import channels_last_format
 
-    return (not transposed and groups == 1 and weight.dim() in (3, 4) and input.dtype in _FLOATING
+    if transposed and (output_padding is None or any(q >= s for q, s in zip(output_padding, stride))):
+        return False
+    return (groups == 1 and weight.dim() in (3, 4) and input.dtype in _FLOATING
             and weight.dtype is input.dtype and weight.device == input.device and input._sizes[0] > 0
             and channels_last_format(input, weight) is None)
 
@@ -63,9 +72,9 @@ class _Geometry:
 
     __slots__ = ("n", "c", "h", "w", "oc", "kh", "kw", "s", "p", "d", "oh", "ow", "rows", "length", "trivial")
 
-    def __init__(self, x, weight, s, p, d, oh, ow):
-        self.n, self.c, self.h, self.w = x._sizes
-        self.oc, _, self.kh, self.kw = weight._sizes
+    def __init__(self, x_sizes: tuple, weight_sizes: tuple, s, p, d, oh, ow):
+        self.n, self.c, self.h, self.w = x_sizes
+        self.oc, _, self.kh, self.kw = weight_sizes
         self.s, self.p, self.d, self.oh, self.ow = s, p, d, oh, ow
         self.rows, self.length = self.c * self.kh * self.kw, oh * ow
         self.trivial = self.kh == self.kw == 1 and s == (1, 1) and p == (0, 0)  # the input is its own columns
@@ -110,7 +119,7 @@ def _checked(input, weight, s, p, d):
     x, w, s, p, d = _as_2d(input, weight, s, p, d)
     oh, ow = check_conv2d(x, w, s, p, d, 1)
     x = _contiguous(x)
-    return _Geometry(x, w, s, p, d, oh, ow), x, _contiguous(w)
+    return _Geometry(x._sizes, w._sizes, s, p, d, oh, ow), x, _contiguous(w)
 
 
 def _step(g: _Geometry, itemsize: int) -> int:
@@ -161,13 +170,7 @@ def convolution_backward(grad, input, weight, s, p, d, need_input: bool, need_we
         g_slice = _view(gy, (count, oc, length), (oc * length, length, 1), lo * oc * length)
         x_slice = _view(x, (count, rows, length), (rows * length, length, 1), lo * rows * length) if g.trivial else None
         if need_input:
-            wt = _view(w, (count, rows, oc), (0, 1, rows))
-            if g.trivial:
-                blas.gemm("convolution_backward", _view(gi, (count, rows, length), (rows * length, length, 1),
-                                                        lo * rows * length), wt, g_slice)
-            else:
-                blas.gemm("convolution_backward", _view(cols, (count, rows, length), cols._strides), wt, g_slice)
-                g.col2im(cols, count, gi, lo)
+            _input_gradient(blas, g, w, g_slice, gi, lo, count, cols)
         if need_weight:
             form = _per_sample_weight_grad if per_sample else _one_gemm_weight_grad
             gw = form(blas, g, x, lo, count, g_slice, x_slice, cols, gw)
@@ -176,6 +179,48 @@ def convolution_backward(grad, input, weight, s, p, d, need_input: bool, need_we
         if gw.dtype is not weight.dtype:
             gw = ops._to_copy(gw, dtype=weight.dtype)
     return gi, gw
+
+
+def _input_gradient(blas, g, w, g_slice, gi, lo: int, count: int, cols) -> None:
+    """Samples [lo, lo + count) of the input's gradient: Wᵀ (C*K, C_out) @ grad_s (C_out, L), the columns summed into
+    ``gi`` by col2im (written in place)."""
+    oc, rows, length = g.oc, g.rows, g.length
+    wt = _view(w, (count, rows, oc), (0, 1, rows))
+    if g.trivial:
+        blas.gemm("convolution_backward", _view(gi, (count, rows, length), (rows * length, length, 1),
+                                                lo * rows * length), wt, g_slice)
+    else:
+        blas.gemm("convolution_backward", _view(cols, (count, rows, length), cols._strides), wt, g_slice)
+        g.col2im(cols, count, gi, lo)
+
+
+def transposed_forward(input, weight, bias, s, p, d, q):
+    """The transposed convolution of batched ``input`` (output padding below the stride): the input gradient of the
+    convolution it transposes (Note [Direct CUDA convolution])."""
+    from ....nn.convolution_transpose import check_conv_transpose2d
+
+    x, w, s, p, d = _as_2d(input, weight, s, p, d)
+    q = tuple(q) if weight.dim() == 4 else (0, q[0])
+    oh, ow = check_conv_transpose2d(x, w, bias, s, p, d, q, 1)
+    n, c_in, h, wd = x._sizes
+    c_out = w._sizes[1]
+    # the convolution from the (N, C_out, OH, OW) output back to the input: its windows are the input's H x W
+    # positions when the output padding is below the stride
+    g = _Geometry((n, c_out, oh, ow), w._sizes, s, p, d, h, wd)
+    x, w = _contiguous(x), _contiguous(w)
+    blas = _gemm()
+    out = _buffer((n, c_out, oh, ow), x)
+    step = _step(g, x.dtype.itemsize)
+    cols = None if g.trivial else _buffer((step, g.rows, g.length), x)
+    per_sample = c_in * g.length
+    for lo in range(0, n, step):
+        count = min(step, n - lo)
+        x_slice = _view(x, (count, c_in, g.length), (per_sample, g.length, 1), lo * per_sample)
+        _input_gradient(blas, g, w, x_slice, out, lo, count, cols)
+    if bias is not None:
+        ops.add_(out, _view(bias, (1, c_out, 1, 1), (0, bias._strides[0], 0, 0)))
+    sizes = (n, c_out, oh, ow) if input.dim() == 4 else (n, c_out, ow)
+    return _view(out, sizes, contiguous_strides(sizes))
 
 
 def _accumulate(gw, part):
@@ -238,6 +283,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 
     s, p, d, q = check_arguments(input, weight, bias, stride, padding, dilation, transposed, output_padding)
     with precision_scope(input):  # Note [Convolution precision]
-        if takes(input, weight, transposed, groups):
+        if takes(input, weight, transposed, groups, s, q):
+            if transposed:
+                return transposed_forward(input, weight, bias, s, p, d, q)
             return convolution_forward(input, weight, bias, s, p, d)
         return convolve_composite(input, weight, bias, s, p, d, transposed, q, groups)
