@@ -59,10 +59,7 @@ def convolution_backward(grad, input, weight, stride, padding, dilation, transpo
                 if not transposed:
                     gi, gw = direct.convolution_backward(grad, input, weight, s, p, d, need_input, need_weight)
                     return gi, gw, gb
-                # a transposed convolution's input gradient is the convolution of the grad, its weight gradient the
-                # convolution's with the grad as the input and the input as the output's gradient
-                gi = direct.convolution_forward(grad, weight, None, s, p, d) if need_input else None
-                gw = direct.convolution_backward(input, grad, weight, s, p, d, False, True)[1] if need_weight else None
+                gi, gw = direct.transposed_backward(grad, input, weight, s, p, d, need_input, need_weight)
                 return gi, gw, gb
         n = input.shape[0]
         step = n if grad_mode.enabled else _samples_per_chunk(input, weight, stride, padding, dilation, transposed,

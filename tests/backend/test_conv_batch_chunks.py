@@ -83,10 +83,6 @@ def _run(fn, arrays, device, dtype, channels_last=False, upstream=None):
     return out, [out.detach().float().cpu().numpy()] + [t.grad.float().cpu().numpy() for t in ins]
 
 
-def _sliced_passes(name: str, device: str) -> int:
-    return 3 if device == "cuda" and name in ("conv_transpose2d", "conv_transpose1d") else 2
-
-
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name,fn,shapes", CASES, ids=[c[0] for c in CASES])
 def test_slices_give_the_whole_batch_result(slices, monkeypatch, device, name, fn, shapes):
@@ -100,9 +96,7 @@ def test_slices_give_the_whole_batch_result(slices, monkeypatch, device, name, f
     assert not slices
     sliced_out, sliced = _run(fn, arrays, device, st.float64, upstream=upstream)
     n = shapes[0][0]
-    # the forward and the backward, one sample per slice; on CUDA a transposed convolution's backward is two sliced
-    # passes (Note [Direct CUDA convolution])
-    assert slices == [(1, n)] * _sliced_passes(name, device)
+    assert slices == [(1, n), (1, n)]  # the forward and the backward, one sample per slice
     assert sliced_out.stride() == whole_out.stride()
     for a, b in zip(sliced, whole):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
@@ -112,7 +106,7 @@ def test_slices_give_the_whole_batch_result(slices, monkeypatch, device, name, f
 def test_sliced_convolutions_match_torch(slices, nn_oracle, device):
     for _name, fn, shapes in CASES:
         nn_oracle(fn, [RNG.standard_normal(s) for s in shapes], device, "float32", grad=(0, 1, 2))
-    assert len(slices) == sum(_sliced_passes(name, device) for name, _fn, _shapes in CASES)
+    assert len(slices) == 2 * len(CASES)
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -38,7 +38,7 @@ from ..allocator import allocate_storage
 from .blas_ops import _gemm
 from .im2col_ops import launch_columns
 
-__all__ = ["takes", "convolution_forward", "convolution_backward", "transposed_forward"]
+__all__ = ["takes", "convolution_forward", "convolution_backward", "transposed_forward", "transposed_backward"]
 
 _FLOATING = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64))
 
@@ -221,6 +221,45 @@ def transposed_forward(input, weight, bias, s, p, d, q):
         ops.add_(out, _view(bias, (1, c_out, 1, 1), (0, bias._strides[0], 0, 0)))
     sizes = (n, c_out, oh, ow) if input.dim() == 4 else (n, c_out, ow)
     return _view(out, sizes, contiguous_strides(sizes))
+
+
+def transposed_backward(grad, input, weight, s, p, d, need_input: bool, need_weight: bool):
+    """(grad_input, grad_weight) of :func:`transposed_forward`, each only where asked. The convolution it transposes
+    runs over the grad: one im2col of each slice of the grad serves the input's gradient (W @ cols, that
+    convolution's forward) and, in the per-sample form, the weight's (input_s @ cols_sᵀ)."""
+    g, gy, w = _checked(grad, weight, s, p, d)
+    x = _contiguous(_as_2d(input, weight, s, p, d)[0])
+    blas = _gemm()
+    n, c_in, rows, length = g.n, g.oc, g.rows, g.length
+    step = _step(g, gy.dtype.itemsize)
+    cols = None if g.trivial else _buffer((step, rows, length), gy)
+    gi = _buffer((n, c_in, length), gy) if need_input else None
+    gw = None
+    per_sample = rows <= length  # Note [Direct CUDA convolution]: the weight gradient's cheaper form
+    for lo in range(0, n, step):
+        count = min(step, n - lo)
+        x_slice = _view(x, (count, c_in, length), (c_in * length, length, 1), lo * c_in * length)
+        if g.trivial:
+            c_slice = _view(gy, (count, rows, length), (rows * length, length, 1), lo * rows * length)
+        else:
+            g.im2col(gy, lo, count, cols)
+            c_slice = _view(cols, (count, rows, length), cols._strides)
+        if need_input:
+            blas.gemm("convolution_backward", _view(gi, (count, c_in, length), gi._strides, lo * c_in * length),
+                      _view(w, (count, c_in, rows), (0, rows, 1)), c_slice)
+        if need_weight:
+            if per_sample:
+                gw = _per_sample_weight_grad(blas, g, gy, lo, count, x_slice, c_slice, cols, gw)
+            else:  # the columns again, in row order (after the input's GEMM has read them: stream order)
+                trivial = c_slice if g.trivial else None
+                gw = _one_gemm_weight_grad(blas, g, gy, lo, count, x_slice, trivial, cols, gw)
+    if need_input:
+        gi = _view(gi, tuple(input._sizes), contiguous_strides(input._sizes))
+    if need_weight:
+        gw = _view(gw, tuple(weight._sizes), contiguous_strides(weight._sizes))
+        if gw.dtype is not weight.dtype:
+            gw = ops._to_copy(gw, dtype=weight.dtype)
+    return gi, gw
 
 
 def _accumulate(gw, part):
