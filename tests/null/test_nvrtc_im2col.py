@@ -2,7 +2,9 @@
 covers every tile, and im2col / col2im run on the CPU block emulator (Note [CPU block emulator]) in three thread
 orders give NumPy's unfold and fold, bit for bit the same in every order, without writing outside their buffers --
 through F.unfold / F.fold's CUDA kernels (kernels/im2col_ops.py) and the direct convolution's column launches
-(kernels/convolution_ops.py: a batch slice, the (C * K, N, L) layout of the weight's gradient) on CPU tensors."""
+(kernels/convolution_ops.py: a batch slice, the (C * K, N, L) layout of the weight's gradient) on CPU tensors; and
+the direct convolution's whole host code (plain and transposed, forward and gradients, in batch slices) with its
+launches on the emulator and its GEMMs by NumPy, against the CPU composite."""
 
 from __future__ import annotations
 
@@ -139,7 +141,7 @@ def test_emulated_convolution_columns_of_a_slice(emulated, geometry):
     want, (lh, lw) = _unfold_ref(x[1:3], k, d, p, s)
     rows, length = want.shape[1:]
     weight = st.zeros(5, c, *k, dtype=st.float64)
-    g = conv._Geometry(st.tensor(x), weight, s, p, d, lh, lw)
+    g = conv._Geometry(x.shape, tuple(weight.shape), s, p, d, lh, lw)
     emulated("float64", 2)
     cols = st.full((2, rows, length), 7.0, dtype=st.float64)
     g.im2col(st.tensor(x), 1, 2, cols)
@@ -152,3 +154,77 @@ def test_emulated_convolution_columns_of_a_slice(emulated, geometry):
     got = image.numpy()
     np.testing.assert_allclose(got[1:3], _fold_ref(want, c, h, w, k, d, p, s, lh, lw), rtol=1e-12, atol=1e-12)
     assert (got[0] == 7.0).all() and (got[3] == 7.0).all()
+
+
+class _NumpyGemm:
+    """blas.gemm's contract on CPU tensors: ``out = alpha * a @ b + beta * c`` over their strided views."""
+
+    @staticmethod
+    def gemm(name, out, a, b, *, alpha=1.0, beta=0.0, c=None, bias=None, act=None):
+        from strided.backends.cpu.common import as_numpy
+
+        assert bias is None and act is None
+        got = alpha * np.matmul(as_numpy(a), as_numpy(b))
+        if c is not None:
+            got = got + beta * as_numpy(c)
+        as_numpy(out)[...] = got
+
+
+# (input, weight, stride, padding, dilation, output padding or None): the weight gradient's per-sample and one-GEMM
+# forms, the column-free 1x1 case, asymmetric stride / dilation, 1-d; then transposed ones (output padding below
+# the stride)
+DIRECT_CASES = [
+    ((3, 4, 7, 6), (5, 4, 3, 3), (1, 1), (1, 1), (1, 1), None),
+    ((2, 8, 3, 2), (6, 8, 3, 3), (1, 1), (1, 1), (1, 1), None),
+    ((3, 4, 5, 6), (6, 4, 1, 1), (1, 1), (0, 0), (1, 1), None),
+    ((2, 3, 9, 8), (4, 3, 2, 3), (2, 1), (0, 2), (2, 1), None),
+    ((3, 4, 17), (5, 4, 3), (2,), (1,), (2,), None),
+    ((3, 4, 5, 6), (4, 3, 4, 4), (2, 2), (1, 1), (1, 1), (0, 0)),
+    ((2, 6, 4, 5), (6, 3, 3, 3), (2, 2), (1, 1), (2, 1), (1, 1)),
+    ((2, 16, 2, 2), (16, 8, 3, 3), (2, 2), (0, 0), (1, 1), (0, 0)),
+    ((3, 5, 4, 4), (5, 6, 1, 1), (1, 1), (0, 0), (1, 1), (0, 0)),
+    ((3, 4, 7), (4, 2, 5), (3,), (1,), (1,), (2,)),
+]
+
+
+@pytest.mark.parametrize("budget", ["whole", "slices"])
+@pytest.mark.parametrize("case", DIRECT_CASES, ids=str)
+def test_emulated_direct_convolution_matches_the_composite(emulated, monkeypatch, budget, case):
+    """The direct CUDA convolution's host code (Note [Direct CUDA convolution]) -- forward, both gradients, plain
+    and transposed, whole batch and one sample per slice -- on CPU tensors: its column launches on the emulator, its
+    GEMMs by NumPy, against the CPU composite's forward and autograd in float64."""
+    import strided.nn.functional as F
+    import strided.ops.composite.convolution_chunks as chunks
+    from strided.backends import allocate
+    from strided.backends.cuda.kernels import convolution_ops as conv
+
+    xs, ws, s, p, d, q = case
+    emulated("float64", 0)
+    monkeypatch.setattr(conv, "_gemm", _NumpyGemm)
+    monkeypatch.setattr(conv, "allocate_storage", allocate)
+    if budget == "slices":
+        monkeypatch.setattr(chunks, "COLUMN_BUDGET", 1)
+    rng = np.random.default_rng(len(xs) * 100 + xs[1])
+    x, w = st.tensor(rng.standard_normal(xs)), st.tensor(rng.standard_normal(ws))
+    b = st.tensor(rng.standard_normal(ws[0] if q is None else ws[1]))
+    ref_in = [t.clone().requires_grad_() for t in (x, w, b)]
+    if q is None:
+        ref = (F.conv1d if len(xs) == 3 else F.conv2d)(*ref_in, stride=s, padding=p, dilation=d)
+        out = conv.convolution_forward(x, w, b, s, p, d)
+    else:
+        fn = F.conv_transpose1d if len(xs) == 3 else F.conv_transpose2d
+        ref = fn(*ref_in, stride=s, padding=p, output_padding=q, dilation=d)
+        out = conv.transposed_forward(x, w, b, s, p, d, q)
+    gy = st.tensor(rng.standard_normal(tuple(ref.shape)))
+    ref.backward(gy)
+    np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), rtol=1e-12, atol=1e-12)
+    backward = conv.convolution_backward if q is None else conv.transposed_backward
+    gi, gw = backward(gy, x, w, s, p, d, True, True)
+    assert gi.shape == x.shape and gw.shape == w.shape
+    np.testing.assert_allclose(gi.numpy(), ref_in[0].grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gw.numpy(), ref_in[1].grad.numpy(), rtol=1e-12, atol=1e-12)
+    only_input, none = backward(gy, x, w, s, p, d, True, False)
+    none2, only_weight = backward(gy, x, w, s, p, d, False, True)
+    assert none is None and none2 is None
+    np.testing.assert_array_equal(only_input.numpy(), gi.numpy())
+    np.testing.assert_array_equal(only_weight.numpy(), gw.numpy())
