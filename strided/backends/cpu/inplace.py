@@ -9,15 +9,28 @@ kernel directly and copies its result into ``self`` with NumPy when it fits (sam
 copy is safe whatever ``self`` aliases); anything else goes through the autogen kernel's own checks and
 ``copy_``. Complex operands keep the autogen path, as on CUDA (Note [Direct in-place kernels]). This kernel
 sits under the version-counter wrapper like any backend kernel, so one call counts one write.
+
+Note [CPU output redirect]
+The functional kernels named in ``_WRITE_ONCE`` write their output once, at the end: one NumPy ufunc into it (NumPy
+reads operands that are the output itself, or overlap it, before writing) or one store of a value computed
+entirely before. For those the direct kernel sets the Meta functions' output redirect (Note [Output redirect]), so
+the functional kernel's output *is* ``self``: no output allocated, no copy back (an optimizer's ``addcmul_`` /
+``lerp_`` / ``mul_`` on a 128 x 128 parameter measured about a fifth faster). When the result does not fit ``self``
+(another dtype or shape) the redirect lapses and the copy path above runs. Kernels that write in steps, or read an
+operand after writing, must not be in the set: ``self`` is among their operands.
 """
 
 from __future__ import annotations
+
+from threading import get_ident
 
 import numpy as np
 
 from ...dispatch.keys import DispatchKey
 from ...ops.memory_overlap import check_no_partial_overlap, has_internal_overlap
 from ...tensor import Tensor
+from ..meta import common as _common
+from . import pointwise, pointwise_unary
 from .common import as_numpy
 
 __all__ = ["register_inplace"]
@@ -40,8 +53,22 @@ def _shares_storage(self, args, kwargs) -> bool:
     return any(isinstance(v, Tensor) and v._storage is storage for v in kwargs.values()) if kwargs else False
 
 
+# Note [CPU output redirect]: functional kernels that write their output once (audited: pointwise.py's arithmetic,
+# lerp, addcmul / addcdiv, clamp; pointwise_unary.py's float functions, a ufunc or one store each)
+_WRITE_ONCE = {pointwise: ("add", "sub", "mul", "div", "lerp", "addcmul", "addcdiv", "clamp"),
+               pointwise_unary: tuple(pointwise_unary._FLOAT_FNS)}
+
+
+def _writes_once(fn) -> bool:
+    for module, names in _WRITE_ONCE.items():
+        if getattr(module, fn.__name__, None) is fn and fn.__name__ in names:
+            return True
+    return False
+
+
 def _direct(autogen, functional_kernel):
     finish, is_pointwise = autogen.finish, autogen.is_pointwise
+    redirect = _writes_once(functional_kernel)
 
     def direct(self, *args, **kwargs):
         if not _plain(self, args):
@@ -49,7 +76,16 @@ def _direct(autogen, functional_kernel):
         else:
             if is_pointwise() and _shares_storage(self, args, kwargs):
                 check_no_partial_overlap(self, args, kwargs)  # Note [Partial overlap]
-            result = functional_kernel(self, *args, **kwargs)
+            if redirect:  # Note [CPU output redirect]
+                _common.redirect = (get_ident(), self)
+                try:
+                    result = functional_kernel(self, *args, **kwargs)
+                finally:
+                    _common.redirect = None
+                if result is self:
+                    return self
+            else:
+                result = functional_kernel(self, *args, **kwargs)
             if result.dtype is self.dtype and result._sizes == self._sizes and result.device == self.device:
                 dst = as_numpy(self)
                 if dst.size:
