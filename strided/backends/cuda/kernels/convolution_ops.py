@@ -212,10 +212,10 @@ def transposed_forward(input, weight, bias, s, p, d, q):
     out = _buffer((n, c_out, oh, ow), x)
     step = _step(g, x.dtype.itemsize)
     cols = None if g.trivial else _buffer((step, g.rows, g.length), x)
-    per_sample = c_in * g.length
+    sample_size = c_in * g.length
     for lo in range(0, n, step):
         count = min(step, n - lo)
-        x_slice = _view(x, (count, c_in, g.length), (per_sample, g.length, 1), lo * per_sample)
+        x_slice = _view(x, (count, c_in, g.length), (sample_size, g.length, 1), lo * sample_size)
         _input_gradient(blas, g, w, x_slice, out, lo, count, cols)
     if bias is not None:
         ops.add_(out, _view(bias, (1, c_out, 1, 1), (0, bias._strides[0], 0, 0)))
