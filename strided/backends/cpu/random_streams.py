@@ -190,9 +190,10 @@ def randperm(gen, n: int) -> np.ndarray:
         return np.arange(n, dtype=np.int64)
     if n > FISHER_YATES_MAX:
         return np.argsort(words64(gen, n), kind="stable").astype(np.int64)
-    steps = np.arange(n - 1, dtype=np.int64)
-    targets = (words32(gen, n - 1) % np.arange(n, 1, -1, dtype=_U64)).astype(np.int64)
-    targets += steps
+    targets = words32(gen, n - 1)
+    targets %= np.arange(n, 1, -1, dtype=_U64)  # in place: a huge n's temporaries stay near the argsort path's
+    targets = targets.view(np.int64)
+    targets += np.arange(n - 1, dtype=np.int64)
     return fisher_yates(targets, n)
 
 
@@ -213,8 +214,9 @@ def fisher_yates(targets: np.ndarray, n: int) -> np.ndarray:
     steps = n - 1
     index = np.int32 if n < 2**31 else np.int64
     bits = steps.bit_length()
-    pairs = (targets << bits) | np.arange(steps, dtype=np.int64)  # sorted: by target, then by step
-    pairs.sort()
+    pairs = targets << bits
+    pairs |= np.arange(steps, dtype=np.int64)
+    pairs.sort()  # by target, then by step
     target = (pairs >> bits).astype(index)
     step = (pairs & ((1 << bits) - 1)).astype(index)
     del pairs
