@@ -80,8 +80,8 @@ from .shrinkage import *  # noqa: F403
 from .unpooling import *  # noqa: F403
 
 __all__ = [
-    "linear", "linear_cross_entropy", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot", "softmax",
-    "pad", "normalize",
+    "linear", "linear_cross_entropy", "grouped_mm", "relu", "gelu", "silu", "sigmoid", "tanh", "softplus", "one_hot",
+    "softmax", "pad", "normalize",
     "log_softmax", "dropout", "layer_norm", "embedding", "cross_entropy", "mse_loss", "scaled_dot_product_attention",
     "multi_head_attention_forward", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
     *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution3d.__all__, *_pooling3d.__all__,
@@ -96,6 +96,14 @@ __all__ = [
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``."""
     return ops.linear(input, weight, bias)
+
+
+def grouped_mm(mat_a: Tensor, mat_b: Tensor, *, offs: Tensor | None = None, bias: Tensor | None = None,
+               out_dtype=None) -> Tensor:
+    """A Mixture-of-Experts layer's grouped matrix product: ``mat_a``'s rows (or ``mat_b``'s columns, or the
+    contraction) split into groups by the int32 end offsets ``offs``, one product per group; two 3-d operands are a
+    batched product without ``offs`` (Note [Grouped GEMM as GEMMs])."""
+    return ops._grouped_mm(mat_a, mat_b, offs=offs, bias=bias, out_dtype=out_dtype)
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     factories,
     foreach,
     group_norm,
+    grouped_mm,
     im2col,
     indexing_more,
     inplace_compositions,

@@ -1,4 +1,4 @@
-"""OpInfos: mm (and mm.out), bmm, addmm (and addmm_), baddbmm, matmul, linear.
+"""OpInfos: mm (and mm.out), bmm, addmm (and addmm_), baddbmm, matmul, linear, _grouped_mm.
 
 Operands are small (|x| <= 2 for floats) so float32 BLAS results agree with the float64 reference
 to the default tolerances; integer products wrap identically in NumPy and torch.
@@ -239,6 +239,50 @@ def _linear_errors(rng):
                 "dimension 1.  Target sizes: [2, 4].  Tensor sizes: [5]")
 
 
+def _offsets(values):
+    return tensor_of(values, dt.int32)
+
+
+def _grouped_mm_samples(d, rng):
+    a = _maker(d, rng)
+    yield SampleInput((a(10, 16), a(3, 16, 8)), {"offs": _offsets([3, 7, 9])}, "rows grouped, zeros past the end")
+    yield SampleInput((a(3, 8, 16), a(16, 40)), {"offs": _offsets([8, 24, 32])}, "columns grouped")
+    yield SampleInput((a(8, 48), a(48, 16)), {"offs": _offsets([16, 16, 40])}, "contraction grouped, an empty group")
+    yield SampleInput((a(3, 5, 16), a(3, 8, 16).transpose(1, 2)), {}, "batched, column-major mat_b")
+
+
+def _grouped_mm_ref(mat_a, mat_b, offs=None):
+    """One product per group (Note [Grouped GEMM as GEMMs]); zeros past offs[-1]."""
+    if offs is None:
+        return np.matmul(mat_a, mat_b)
+    bounds = list(zip([0, *offs[:-1]], offs))
+    if mat_a.ndim == 2 and mat_b.ndim == 2:
+        return np.stack([mat_a[:, s:e] @ mat_b[s:e] for s, e in bounds])
+    if mat_a.ndim == 2:
+        out = np.zeros((mat_a.shape[0], mat_b.shape[-1]), np.result_type(mat_a, mat_b))
+        for g, (s, e) in enumerate(bounds):
+            out[s:e] = mat_a[s:e] @ mat_b[g]
+        return out
+    out = np.zeros((mat_a.shape[1], mat_b.shape[1]), np.result_type(mat_a, mat_b))
+    for g, (s, e) in enumerate(bounds):
+        out[:, s:e] = mat_a[g] @ mat_b[:, s:e]
+    return out
+
+
+def _grouped_mm_errors(rng):
+    def f(*shape, d=dt.bfloat16):
+        return make_arg(shape, d, rng=rng)
+
+    offs = _offsets([3, 7, 9])
+    yield error((f(10, 16, d=dt.float64), f(3, 16, 8, d=dt.float64)), RuntimeError,
+                "Expected mat_a to be Float32, BFloat16 or Float16 matrix, got Double", {"offs": offs})
+    yield error((f(10, 12), f(3, 12, 8)), RuntimeError, "strides should be multiple of 16 bytes", {"offs": offs})
+    yield error((f(10, 16), f(3, 16, 8)), RuntimeError,
+                "Have to provide offsets if there is a 2d matrix, or no offset if both matrices are 3d")
+    yield error((f(10, 16), f(3, 16, 8)), RuntimeError, "Offsets have to be int32",
+                {"offs": tensor_of([3, 7, 9], dt.int64)})
+
+
 _GEMM = {"dtypes": DTYPES, "tolerances": GEMM_TOL}
 mm = OpInfo("mm", _mm_samples, ref=_matmul_ref, errors=_mm_errors, **_GEMM)
 addmm = OpInfo("addmm", _addmm_samples, ref=_addmm_ref, errors=_addmm_errors, **_GEMM)
@@ -252,4 +296,6 @@ OPS = [
     OpInfo("baddbmm", _baddbmm_samples, ref=_addmm_ref, errors=_baddbmm_errors, **_GEMM),
     OpInfo("matmul", _matmul_samples, ref=_matmul_ref, errors=_matmul_errors, **_GEMM),
     OpInfo("linear", _linear_samples, ref=_linear_ref, errors=_linear_errors, **_GEMM),
+    OpInfo("_grouped_mm", _grouped_mm_samples, ref=_grouped_mm_ref, errors=_grouped_mm_errors,
+           dtypes=(dt.float32, dt.float16, dt.bfloat16), tolerances=GEMM_TOL),
 ]
