@@ -162,12 +162,13 @@ def extreme_dim_backward(grad, shape, dim, indices, keepdim):
 
 
 def amax_backward(grad, self, result, dim, keepdim):
-    """amax/amin: evenly distributed among ties (torch's scale_grad_by_count)."""
+    """amax/amin: evenly distributed among ties (torch's scale_grad_by_count: ``grad / count * mask``, so a NaN
+    extreme, which equals no element, makes every gradient NaN, as in torch)."""
     r = unsqueeze_dims(result, dim, self.dim(), keepdim)
     g = unsqueeze_dims(grad, dim, self.dim(), keepdim)
     mask = ops.eq(self, r)
     count = ops.sum(mask, _dims(dim, self.dim()), keepdim=True)
-    return ops.where(mask, g / count, 0.0)
+    return ops.mul(ops.div(g, count), mask)
 
 
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha):

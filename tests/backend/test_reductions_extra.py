@@ -175,6 +175,20 @@ def test_var_warns_when_degrees_of_freedom_are_not_positive(device):
 # ---------------------------------------------------------------------------- NaN and ties
 
 
+def test_amax_amin_aminmax_gradients_of_a_nan_extreme_are_torchs():
+    # torch's scale_grad_by_count: grad / count * mask; a NaN extreme equals no element, so 1 / 0 * 0 = NaN
+    torch = pytest.importorskip("torch")
+    values = [[1.0, math.nan, 4.0], [2.0, 5.0, 5.0]]
+    for call in (lambda m, x: m.amax(x, 1).sum(), lambda m, x: m.amin(x, 1).sum(),
+                 lambda m, x: sum(m.aminmax(x[0])), lambda m, x: m.amax(x)):
+        grads = []
+        for m in (st, torch):
+            x = m.tensor(values, requires_grad=True)
+            call(m, x).backward()
+            grads.append(np.asarray(x.grad.tolist()))
+        np.testing.assert_array_equal(*grads)
+
+
 def test_max_min_argmax_propagate_the_first_nan():
     x = _t([[1.0, math.nan, 2.0, math.nan], [3.0, 1.0, 3.0, 0.0]])
     assert math.isnan(st.amax(x).item()) and math.isnan(st.max(x).item()) and math.isnan(st.min(x).item())
