@@ -69,6 +69,8 @@ def _infer_array(data, dtype):
                         f"mixed or unsupported types")
     if dtype is not None:
         d = dt.to_dtype(dtype)
+        if arr.dtype.kind in "fc" and (d is dt.bool or d.category == dt.INTEGRAL):
+            _check_numpy_scalars_fit(data)
         if arr.size:
             _check_fits(arr, d)
         return arr, d
@@ -91,6 +93,16 @@ def _infer_array(data, dtype):
     if arr.dtype.kind in ("U", "S"):
         raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str' or 'bytes'}'")
     return arr, dt.from_numpy_dtype(arr.dtype)
+
+
+def _check_numpy_scalars_fit(data) -> None:
+    """torch reads each NumPy float or complex scalar (other than ``np.float64`` / ``np.complex128``, which are
+    Python floats / complexes) into an integer or bool dtype as an index, and refuses it with Python's error."""
+    types = {type(data)} if isinstance(data, np.generic) else (
+        _leaf_types(data) if isinstance(data, (list, tuple)) else set())
+    for t in types:
+        if issubclass(t, (np.floating, np.complexfloating)) and not issubclass(t, (float, complex)):
+            raise TypeError(f"'numpy.{t.__name__}' object cannot be interpreted as an integer")
 
 
 def _check_fits(arr: np.ndarray, d: dt.dtype) -> None:

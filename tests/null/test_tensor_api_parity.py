@@ -178,3 +178,23 @@ def test_layout_and_device_predicates_answer_as_a_dense_torch_tensor():
     assert s.is_distributed() is t.is_distributed() is False
     meta = st.empty(2, device="meta")
     assert meta.is_meta and not meta.is_cpu and not meta.is_sparse
+
+
+@pytest.mark.parametrize("make", [lambda m: m.tensor(np.float32(2.7), dtype=m.int32),
+                                  lambda m: m.tensor(np.float16(2.7), dtype=m.int64),
+                                  lambda m: m.tensor(np.float32(2.7), dtype=m.bool),
+                                  lambda m: m.tensor([[np.float32(1.5), 2]], dtype=m.uint8),
+                                  lambda m: m.tensor(np.complex64(2.7), dtype=m.int32),
+                                  lambda m: m.tensor(np.float64(2.7), dtype=m.int32),
+                                  lambda m: m.tensor([np.float32(2.5)], dtype=m.float64)])
+def test_numpy_float_scalars_into_an_integer_dtype_as_torchs(make):
+    # torch reads np.float32 / float16 / complex64 scalars into an integer or bool dtype as indices and refuses them;
+    # np.float64 is a Python float and truncates
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for m in (st, torch):
+        try:
+            outcomes.append(make(m).tolist())
+        except TypeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]
