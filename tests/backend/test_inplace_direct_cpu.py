@@ -115,7 +115,8 @@ def test_write_once_kernels_write_self_without_an_output(monkeypatch):
     monkeypatch.setitem(backends.STORAGE_ALLOCATORS, "cpu", lambda *a: allocations.append(a) or real(*a))
     ptr = p.data_ptr()
     for call in (lambda: p.addcmul_(g, g, value=0.1), lambda: p.lerp_(g, 0.1), lambda: p.mul_(0.5),
-                 lambda: p.add_(g, alpha=-2), lambda: p.div_(g), lambda: p.clamp_(-1, 1), lambda: p.abs().sqrt_()):
+                 lambda: p.add_(g, alpha=-2), lambda: p.div_(g), lambda: p.clamp_(-1, 1), lambda: p.neg_(),
+                 lambda: p.relu_(), lambda: p.round_(), lambda: p.abs().sqrt_()):
         call()
     assert p.data_ptr() == ptr
     assert len(allocations) == 1  # abs()'s output; sqrt_ wrote into it
@@ -133,11 +134,12 @@ def test_write_once_kernels_with_self_among_their_operands_match_torch(layout):
 
     steps = [lambda x: x.addcmul_(x, x, value=0.5), lambda x: x.add_(x, alpha=2), lambda x: x.lerp_(x * 2, 0.3),
              lambda x: x.addcdiv_(x, x.abs() + 1, value=-0.25), lambda x: x.mul_(x), lambda x: x.clamp_(max=x / 2),
-             lambda x: x.abs_().sqrt_(), lambda x: x.div_(x + 10)]
+             lambda x: x.abs_().sqrt_(), lambda x: x.div_(x + 10), lambda x: x.neg_().relu_(),
+             lambda x: x.sub_(0.3).sign_(), lambda x: x.mul_(2.6).round_(), lambda x: x.add_(0.5).floor_()]
     s, t = make(st), make(torch)
     versions = s._version
     for step in steps:
         assert step(s) is s
         step(t)
         _close(s, t)
-    assert s._version == versions + len(steps) + 1  # abs_ and sqrt_ count one each
+    assert s._version == versions + len(steps) + 5  # each of the five chained steps writes twice

@@ -54,9 +54,11 @@ def _shares_storage(self, args, kwargs) -> bool:
 
 
 # Note [CPU output redirect]: functional kernels that write their output once (audited: pointwise.py's arithmetic,
-# lerp, addcmul / addcdiv, clamp; pointwise_unary.py's float functions, a ufunc or one store each)
+# lerp, addcmul / addcdiv, clamp; pointwise_unary.py's float functions, neg / abs / relu / sign and the roundings, a
+# ufunc or one store each)
 _WRITE_ONCE = {pointwise: ("add", "sub", "mul", "div", "lerp", "addcmul", "addcdiv", "clamp"),
-               pointwise_unary: tuple(pointwise_unary._FLOAT_FNS)}
+               pointwise_unary: (*pointwise_unary._FLOAT_FNS, "neg", "abs", "relu", "sign", "floor", "ceil", "round",
+                                 "trunc")}
 
 
 def _writes_once(fn) -> bool:
