@@ -25,6 +25,7 @@ from __future__ import annotations
 from ... import dtypes as dt
 from ...backends.meta.pointwise import scalar_type_name
 from ...dispatch.library import kernel
+from ...strides import contiguous_strides
 from .. import bound as ops
 
 __all__ = []
@@ -89,13 +90,13 @@ def _extents(offs, length: int) -> list[tuple[int, int]]:
     return out
 
 
-def _with_tail(pieces: list, dim: int, like, length: int):
-    """``pieces`` joined along ``dim``, zeros after them up to ``length``."""
+def _with_tail(pieces: list, dim: int, sizes: tuple, like):
+    """``pieces`` joined along ``dim``, zeros (of ``like``'s dtype and device) after them up to ``sizes[dim]``."""
     done = sum(p.shape[dim] for p in pieces)
-    if done < length:
-        sizes = list(like.shape)
-        sizes[dim] = length - done
-        pieces = [*pieces, ops.zeros(sizes, dtype=like.dtype, device=like.device)]
+    if done < sizes[dim]:
+        tail = list(sizes)
+        tail[dim] = sizes[dim] - done
+        pieces = [*pieces, ops.zeros(tail, dtype=like.dtype, device=like.device)]
     return ops.cat(pieces, dim)
 
 
@@ -119,18 +120,15 @@ def _grouped_mm(self, mat2, offs=None, bias=None, out_dtype=None):
     elif a_2d:
         m = a._sizes[0]
         pieces = [ops.mm(ops.slice(a, 0, s, e), ops.select(b, 0, g)) for g, (s, e) in enumerate(_extents(offs, m))]
-        out = _with_tail(pieces, 0, ops.empty((1, sizes[1]), dtype=a.dtype, device=a.device), m)
+        out = _with_tail(pieces, 0, sizes, a)
     else:
         n = b._sizes[1]
         pieces = [ops.mm(ops.select(a, 0, g), ops.slice(b, 1, s, e)) for g, (s, e) in enumerate(_extents(offs, n))]
-        out = _with_tail(pieces, 1, ops.empty((sizes[0], 1), dtype=a.dtype, device=a.device), n)
+        out = _with_tail(pieces, 1, sizes, a)
     alignment = 16 // a.dtype.itemsize
     last = sizes[-1]
     if last % alignment == 0:
         return out
-    strides, acc = [], 1  # torch's output: the rows padded to 16 bytes
-    for i, size in enumerate(reversed(sizes)):
-        strides.append(acc)
-        acc *= -(-size // alignment) * alignment if i == 0 else max(size, 1)
-    padded = ops.empty_strided(sizes, tuple(reversed(strides)), dtype=a.dtype, device=a.device)
+    strides = contiguous_strides((*sizes[:-1], -(-last // alignment) * alignment))  # torch's rows padded to 16 bytes
+    padded = ops.empty_strided(sizes, strides, dtype=a.dtype, device=a.device)
     return ops.copy_(padded, out) if a.device.type != "meta" else padded
