@@ -22,14 +22,12 @@ operand after writing, must not be in the set: ``self`` is among their operands.
 
 from __future__ import annotations
 
-from threading import get_ident
-
 import numpy as np
 
 from ...dispatch.keys import DispatchKey
 from ...ops.memory_overlap import check_no_partial_overlap, has_internal_overlap
 from ...tensor import Tensor
-from ..meta import common as _common
+from ..meta.common import call_redirected
 from . import pointwise, pointwise_unary
 from .common import as_numpy
 
@@ -79,11 +77,7 @@ def _direct(autogen, functional_kernel):
             if is_pointwise() and _shares_storage(self, args, kwargs):
                 check_no_partial_overlap(self, args, kwargs)  # Note [Partial overlap]
             if redirect:  # Note [CPU output redirect]
-                _common.redirect = (get_ident(), self)
-                try:
-                    result = functional_kernel(self, *args, **kwargs)
-                finally:
-                    _common.redirect = None
+                result = call_redirected(self, functional_kernel, args, kwargs)
                 if result is self:
                     return self
             else:

@@ -49,13 +49,14 @@ def _contiguous_meta(sizes: tuple) -> tuple:
 
 
 # Note [Output redirect]
-# A CUDA direct in-place kernel (backends/cuda/kernels/inplace_ops.py) runs an op's functional kernel with
-# ``redirect`` set to (this thread, self). The first new_output on this thread then returns ``self`` itself
-# when it has the requested sizes, dtype and device and is dense: no output is allocated only to be dropped.
-# A non-dense ``self`` stays pending for the elementwise engine's ``run``, which writes it through its
-# strides (Note [In-place redirect] in backends/cuda/elementwise.py); any other mismatch ends the redirect
-# (the result does not fit ``self``; the autogen path then casts or refuses). The functional kernels that
-# are redirected make their output with their first new_output (tests/backend/test_inplace_variants.py).
+# A direct in-place kernel (backends/cuda/kernels/inplace_ops.py, backends/cpu/inplace.py) runs an op's
+# functional kernel through ``call_redirected``, with ``redirect`` set to (this thread, self). The first
+# new_output on this thread then returns ``self`` itself when it has the requested sizes, dtype and device and is
+# dense: no output is allocated only to be dropped. A non-dense ``self`` stays pending for the elementwise engine's
+# ``run``, which writes it through its strides (Note [In-place redirect] in backends/cuda/elementwise.py); any
+# other mismatch ends the redirect (the result does not fit ``self``; the autogen path then casts or refuses). The
+# functional kernels that are redirected make their output with their first new_output
+# (tests/backend/test_inplace_variants.py).
 redirect = None
 
 
@@ -72,6 +73,18 @@ def _redirect_target(sizes: tuple, dtype, dev):
         return None
     redirect = None
     return None
+
+
+def call_redirected(self: Tensor, kernel, args: tuple, kwargs: dict):
+    """``kernel(self, *args, **kwargs)`` with its output redirected to ``self`` (Note [Output redirect]): the
+    result is ``self`` when it fit, else a new tensor ``self`` was not written by. The one place that sets and
+    clears the redirect, for the CPU and CUDA direct in-place kernels."""
+    global redirect
+    redirect = (get_ident(), self)
+    try:
+        return kernel(self, *args, **kwargs)
+    finally:
+        redirect = None
 
 
 def new_output(sizes, dtype, dev, strides=None) -> Tensor:

@@ -16,17 +16,14 @@ autogen path (their kernels may call other ops first).
 
 from __future__ import annotations
 
-from threading import get_ident
-
 import numpy as np
 
 from .... import dtypes as dt
 from ....dispatch.keys import DispatchKey
 from ....dispatch.library import get_op, impl
 from ....tensor import Tensor
-from ...meta import common as _common
 from ...meta import pointwise as meta
-from ...meta.common import result_dtype
+from ...meta.common import call_redirected, result_dtype
 from ..elementwise import opmath, run
 from . import pointwise_ops
 
@@ -119,11 +116,7 @@ def _redirected(autogen, functional_kernel):
         if not (_writable(self) and _operands_fit(self, args, kwargs)):
             out = autogen(self, *args, **kwargs)
         else:
-            _common.redirect = (get_ident(), self)
-            try:
-                result = functional_kernel(self, *args, **kwargs)
-            finally:
-                _common.redirect = None
+            result = call_redirected(self, functional_kernel, args, kwargs)
             if result is self:
                 return self
             out = finish(self, result)  # not written: another dtype or shape; torch's checks, then copy_
