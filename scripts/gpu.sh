@@ -131,7 +131,7 @@ fi
 brc=0
 : >"$LOG/bench.log"
 if [ "$MODE" != tests ]; then
-  for b in alloc:120 copy:120 elementwise:150 reductions:150 gemm:240 optim:120 train_step:180 rnn:150 fft:120; do
+  for b in alloc:120 copy:120 elementwise:150 reductions:150 gemm:240 optim:120 train_step:180 rnn:150 fft:120 jiterator:120; do
     name=${b%%:*}; limit=${b##*:}
     # BENCHES (e.g. "reductions optim") runs only the named benchmarks
     if [ -n "${BENCHES:-}" ] && [[ " $BENCHES " != *" $name "* ]]; then continue; fi

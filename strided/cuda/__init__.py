@@ -30,6 +30,7 @@ from ..memory.errors import OutOfMemoryError  # noqa: F401
 from . import (
     amp,  # noqa: F401
     graphs,  # noqa: F401
+    jiterator,  # noqa: F401
     memory,  # noqa: F401
     nvtx,  # noqa: F401
     profiler,  # noqa: F401

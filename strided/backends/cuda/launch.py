@@ -105,15 +105,16 @@ def check_launch(name: str, err, stream: int) -> None:
             raise driver.CudaError(f"{driver._describe(err)} (in kernel '{name}'{blocking})", int(err))
 
 
-def get_kernel(source: str, name: str, fmt: str, device_index: int) -> Kernel:
-    """The kernel ``name`` of ``source`` on device ``device_index`` (compiled and loaded once)."""
-    key = (source, name, device_index)
+def get_kernel(source: str, name: str, fmt: str, device_index: int, options: tuple[str, ...] = ()) -> Kernel:
+    """The kernel ``name`` of ``source`` on device ``device_index`` (compiled with NVRTC ``options`` and loaded
+    once)."""
+    key = (source, name, device_index, options)
     k = _kernels.get(key)
     if k is not None:
         return k
     from .device import get_device_capability
 
-    cubin = compile_cubin(source, name, arch_for(*get_device_capability(device_index)))
+    cubin = compile_cubin(source, name, arch_for(*get_device_capability(device_index)), options)
     driver.ensure_context(device_index)
     mod = check(cu().cuModuleLoadData(cubin))
     _modules.append(mod)
