@@ -78,6 +78,15 @@ def test_layouts_broadcasting_and_output_strides_match(layout):
     _same(fn(other(b), f(a)), tfn(other(tb), f(ta)))  # the first input's layout picks the output's
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "uint8", "float64"])
+@pytest.mark.parametrize("offset", [0, 1, 8])
+def test_dense_inputs_aligned_or_not(dtype, offset):
+    """Aligned dense operands take the vector kernel, misaligned ones the element kernel; both with a tail."""
+    (a, ta), (b, tb) = _pair((4099,), dtype), _pair((4099,), dtype)
+    fn, tfn = sj._create_jit_fn(MIX), tj._create_jit_fn(MIX)
+    _same(fn(a[offset:], b[offset:]), tfn(ta[offset:], tb[offset:]), exact=True)
+
+
 def test_zero_dim_empty_and_three_dim_inputs():
     fn, tfn = sj._create_jit_fn(MIX), tj._create_jit_fn(MIX)
     (a, ta), (b, tb) = _pair((), "float32"), _pair((3, 4, 5), "float32")

@@ -104,17 +104,17 @@ def emulate(tmp_path_factory):
         src = J.source_for(code, name, nout, by_ref, ins, common, kinds)
         body = src[len(_text("common.cuh")):].replace(J._STDINT, "")  # g++ has <cstdint>
         text, counts = emulator_source(_EMU_HEAD + body, {},
-                                       {"jit_flat": "JitFlat", "jit_strided32": "JitStrided",
+                                       {"jit_vec": "JitFlat", "jit_flat": "JitFlat", "jit_strided32": "JitStrided",
                                         "jit_strided64": "JitStrided"})
-        assert counts == (0, 0, 3), "jiterator.cu changed: update the emulator's rewrites"
+        assert counts == (0, 0, 4), "jiterator.cu changed: update the emulator's rewrites"
         key = (name, nout, tuple(d.name for d in ins), common.name, tuple(kinds))
         if key not in built:
             built[key] = build(out, f"jit_{len(built)}", text)
         lib = built[key]
-        ln = J.Launcher(src, name)
-        for entry in ("jit_flat", "jit_strided32", "jit_strided64"):  # device 0's kernels: the emulator's
-            ln.kernels[(entry, 0)] = EmuKernel(lib, entry, J.FLAT_FMT if entry == "jit_flat" else J.STRIDED_FMT,
-                                               order=2, log=log, threads=(128, 128))
+        ln = J.make_launcher(code, name, nout, by_ref, ins, common, kinds)  # not the cached one
+        for entry in ("jit_vec", "jit_flat", "jit_strided32", "jit_strided64"):  # device 0's: the emulator's
+            fmt = J.STRIDED_FMT if entry.startswith("jit_strided") else J.FLAT_FMT
+            ln.kernels[(entry, 0)] = EmuKernel(lib, entry, fmt, order=2, log=log, threads=(128, 128))
         return ln
 
     log = []
@@ -127,16 +127,43 @@ def _operand(a: np.ndarray):
     return a.ctypes.data, a.shape, tuple(s // a.itemsize for s in a.strides)
 
 
-def test_flat_path_matches_numpy(emulate):
+def _aligned(n, dtype, offset=0):
+    """A NaN-filled (or zero) array of ``n`` elements whose data starts ``offset`` elements past a 64-byte boundary."""
+    raw = np.zeros(n + offset + 64, dtype)
+    skip = (-raw.ctypes.data % 64) // raw.itemsize + offset
+    a = raw[skip:skip + n]
+    if a.dtype.kind == "f":
+        a[:] = np.nan
+    return a
+
+
+@pytest.mark.parametrize("offset,entry", [(0, "jit_vec"), (1, "jit_flat")])
+def test_dense_paths_match_numpy(emulate, offset, entry):
     ln = emulate(AXPY, "axpy", 1, False, (dt.float32, dt.float32), dt.float32, ["float"])
+    assert ln.vec == 4 and ln.aligns == (16, 16, 16)
     rng = np.random.default_rng(0)
-    x, y = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
-    out = np.full(1000, np.nan, np.float32)
+    x, y = _aligned(1001, np.float32, offset), _aligned(1001, np.float32, offset)
+    x[:], y[:] = rng.standard_normal(1001), rng.standard_normal(1001)
+    out = _aligned(1001, np.float32)
     ed, ei = J._extra_fields(["float"], [2.5])
     emulate.log.clear()
     J.launch(ln, [_operand(out)], [_operand(x), _operand(y)], ed, ei, 0, 0)
-    assert [e[0] for e in emulate.log] == ["jit_flat"] and emulate.log[0][1] == 2  # 1000 / (128 * 4) blocks
-    np.testing.assert_array_equal(out, -x + np.float32(2.5) * y)
+    # 2 blocks either way: 1001 / (128 threads x 4 elements), a vector of 4 or four steps of one per thread
+    assert [e[0] for e in emulate.log] == [entry] and emulate.log[0][1] == 2
+    np.testing.assert_array_equal(out, -x + np.float32(2.5) * y)  # the 1001st element is the vector kernel's tail
+
+
+def test_vectors_of_mixed_widths(emulate):
+    ln = emulate(AXPY, "axpy", 1, False, (dt.float64, dt.uint8), dt.float64, ["float"])
+    assert ln.vec == 2 and ln.aligns == (16, 16, 2)
+    x, y = _aligned(77, np.float64), _aligned(77, np.uint8)
+    x[:], y[:] = np.arange(77) / 7, np.arange(77) % 250
+    out = _aligned(77, np.float64)
+    ed, ei = J._extra_fields(["float"], [-1.5])
+    emulate.log.clear()
+    J.launch(ln, [_operand(out)], [_operand(x), _operand(y)], ed, ei, 0, 0)
+    assert [e[0] for e in emulate.log] == ["jit_vec"]
+    np.testing.assert_array_equal(out, -x - 1.5 * y)
 
 
 def test_broadcast_transposed_and_cast_inputs_take_the_strided_kernel(emulate):
@@ -173,7 +200,7 @@ def test_spans_past_31_bits_take_the_64_bit_kernel(emulate):
     emulate.log.clear()
     big = (x.ctypes.data, (2, 3), (1 << 31, 1))  # never read: the launch is checked, not run
     captured = []
-    for entry in ("jit_flat", "jit_strided32", "jit_strided64"):
+    for entry in ("jit_vec", "jit_flat", "jit_strided32", "jit_strided64"):
         ln.kernels[(entry, 0)] = lambda *a, entry=entry: captured.append(entry)
     J.launch(ln, [_operand(out)], [big, _operand(x)], [0.0] * J.MAX_EXTRAS, [0] * J.MAX_EXTRAS, 0, 0)
     assert captured == ["jit_strided64"]

@@ -12,9 +12,10 @@ torch.cuda.jiterator's rules (aten/src/ATen/cuda/jiterator.cu), here over stride
   ``double``, complex ``complex128_t``. A by-value function returns output 0; a by-reference one (the multi-output
   form) gets one ``T&`` per output after the extra arguments. Results are converted to the common dtype;
 * ``jiterator.cu`` holds the kernels; this module writes the text before it (types, the user's code, the load and
-  call glue) and picks the kernel: ``jit_flat`` when every operand is dense in the outputs' layout, else
-  ``jit_strided32`` / ``jit_strided64`` over the coalesced dims. One instantiation per (code, inputs' dtypes,
-  outputs, extra arguments' types), compiled once (memory and disk cache, as every kernel).
+  call glue) and picks the kernel: ``jit_vec`` when every operand is dense in the outputs' layout and aligned to
+  16-byte vectors (of the widest dtype; the narrower ones load 4- or 8-byte vectors), ``jit_flat`` when dense but
+  not aligned, else ``jit_strided32`` / ``jit_strided64`` over the coalesced dims. One instantiation per (code,
+  inputs' dtypes, outputs, extra arguments' types), compiled once (memory and disk cache, as every kernel).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .kernels import ALL_CTYPES, MAX_DIMS, _text, coalesce, complex_header
 from .launch import get_kernel
 from .streams import current_stream_handle
 
-__all__ = ["MAX_INPUTS", "MAX_OUTPUTS", "MAX_EXTRAS", "extra_kind", "source_for", "Launcher", "launcher", "launch",
+__all__ = ["MAX_INPUTS", "MAX_OUTPUTS", "MAX_EXTRAS", "extra_kind", "source_for", "Launcher", "make_launcher", "launcher", "vector_width", "launch",
            "run", "plan_launch", "FLAT_FMT", "STRIDED_FMT", "OPTIONS"]
 
 MAX_INPUTS = MAX_OUTPUTS = 8
@@ -85,18 +86,34 @@ def _extra_fields(kinds, values) -> tuple[list, list]:
     return ed, ei
 
 
+def vector_width(in_dtypes, common: dt.dtype) -> int:
+    """Elements per 16-byte vector of the widest operand, at most 8 (``JIT_VEC``; 1: no vector kernel)."""
+    return min(8, 16 // max(d.itemsize for d in (*in_dtypes, common)))
+
+
 def source_for(code: str, name: str, nout: int, by_ref: bool, in_dtypes, common: dt.dtype, kinds) -> str:
     """The instantiated source: types, the user's ``code``, the glue calling ``name``, then jiterator.cu."""
     compute = opmath(common)
     nin = len(in_dtypes)
     c_in, c_compute = ALL_CTYPES[common.name], ALL_CTYPES[compute.name]
+    vec = vector_width(in_dtypes, common)
     head = [f"#define NIN {nin}", f"#define NOUT {nout}", f"typedef {c_in} IN_T;", f"typedef {c_in} OUT_T;",
-            f"typedef {c_compute} COMPUTE_T;", _STDINT]
+            f"typedef {c_compute} COMPUTE_T;", f"#define JIT_VEC {vec}",
+            "template <class T> struct alignas(sizeof(T) * JIT_VEC) JitVec { T v[JIT_VEC]; };", _STDINT]
     load = ["template <class P, class I> __device__ __forceinline__ void jit_load(const P& p, const I* off, "
             "IN_T* a) {"]
     for k, d in enumerate(in_dtypes):
         raw = f"static_cast<const {ALL_CTYPES[d.name]}*>(p.in[{k}])[off[{nout + k}]]"
         load.append(f"  a[{k}] = {raw if d is common else f'convert<IN_T>({raw})'};")
+    load.append("}")
+    load.append("template <class P> __device__ __forceinline__ void jit_load_vec(const P& p, i64 base, "
+                "IN_T (*a)[NIN]) {")
+    for k, d in enumerate(in_dtypes):
+        c = ALL_CTYPES[d.name]
+        load.append(f"  {{ const JitVec<{c}> v = *reinterpret_cast<const JitVec<{c}>*>(static_cast<const {c}*>"
+                    f"(p.in[{k}]) + base);")
+        value = "v.v[j]" if d is common else "convert<IN_T>(v.v[j])"
+        load.append(f"#pragma unroll\n    for (int j = 0; j < JIT_VEC; ++j) a[j][{k}] = {value}; }}")
     load.append("}")
     call = ["template <class P> __device__ __forceinline__ void jit_compute(const P& p, const IN_T* a, OUT_T* r) {"]
     for k, kind in enumerate(kinds):
@@ -120,15 +137,21 @@ def source_for(code: str, name: str, nout: int, by_ref: bool, in_dtypes, common:
 class Launcher:
     """One instantiation: its source and kernels per device."""
 
-    __slots__ = ("source", "name", "kernels")
+    __slots__ = ("source", "name", "kernels", "vec", "aligns")
 
-    def __init__(self, source: str, name: str):
+    def __init__(self, source: str, name: str, vec: int = 1, aligns: tuple = ()):
         self.source, self.name, self.kernels = source, name, {}
+        self.vec = vec  # JIT_VEC: jit_vec runs when > 1 and every address is a multiple of its entry in aligns
+        self.aligns = aligns  # bytes per vector of each operand, the outputs' first
+
+    def vectorizes(self, addresses) -> bool:
+        """Whether ``jit_vec`` can read and write ``addresses`` (outputs, then inputs) as aligned vectors."""
+        return self.vec > 1 and all(p % a == 0 for p, a in zip(addresses, self.aligns))
 
     def kernel(self, entry: str, device_index: int):
         k = self.kernels.get((entry, device_index))
         if k is None:
-            fmt = FLAT_FMT if entry == "jit_flat" else STRIDED_FMT
+            fmt = FLAT_FMT if entry in ("jit_flat", "jit_vec") else STRIDED_FMT
             try:
                 k = get_kernel(self.source, entry, fmt, device_index, OPTIONS)
             except CompileError as e:
@@ -140,14 +163,21 @@ class Launcher:
 _launchers: dict[tuple, Launcher] = {}
 
 
+def make_launcher(code: str, name: str, nout: int, by_ref: bool, in_dtypes, common, kinds) -> Launcher:
+    """A new ``Launcher`` of one instantiation (Note [Jiterator]); ``launcher`` keeps one per key."""
+    vec = vector_width(in_dtypes, common)
+    aligns = (vec * common.itemsize,) * nout + tuple(vec * d.itemsize for d in in_dtypes)
+    return Launcher(source_for(code, name, nout, by_ref, in_dtypes, common, kinds), name, vec, aligns)
+
+
 def launcher(code: str, name: str, nout: int, by_ref: bool, in_dtypes, common, kinds) -> Launcher:
-    """The cached ``Launcher`` of one instantiation (Note [Jiterator])."""
+    """The cached ``Launcher`` of one instantiation."""
     key = (code, name, nout, by_ref, tuple(in_dtypes), common, tuple(kinds))
     ln = _launchers.get(key)
     if ln is None:
         if len(_launchers) > 1024:
             _launchers.clear()
-        ln = _launchers[key] = Launcher(source_for(code, name, nout, by_ref, in_dtypes, common, kinds), name)
+        ln = _launchers[key] = make_launcher(code, name, nout, by_ref, in_dtypes, common, kinds)
     return ln
 
 
@@ -177,12 +207,18 @@ def plan_launch(outs, ins) -> tuple:
     return ("jit_strided64" if wide else "jit_strided32"), min(-(-n // _BLOCK), _GRID_CAP), tuple(params)
 
 
+def _vector_grid(n: int, vec: int) -> int:
+    return min(-(-n // (_BLOCK * vec)), _GRID_CAP)
+
+
 def launch(ln: Launcher, outs, ins, ed, ei, device_index: int, stream: int) -> None:
     """Launch ``ln`` over operands given as (address, sizes, strides in elements) (``plan_launch``'s rules)."""
     n = math.prod(outs[0][1])
     if not n:
         return
     entry, grid, params = plan_launch([o[1:] for o in outs], [i[1:] for i in ins])
+    if entry == "jit_flat" and ln.vectorizes([o[0] for o in outs] + [i[0] for i in ins]):
+        entry, grid = "jit_vec", _vector_grid(n, ln.vec)
     optrs = [p for p, _, _ in outs] + [0] * (MAX_OUTPUTS - len(outs))
     iptrs = [p for p, _, _ in ins] + [0] * (MAX_INPUTS - len(ins))
     ln.kernel(entry, device_index)(grid, _BLOCK, stream, *optrs, *iptrs, *ed, *ei, n, *params)
@@ -225,12 +261,15 @@ def _plan(code, name, nout, by_ref, tensors, kinds) -> tuple:
     strides = elementwise_strides(sizes, tensors)
     probe = new_output(sizes, common, dev, strides)  # the outputs' storage size, as the Meta rules make it
     n = math.prod(sizes)
-    kernel = grid = params = None
+    kernel = grid = params = ln = vec_kernel = vec_grid = None
     if n:
         ln = launcher(code, name, nout, by_ref, [t.dtype for t in tensors], common, kinds)
         entry, grid, params = plan_launch([(sizes, strides)] * nout, [(t._sizes, t._strides) for t in tensors])
         kernel = ln.kernel(entry, dev.index)
-    return sizes, strides, common, dev, probe._storage.nbytes(), n, kernel, grid, params
+        if entry == "jit_flat" and ln.vec > 1:
+            vec_kernel, vec_grid = ln.kernel("jit_vec", dev.index), _vector_grid(n, ln.vec)
+    return (sizes, strides, common, dev, probe._storage.nbytes(), n, kernel, grid, params, ln, vec_kernel,
+            vec_grid)
 
 
 def run(code: str, name: str, nout: int, by_ref: bool, tensors, extras: dict) -> list:
@@ -249,12 +288,14 @@ def run(code: str, name: str, nout: int, by_ref: bool, tensors, extras: dict) ->
         if len(_PLANS) > 4096:
             _PLANS.clear()
         _PLANS[key] = plan
-    sizes, strides, common, dev, nbytes, n, kernel, grid, params = plan
+    sizes, strides, common, dev, nbytes, n, kernel, grid, params, ln, vec_kernel, vec_grid = plan
     outs = [make_tensor(allocate(nbytes, dev), 0, sizes, strides, common) for _ in range(nout)]
     if not n:
         return outs
-    ptrs = [_address(o) for o in outs] + [0] * (MAX_OUTPUTS - nout)
-    ptrs += [_address(t) for t in tensors] + [0] * (MAX_INPUTS - len(tensors))
+    optrs, iptrs = [_address(o) for o in outs], [_address(t) for t in tensors]
+    if vec_kernel is not None and ln.vectorizes(optrs + iptrs):
+        kernel, grid = vec_kernel, vec_grid
+    ptrs = optrs + [0] * (MAX_OUTPUTS - nout) + iptrs + [0] * (MAX_INPUTS - len(tensors))
     ed, ei = _extra_fields(kinds, extras.values()) if kinds else _ZERO_EXTRAS
     kernel(grid, _BLOCK, current_stream_handle(dev.index), *ptrs, *ed, *ei, n, *params)
     return outs

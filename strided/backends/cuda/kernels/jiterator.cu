@@ -6,8 +6,11 @@
 //   jit_load(p, off, a)    loads input k at element offset off[NOUT + k], converted to IN_T, into a[k]
 //   jit_compute(p, a, r)   calls the user function on a (as COMPUTE_T) and the extra arguments, r[k] = output k
 //                          (both templates over the parameter struct, so they can come before it)
-// Three kernels per instantiation: jit_flat (every operand dense in one layout: element i at offset i) and
-// jit_strided32 / jit_strided64 (any layout over the coalesced dims; strides in elements, broadcast = 0).
+//   JIT_VEC, JitVec<T>     elements per 16-byte vector of the widest operand (at most 8), the aligned vector type
+//   jit_load_vec(p, i, a)  loads elements i .. i + JIT_VEC - 1 of every input as one vector each into a[j][k]
+// Four kernels per instantiation: jit_vec (every operand dense in one layout and aligned to JIT_VEC elements: one
+// vector load or store per operand and step), jit_flat (dense in one layout, any alignment: element i at offset i)
+// and jit_strided32 / jit_strided64 (any layout over the coalesced dims; strides in elements, broadcast = 0).
 #define JIT_BLOCK 128
 #define JIT_UNROLL 4
 #define JIT_OPERANDS (NOUT + NIN)
@@ -48,6 +51,39 @@ extern "C" __global__ void __launch_bounds__(JIT_BLOCK) jit_flat(const JitFlat p
       if (i < n) {
         OUT_T r[NOUT];
         jit_compute(p, a[u], r);
+#pragma unroll
+        for (int k = 0; k < NOUT; ++k) static_cast<OUT_T*>(p.out[k])[i] = r[k];
+      }
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(JIT_BLOCK) jit_vec(const JitFlat p) {
+  const i64 n = p.n;
+  const i64 step = (i64)gridDim.x * (JIT_BLOCK * JIT_VEC);
+  for (i64 base = ((i64)blockIdx.x * JIT_BLOCK + threadIdx.x) * JIT_VEC; base < n; base += step) {
+    if (base + JIT_VEC <= n) {
+      IN_T a[JIT_VEC][NIN];
+      jit_load_vec(p, base, a);
+      JitVec<OUT_T> o[NOUT];
+#pragma unroll
+      for (int j = 0; j < JIT_VEC; ++j) {
+        OUT_T r[NOUT];
+        jit_compute(p, a[j], r);
+#pragma unroll
+        for (int k = 0; k < NOUT; ++k) o[k].v[j] = r[k];
+      }
+#pragma unroll
+      for (int k = 0; k < NOUT; ++k) *reinterpret_cast<JitVec<OUT_T>*>(static_cast<OUT_T*>(p.out[k]) + base) = o[k];
+    } else {  // the tail, element by element
+      for (i64 i = base; i < n; ++i) {
+        i64 off[JIT_OPERANDS];
+#pragma unroll
+        for (int k = 0; k < JIT_OPERANDS; ++k) off[k] = i;
+        IN_T a[NIN];
+        jit_load(p, off, a);
+        OUT_T r[NOUT];
+        jit_compute(p, a, r);
 #pragma unroll
         for (int k = 0; k < NOUT; ++k) static_cast<OUT_T*>(p.out[k])[i] = r[k];
       }
