@@ -11,9 +11,14 @@ Backends register *named* kernels (``@kernel("CPU")`` over ``def add(...)``); th
     def scale_cpu(self, factor): ...
 
     strided.ops.mylib.scale(x, 2.0)
+
+``Library("aten", "IMPL").impl("gelu", fn, "CUDA")`` replaces an existing kernel while the library lives
+(Note [Kernel overrides]), e.g. with a jiterator function (``strided.cuda.jiterator``).
 """
 
 from __future__ import annotations
+
+import weakref
 
 from .dispatcher import KERNEL_TABLES, OpOverload
 from .keys import DispatchKey, parse_key
@@ -86,20 +91,89 @@ def define(qualified_schema: str) -> OpOverload:
     return op
 
 
-class Library:
-    """A handle for one namespace, as ``torch.library.Library(ns, "DEF" | "IMPL")``."""
+# Note [Kernel overrides]
+# ``Library(ns, "IMPL").impl(op, fn, key)`` replaces the kernel ``op`` has at ``key`` (a YAML kernel, a composite,
+# another library's override), as torch's does, until the library is destroyed: ``lib._destroy()``, or when it is
+# garbage collected (keep a reference, as with torch). Each (op, key) keeps the kernel from before the first
+# override and one entry per live registration; destroying a library removes its entries wherever they are in that
+# list, and the op's kernel becomes the newest entry left (or the original again). Every change clears the op's
+# dispatch cache, which drops the Autograd kernels resolved against the replaced kernel (Note [Autograd redispatch]).
+# Kernels that captured another op's kernel when they were built (the direct in-place kernels capture their
+# functional op's) keep it: overriding ``add.Tensor`` leaves ``add_`` as it was, as torch's separate ``add_`` kernel.
+_OVERRIDES: dict = {}  # (op, key) -> [the kernel before any override or None, [(token, fn), ...]]
+_RESERVED = ("aten", "prim", "prims")
 
-    def __init__(self, ns: str, kind: str = "DEF"):
+
+def _override(op: OpOverload, key: DispatchKey, fn, token) -> None:
+    entry = _OVERRIDES.get((op, key))
+    if entry is None:
+        entry = _OVERRIDES[(op, key)] = [op.kernel(key), []]
+    entry[1].append((token, fn))
+    op._kernels[key] = fn
+    op._cache.clear()
+
+
+def _remove_overrides(token, registered: list) -> None:
+    """Undo the overrides made under ``token`` (a library's finalizer: it must not reference the library)."""
+    for op, key in registered:
+        entry = _OVERRIDES.get((op, key))
+        if entry is None:
+            continue
+        entry[1][:] = [(t, f) for t, f in entry[1] if t is not token]
+        if entry[1]:
+            op._kernels[key] = entry[1][-1][1]
+        else:
+            del _OVERRIDES[(op, key)]
+            if entry[0] is None:
+                op._kernels.pop(key, None)
+            else:
+                op._kernels[key] = entry[0]
+        op._cache.clear()
+    registered.clear()
+
+
+class Library:
+    """A handle for one namespace, as ``torch.library.Library(ns, "DEF" | "IMPL" | "FRAGMENT")``; its ``impl``
+    registrations last as long as it does (Note [Kernel overrides])."""
+
+    def __init__(self, ns: str, kind: str = "DEF", dispatch_key: str = ""):
         if kind not in ("DEF", "IMPL", "FRAGMENT"):
-            raise ValueError(f"Library(): kind must be DEF, IMPL or FRAGMENT, got {kind!r}")
+            raise ValueError(f"Unsupported kind: {kind}")
+        if ns in _RESERVED and kind in ("DEF", "FRAGMENT"):
+            raise ValueError(f"{ns} is a reserved namespace. Please try creating a library with another name.")
         self.ns = ns
         self.kind = kind
+        self.dispatch_key = dispatch_key
+        self._token = object()
+        self._registered: list = []  # (op, key) of this library's impl calls
+        self._finalizer = weakref.finalize(self, _remove_overrides, self._token, self._registered)
 
     def define(self, schema: str) -> OpOverload:
         return define(f"{self.ns}::{schema}")
 
-    def impl(self, name: str, fn, key: str) -> None:
-        get_op(f"{self.ns}::{name}").register(parse_key(key), fn)
+    def impl(self, op_name, fn, dispatch_key: str = "", *, allow_override: bool = True) -> None:
+        """Make ``fn`` the kernel of ``op_name`` (``"add.Tensor"`` or an OpOverload) at ``dispatch_key`` (the
+        library's, else CompositeImplicitAutograd) while this library lives."""
+        if not callable(fn):
+            raise TypeError(f"Input function is required to be a callable but found type {type(fn)}")
+        if not self._finalizer.alive:
+            raise RuntimeError(f"Library('{self.ns}'): impl() after _destroy()")
+        if isinstance(op_name, OpOverload):
+            op = op_name
+        else:
+            op = get_op(op_name if "::" in op_name else f"{self.ns}::{op_name}")
+        key = parse_key(dispatch_key or self.dispatch_key or "CompositeImplicitAutograd")
+        if not allow_override and (op, key) in _OVERRIDES:
+            raise RuntimeError(
+                f"This is not allowed since there's already a kernel registered from python overriding "
+                f"{op.name.split('::')[-1]}.{op.overload_name}'s behavior for {key.name} dispatch key and "
+                f"{self.ns} namespace.")
+        _override(op, key, fn, self._token)
+        self._registered.append((op, key))
+
+    def _destroy(self) -> None:
+        """Undo this library's ``impl`` registrations now (torch's ``Library._destroy``)."""
+        self._finalizer()
 
 
 __all__ += ["DispatchKey", "OpOverloadPacket"]
