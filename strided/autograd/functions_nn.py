@@ -28,6 +28,8 @@ __all__ = [
     "cross_entropy_target_backward",
     "gelu_backward",
     "softplus_backward",
+    "hardtanh_backward",
+    "leaky_relu_backward",
     "max_pool_double_backward",
     "gelu_double_backward",
 ]
@@ -246,6 +248,17 @@ def gelu_backward(grad, self, approximate):
 def softplus_backward(grad, self, beta, threshold):
     z = self * beta
     return ops.where(ops.gt(z, threshold), grad, grad * ops.sigmoid(z))
+
+
+def hardtanh_backward(grad, self, min_val, max_val):
+    """torch's hardtanh_backward: zero where ``self <= min_val`` or ``self >= max_val``, else ``grad`` (NaN inside)
+    (Note [Activation operators])."""
+    return ops.where(ops.logical_or(ops.le(self, min_val), ops.ge(self, max_val)), 0.0, grad)
+
+
+def leaky_relu_backward(grad, self, negative_slope):
+    """torch's leaky_relu_backward: ``grad`` where ``self > 0``, else ``grad * negative_slope``."""
+    return ops.where(ops.gt(self, 0), grad, grad * negative_slope)
 
 
 def max_pool_double_backward(grad, indices):

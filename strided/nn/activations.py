@@ -1,15 +1,16 @@
 """Activation functions of ``strided.nn.functional`` (and ``rms_norm``), composed of existing operators.
 
 Each follows torch.nn.functional's signature, defaults, checks and messages, and is differentiable
-through the operators it calls (no derivative formula of its own). ``inplace=True`` computes the
+through the operators it calls (no derivative formula of its own; hardtanh / relu6 and leaky_relu call their
+operators, Note [Activation operators]). ``inplace=True`` computes the
 result out of place and copies it into the input (``copy_``), which is what autograd records.
 
 Note [Composed activation gradients]
 The compositions are chosen so that values *and* gradients equal torch's kernels, at the edges too:
 
-* torch's hardtanh / relu6 / hardsigmoid pass the gradient only strictly inside (min, max), while
-  ``clamp`` passes it on the closed interval. The inside is computed from the input and the
-  saturated part from a clamped *detached* input, joined with ``where`` (``_saturate``).
+* torch's hardsigmoid passes the gradient only strictly inside (-3, 3), while ``clamp`` passes it on
+  the closed interval. The inside is computed from the input and the saturated part from a clamped
+  *detached* input, joined with ``where`` (``_saturate``).
 * elu-family: ``expm1`` sees ``where(x > 0, 0, x)``, so a large positive x neither overflows nor
   sends ``0 * inf = nan`` into the gradient through the branch ``where`` did not pick.
 * logsigmoid is ``minimum(x, 0) - log1p(exp(-|x|))``: stable, and ``minimum``'s half gradient at a
@@ -95,20 +96,18 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _saturate(input: Tensor, lo: float, hi: float, fn, nan_inside: bool = False) -> Tensor:
-    """``fn(clamp(input, lo, hi))`` whose gradient flows only where ``lo < input < hi`` (and at NaN with
-    ``nan_inside``: hardtanh's backward tests ``x <= lo || x >= hi``) (Note [Composed activation gradients])."""
-    if nan_inside:
-        inside = ops.logical_not(ops.logical_or(ops.le(input, lo), ops.ge(input, hi)))
-    else:
-        inside = ops.logical_and(ops.gt(input, lo), ops.lt(input, hi))
+def _saturate(input: Tensor, lo: float, hi: float, fn) -> Tensor:
+    """``fn(clamp(input, lo, hi))`` whose gradient flows only where ``lo < input < hi``
+    (Note [Composed activation gradients])."""
+    inside = ops.logical_and(ops.gt(input, lo), ops.lt(input, hi))
     return ops.where(inside, fn(input), fn(ops.clamp(input.detach(), lo, hi)))
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``negative_slope * x``."""
     _check_float(input, "leaky_relu")
-    return _result(input, ops.where(ops.gt(input, 0), input, input * negative_slope), inplace)
+    # the operator saves its input: a copy of it when the result overwrites it (Note [Activation operators])
+    return _result(input, ops.leaky_relu(_operand(input, inplace), negative_slope), inplace)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -219,7 +218,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     if input.dtype is _dt.uint8 and (min_val < 0 or max_val < 0):  # a negative bound would wrap around
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if input.dtype.is_floating_point:
-        out = _saturate(input, min_val, max_val, lambda x: x, nan_inside=True)
+        out = ops.hardtanh(_operand(input, inplace), min_val, max_val)  # Note [Activation operators]
     else:  # torch converts the bounds to the integer type (truncation)
         out = ops.clamp(input, int(min_val), int(max_val))
     return _result(input, out, inplace)

@@ -30,7 +30,7 @@ from .schema import Annotation, Argument, FunctionSchema, Return, SchemaError, T
 __all__ = ["load", "parse_yaml", "namespace", "YAML_PATH", "Namespace", "ENTRY_KEYS"]
 
 YAML_PATH = os.path.join(os.path.dirname(__file__), "native_functions.yaml")
-ENTRY_KEYS = frozenset({"func", "variants", "dispatch", "autogen", "device_check"})
+ENTRY_KEYS = frozenset({"func", "variants", "dispatch", "autogen", "device_check", "python_module"})
 VARIANTS = frozenset({"function", "method"})
 
 
@@ -221,6 +221,12 @@ def parse_yaml(path: str, aten: Namespace) -> tuple[dict, dict]:
         device_check = entry.get("device_check", "ExactSame")
         if device_check not in ("ExactSame", "NoCheck"):
             raise SchemaError(f"{where}: device_check must be ExactSame or NoCheck, got {device_check!r}")
+        # torch's key: ``python_module: nn`` ops are reached as ``F.<name>`` and ``ops.aten``, not ``strided.<name>``
+        module = entry.get("python_module")
+        if module not in (None, "nn"):
+            raise SchemaError(f"{where}: python_module must be nn, got {module!r}")
+        if module == "nn":
+            variants.discard("function")
         op = OpOverload(schema, "aten", where, dispatch, device_check=device_check == "ExactSame")
         packet = aten._register(op)
         if "function" in variants:

@@ -14,6 +14,7 @@ import pytest
 
 import strided as st
 from strided.autograd import gradcheck
+from strided.autograd.graph import SavedTensor
 from strided.nn import functional as F
 from strided.testing import available_devices
 
@@ -302,3 +303,19 @@ def test_dropout_of_integers_and_hardtanh_of_bool_and_unsigned_as_torch():
     with pytest.raises(RuntimeError, match="cannot do hardtanh on an unsigned type with negative limits"):
         F.hardtanh(st.tensor([0, 5, 200], dtype=st.uint8))
     assert F.hardtanh(st.tensor([0, 5, 200], dtype=st.uint8), 0.0, 6.0).tolist() == [0, 5, 6]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name, fn", [("HardtanhBackward0", lambda x: F.hardtanh(x, -0.5, 2.0)),
+                                      ("HardtanhBackward0", F.relu6),
+                                      ("LeakyReluBackward0", lambda x: F.leaky_relu(x, 0.1))])
+def test_hardtanh_and_leaky_relu_record_one_node_saving_the_input(device, name, fn):
+    """Note [Activation operators]: torch's node, whose only edge is the input and whose saved value is it."""
+    x = st.randn(4, 5, device=device, requires_grad=True)
+    y = fn(x)
+    assert type(y.grad_fn).__name__ == name
+    (edge,) = y.grad_fn.next_edges
+    assert type(edge[0]).__name__ == "AccumulateGrad" and edge[0].variable is x
+    saved = [v for v in y.grad_fn.saved if isinstance(v, SavedTensor)]
+    assert len(saved) == 1 and saved[0].unpack(y.grad_fn) is x
+    assert not hasattr(st, "hardtanh") and not hasattr(st, "leaky_relu")  # torch's python_module: nn

@@ -82,10 +82,21 @@ def _load_yaml_text(tmp_path, text):
     ("- func: relu(Tensor self) -> Tensor\n", "native_functions.yaml:1: relu has no dispatch entry"),
     ("- func: relu(Tensor self) -> Tensor\n  dispatch:\n    CPU: relu\n  autogen: relu.inplace\n",
      "native_functions.yaml:1: autogen 'relu.inplace'"),
+    ("- func: relu(Tensor self) -> Tensor\n  python_module: special\n  dispatch:\n    CPU: relu\n",
+     "native_functions.yaml:1: python_module must be nn, got 'special'"),
 ])
 def test_yaml_errors_name_file_and_line(tmp_path, text, why):
     with pytest.raises(SchemaError, match=why):
         _load_yaml_text(tmp_path, text)
+
+
+def test_python_module_nn_ops_are_not_bound_as_functions(tmp_path):
+    p = tmp_path / "native_functions.yaml"
+    p.write_text("- func: relu(Tensor self) -> Tensor\n  python_module: nn\n  dispatch:\n    CPU: relu\n"
+                 "- func: silu(Tensor self) -> Tensor\n  dispatch:\n    CPU: silu\n")
+    ns = registry.Namespace("aten")
+    methods, functions = registry.parse_yaml(str(p), ns)
+    assert sorted(functions) == ["silu"] and ns._get("relu") is not None
 
 
 def test_autogen_derives_canonical_schemas(tmp_path):

@@ -5,6 +5,7 @@ decompositions (linear -> addmm, stack -> unsqueeze + cat, ...).
 """
 
 from . import (  # noqa: F401
+    activations,
     aliases,
     aliases_more,
     batch_norm,

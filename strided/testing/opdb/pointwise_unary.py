@@ -278,6 +278,26 @@ softplus = OpInfo("softplus", _softplus_samples, ref=_f64(_softplus_ref), dtypes
                   errors=_one_error(dt.int32, NotImplementedError,
                                     "\"softplus_(cpu|cuda)\" not implemented for 'Int'", regex=True))
 
+def _hardtanh_samples(dtype, rng):
+    yield from unary_samples(dtype, rng, special=_SPECIAL)
+    yield from unary_samples(dtype, rng, kwargs={"min_val": -0.5, "max_val": 2.0})
+    yield from unary_samples(dtype, rng, kwargs={"min_val": 0.0, "max_val": 6.0}, low=-8, high=8)  # relu6
+
+
+def _leaky_relu_samples(dtype, rng):
+    yield from unary_samples(dtype, rng, special=_SPECIAL)
+    yield from unary_samples(dtype, rng, kwargs={"negative_slope": 0.2})
+    yield from unary_samples(dtype, rng, kwargs={"negative_slope": -1.5})
+
+
+hardtanh = OpInfo("hardtanh", _hardtanh_samples,
+                  ref=lambda a, min_val=-1.0, max_val=1.0: np.clip(a, min_val, max_val), dtypes=FLOATING)
+leaky_relu = OpInfo("leaky_relu", _leaky_relu_samples,
+                    ref=quiet_ref(lambda a, negative_slope=0.01: np.where(a > 0, a, a * negative_slope)),
+                    dtypes=FLOATING,
+                    errors=_one_error(dt.int64, NotImplementedError,
+                                      "\"leaky_relu_(cpu|cuda|meta)\" not implemented for 'Long'", regex=True))
+
 ROUNDING_OPS = {
     name: OpInfo(name, _samples(), ref=fn, dtypes=NO_BOOL,
                  errors=_one_error(dt.bool, NotImplementedError,
@@ -292,7 +312,7 @@ PREDICATES = [
 
 OPS: list = [
     neg, abs_, sign, relu, *FLOAT_UNARY_OPS.values(), polygamma, polygamma_, mvlgamma, gelu, gelu_backward, silu,
-    softplus,
+    softplus, hardtanh, leaky_relu,
     *ROUNDING_OPS.values(), *PREDICATES,
     inplace_variant(neg, "neg_", "neg_"), inplace_variant(abs_, "abs_", "abs_"),
     inplace_variant(relu, "relu_", "relu_"), inplace_variant(mvlgamma, "mvlgamma_", "mvlgamma_", dtypes=FLOATING),
