@@ -252,12 +252,21 @@ def softplus_backward(grad, self, beta, threshold):
 
 def hardtanh_backward(grad, self, min_val, max_val):
     """torch's hardtanh_backward: zero where ``self <= min_val`` or ``self >= max_val``, else ``grad`` (NaN inside)
-    (Note [Activation operators])."""
+    (Note [Activation operators]). The result in place of ``self`` gives the same answer."""
     return ops.where(ops.logical_or(ops.le(self, min_val), ops.ge(self, max_val)), 0.0, grad)
 
 
-def leaky_relu_backward(grad, self, negative_slope):
-    """torch's leaky_relu_backward: ``grad`` where ``self > 0``, else ``grad * negative_slope``."""
+_LEAKY_INPLACE = ("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+                  "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+                  "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+                  "in-place leakRelu backward calculation with negative slope")
+
+
+def leaky_relu_backward(grad, self, negative_slope, self_is_result=False):
+    """torch's leaky_relu_backward: ``grad`` where ``self > 0``, else ``grad * negative_slope``; from the in-place
+    op's result when ``self_is_result`` (its sign is the input's unless the slope is negative: torch's error)."""
+    if self_is_result and negative_slope < 0:
+        raise RuntimeError(_LEAKY_INPLACE)
     return ops.where(ops.gt(self, 0), grad, grad * negative_slope)
 
 

@@ -32,6 +32,7 @@ _TORCH_ORDINALS = {
     # a Python number reaches torch's Tensor overload
     "mul.Scalar": 0, "add.Scalar": 0, "sub.Scalar": 0, "div.Scalar": 0, "div.Scalar_mode": 2,
     "where.ScalarOther": 0, "where.ScalarSelf": 0,
+    "leaky_relu_": 1,  # torch's derivatives.yaml lists leaky_relu_ after leaky_relu under one camel name
 }
 
 

@@ -106,8 +106,9 @@ def _saturate(input: Tensor, lo: float, hi: float, fn) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``negative_slope * x``."""
     _check_float(input, "leaky_relu")
-    # the operator saves its input: a copy of it when the result overwrites it (Note [Activation operators])
-    return _result(input, ops.leaky_relu(_operand(input, inplace), negative_slope), inplace)
+    if inplace:  # Note [Activation operators]
+        return ops.leaky_relu_(input, negative_slope)
+    return ops.leaky_relu(input, negative_slope)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -218,7 +219,9 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     if input.dtype is _dt.uint8 and (min_val < 0 or max_val < 0):  # a negative bound would wrap around
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if input.dtype.is_floating_point:
-        out = ops.hardtanh(_operand(input, inplace), min_val, max_val)  # Note [Activation operators]
+        if inplace:  # Note [Activation operators]
+            return ops.hardtanh_(input, min_val, max_val)
+        return ops.hardtanh(input, min_val, max_val)
     else:  # torch converts the bounds to the integer type (truncation)
         out = ops.clamp(input, int(min_val), int(max_val))
     return _result(input, out, inplace)

@@ -240,7 +240,7 @@ def parse_yaml(path: str, aten: Namespace) -> tuple[dict, dict]:
             dop.register(DispatchKey.CompositeExplicitAutograd,
                          _inplace_kernel(op) if is_inplace else _out_kernel(op))
             dpacket = aten._register(dop)
-            if is_inplace:
+            if is_inplace and module != "nn":
                 methods[derived.name] = dpacket
             elif "function" in variants:
                 functions[schema.name] = packet

@@ -306,16 +306,25 @@ def test_dropout_of_integers_and_hardtanh_of_bool_and_unsigned_as_torch():
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("name, fn", [("HardtanhBackward0", lambda x: F.hardtanh(x, -0.5, 2.0)),
-                                      ("HardtanhBackward0", F.relu6),
-                                      ("LeakyReluBackward0", lambda x: F.leaky_relu(x, 0.1))])
-def test_hardtanh_and_leaky_relu_record_one_node_saving_the_input(device, name, fn):
-    """Note [Activation operators]: torch's node, whose only edge is the input and whose saved value is it."""
+@pytest.mark.parametrize("name, fn, saves", [
+    ("HardtanhBackward0", lambda x: F.hardtanh(x, -0.5, 2.0), "output"),
+    ("HardtanhBackward0", F.relu6, "output"),
+    ("HardtanhBackward0", lambda x: F.relu6(x * 1, inplace=True), "output"),
+    ("LeakyReluBackward0", lambda x: F.leaky_relu(x, 0.1), "input"),
+    ("LeakyReluBackward1", lambda x: F.leaky_relu(x * 1, 0.1, inplace=True), "output"),
+])
+def test_hardtanh_and_leaky_relu_record_one_node_saving_one_tensor(device, name, fn, saves):
+    """Note [Activation operators]: torch's node, one edge, one saved tensor -- the in-place forms save the tensor
+    they wrote, no copy."""
     x = st.randn(4, 5, device=device, requires_grad=True)
     y = fn(x)
     assert type(y.grad_fn).__name__ == name
-    (edge,) = y.grad_fn.next_edges
-    assert type(edge[0]).__name__ == "AccumulateGrad" and edge[0].variable is x
+    (edge,) = y.grad_fn.next_edges  # x's accumulator, or the node of x * 1 that the in-place forms write
+    assert type(edge[0]).__name__ in ("AccumulateGrad", "MulBackward0")
     saved = [v for v in y.grad_fn.saved if isinstance(v, SavedTensor)]
-    assert len(saved) == 1 and saved[0].unpack(y.grad_fn) is x
+    assert len(saved) == 1
+    value = saved[0].unpack(y.grad_fn)
+    assert value._storage is (y if saves == "output" else x)._storage
+    y.sum().backward()
+    assert x.grad is not None
     assert not hasattr(st, "hardtanh") and not hasattr(st, "leaky_relu")  # torch's python_module: nn

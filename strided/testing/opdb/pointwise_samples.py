@@ -120,19 +120,24 @@ def _writable_copy(t: Tensor) -> Tensor:
     return empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device).copy_(t)
 
 
-def inplace_variant(base: OpInfo, name: str, method: str, dtypes=None) -> OpInfo:
-    """An OpInfo calling ``self.<method>(...)`` on a copy of ``self`` for ``base``'s samples whose
-    result keeps ``self``'s shape and can be cast to its dtype (what in-place ops accept)."""
+def inplace_variant(base: OpInfo, name: str, method: str | None, dtypes=None, keep=None) -> OpInfo:
+    """An OpInfo calling ``self.<method>(...)`` (or, with no method, ``strided.ops.aten.<name>``) on a copy of
+    ``self`` for ``base``'s samples whose result keeps ``self``'s shape and can be cast to its dtype (what in-place
+    ops accept), and that ``keep(sample)`` accepts when given."""
     functional = base.get_op()
 
     def op(self, *args, **kwargs):
+        if method is None:
+            from ...ops import aten
+
+            return getattr(aten, name.partition(".")[0])(_writable_copy(self), *args, **kwargs)
         return getattr(_writable_copy(self), method)(*args, **kwargs)
 
     def samples(dtype, rng):
         for s in base.samples(dtype, rng):
             self = s.args[0]
             r = functional(*s.args, **s.kwargs)
-            if r.shape == self.shape and dt.can_cast(r.dtype, self.dtype):
+            if r.shape == self.shape and dt.can_cast(r.dtype, self.dtype) and (keep is None or keep(s)):
                 yield s
 
     return OpInfo(name, samples, ref=base.ref, op=op, dtypes=dtypes or base.dtypes,

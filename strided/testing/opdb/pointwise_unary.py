@@ -313,6 +313,9 @@ PREDICATES = [
 OPS: list = [
     neg, abs_, sign, relu, *FLOAT_UNARY_OPS.values(), polygamma, polygamma_, mvlgamma, gelu, gelu_backward, silu,
     softplus, hardtanh, leaky_relu,
+    inplace_variant(hardtanh, "hardtanh_", None),  # python_module: nn, no method
+    # torch's in-place gradient refuses a negative slope (the result's sign is not the input's)
+    inplace_variant(leaky_relu, "leaky_relu_", None, keep=lambda s: s.kwargs.get("negative_slope", 0.01) >= 0),
     *ROUNDING_OPS.values(), *PREDICATES,
     inplace_variant(neg, "neg_", "neg_"), inplace_variant(abs_, "abs_", "abs_"),
     inplace_variant(relu, "relu_", "relu_"), inplace_variant(mvlgamma, "mvlgamma_", "mvlgamma_", dtypes=FLOATING),
