@@ -30,6 +30,7 @@ __all__ = [
     "softplus_backward",
     "hardtanh_backward",
     "leaky_relu_backward",
+    "mse_loss_backward",
     "max_pool_double_backward",
     "gelu_double_backward",
 ]
@@ -252,7 +253,7 @@ def softplus_backward(grad, self, beta, threshold):
 
 def hardtanh_backward(grad, self, min_val, max_val):
     """torch's hardtanh_backward: zero where ``self <= min_val`` or ``self >= max_val``, else ``grad`` (NaN inside)
-    (Note [Activation operators]). The result in place of ``self`` gives the same answer."""
+    (Note [Functional operators]). The result in place of ``self`` gives the same answer."""
     return ops.where(ops.logical_or(ops.le(self, min_val), ops.ge(self, max_val)), 0.0, grad)
 
 
@@ -268,6 +269,14 @@ def leaky_relu_backward(grad, self, negative_slope, self_is_result=False):
     if self_is_result and negative_slope < 0:
         raise RuntimeError(_LEAKY_INPLACE)
     return ops.where(ops.gt(self, 0), grad, grad * negative_slope)
+
+
+def mse_loss_backward(grad, self, target, reduction):
+    """torch's mse_loss_backward: ``norm * (self - target) * grad``, ``norm`` = 2 / numel for a mean, else 2 (F.mse_loss
+    broadcasts the two first, so numel is the loss's count)."""
+    diff = self - target
+    norm = 2.0 / max(diff.numel(), 1) if reduction == 1 else 2.0
+    return diff * norm * grad
 
 
 def max_pool_double_backward(grad, indices):

@@ -2,7 +2,7 @@
 
 Each follows torch.nn.functional's signature, defaults, checks and messages, and is differentiable
 through the operators it calls (no derivative formula of its own; hardtanh / relu6 and leaky_relu call their
-operators, Note [Activation operators]). ``inplace=True`` computes the
+operators, Note [Functional operators]). ``inplace=True`` computes the
 result out of place and copies it into the input (``copy_``), which is what autograd records.
 
 Note [Composed activation gradients]
@@ -106,7 +106,7 @@ def _saturate(input: Tensor, lo: float, hi: float, fn) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``negative_slope * x``."""
     _check_float(input, "leaky_relu")
-    if inplace:  # Note [Activation operators]
+    if inplace:  # Note [Functional operators]
         return ops.leaky_relu_(input, negative_slope)
     return ops.leaky_relu(input, negative_slope)
 
@@ -219,7 +219,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     if input.dtype is _dt.uint8 and (min_val < 0 or max_val < 0):  # a negative bound would wrap around
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if input.dtype.is_floating_point:
-        if inplace:  # Note [Activation operators]
+        if inplace:  # Note [Functional operators]
             return ops.hardtanh_(input, min_val, max_val)
         return ops.hardtanh(input, min_val, max_val)
     else:  # torch converts the bounds to the integer type (truncation)

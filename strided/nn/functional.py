@@ -267,11 +267,9 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
 
         if input.device.type in ("cpu", "cuda") and is_autocast_enabled(input.device.type):
             input, target = (t.float() if t.dtype in (_dt.float16, _dt.bfloat16) else t for t in (input, target))
-    diff = input - target
-    sq = diff * diff
-    if code == 0:
-        return sq
-    return sq.mean() if code == 1 else sq.sum()
+    if input.shape != target.shape:  # as torch's F.mse_loss: the op sees one shape (its count is the loss's)
+        input, target = ops.broadcast_tensors([input, target])
+    return ops.mse_loss(input, target, code)
 
 
 def scaled_dot_product_attention(

@@ -290,6 +290,29 @@ def test_functional_losses(device):
         F.mse_loss(a, b[:1])
 
 
+@pytest.mark.parametrize("device", DATA_DEVICES)
+def test_mse_loss_is_one_node_and_broadcasts_as_torch(device):
+    """F.mse_loss's op (Note [Functional operators]): torch's MseLossBackward0 saving the two operands, gradients
+    2 (x - t) / n; a broadcast target is expanded first, so the mean counts the broadcast elements, as torch's."""
+    x = st.randn(3, 1, dtype=st.float64, device=device, requires_grad=True)
+    t = st.randn(3, 4, dtype=st.float64, device=device, requires_grad=True)
+    with pytest.warns(UserWarning, match="Using a target size"):
+        loss = F.mse_loss(x, t)
+    assert type(loss.grad_fn).__name__ == "MseLossBackward0"
+    loss.backward()
+
+    def f64(v):  # (host() goes through float32)
+        return v.detach().cpu().numpy()
+
+    d = f64(x) - f64(t)
+    np.testing.assert_allclose(f64(loss), (d * d).mean(), rtol=1e-12)
+    np.testing.assert_allclose(f64(x.grad), (2 * d / 12).sum(1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(f64(t.grad), -2 * d / 12, rtol=1e-12)
+    y = st.randn(5, device=device, requires_grad=True)
+    node = F.mse_loss(y, st.zeros(5, device=device), reduction="sum").grad_fn
+    assert len([v for v in node.saved if isinstance(v, st.autograd.graph.SavedTensor)]) == 2
+
+
 def test_activations():
     x = st.tensor([-2.0, -0.5, 0.0, 1.5])
     xn = host(x)

@@ -314,7 +314,7 @@ def test_dropout_of_integers_and_hardtanh_of_bool_and_unsigned_as_torch():
     ("LeakyReluBackward1", lambda x: F.leaky_relu(x * 1, 0.1, inplace=True), "output"),
 ])
 def test_hardtanh_and_leaky_relu_record_one_node_saving_one_tensor(device, name, fn, saves):
-    """Note [Activation operators]: torch's node, one edge, one saved tensor -- the in-place forms save the tensor
+    """Note [Functional operators]: torch's node, one edge, one saved tensor -- the in-place forms save the tensor
     they wrote, no copy."""
     x = st.randn(4, 5, device=device, requires_grad=True)
     y = fn(x)

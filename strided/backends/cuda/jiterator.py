@@ -36,8 +36,8 @@ from .kernels import ALL_CTYPES, MAX_DIMS, _text, coalesce, complex_header
 from .launch import get_kernel
 from .streams import current_stream_handle
 
-__all__ = ["MAX_INPUTS", "MAX_OUTPUTS", "MAX_EXTRAS", "extra_kind", "source_for", "Launcher", "make_launcher", "launcher", "vector_width", "launch",
-           "run", "plan_launch", "FLAT_FMT", "STRIDED_FMT", "OPTIONS"]
+__all__ = ["MAX_INPUTS", "MAX_OUTPUTS", "MAX_EXTRAS", "extra_kind", "source_for", "Launcher", "make_launcher",
+           "launcher", "vector_width", "launch", "run", "plan_launch", "FLAT_FMT", "STRIDED_FMT", "OPTIONS"]
 
 MAX_INPUTS = MAX_OUTPUTS = 8
 MAX_EXTRAS = 16  # JIT_MAX_EXTRAS in jiterator.cu

@@ -5,7 +5,6 @@ decompositions (linear -> addmm, stack -> unsqueeze + cat, ...).
 """
 
 from . import (  # noqa: F401
-    activations,
     aliases,
     aliases_more,
     batch_norm,
@@ -29,6 +28,7 @@ from . import (  # noqa: F401
     linalg_householder,
     linalg_jacobi,
     linalg_solvers,
+    nn_operators,
     order_statistics,
     packing,
     pointwise_math,
