@@ -31,6 +31,8 @@ __all__ = [
     "hardtanh_backward",
     "leaky_relu_backward",
     "mse_loss_backward",
+    "smooth_l1_loss_backward",
+    "huber_loss_backward",
     "max_pool_double_backward",
     "gelu_double_backward",
 ]
@@ -277,6 +279,26 @@ def mse_loss_backward(grad, self, target, reduction):
     diff = self - target
     norm = 2.0 / max(diff.numel(), 1) if reduction == 1 else 2.0
     return diff * norm * grad
+
+
+def _loss_scale(grad, x, reduction):
+    """``grad`` over the element count for a mean reduction (the loss's gradient per element)."""
+    return grad * (1.0 / max(x.numel(), 1)) if reduction == 1 else grad
+
+
+def smooth_l1_loss_backward(grad, self, target, reduction, beta):
+    """torch's smooth_l1_loss_backward (``beta`` > 0): ``-g`` / ``g`` at or past ``-beta`` / ``beta``, ``x g / beta``
+    inside, ``x = self - target``."""
+    x = self - target
+    g = _loss_scale(grad, x, reduction)
+    return ops.where(ops.le(x, -beta), -g, ops.where(ops.ge(x, beta), g, x * g / beta))
+
+
+def huber_loss_backward(grad, self, target, reduction, delta):
+    """torch's huber_loss_backward: ``-g delta`` / ``g delta`` at or past ``-delta`` / ``delta``, ``x g`` inside."""
+    x = self - target
+    g = _loss_scale(grad, x, reduction)
+    return ops.where(ops.le(x, -delta), -g * delta, ops.where(ops.ge(x, delta), g * delta, x * g))
 
 
 def max_pool_double_backward(grad, indices):

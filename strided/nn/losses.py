@@ -226,6 +226,13 @@ def l1_loss(
     return _weighted_reduction(loss, weight, reduction, lambda x: x.sum() / weight.sum())
 
 
+def _broadcast(input: Tensor, target: Tensor) -> tuple:
+    """The two operands at their broadcast shape, as torch's F losses pass them to their ops."""
+    if input.shape == target.shape:
+        return input, target
+    return tuple(ops.broadcast_tensors([input, target]))
+
+
 def smooth_l1_loss(
     input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0
 ) -> Tensor:
@@ -239,10 +246,11 @@ def smooth_l1_loss(
     refuse_complex(input, "smooth_l1_cpu", "smooth_l1_cuda")
     if input.dtype.name == "bool":  # torch's kernel refuses it before any subtraction
         raise NotImplementedError(f"\"smooth_l1_{input.device.type}\" not implemented for 'Bool'")
-    z = (input - target).abs()
-    if not z.dtype.is_floating_point:
-        raise NotImplementedError(f"\"smooth_l1_{input.device.type}\" not implemented for '{type_name(z.dtype)}'")
-    return apply_reduction(ops.where(ops.lt(z, beta), 0.5 * z * z / beta, z - 0.5 * beta), code)
+    kind = _dt.result_type(input, target)
+    if not kind.is_floating_point:
+        raise NotImplementedError(f"\"smooth_l1_{input.device.type}\" not implemented for '{type_name(kind)}'")
+    input, target = _broadcast(input, target)
+    return ops.smooth_l1_loss(input, target, code, beta)  # Note [Functional operators]
 
 
 def huber_loss(
@@ -260,12 +268,13 @@ def huber_loss(
     refuse_complex(input, "huber_cpu", "huber_cuda")
     if input.dtype.name == "bool":  # torch's kernel refuses it before any subtraction
         raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for 'Bool'")
-    z = (input - target).abs()
-    if not z.dtype.is_floating_point:
-        raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for '{type_name(z.dtype)}'")
-    loss = ops.where(ops.lt(z, delta), 0.5 * z * z, delta * (z - 0.5 * delta))
+    kind = _dt.result_type(input, target)
+    if not kind.is_floating_point:
+        raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for '{type_name(kind)}'")
+    input, target = _broadcast(input, target)
     if weight is None:
-        return apply_reduction(loss, code)
+        return ops.huber_loss(input, target, code, delta)  # Note [Functional operators]
+    loss = ops.huber_loss(input, target, 0, delta)
     return _weighted_reduction(loss * weight, weight, reduction, lambda x: x.mean())
 
 

@@ -313,6 +313,26 @@ def test_mse_loss_is_one_node_and_broadcasts_as_torch(device):
     assert len([v for v in node.saved if isinstance(v, st.autograd.graph.SavedTensor)]) == 2
 
 
+@pytest.mark.parametrize("device", DATA_DEVICES)
+@pytest.mark.parametrize("name, node, fn, slope", [
+    ("smooth_l1", "SmoothL1LossBackward0", lambda x, t: F.smooth_l1_loss(x, t, beta=0.5),
+     lambda d: np.where(np.abs(d) < 0.5, d / 0.5, np.sign(d))),
+    ("huber", "HuberLossBackward0", lambda x, t: F.huber_loss(x, t, delta=0.5),
+     lambda d: np.where(np.abs(d) < 0.5, d, 0.5 * np.sign(d))),
+])
+def test_piecewise_losses_are_one_node_as_torch(device, name, node, fn, slope):
+    """Note [Functional operators]: torch's node; gradients of both operands, a broadcast target expanded first."""
+    x = st.randn(3, 1, dtype=st.float64, device=device, requires_grad=True)
+    t = st.randn(3, 4, dtype=st.float64, device=device, requires_grad=True)
+    with pytest.warns(UserWarning, match="Using a target size"):
+        loss = fn(x, t)
+    assert type(loss.grad_fn).__name__ == node
+    loss.backward()
+    d = x.detach().cpu().numpy() - t.detach().cpu().numpy()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), (slope(d) / 12).sum(1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(t.grad.cpu().numpy(), -slope(d) / 12, rtol=1e-12)
+
+
 def test_activations():
     x = st.tensor([-2.0, -0.5, 0.0, 1.5])
     xn = host(x)
