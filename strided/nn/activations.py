@@ -222,9 +222,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
         if inplace:  # Note [Functional operators]
             return ops.hardtanh_(input, min_val, max_val)
         return ops.hardtanh(input, min_val, max_val)
-    else:  # torch converts the bounds to the integer type (truncation)
-        out = ops.clamp(input, int(min_val), int(max_val))
-    return _result(input, out, inplace)
+    # integers: torch converts the bounds to the integer type (truncation)
+    return _result(input, ops.clamp(input, int(min_val), int(max_val)), inplace)
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:

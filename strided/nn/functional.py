@@ -267,8 +267,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
 
         if input.device.type in ("cpu", "cuda") and is_autocast_enabled(input.device.type):
             input, target = (t.float() if t.dtype in (_dt.float16, _dt.bfloat16) else t for t in (input, target))
-    if input.shape != target.shape:  # as torch's F.mse_loss: the op sees one shape (its count is the loss's)
-        input, target = ops.broadcast_tensors([input, target])
+    input, target = _losses.broadcast_operands(input, target)  # one shape: the op's count is the loss's
     return ops.mse_loss(input, target, code)
 
 

@@ -226,7 +226,7 @@ def l1_loss(
     return _weighted_reduction(loss, weight, reduction, lambda x: x.sum() / weight.sum())
 
 
-def _broadcast(input: Tensor, target: Tensor) -> tuple:
+def broadcast_operands(input: Tensor, target: Tensor) -> tuple:
     """The two operands at their broadcast shape, as torch's F losses pass them to their ops."""
     if input.shape == target.shape:
         return input, target
@@ -249,7 +249,7 @@ def smooth_l1_loss(
     kind = _dt.result_type(input, target)
     if not kind.is_floating_point:
         raise NotImplementedError(f"\"smooth_l1_{input.device.type}\" not implemented for '{type_name(kind)}'")
-    input, target = _broadcast(input, target)
+    input, target = broadcast_operands(input, target)
     return ops.smooth_l1_loss(input, target, code, beta)  # Note [Functional operators]
 
 
@@ -271,7 +271,7 @@ def huber_loss(
     kind = _dt.result_type(input, target)
     if not kind.is_floating_point:
         raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for '{type_name(kind)}'")
-    input, target = _broadcast(input, target)
+    input, target = broadcast_operands(input, target)
     if weight is None:
         return ops.huber_loss(input, target, code, delta)  # Note [Functional operators]
     loss = ops.huber_loss(input, target, 0, delta)
