@@ -132,6 +132,67 @@ def _remove_overrides(token, registered: list) -> None:
     registered.clear()
 
 
+# Note [Python kernel arguments]
+# torch calls a Python kernel with the call's arguments in one normal form, whatever form the caller used
+# (``parseIValuesToPyArgsKwargs``): the positional arguments by position up to the last one that is not at its
+# default, the keyword-only ones by name and only those not at their default. So ``F.gelu(x)`` calls a gelu
+# override as ``fn(x)``, not ``fn(x, approximate='none')``, and torch's documented example (a jiterator function,
+# which refuses undeclared keywords, as gelu's CUDA kernel) works. ``python_kernel`` puts a function behind that
+# form; ``Library.impl`` registers through it (the ``impl`` decorator, which strided's own backends use, does not).
+_MISSING = object()
+
+
+def _at_default(arg, value) -> bool:
+    if not arg.has_default:
+        return False
+    default = arg.default_value
+    if default is None or value is None:
+        return default is None and value is None
+    if isinstance(value, (list, tuple)) or isinstance(default, tuple):
+        n = arg.type.list_size or 1
+        value = tuple(value) if isinstance(value, (list, tuple)) else (value,) * n
+        default = default if isinstance(default, tuple) else (default,) * n
+        return len(value) == len(default) and all(_plain_equal(arg.type.base, v, d) for v, d in zip(value, default))
+    return _plain_equal(arg.type.base, value, default)
+
+
+def _plain_equal(base: str, value, default) -> bool:
+    """torch's IValue equality: an int 1 is not a float 1.0 in a Scalar (a ``float`` argument holds floats)."""
+    if not isinstance(value, (int, float, complex, str)):
+        return False  # tensors, dtypes, devices: passed on as given
+    if base == "float" and not isinstance(value, bool):
+        value, default = float(value), float(default)
+    return type(value) is type(default) and value == default
+
+
+def _normal(arg, value):
+    """A positional value as torch passes it: a default filled in, an int for an ``int[N]`` as a list."""
+    if value is _MISSING:
+        return arg.default_value
+    if arg.type.is_list and arg.type.base in ("int", "SymInt") and isinstance(value, int):
+        return [value] * (arg.type.list_size or 1)
+    return value
+
+
+def python_kernel(op: OpOverload, fn):
+    """``fn`` called with ``op``'s arguments in torch's normal form (Note [Python kernel arguments])."""
+    positional = [a for a in op.schema.arguments if not a.kwarg_only]
+    by_name = {a.name: a for a in op.schema.arguments}
+
+    def kernel(*args, **kwargs):
+        values = list(args) + [kwargs.pop(a.name, _MISSING) for a in positional[len(args):]]
+        n = len(values)
+        while n and (values[n - 1] is _MISSING or _at_default(positional[n - 1], values[n - 1])):
+            n -= 1
+        values = [_normal(positional[i], v) for i, v in enumerate(values[:n])]
+        extra = {k: v for k, v in kwargs.items() if k not in by_name or not _at_default(by_name[k], v)}
+        return fn(*values, **extra)
+
+    kernel.__name__ = getattr(fn, "__name__", "python_kernel")
+    kernel.__wrapped__ = fn
+    return kernel
+
+
 class Library:
     """A handle for one namespace, as ``torch.library.Library(ns, "DEF" | "IMPL" | "FRAGMENT")``; its ``impl``
     registrations last as long as it does (Note [Kernel overrides])."""
@@ -168,7 +229,7 @@ class Library:
                 f"This is not allowed since there's already a kernel registered from python overriding "
                 f"{op.name.split('::')[-1]}.{op.overload_name}'s behavior for {key.name} dispatch key and "
                 f"{self.ns} namespace.")
-        _override(op, key, fn, self._token)
+        _override(op, key, python_kernel(op, fn), self._token)
         self._registered.append((op, key))
 
     def _destroy(self) -> None:

@@ -199,3 +199,28 @@ def test_refusals():
 
     with pytest.raises(CompileError, match=r"jiterator function 'bad'(.|\n)*no_such_function"):
         bad(g)
+
+
+def test_a_jiterator_function_as_gelus_cuda_kernel_as_torchs_documented_example():
+    """torch.cuda.jiterator's docstring: ``Library("aten", "IMPL").impl("gelu", jitted, "CUDA")`` overrides
+    F.gelu / nn.GELU on CUDA (Note [Python kernel arguments]: they call it without gelu's default ``approximate``);
+    the node stays GeluBackward0 with gelu's own backward, in both libraries."""
+    code = "template <typename T> T my_gelu(T a) { return a > 0 ? a : 0; }"
+    (x, tx) = _pair((5, 7), "float32")
+    x.requires_grad_(True)
+    tx.requires_grad_(True)
+    slib, tlib = st.library.Library("aten", "IMPL"), torch.library.Library("aten", "IMPL")
+    try:
+        slib.impl("gelu", sj._create_jit_fn(code), "CUDA")
+        tlib.impl("gelu", tj._create_jit_fn(code), "CUDA")
+        y, ty = st.nn.GELU()(x), torch.nn.GELU()(tx)
+        _same(y.detach(), ty.detach(), exact=True)
+        np.testing.assert_array_equal(y.detach().cpu().numpy(), np.maximum(x.detach().cpu().numpy(), 0))
+        assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__ == "GeluBackward0"
+        y.sum().backward()
+        ty.sum().backward()
+        _same(x.grad, tx.grad)
+    finally:
+        slib._destroy()
+        tlib._destroy()
+    _same(st.nn.functional.gelu(x.detach()), torch.nn.functional.gelu(tx.detach()))  # gelu's own kernel again

@@ -109,3 +109,30 @@ def test_refusals_are_torchs():
             st.library.Library("aten", "IMPL").impl("add.Tensor", _times_ten, "CPU", allow_override=False)
     finally:
         lib._destroy()
+
+
+def test_kernels_get_torchs_normal_form_of_the_arguments():
+    """Note [Python kernel arguments]: the forms torch's ``parseIValuesToPyArgsKwargs`` gives a Python kernel."""
+    seen = []
+
+    def record(*args, **kwargs):
+        seen.append((len(args), [a for a in args[1:] if not isinstance(a, st.Tensor)], kwargs))
+        return args[0].clone()
+
+    x = st.ones(3)
+    lib = st.library.Library("aten", "IMPL")
+    try:
+        lib.impl("gelu", record, "CPU")
+        lib.impl("add.Tensor", record, "CPU")
+        lib.impl("sum.dim_IntList", record, "CPU")
+        st.nn.functional.gelu(x)  # approximate='none' is gelu's default: not passed
+        st.nn.GELU(approximate="tanh")(x)
+        st.add(x, x, alpha=1.0)  # not alpha's default: an int 1 is not a float 1.0 among torch's IValues
+        st.add(x, x)
+        x.add(x, alpha=2)
+        x.sum(dim=0, keepdim=False)  # a keyword-given positional argument by position, an int as int[1]'s list
+        x.sum(0, True)
+    finally:
+        lib._destroy()
+    assert seen == [(1, [], {}), (1, [], {"approximate": "tanh"}), (2, [], {"alpha": 1.0}), (2, [], {}),
+                    (2, [], {"alpha": 2}), (2, [[0]], {}), (3, [[0], True], {})]

@@ -207,8 +207,21 @@ def plan_launch(outs, ins) -> tuple:
     return ("jit_strided64" if wide else "jit_strided32"), min(-(-n // _BLOCK), _GRID_CAP), tuple(params)
 
 
-def _vector_grid(n: int, vec: int) -> int:
-    return min(-(-n // (_BLOCK * vec)), _GRID_CAP)
+def plan_kernels(ln: Launcher, entry: str, grid: int, n: int, device_index: int) -> tuple:
+    """(kernel, grid, the vector kernel or None, its grid) for ``plan_launch``'s entry: a ``jit_flat`` plan runs
+    ``jit_vec`` instead when its addresses allow (``pick``)."""
+    kernel = ln.kernel(entry, device_index)
+    if entry == "jit_flat" and ln.vec > 1:
+        return kernel, grid, ln.kernel("jit_vec", device_index), min(-(-n // (_BLOCK * ln.vec)), _GRID_CAP)
+    return kernel, grid, None, None
+
+
+def pick(ln: Launcher, kernels: tuple, addresses) -> tuple:
+    """(kernel, grid) of ``plan_kernels``'s answer for these addresses (outputs, then inputs)."""
+    kernel, grid, vec_kernel, vec_grid = kernels
+    if vec_kernel is not None and ln.vectorizes(addresses):
+        return vec_kernel, vec_grid
+    return kernel, grid
 
 
 def launch(ln: Launcher, outs, ins, ed, ei, device_index: int, stream: int) -> None:
@@ -217,11 +230,10 @@ def launch(ln: Launcher, outs, ins, ed, ei, device_index: int, stream: int) -> N
     if not n:
         return
     entry, grid, params = plan_launch([o[1:] for o in outs], [i[1:] for i in ins])
-    if entry == "jit_flat" and ln.vectorizes([o[0] for o in outs] + [i[0] for i in ins]):
-        entry, grid = "jit_vec", _vector_grid(n, ln.vec)
-    optrs = [p for p, _, _ in outs] + [0] * (MAX_OUTPUTS - len(outs))
-    iptrs = [p for p, _, _ in ins] + [0] * (MAX_INPUTS - len(ins))
-    ln.kernel(entry, device_index)(grid, _BLOCK, stream, *optrs, *iptrs, *ed, *ei, n, *params)
+    optrs, iptrs = [p for p, _, _ in outs], [p for p, _, _ in ins]
+    kernel, grid = pick(ln, plan_kernels(ln, entry, grid, n, device_index), optrs + iptrs)
+    ptrs = optrs + [0] * (MAX_OUTPUTS - len(outs)) + iptrs + [0] * (MAX_INPUTS - len(ins))
+    kernel(grid, _BLOCK, stream, *ptrs, *ed, *ei, n, *params)
 
 
 def _check(name: str, tensors) -> None:
@@ -261,15 +273,12 @@ def _plan(code, name, nout, by_ref, tensors, kinds) -> tuple:
     strides = elementwise_strides(sizes, tensors)
     probe = new_output(sizes, common, dev, strides)  # the outputs' storage size, as the Meta rules make it
     n = math.prod(sizes)
-    kernel = grid = params = ln = vec_kernel = vec_grid = None
+    kernels = params = ln = None
     if n:
         ln = launcher(code, name, nout, by_ref, [t.dtype for t in tensors], common, kinds)
         entry, grid, params = plan_launch([(sizes, strides)] * nout, [(t._sizes, t._strides) for t in tensors])
-        kernel = ln.kernel(entry, dev.index)
-        if entry == "jit_flat" and ln.vec > 1:
-            vec_kernel, vec_grid = ln.kernel("jit_vec", dev.index), _vector_grid(n, ln.vec)
-    return (sizes, strides, common, dev, probe._storage.nbytes(), n, kernel, grid, params, ln, vec_kernel,
-            vec_grid)
+        kernels = plan_kernels(ln, entry, grid, n, dev.index)
+    return sizes, strides, common, dev, probe._storage.nbytes(), n, kernels, params, ln
 
 
 def run(code: str, name: str, nout: int, by_ref: bool, tensors, extras: dict) -> list:
@@ -288,13 +297,12 @@ def run(code: str, name: str, nout: int, by_ref: bool, tensors, extras: dict) ->
         if len(_PLANS) > 4096:
             _PLANS.clear()
         _PLANS[key] = plan
-    sizes, strides, common, dev, nbytes, n, kernel, grid, params, ln, vec_kernel, vec_grid = plan
+    sizes, strides, common, dev, nbytes, n, kernels, params, ln = plan
     outs = [make_tensor(allocate(nbytes, dev), 0, sizes, strides, common) for _ in range(nout)]
     if not n:
         return outs
     optrs, iptrs = [_address(o) for o in outs], [_address(t) for t in tensors]
-    if vec_kernel is not None and ln.vectorizes(optrs + iptrs):
-        kernel, grid = vec_kernel, vec_grid
+    kernel, grid = pick(ln, kernels, optrs + iptrs)
     ptrs = optrs + [0] * (MAX_OUTPUTS - nout) + iptrs + [0] * (MAX_INPUTS - len(tensors))
     ed, ei = _extra_fields(kinds, extras.values()) if kinds else _ZERO_EXTRAS
     kernel(grid, _BLOCK, current_stream_handle(dev.index), *ptrs, *ed, *ei, n, *params)
