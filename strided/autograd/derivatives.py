@@ -82,6 +82,7 @@ def formula_namespace() -> dict:
     from ..ops import bound
     from . import (
         functions,
+        functions_activations,
         functions_complex,
         functions_conv,
         functions_fft,
@@ -93,8 +94,8 @@ def formula_namespace() -> dict:
     )
 
     ns = {k: v for k, v in vars(bound).items() if not k.startswith("_")}
-    for module in (functions, functions_complex, functions_conv, functions_fft, functions_nn, functions_norm,
-                   functions_recurrent, functions_ties, functions_views):
+    for module in (functions, functions_activations, functions_complex, functions_conv, functions_fft, functions_nn,
+                   functions_norm, functions_recurrent, functions_ties, functions_views):
         ns.update({k: getattr(module, k) for k in module.__all__})
     from . import functions_eig  # linalg_eig_backward (Note [eig gradient])
     ns.update({k: getattr(functions_eig, k) for k in functions_eig.__all__})

@@ -1,5 +1,6 @@
 """Derivative helpers for activations, linear layers and losses (derivatives.yaml formulas call
-them; normalization's are in ``functions_norm``, the other helpers in ``functions`` and ``functions_views``).
+them; normalization's are in ``functions_norm``, the activation operators' in ``functions_activations``, the other
+helpers in ``functions`` and ``functions_views``).
 
 Note [Fused layer_norm backward] and its siblings: while no graph is recorded (no
 ``create_graph``), layer_norm, gelu, softmax and log_softmax differentiate through one fused
@@ -27,9 +28,6 @@ __all__ = [
     "cross_entropy_backward",
     "cross_entropy_target_backward",
     "gelu_backward",
-    "softplus_backward",
-    "hardtanh_backward",
-    "leaky_relu_backward",
     "mse_loss_backward",
     "smooth_l1_loss_backward",
     "huber_loss_backward",
@@ -246,31 +244,6 @@ def gelu_backward(grad, self, approximate):
     nonzero = ops.ne(self, 0)
     cdf = ops.where(nonzero, ops.gelu(self) / ops.where(nonzero, self, 1.0), 0.5)
     return grad * (cdf + self * pdf)
-
-
-def softplus_backward(grad, self, beta, threshold):
-    z = self * beta
-    return ops.where(ops.gt(z, threshold), grad, grad * ops.sigmoid(z))
-
-
-def hardtanh_backward(grad, self, min_val, max_val):
-    """torch's hardtanh_backward: zero where ``self <= min_val`` or ``self >= max_val``, else ``grad`` (NaN inside)
-    (Note [Functional operators]). The result in place of ``self`` gives the same answer."""
-    return ops.where(ops.logical_or(ops.le(self, min_val), ops.ge(self, max_val)), 0.0, grad)
-
-
-_LEAKY_INPLACE = ("In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
-                  "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
-                  "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
-                  "in-place leakRelu backward calculation with negative slope")
-
-
-def leaky_relu_backward(grad, self, negative_slope, self_is_result=False):
-    """torch's leaky_relu_backward: ``grad`` where ``self > 0``, else ``grad * negative_slope``; from the in-place
-    op's result when ``self_is_result`` (its sign is the input's unless the slope is negative: torch's error)."""
-    if self_is_result and negative_slope < 0:
-        raise RuntimeError(_LEAKY_INPLACE)
-    return ops.where(ops.gt(self, 0), grad, grad * negative_slope)
 
 
 def mse_loss_backward(grad, self, target, reduction):

@@ -32,7 +32,8 @@ _TORCH_ORDINALS = {
     # a Python number reaches torch's Tensor overload
     "mul.Scalar": 0, "add.Scalar": 0, "sub.Scalar": 0, "div.Scalar": 0, "div.Scalar_mode": 2,
     "where.ScalarOther": 0, "where.ScalarSelf": 0,
-    "leaky_relu_": 1,  # torch's derivatives.yaml lists leaky_relu_ after leaky_relu under one camel name
+    # torch's derivatives.yaml lists these in-place forms after their functional op under one camel name
+    "leaky_relu_": 1, "elu_": 1, "celu_": 1, "threshold_": 1,
 }
 
 
@@ -121,8 +122,9 @@ def register_all() -> dict:
             if info is None:  # autogen in-place: the functional's formulas, this overload's call data
                 info = copy.copy(infos[functional])
                 _finish(info, op, 0)
-                info.node_name = infos[functional].node_name
-                info.node_cls = infos[functional].node_cls
+                if op.schema.qualified_name not in _TORCH_ORDINALS:  # else torch names the form itself (threshold_)
+                    info.node_name = infos[functional].node_name
+                    info.node_cls = infos[functional].node_cls
                 info.op = op
             DERIVATIVES[op] = info
             if op._mutated is not None and op._mutated[0] == 0:

@@ -1,25 +1,11 @@
-"""Activation functions of ``strided.nn.functional`` (and ``rms_norm``), composed of existing operators.
+"""Activation functions of ``strided.nn.functional`` (and ``rms_norm``).
 
-Each follows torch.nn.functional's signature, defaults, checks and messages, and is differentiable
-through the operators it calls (no derivative formula of its own; hardtanh / relu6 and leaky_relu call their
-operators, Note [Functional operators]). ``inplace=True`` computes the
-result out of place and copies it into the input (``copy_``), which is what autograd records.
-
-Note [Composed activation gradients]
-The compositions are chosen so that values *and* gradients equal torch's kernels, at the edges too:
-
-* torch's hardsigmoid passes the gradient only strictly inside (-3, 3), while ``clamp`` passes it on
-  the closed interval. The inside is computed from the input and the saturated part from a clamped
-  *detached* input, joined with ``where`` (``_saturate``).
-* elu-family: ``expm1`` sees ``where(x > 0, 0, x)``, so a large positive x neither overflows nor
-  sends ``0 * inf = nan`` into the gradient through the branch ``where`` did not pick.
-* logsigmoid is ``minimum(x, 0) - log1p(exp(-|x|))``: stable, and ``minimum``'s half gradient at a
-  tie gives torch's 0.5 at x = 0.
-* hardswish is torch's ``x * clamp(x + 3, 0, 6) / 6`` with that clamp saturated as above, so the
-  gradient is torch's 0 at x = -3 and 1 at x = 3.
-
-One deliberate difference: torch's float64 hardsigmoid gradient multiplies by the float literal 1/6
-(0.16666667163...); here it is the double 1/6 (a relative difference of 3e-8).
+Each follows torch.nn.functional's signature, defaults, checks and messages. Those torch implements as one
+operator with its own autograd node call that operator (hardtanh / relu6, leaky_relu, elu / selu, celu,
+hardsigmoid, hardswish, mish, threshold, log_sigmoid, glu: ``ops/composite/nn_activations.py``, Note [Functional
+operators]), ``inplace=True`` calling its in-place form; the others (prelu, rrelu, softsign, tanhshrink, softmin,
+gumbel_softmax, rms_norm) are composed of operators here and differentiate through them, as torch's Python
+functions do.
 """
 
 from __future__ import annotations
@@ -27,10 +13,9 @@ from __future__ import annotations
 import warnings
 
 from .. import dtypes as _dt
-from ..backends.meta.pointwise import check_scalar_fits
+from ..backends.meta.pointwise import check_floating
 from ..backends.meta.reductions import type_name
 from ..ops import bound as ops
-from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 from ..type_info import finfo
 
@@ -68,24 +53,11 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-_CUDA_KERNEL_NAMES = {"log_sigmoid": "log_sigmoid_forward_cuda"}  # torch's CUDA names that are not "<op>_cuda"
-
-
-def _check_float(input: Tensor, kernel: str) -> None:
-    if not input.dtype.is_floating_point:
-        cuda = input.device.type == "cuda"
-        name = _CUDA_KERNEL_NAMES.get(kernel, f"{kernel}_cuda") if cuda else f"{kernel}_cpu"
-        raise NotImplementedError(f"\"{name}\" not implemented for '{type_name(input.dtype)}'")
+_check_float = check_floating
 
 
 def _result(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
     return input.copy_(out) if inplace else out
-
-
-def _operand(input: Tensor, inplace: bool) -> Tensor:
-    """The input to compute from when the composition saves it for backward: a copy if it is about to be
-    overwritten in place while autograd records (else backward would find it modified)."""
-    return input.clone() if inplace and input.requires_grad else input
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -94,13 +66,6 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
         stacklevel=stacklevel,
     )
     return 0 if ndim in (0, 1, 3) else 1
-
-
-def _saturate(input: Tensor, lo: float, hi: float, fn) -> Tensor:
-    """``fn(clamp(input, lo, hi))`` whose gradient flows only where ``lo < input < hi``
-    (Note [Composed activation gradients])."""
-    inside = ops.logical_and(ops.gt(input, lo), ops.lt(input, hi))
-    return ops.where(inside, fn(input), fn(ops.clamp(input.detach(), lo, hi)))
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -162,21 +127,11 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
     return rrelu(input, lower, upper, training, inplace=True)
 
 
-def _elu(input: Tensor, alpha: float, scale: float, input_scale: float, inplace: bool) -> Tensor:
-    """torch's ``elu(x, alpha, scale, input_scale)``: ``scale * x`` for x > 0, else
-    ``alpha * scale * expm1(input_scale * x)``."""
-    _check_float(input, "elu")
-    pos = ops.gt(input, 0)
-    neg = ops.where(pos, 0.0, input)
-    if input_scale != 1.0:
-        neg = neg * input_scale
-    out = ops.where(pos, input * scale if scale != 1.0 else input, ops.expm1(neg) * (alpha * scale))
-    return _result(input, out, inplace)
-
-
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for x > 0, else ``alpha * (exp(x) - 1)``."""
-    return _elu(input, alpha, 1.0, 1.0, inplace)
+    if inplace:  # Note [Functional operators]
+        return ops.elu_(input, alpha)
+    return ops.elu(input, alpha)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -184,8 +139,10 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    """``scale * elu(x, alpha)`` with the self-normalizing constants."""
-    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+    """``scale * elu(x, alpha)`` with the self-normalizing constants (torch's ``elu`` op, node EluBackward0)."""
+    if inplace:
+        return ops.elu_(input, _SELU_ALPHA, _SELU_SCALE)
+    return ops.elu(input, _SELU_ALPHA, _SELU_SCALE)
 
 
 def selu_(input: Tensor) -> Tensor:
@@ -194,9 +151,9 @@ def selu_(input: Tensor) -> Tensor:
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _elu(input, alpha, 1.0, 1.0 / alpha, inplace)
+    if inplace:
+        return ops.celu_(input, alpha)
+    return ops.celu(input, alpha)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -204,10 +161,8 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 def logsigmoid(input: Tensor) -> Tensor:
-    """``log(sigmoid(x))``, computed stably as ``min(x, 0) - log1p(exp(-|x|))``."""
-    _check_float(input, "log_sigmoid")
-    zero = ops.zeros((), dtype=input.dtype, device=input.device)
-    return ops.minimum(input, zero) - ops.log1p(ops.exp(-input.abs()))
+    """``log(sigmoid(x))``, computed stably as ``min(x, 0) - log1p(exp(-|x|))`` (the ``log_sigmoid`` op)."""
+    return ops.log_sigmoid(input)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
@@ -237,22 +192,17 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``clamp(x + 3, 0, 6) / 6``; the gradient is 1/6 inside (-3, 3), else zero."""
-    _check_float(input, "hardsigmoid")
-    return _result(input, _saturate(input, -3.0, 3.0, lambda x: (x + 3.0) / 6.0), inplace)
+    return ops.hardsigmoid_(input) if inplace else ops.hardsigmoid(input)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    """``x * clamp(x + 3, 0, 6) / 6``; the gradient is 0 for x <= -3 and 1 for x >= 3."""
-    _check_float(input, "hardswish")
-    x = _operand(input, inplace)
-    return _result(input, x * _saturate(x, -3.0, 3.0, lambda v: v + 3.0) / 6.0, inplace)
+    """``x * clamp(x + 3, 0, 6) / 6``; the gradient is 0 below -3 and 1 above 3."""
+    return ops.hardswish_(input) if inplace else ops.hardswish(input)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
-    _check_float(input, "mish")
-    x = _operand(input, inplace)
-    return _result(input, x * ops.tanh(ops.softplus(x)), inplace)
+    return ops.mish_(input) if inplace else ops.mish(input)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -267,14 +217,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: ``a * sigmoid(b)`` where ``a, b`` are the halves of ``input`` along ``dim``."""
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    n = input.size(dim)
-    if n % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {n}")
-    _check_float(input, "glu")
-    a, b = input.chunk(2, dim)
-    return a * ops.sigmoid(b)
+    return ops.glu(input, dim)
 
 
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
@@ -299,27 +242,13 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return ops.softmax(-input, dim, dtype)
 
 
-def _threshold(input: Tensor, limit: float, value: float, inplace: bool) -> Tensor:
-    refuse_complex(input, "threshold_cpu", "threshold_cuda")
-    if input.dtype is _dt.bool:
-        raise NotImplementedError(f"\"threshold_{'cuda' if input.device.type == 'cuda' else 'cpu'}\" not implemented "
-                                  "for 'Bool'")
-    # torch's threshold kernel converts the threshold to its compute type and the value to the input's type
-    check_scalar_fits(limit, _dt.float32 if input.dtype in (_dt.float16, _dt.bfloat16) else input.dtype)
-    check_scalar_fits(value, input.dtype)
-    out = ops.where(ops.le(input, limit), value, input)
-    if out.dtype is not input.dtype:  # an integer input keeps its type (value truncated, as torch)
-        out = out.to(input.dtype)
-    return _result(input, out, inplace)
-
-
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``value`` where ``x <= threshold``, else ``x``."""
-    return _threshold(input, threshold, value, inplace)
+    return ops.threshold_(input, threshold, value) if inplace else ops.threshold(input, threshold, value)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
-    return _threshold(input, threshold, value, True)
+    return ops.threshold_(input, threshold, value)
 
 
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:

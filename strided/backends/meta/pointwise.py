@@ -24,7 +24,7 @@ from ...tensor import Tensor
 from .common import broadcast_shapes, check, common_device, elementwise_strides, new_output, result_dtype
 
 __all__ = ["pointwise_output", "comparison", "check_scalar_fits", "scalar_type_name", "type_meta_name",
-           "not_implemented", "ROUNDING_MODES"]
+           "not_implemented", "check_floating", "ROUNDING_MODES"]
 
 ROUNDING_MODES = (None, "trunc", "floor")
 
@@ -56,6 +56,16 @@ def type_meta_name(d: dt.dtype) -> str:
 def not_implemented(kernel_name: str, d: dt.dtype) -> NotImplementedError:
     """torch's AT_DISPATCH error: ``"abs_cpu" not implemented for 'Bool'``."""
     return NotImplementedError(f'"{kernel_name}" not implemented for \'{_SCALAR_TYPE_NAMES[d]}\'')
+
+
+_CUDA_NAMES = {"log_sigmoid": "log_sigmoid_forward_cuda"}  # torch's CUDA kernel names that are not "<op>_cuda"
+
+
+def check_floating(t: Tensor, kernel: str) -> None:
+    """torch's refusal of a non-floating ``t`` by the floating-only kernel ``kernel`` (``"elu_cpu"``/``_cuda``)."""
+    if not t.dtype.is_floating_point:
+        name = _CUDA_NAMES.get(kernel, f"{kernel}_cuda") if t.device.type == "cuda" else f"{kernel}_cpu"
+        raise not_implemented(name, t.dtype)
 
 
 def pointwise_output(dtype: dt.dtype, *operands) -> Tensor:

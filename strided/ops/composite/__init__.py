@@ -28,6 +28,7 @@ from . import (  # noqa: F401
     linalg_householder,
     linalg_jacobi,
     linalg_solvers,
+    nn_activations,
     nn_operators,
     order_statistics,
     packing,

@@ -11,7 +11,7 @@ GROUPS = ("factories", "views", "pointwise", "reductions", "normalization", "lin
           "linalg_kernels_triangular", "linalg_kernels_lu", "linalg_kernels_orthogonal", "random_samplers",
           "aliases_inplace", "linalg_helpers", "indexing_compositions", "math_more", "random_fills", "complex_ops",
           "linalg_eig", "linalg_ldl", "fft", "complex_math", "pooling", "columns", "convolution", "batch_norm",
-          "group_norm", "losses")
+          "group_norm", "losses", "activations")
 
 
 def op_db() -> list:
