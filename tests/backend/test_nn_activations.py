@@ -348,3 +348,15 @@ def test_activation_operators_record_one_node_saving_one_tensor(device, name, fn
     assert x.grad is not None
     for op in ("hardtanh", "leaky_relu", "elu", "hardswish", "mish", "glu", "log_sigmoid", "softshrink"):
         assert not hasattr(st, op)  # torch's python_module: nn
+
+
+@pytest.mark.parametrize("fn", [lambda x: F.elu(x, alpha=-1.0, inplace=True),
+                                lambda x: F.celu(x, alpha=-1.0, inplace=True)])
+def test_inplace_elu_with_a_negative_alpha_refuses_backward_as_torch(fn):
+    x = st.randn(5, requires_grad=True)
+    y = fn(x * 1)  # the forward runs; its gradient would read a result whose sign lost the input's
+    with pytest.raises(RuntimeError, match="In-place elu backward calculation is triggered with a negative slope"):
+        y.sum().backward()
+    z = F.elu(x, alpha=-1.0)  # out of place: the gradient reads the input
+    z.sum().backward()
+    assert x.grad is not None
