@@ -245,9 +245,16 @@ def _jvp(op, args, kwargs, duals, written, before) -> list:
     def swap(v):
         return type(v)(leaf(t) for t in v) if isinstance(v, (list, tuple)) else leaf(v)
 
+    # an argument without a formula gets no tangent, as in torch (whose backward would refuse it: Note [Arguments
+    # without a formula])
+    from .kernels import DERIVATIVES, no_formula_arguments
+
+    info = DERIVATIVES.get(op)
+    skipped = no_formula_arguments(op, info) if info is not None and op._mutated is None else ()
+    skip_pos, skip_names = {p for p, _ in skipped}, {n for _, n in skipped}
     with enable_grad():
-        a2 = [swap(v) for v in args]
-        k2 = {k: swap(v) for k, v in kwargs.items()}
+        a2 = [v if i in skip_pos else swap(v) for i, v in enumerate(args)]
+        k2 = {k: v if k in skip_names else swap(v) for k, v in kwargs.items()}
         out = op(*a2, **k2)
         outs = [a2[op._mutated[0]] if op._mutated[0] < len(a2) else k2[op._mutated[1]]] if written is not None \
             else _flat(out)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 
+from .. import dtypes as dt
 from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
 from ..ops.composite.decompositions import matmul_shared_grad
+from ..ops.composite.nn_operators import BCE_EPSILON
 from .functions_views import flat_view, matrix_transpose
 
 __all__ = [
@@ -27,10 +29,16 @@ __all__ = [
     "matmul_backward",
     "cross_entropy_backward",
     "cross_entropy_target_backward",
+    "cross_entropy_weight_backward",
     "gelu_backward",
     "mse_loss_backward",
     "smooth_l1_loss_backward",
     "huber_loss_backward",
+    "nll_loss_backward",
+    "binary_cross_entropy_backward",
+    "binary_cross_entropy_target_backward",
+    "binary_cross_entropy_with_logits_backward",
+    "binary_cross_entropy_with_logits_target_backward",
     "max_pool_double_backward",
     "gelu_double_backward",
 ]
@@ -227,6 +235,25 @@ def cross_entropy_target_backward(grad, self, target, weight, reduction, label_s
     return g * grad
 
 
+def cross_entropy_weight_backward(grad, self, target, weight, reduction, label_smoothing):
+    """d cross_entropy / d weight for probability targets (torch composes that loss, ``-sum(w t log_softmax(x))``,
+    so its weight has a gradient): ``-sum(t log_softmax(self) grad)`` over all but the class dim. With class
+    indices torch's nll_loss refuses a weight that requires grad (F.cross_entropy raises at the call)."""
+    class_dim = 0 if self.dim() == 1 else 1
+    if not target.dtype.is_floating_point:
+        fn = "nll_loss_forward" if self.dim() <= 2 else "nll_loss2d_forward"
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument 'weight'. This "
+                           "input cannot have requires_grad True.")
+    c = self._sizes[class_dim]
+    tgt = target * (1 - label_smoothing) + label_smoothing / c if label_smoothing > 0 else target
+    g = ops.unsqueeze(grad, class_dim) if reduction == 0 else grad
+    if reduction == 1:
+        g = g / max(self.numel() // c if c else 0, 1)
+    contrib = -ops.log_softmax(self, class_dim) * tgt * g
+    dims = [d for d in range(self.dim()) if d != class_dim]
+    return _sum(contrib, dims) if dims else contrib
+
+
 def gelu_backward(grad, self, approximate):
     """d gelu: Phi(x) + x * phi(x) (exact), or the tanh approximation's derivative."""
     if not grad_mode.enabled:  # one fused op; the decomposition below records a graph (create_graph)
@@ -299,3 +326,72 @@ def gelu_double_backward(grad, grad_output, self, approximate: str):
     pdf = beta * ops.exp(-0.5 * sq)
     return grad * grad_output * (2 * pdf - sq * pdf)
 
+
+
+def nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight):
+    """torch's nll_loss_backward (and nll_loss2d_backward): ``-weight[t] * grad`` at each counted target's class
+    (over ``total_weight`` for a mean), zero elsewhere."""
+    class_dim = 0 if self.dim() == 1 else 1
+    t = target if target.dtype is dt.int64 else target.to(dt.int64)
+    if self.dim() == 1:
+        t = ops.reshape(t, ())
+    n_classes = self.size(class_dim)
+    skipped = ops.logical_or(ops.eq(t, ignore_index), ops.logical_or(ops.lt(t, 0), ops.ge(t, n_classes)))
+    safe = ops.where(skipped, 0, t)
+    g = grad / total_weight if reduction == 1 else grad
+    if weight is not None and t.numel():
+        g = g * ops.reshape(ops.index_select(weight, 0, ops.reshape(safe, (-1,))), safe.shape)
+    values = ops.where(skipped, 0.0, ops.neg(g))
+    if values.shape != t.shape:
+        values = ops.expand(values, t.shape)
+    zeros = ops.zeros_like(self)
+    if not n_classes:
+        return zeros
+    return ops.scatter(zeros, class_dim, ops.unsqueeze(safe, class_dim), ops.unsqueeze(values, class_dim))
+
+
+def _per_element(g, x, reduction):
+    return g / max(x.numel(), 1) if reduction == 1 else g
+
+
+def binary_cross_entropy_backward(grad, self, target, weight, reduction):
+    """torch's: ``grad (x - t) / max(x (1 - x), 1e-12)`` times the weight (not the derivative of the clamped logs:
+    finite where x is 0 or 1)."""
+    g = grad * (self - target) / ops.clamp_min((1 - self) * self, BCE_EPSILON)
+    if weight is not None:
+        g = g * weight
+    return _per_element(g, self, reduction)
+
+
+def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
+    """torch's: ``grad (log(1 - x) - log(x))`` times the weight."""
+    g = (ops.log1p(ops.neg(self)) - ops.log(self)) * grad
+    if weight is not None:
+        g = g * weight
+    return _per_element(g, target, reduction)
+
+
+def binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction):
+    """torch's: ``(sigmoid(x) - t) grad``, with ``pos_weight`` ``((p t + 1 - t) sigmoid(x) - p t) grad``; times the
+    weight."""
+    if pos_weight is not None:
+        pt = pos_weight * target
+        g = (pt + 1 - target) * ops.sigmoid(self) - pt
+    else:
+        g = ops.sigmoid(self) - target
+    g = g * grad
+    if weight is not None:
+        g = g * weight
+    return _per_element(g, self, reduction)
+
+
+def binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction):
+    """torch's: ``-x grad``, with ``pos_weight`` ``(log_sigmoid(-x) - p log_sigmoid(x)) grad``; times the weight."""
+    if pos_weight is not None:
+        g = ops.log_sigmoid(ops.neg(self)) - ops.log_sigmoid(self) * pos_weight
+    else:
+        g = ops.neg(self)
+    g = g * grad
+    if weight is not None:
+        g = g * weight
+    return _per_element(g, target, reduction)

@@ -286,6 +286,30 @@ def _set_stream(node, outs) -> None:
     node.stream = _CURRENT_STREAM[0](outs[0].device.index)
 
 
+# Note [Arguments without a formula]
+# As torch's generated code (check_no_requires_grad): a Tensor argument of a differentiable op that has no formula
+# may not require grad -- the call raises in torch's words instead of dropping that gradient silently. Integer and
+# bool tensors (indices, masks, class targets) cannot require grad, so only floating arguments ever trip it:
+# nll_loss's and binary_cross_entropy's weights, batch norm's running statistics.
+def no_formula_arguments(op, info) -> tuple:
+    """(position, name) of ``op``'s Tensor arguments without a formula, when some output is differentiable."""
+    if not any(info.output_differentiability):
+        return ()
+    with_formula = {name for name, _, _ in info.inputs}
+    return tuple((i, a.name) for i, a in enumerate(op.schema.arguments)
+                 if a.type.base == "Tensor" and a.name not in with_formula)
+
+
+def check_no_requires_grad(op, bound, unchecked) -> None:
+    """Note [Arguments without a formula]."""
+    for pos, name in unchecked:
+        v = bound[pos]
+        values = v if isinstance(v, (list, tuple)) else (v,)
+        if any(isinstance(t, Tensor) and t._requires_grad for t in values):
+            raise RuntimeError(f"The function '{op.schema.name}' is not differentiable with respect to argument "
+                               f"'{name}'. This input cannot have requires_grad True.")
+
+
 def make_functional_kernel(op, info):
     """The Autograd kernel of a functional overload (Note [Autograd kernel]); specialized per keyset
     so the op below autograd is reached by redispatch (Note [Autograd redispatch])."""
@@ -294,12 +318,15 @@ def make_functional_kernel(op, info):
     mode = grad_mode
     copies = OPERAND_COPIES.get(info.name)
     no_complex_grad = op.schema.name in NOT_DIFFERENTIABLE_FOR_COMPLEX
+    unchecked = no_formula_arguments(op, info)
 
     def for_keyset(keyset):
         below = _below(op, keyset)
 
         def autograd_kernel(*args, **kwargs):
             bound = args if (not kwargs and len(args) == nargs) else _bind(info, args, kwargs)
+            if unchecked:
+                check_no_requires_grad(op, bound, unchecked)
             node = _prepare_simple(info, bound) if simple else _prepare(info, bound)
             if copies is not None and node is not None:  # Note [Saved operand copies]
                 swapped = copies(bound)

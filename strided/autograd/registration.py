@@ -40,7 +40,9 @@ _TORCH_ORDINALS = {
 def _node_name(op, ordinal: int) -> str:
     """torch's node names: ``add.Tensor`` -> ``AddBackward0``, ``_to_copy`` -> ``ToCopyBackward0`` (Note [Node
     names])."""
-    camel = "".join(p.capitalize() for p in op.schema.name.split("_") if p)
+    name = op.schema.name
+    name = name[:-len("_forward")] if name.endswith("_forward") else name  # nll_loss_forward: NllLossBackward0
+    camel = "".join(p.capitalize() for p in name.split("_") if p)
     camel = re.sub(r"(?<=\d)[a-z]", lambda m: m.group().upper(), camel)
     ordinal = _TORCH_ORDINALS.get(op.schema.qualified_name, ordinal)
     return f"{camel}Backward{ordinal}"

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backends.meta.pointwise import scalar_type_name
-from ..dispatch.dispatcher import autocast_state
+from ..dispatch.dispatcher import autocast_state, grad_mode
 from ..ops import bound as ops
 from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
@@ -245,6 +245,11 @@ def cross_entropy(
     ``ignore_index`` targets contribute nothing; ``label_smoothing`` mixes in the uniform distribution.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if weight is not None and weight._requires_grad and grad_mode.enabled and not target.dtype.is_floating_point:
+        # torch's cross_entropy reaches nll_loss_forward / nll_loss2d_forward, whose weight has no gradient
+        fn = "nll_loss_forward" if input.dim() <= 2 else "nll_loss2d_forward"
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument 'weight'. This "
+                           "input cannot have requires_grad True.")
     return ops.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing)
 
 

@@ -4,15 +4,10 @@ Each follows torch.nn.functional's signature and defaults (legacy ``size_average
 included), its checks and messages, and is differentiable through the operators it calls.
 
 Note [Composed losses]
-* ``nll_loss`` gathers ``-input[target] * weight[target]`` along the class dim; ignored targets
-  give 0 (``where``, so a ``-inf`` log-probability there cannot make a ``nan``) and the weighted
-  mean divides by the sum of the weights of the non-ignored targets. Class indices out of range
-  are reported as strided's ``cross_entropy`` does: on the CPU an ``IndexError`` (the check is a
-  host read, free there); elsewhere no device sync, the loss is ``nan`` where a target is bad.
-* ``binary_cross_entropy`` is the one custom ``autograd.Function`` here: torch's gradient,
-  ``(x - t) / max(x (1 - x), 1e-12)``, is not the derivative of its clamped logs; composing the
-  forward would give ``0 * inf = nan`` where x is exactly 0 or 1 (a saturated sigmoid), torch a
-  finite value. Its backward is written with operators, so it runs on every backend.
+nll_loss, binary_cross_entropy and binary_cross_entropy_with_logits call their operators
+(``nll_loss_forward`` / ``nll_loss2d_forward``, Note [NLL loss operator]; Note [Functional operators]), with
+torch's checks and, for nll_loss over 3 or more than 4 dims, torch's (N, C, 1, -1) view first. The others are
+composed here and differentiate through the ops they call.
 """
 
 from __future__ import annotations
@@ -20,7 +15,6 @@ from __future__ import annotations
 import warnings
 
 from .. import dtypes as _dt
-from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..backends.meta.common import broadcast_shapes
 from ..backends.meta.normalization import _nll_loss_nd
@@ -29,7 +23,6 @@ from ..ops import bound as ops
 from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
 from ._reduction import apply_reduction, get_enum, legacy_get_string
-from .activations import logsigmoid
 
 __all__ = [
     "nll_loss",
@@ -82,65 +75,17 @@ def nll_loss(
     ``ignore_index`` contribute nothing; "mean" divides by the summed weights of the other targets.
     """
     code = get_enum(legacy_get_string(size_average, reduce, reduction))
-    _nll_loss_nd(input, target, weight)
-    if not input.dtype.is_floating_point:
-        kernel = "nll_loss_out_frame" if input.dim() <= 2 else "nll_loss2d_forward_out_frame"
-        if input.device.type == "cuda" and input.dim() > 2:  # torch 2.11's CUDA kernel
-            kernel = "nll_loss2d_forward_kernel"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
-    class_dim = 0 if input.dim() == 1 else 1
-    n_classes = input.size(class_dim)
-    t = target if target.dtype is _dt.int64 else target.to(_dt.int64)
-    if input.dim() == 1:
-        t = t.reshape(())
-    ignored = ops.eq(t, ignore_index)
-    bad = ops.logical_and(ops.logical_not(ignored), ops.logical_or(ops.lt(t, 0), ops.ge(t, n_classes)))
-    on_host = input.device.type == "cpu"
-    if on_host and t.numel() and bad.any().item():
-        raise IndexError(f"Target {t[bad].reshape(-1)[0].item()} is out of bounds.")
-    safe = ops.where(ops.logical_or(ignored, bad), 0, t)
-    if n_classes:
-        picked = input.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)
-    else:
-        picked = ops.zeros(t.shape, dtype=input.dtype, device=input.device)
-    if weight is None:
-        wt = ops.logical_not(ignored).to(input.dtype)
-        loss = ops.where(ignored, 0.0, -picked)
-    else:
-        w = weight.index_select(0, safe.reshape(-1)).reshape(t.shape) if n_classes else ops.zeros_like(picked)
-        wt = ops.where(ignored, 0.0, w)
-        loss = ops.where(ignored, 0.0, -(picked * w))
-    if not on_host:
-        loss = ops.where(bad, float("nan"), loss)
-    if code == 1:
-        return loss.sum() / wt.sum()
-    return apply_reduction(loss, code)
-
-
-# torch's EPSILON of binary_cross_entropy_backward is the float literal 1e-12f, also for double inputs.
-_BCE_EPSILON = 9.999999960041972e-13
-
-
-class _BinaryCrossEntropy(Function):
-    """Elementwise ``-(t log x + (1 - t) log(1 - x))`` (logs clamped at -100) with torch's gradients
-    (Note [Composed losses])."""
-
-    @staticmethod
-    def forward(ctx, input, target):
-        ctx.save_for_backward(input, target)
-        log_x = ops.clamp_min(ops.log(input), -100)
-        log_1mx = ops.clamp_min(ops.log1p(-input), -100)
-        return (target - 1) * log_1mx - target * log_x
-
-    @staticmethod
-    def backward(ctx, grad):
-        input, target = ctx.saved_tensors
-        grad_input = grad_target = None
-        if ctx.needs_input_grad[0]:
-            grad_input = grad * (input - target) / ops.clamp_min((1 - input) * input, _BCE_EPSILON)
-        if ctx.needs_input_grad[1]:
-            grad_target = -grad * ops.log(input / (1 - input))
-        return grad_input, grad_target
+    _nll_loss_nd(input, target, weight)  # torch's nll_loss_nd checks, before any reshape
+    if input.dim() <= 2:
+        return ops.nll_loss_forward(input, target, weight, code, ignore_index)[0]
+    if input.dim() == 4:
+        return ops.nll_loss2d_forward(input, target, weight, code, ignore_index)[0]
+    # 3 or more than 4 dims: torch's nll_loss_nd views them as (N, C, 1, -1) (an empty batch as (N, C, 0, 0))
+    n, c = input.shape[0], input.shape[1]
+    x = input.contiguous().view(n, c, 1, -1) if input.numel() else input.contiguous().view(n, c, 0, 0)
+    t = target.contiguous().view(n, 1, -1) if target.numel() else target.contiguous().view(n, 0, 0)
+    out = ops.nll_loss2d_forward(x, t, weight, code, ignore_index)[0]
+    return out.view([n, *input.shape[2:]]) if code == 0 else out
 
 
 def _broadcast_to_target(target: Tensor, weight: Tensor) -> tuple:
@@ -174,19 +119,7 @@ def binary_cross_entropy(
         )
     if weight is not None:
         weight = weight.expand(_broadcast_to_target(target, weight))
-    if target.dtype is not input.dtype:  # checked first, as torch
-        raise RuntimeError(f"Found dtype {type_name(target.dtype)} but expected {type_name(input.dtype)}")
-    if not input.dtype.is_floating_point:
-        kernel = "binary_cross_entropy_out_cuda" if input.device.type == "cuda" else "binary_cross_entropy"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
-    if input.device.type == "cpu" and input.numel():
-        inside = ops.logical_and(ops.ge(input, 0), ops.le(input, 1))
-        if not inside.all().item():
-            raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = _BinaryCrossEntropy.apply(input, target)
-    if weight is not None:
-        loss = loss * (weight if weight.dtype is input.dtype else weight.to(input.dtype))
-    return apply_reduction(loss, code)
+    return ops.binary_cross_entropy(input, target, weight, code)  # Note [Functional operators]
 
 
 def binary_cross_entropy_with_logits(
@@ -203,13 +136,7 @@ def binary_cross_entropy_with_logits(
     code = get_enum(legacy_get_string(size_average, reduce, reduction))
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    log_sigmoid = logsigmoid(input)
-    if pos_weight is not None:
-        log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
-    loss = (1 - target) * input - log_sigmoid
-    if weight is not None:
-        loss = loss * weight
-    return apply_reduction(loss, code)
+    return ops.binary_cross_entropy_with_logits(input, target, weight, pos_weight, code)
 
 
 def l1_loss(

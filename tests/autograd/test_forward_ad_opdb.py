@@ -11,6 +11,8 @@ import pytest
 
 import strided as st
 import strided.autograd.forward_ad as sf
+from strided.autograd.kernels import DERIVATIVES, no_formula_arguments
+from strided.dispatch.dispatcher import OpOverload
 from strided.tensor import Tensor
 from strided.testing.opdb import op_db
 
@@ -65,8 +67,12 @@ def _tangents_and_differences(op, sample, rng):
             tangents[id(x)] = st.tensor(rng.standard_normal(x.shape))
         return x
 
-    args = [_swap(a, pick) for a in sample.args]
-    kwargs = {n: _swap(v, pick) for n, v in sample.kwargs.items()}
+    # arguments without a formula (a loss's class weights) are held fixed: they get no tangent, as in torch
+    info = DERIVATIVES.get(op) if isinstance(op, OpOverload) else None
+    fixed = no_formula_arguments(op, info) if info is not None and op._mutated is None else ()
+    fixed_pos, fixed_names = {p for p, _ in fixed}, {n for _, n in fixed}
+    args = [a if i in fixed_pos else _swap(a, pick) for i, a in enumerate(sample.args)]
+    kwargs = {n: v if n in fixed_names else _swap(v, pick) for n, v in sample.kwargs.items()}
     if not tangents:
         return []
     try:

@@ -181,9 +181,12 @@ def _check_op(info, dtype, leaf_dtypes):
         differentiable = info_d.output_differentiability
     for s in samples:
         s_args = (st.abs(s.args[0]), *s.args[1:]) if info.name in NONNEGATIVE_FIRST else s.args
-        args = tuple(_leaf(a, wrt is None or i >= len(names) or names[i] in wrt, leaf_dtypes)
+        sample_wrt = wrt
+        if info.name == "cross_entropy_loss" and not s_args[1].dtype.is_floating_point:
+            sample_wrt = set(wrt) - {"weight"}  # class targets: torch's nll_loss refuses a weight requiring grad
+        args = tuple(_leaf(a, sample_wrt is None or i >= len(names) or names[i] in sample_wrt, leaf_dtypes)
                      for i, a in enumerate(s_args))
-        kwargs = {k: _leaf(v, wrt is None or k in wrt, leaf_dtypes) for k, v in s.kwargs.items()}
+        kwargs = {k: _leaf(v, sample_wrt is None or k in sample_wrt, leaf_dtypes) for k, v in s.kwargs.items()}
         kw_names = [k for k, v in kwargs.items() if isinstance(v, Tensor) and v.requires_grad]
         n_args = len(args)
 

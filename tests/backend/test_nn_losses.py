@@ -447,3 +447,66 @@ def _f64(*shape, low=None, high=None):
 )
 def test_losses_gradcheck(name, fn, inputs):
     assert gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-4)
+
+
+# ------------------------------------------------------------------ operators, nodes, arguments without a formula
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name, fn", [
+    ("NllLossBackward0", lambda x: F.nll_loss(x, st.tensor([1, 0, 3], device=x.device))),
+    ("NllLoss2DBackward0", lambda x: F.nll_loss(x.reshape(1, 4, 3, 1), st.tensor([[[1], [0], [3]]], device=x.device))),
+    ("BinaryCrossEntropyBackward0", lambda x: F.binary_cross_entropy(st.sigmoid(x).detach().requires_grad_(),
+                                                                     st.ones(3, 4, device=x.device) * 0.3)),
+    ("BinaryCrossEntropyWithLogitsBackward0",
+     lambda x: F.binary_cross_entropy_with_logits(x, st.ones(3, 4, device=x.device) * 0.3)),
+])
+def test_losses_are_one_operator_with_torchs_node(device, name, fn):
+    """Note [Functional operators]: one node of torch's name, whatever the loss composes below autograd."""
+    x = st.randn(3, 4, device=device, requires_grad=True)
+    y = fn(x)
+    assert type(y.grad_fn).__name__ == name
+    y.backward()
+    assert not hasattr(st, "nll_loss_forward")  # torch's python_module: nn
+
+
+@pytest.mark.parametrize("call, fn, arg", [
+    (lambda w: F.nll_loss(st.randn(3, 5), st.tensor([1, 2, 3]), weight=w), "nll_loss_forward", "weight"),
+    (lambda w: F.nll_loss(st.randn(3, 5, 2), st.zeros(3, 2, dtype=st.int64), weight=w), "nll_loss2d_forward",
+     "weight"),
+    (lambda w: F.cross_entropy(st.randn(3, 5), st.tensor([1, 2, 3]), weight=w), "nll_loss_forward", "weight"),
+    (lambda w: F.cross_entropy(st.randn(3, 5, 2, 2), st.zeros(3, 2, 2, dtype=st.int64), weight=w),
+     "nll_loss2d_forward", "weight"),
+    (lambda w: F.binary_cross_entropy(st.rand(4, 5), st.rand(4, 5), weight=w), "binary_cross_entropy", "weight"),
+    (lambda w: F.binary_cross_entropy_with_logits(st.randn(4, 5), st.rand(4, 5), pos_weight=w),
+     "binary_cross_entropy_with_logits", "pos_weight"),
+    (lambda w: F.batch_norm(st.randn(2, 5), w, st.ones(5), training=True), "native_batch_norm", "running_mean"),
+])
+def test_an_argument_without_a_formula_may_not_require_grad_as_torch(call, fn, arg):
+    """Note [Arguments without a formula]: torch's check_no_requires_grad, at the call; none under no_grad."""
+    w = st.rand(5, requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape(f"The function '{fn}' is not differentiable with respect to "
+                                                     f"argument '{arg}'. This input cannot have requires_grad True.")):
+        call(w)
+    with st.no_grad():
+        call(w)
+
+
+def test_cross_entropy_weight_gets_a_gradient_with_probability_targets_as_torch():
+    """torch composes the probability-target loss, so its weight is differentiable there (and only there)."""
+    torch = pytest.importorskip("torch")
+    x, t, w = RNG.standard_normal((3, 5, 2)), RNG.random((3, 5, 2)), RNG.random(5)
+    for reduction in REDUCTIONS:
+        for smoothing in (0.0, 0.25):
+            sw, tw = st.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+            F.cross_entropy(st.tensor(x), st.tensor(t), weight=sw, reduction=reduction,
+                            label_smoothing=smoothing).sum().backward()
+            torch.nn.functional.cross_entropy(torch.tensor(x), torch.tensor(t), weight=tw, reduction=reduction,
+                                              label_smoothing=smoothing).sum().backward()
+            np.testing.assert_allclose(sw.grad.numpy(), tw.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_nextafter_has_torchs_gradient():
+    """torch's formulas: ``grad`` where self != other, else 0; none for ``other``."""
+    a = st.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = st.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    st.nextafter(a, b).sum().backward()
+    assert a.grad.tolist() == [0.0, 1.0, 1.0] and b.grad.tolist() == [0.0, 0.0, 0.0]
