@@ -333,7 +333,9 @@ class SavedTensor:
             raise RuntimeError(_modified_message(t, node, self))
         if self.output_nr is not None:
             t = make_tensor(t._storage, t._offset, t._sizes, t._strides, t.dtype)
-            set_history(t, node, self.output_nr)
+            # only a differentiable output gets its node back (max.dim's saved indices stay plain integers)
+            if t.dtype.is_floating_point or t.dtype.is_complex:
+                set_history(t, node, self.output_nr)
         return t
 
 

@@ -181,9 +181,7 @@ def _check_op(info, dtype, leaf_dtypes):
         differentiable = info_d.output_differentiability
     for s in samples:
         s_args = (st.abs(s.args[0]), *s.args[1:]) if info.name in NONNEGATIVE_FIRST else s.args
-        sample_wrt = wrt
-        if info.name == "cross_entropy_loss" and not s_args[1].dtype.is_floating_point:
-            sample_wrt = set(wrt) - {"weight"}  # class targets: torch's nll_loss refuses a weight requiring grad
+        sample_wrt = _sample_wrt(info, wrt, s_args)
         args = tuple(_leaf(a, sample_wrt is None or i >= len(names) or names[i] in sample_wrt, leaf_dtypes)
                      for i, a in enumerate(s_args))
         kwargs = {k: _leaf(v, sample_wrt is None or k in sample_wrt, leaf_dtypes) for k, v in s.kwargs.items()}
@@ -248,6 +246,14 @@ def test_gradcheck_inplace(info, op):
         assert gradcheck(call, args), f"{op}: {s}"
 
 
+def _sample_wrt(info, wrt, args):
+    """``wrt`` for one sample: cross_entropy's weight has a formula for probability targets only (class targets:
+    torch's nll_loss refuses a weight that requires grad, Note [Arguments without a formula])."""
+    if info.name == "cross_entropy_loss" and not args[1].dtype.is_floating_point:
+        return set(wrt) - {"weight"}
+    return wrt
+
+
 def _formula_inputs(op):
     """Names of the inputs derivatives.yaml differentiates (None: a decomposition, all of them)."""
     info = DERIVATIVES.get(op)
@@ -306,7 +312,9 @@ def test_cuda_gradients_equal_cpu(info):
         grads = {}
         for device in ("cpu", "cuda"):
             moved = to_device(s.args, device)
-            args = tuple(_leaf(a, wrt is None or i >= len(names) or names[i] in wrt) for i, a in enumerate(moved))
+            sample_wrt = _sample_wrt(info, wrt, moved)
+            args = tuple(_leaf(a, sample_wrt is None or i >= len(names) or names[i] in sample_wrt)
+                         for i, a in enumerate(moved))
             kwargs = to_device(s.kwargs, device)
             leaves = [x for x in _flat(args) if isinstance(x, Tensor) and x.requires_grad]
             outs = [o for o in _flat([fn(*args, **kwargs)]) if isinstance(o, Tensor) and o.requires_grad]

@@ -28,8 +28,8 @@ def _samples(*kwargs_list, low=None, high=None):
     return samples
 
 
-def _float_only(name):
-    return lambda rng: [error((make_arg((3,), dt.int64, rng=rng),), NotImplementedError, _FLOAT_ONLY.format(name),
+def _float_only(name, message=_FLOAT_ONLY):
+    return lambda rng: [error((make_arg((3,), dt.int64, rng=rng),), NotImplementedError, message.format(name),
                               regex=True)]
 
 
@@ -138,7 +138,7 @@ hardshrink = OpInfo("hardshrink", _samples({"lambd": 0.2}, {"lambd": 1.5}), ref=
 threshold = OpInfo("threshold", _threshold_samples, ref=quiet_ref(_threshold_ref), dtypes=NO_BOOL,
                    errors=_threshold_errors)
 log_sigmoid = OpInfo("log_sigmoid", _samples(), ref=_f64(_log_sigmoid_ref), dtypes=FLOATING,
-                     errors=_float_only("log_sigmoid"))
+                     errors=_float_only("log_sigmoid", "\"{}_(cpu|forward_cuda)\" not implemented for 'Long'"))
 glu = OpInfo("glu", _glu_samples, ref=_f64(_glu_ref), dtypes=FLOATING, errors=_glu_errors)
 
 OPS: list = [
