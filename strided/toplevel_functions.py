@@ -36,7 +36,7 @@ __all__ = [*_INPLACE, *_NN, "norm", "detach_", "split", "fill", "nonzero_static"
            "instance_norm", "batch_norm", "kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss",
            "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
-           "adaptive_max_pool1d", "constant_pad_nd"]
+           "adaptive_max_pool1d"]
 
 for _name in _INPLACE:
     globals()[_name] = getattr(_bound, _name)
@@ -352,8 +352,3 @@ def adaptive_avg_pool1d(input, output_size):  # noqa: A002
 def adaptive_max_pool1d(input, output_size):  # noqa: A002
     """torch.adaptive_max_pool1d: ``(values, indices)``."""
     return tuple(_F().adaptive_max_pool1d(input, output_size, return_indices=True))
-
-
-def constant_pad_nd(input, pad, value=0):  # noqa: A002
-    """torch.constant_pad_nd: ``F.pad(input, pad, "constant", value)``."""
-    return _F().pad(input, list(pad), "constant", value)

@@ -1,9 +1,9 @@
 """``F.pad`` (torch.nn.functional.pad) composed of operators: constant, reflect, replicate, circular.
 
 ``pad`` lists (left, right) amounts for the last dim, then for the one before, and so on; negative
-amounts crop. Constant padding concatenates filled blocks (``cat``); the other modes gather the
-source positions of every output position along each padded dim (``index_select``). Both are
-differentiable through the ops they call and run on every backend.
+amounts crop. Constant padding is the ``constant_pad_nd`` operator (Note [Constant padding]); the other modes
+gather the source positions of every output position along each padded dim (``index_select``), differentiable
+through the ops they call. Both run on every backend.
 """
 
 from __future__ import annotations
@@ -55,30 +55,21 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         cuda = {"reflection": ("reflection_pad1d_out", "reflection_pad2d_out_template", "reflection_pad3d_out_cuda"),
                 "replication": tuple(f"replication_pad{i}d_cuda" for i in (1, 2, 3))}[name][k - 1]
         raise not_implemented(cuda if input.device.type == "cuda" else f"{name}_pad{k}d", input.dtype)
+    if mode == "constant":  # the constant_pad_nd op (Note [Constant padding])
+        for j in range(k):
+            n, lo, hi = input._sizes[nd - 1 - j], amounts[2 * j], amounts[2 * j + 1]
+            if n + min(lo, 0) + min(hi, 0) < 0:
+                raise RuntimeError(f"The input size {n}, plus negative padding {min(lo, 0)} and {min(hi, 0)} resulted "
+                                   f"in a negative output size, which is invalid. Check dimension {nd - 1 - j} of "
+                                   "your input.")
+        return ops.constant_pad_nd(input, list(amounts), value or 0)
     out = input
     for j in range(k):
         dim = nd - 1 - j
         lo, hi = amounts[2 * j], amounts[2 * j + 1]
         if lo or hi:
-            out = _constant(out, dim, lo, hi, value or 0) if mode == "constant" else _gather(out, dim, lo, hi, mode)
+            out = _gather(out, dim, lo, hi, mode)
     return out
-
-
-def _constant(x: Tensor, dim: int, lo: int, hi: int, value) -> Tensor:
-    n = x._sizes[dim]
-    start, stop = max(-lo, 0), n - max(-hi, 0)
-    if stop < start:
-        raise RuntimeError(f"The input size {n}, plus negative padding {min(lo, 0)} and {min(hi, 0)} resulted in a "
-                           f"negative output size, which is invalid. Check dimension {dim} of your input.")
-    parts = []
-    for amount in (lo, None, hi):
-        if amount is None:
-            parts.append(ops.narrow(x, dim, start, stop - start))
-        elif amount > 0:
-            shape = list(x._sizes)
-            shape[dim] = amount
-            parts.append(ops.full(shape, value, dtype=x.dtype, device=x.device))
-    return parts[0] if len(parts) == 1 else ops.cat(parts, dim)
 
 
 def _gather(x: Tensor, dim: int, lo: int, hi: int, mode: str) -> Tensor:

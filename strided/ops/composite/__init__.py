@@ -32,6 +32,7 @@ from . import (  # noqa: F401
     nn_operators,
     order_statistics,
     packing,
+    padding,
     pointwise_math,
     pooling,
     random_fills,

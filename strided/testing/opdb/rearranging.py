@@ -163,6 +163,42 @@ def _clamp_samples(names):
     return samples
 
 
+def _pad_samples(d, rng):
+    def a(shape, **kw):
+        return make_arg(shape, d, rng=rng, **kw)
+
+    fill = 1 if not d.is_floating_point else 1.5
+    yield SampleInput((a((3, 4)), [1, 2]), {}, "the last dim")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), [1, -1, 2, 0], fill), {}, "pad and crop, a value")
+    yield SampleInput((a((3, 4)), [-1, -2]), {}, "crop only")
+    yield SampleInput((a((2, 1, 3)), [0, 0, 0, 0, 2, 1], fill), {}, "the first dim")
+    yield SampleInput((a(()), []), {}, "0-dim, no pad")
+    yield SampleInput((a((0, 3)), [1, 1, 2, 0]), {}, "zero-size")
+
+
+def _pad_ref(a, pad, value=0):
+    out = a
+    for j in range(len(pad) // 2):
+        axis = a.ndim - 1 - j
+        lo, hi = pad[2 * j], pad[2 * j + 1]
+        n = out.shape[axis]
+        out = np.take(out, range(max(-lo, 0), n - max(-hi, 0)), axis=axis)
+        widths = [(0, 0)] * a.ndim
+        widths[axis] = (max(lo, 0), max(hi, 0))
+        out = np.pad(out, widths, constant_values=np.asarray(value).astype(a.dtype))
+    return out
+
+
+def _pad_errors(rng):
+    x = make_arg((2, 3), rng=rng)
+    return [err((x, [1, 2, 3]), RuntimeError, "Length of pad must be even but instead it equals 3"),
+            err((x, [1] * 6), RuntimeError, "Length of pad should be no more than twice the number of dimensions of "
+                                            "the input. Pad length is 6while the input has 2dimensions."),
+            err((x, [-2, -2]), RuntimeError, "narrow(): length must be non-negative."),
+            err((make_arg((2,), dt.uint8, rng=rng), [1, 1], 300), RuntimeError,
+                "value cannot be converted to type uint8_t without overflow")]
+
+
 OPS = [
     OpInfo("flip", _flip_samples, ref=lambda a, dims: np.flip(a, tuple(dims)) if dims else a.copy(), dtypes=ALL_DTYPES,
            errors=_flip_errors),
@@ -183,4 +219,5 @@ OPS = [
     OpInfo("clamp_min", _clamp_samples(("min",)), ref=np.maximum, dtypes=NO_BOOL),
     OpInfo("clamp_max", _clamp_samples(("max",)), ref=np.minimum, dtypes=NO_BOOL),
     OpInfo("clip", _clamp_samples(("min", "max")), ref=np.clip, dtypes=NO_BOOL),
+    OpInfo("constant_pad_nd", _pad_samples, ref=_pad_ref, dtypes=ALL_DTYPES, errors=_pad_errors),
 ]
