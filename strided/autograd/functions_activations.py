@@ -22,6 +22,7 @@ __all__ = [
     "threshold_backward",
     "log_sigmoid_backward",
     "glu_backward",
+    "prelu_kernel_backward",
 ]
 
 
@@ -115,3 +116,10 @@ def glu_backward(grad, self, dim):
     s = ops.sigmoid(b)
     gs = grad * s
     return ops.cat([gs, gs * a * (1 - s)], dim)
+
+
+def prelu_kernel_backward(grad, self, weight):
+    """torch's _prelu_kernel_backward: ``(grad, 0)`` where ``x > 0``, else ``(weight * grad, x * grad)`` (the
+    engine sums the weight's part back to its broadcast shape)."""
+    positive = ops.gt(self, 0)
+    return ops.where(positive, grad, weight * grad), ops.where(positive, 0.0, self * grad)

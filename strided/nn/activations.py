@@ -105,7 +105,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
     if nd != weight.dim():
         weight = ops.reshape(weight, [weight.numel() if i == 1 else 1 for i in range(nd)])
-    return ops.where(ops.gt(input, 0), input, weight * input)
+    return ops._prelu_kernel(input, weight)  # Note [Functional operators]: node PreluKernelBackward0
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

@@ -360,3 +360,18 @@ def test_inplace_elu_with_a_negative_alpha_refuses_backward_as_torch(fn):
     z = F.elu(x, alpha=-1.0)  # out of place: the gradient reads the input
     z.sum().backward()
     assert x.grad is not None
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_prelu_is_torchs_prelu_kernel_with_both_gradients(nn_oracle, device):
+    """F.prelu reshapes the weight and calls ``_prelu_kernel`` (node PreluKernelBackward0), as torch's; the weight's
+    gradient is summed back to its shape."""
+    x = st.randn(2, 3, 4, device=device, requires_grad=True)
+    w = st.rand(3, device=device, requires_grad=True)
+    y = F.prelu(x, w)
+    assert type(y.grad_fn).__name__ == "PreluKernelBackward0"
+    y.sum().backward()
+    assert w.grad.shape == w.shape
+    a = RNG.standard_normal((2, 3, 4))
+    a[0, 0, :2] = 0.0  # the kink: torch's kernel takes the weight's branch at 0
+    nn_oracle(lambda F, x, w: F.prelu(x, w), [a, RNG.random(3)], device, "float64", grad=(0, 1))

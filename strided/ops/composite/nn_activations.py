@@ -1,7 +1,8 @@
 """torch.nn.functional's activations that are one operator with their own autograd node in torch, composed here of
 other ops below autograd (CompositeExplicitAutograd; Note [Functional operators] in ``nn_operators.py``):
 ``hardtanh`` (``relu6``), ``leaky_relu``, ``elu`` (``selu``), ``celu``, ``hardsigmoid``, ``hardswish``, ``mish``,
-``softshrink``, ``hardshrink``, ``threshold``, ``log_sigmoid`` and ``glu``, with their in-place forms (explicit
+``softshrink``, ``hardshrink``, ``threshold``, ``log_sigmoid``, ``glu`` and ``_prelu_kernel`` (F.prelu's), with their
+in-place forms (explicit
 where torch's gradient reads the result, autogen where it reads the old input). Their gradients are torch's
 backward kernels, composed in ``autograd/functions_activations.py``.
 
@@ -173,3 +174,10 @@ def glu(self, dim=-1):
     check_floating(self, "glu")
     a, b = ops.chunk(self, 2, dim)
     return a * ops.sigmoid(b)
+
+
+@kernel("CompositeExplicitAutograd")
+def _prelu_kernel(self, weight):
+    """``self`` where ``self > 0``, else ``weight * self``; ``weight`` already broadcasts (F.prelu reshapes it)."""
+    check_floating(self, "prelu")
+    return ops.where(ops.gt(self, 0), self, weight * self)

@@ -1,6 +1,6 @@
 """OpInfos: the activation operators of Note [Functional operators] (elu, celu, hardsigmoid, hardswish, mish,
-softshrink, hardshrink, threshold, log_sigmoid, glu and their in-place forms; hardtanh and leaky_relu are in
-``pointwise_unary``) against NumPy, with the edges where the branches meet, NaN and infinities."""
+softshrink, hardshrink, threshold, log_sigmoid, glu, _prelu_kernel and the in-place forms; hardtanh and leaky_relu
+are in ``pointwise_unary``) against NumPy, with the edges where the branches meet, NaN and infinities."""
 
 from __future__ import annotations
 
@@ -122,6 +122,16 @@ def _glu_errors(rng):
             error((make_arg((2, 4), dt.int64, rng=rng),), NotImplementedError, _FLOAT_ONLY.format("glu"), regex=True)]
 
 
+def _prelu_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, rng=rng, **kw)
+
+    yield SampleInput((a((3, 4, 5)), a((1, 4, 1), low=0, high=1)), {}, "one weight per channel")
+    yield SampleInput((a((2, 3, 4, 4), noncontiguous=True), a((1, 3, 1, 1))), {}, "4-d, noncontiguous")
+    yield SampleInput((a((3, 4)), a((1, 1))), {}, "one weight")
+    yield SampleInput((a(()), a(())), {}, "0-dim")
+
+
 elu = OpInfo("elu", _samples({"alpha": 0.7}, {"alpha": 1.3, "scale": 2.0, "input_scale": 0.5}, {"alpha": -0.5}),
              ref=_f64(_elu_ref), dtypes=FLOATING, errors=_float_only("elu"))
 celu = OpInfo("celu", _samples({"alpha": 1.5}, {"alpha": 0.25}), ref=_f64(_celu_ref), dtypes=FLOATING,
@@ -140,9 +150,14 @@ threshold = OpInfo("threshold", _threshold_samples, ref=quiet_ref(_threshold_ref
 log_sigmoid = OpInfo("log_sigmoid", _samples(), ref=_f64(_log_sigmoid_ref), dtypes=FLOATING,
                      errors=_float_only("log_sigmoid", "\"{}_(cpu|forward_cuda)\" not implemented for 'Long'"))
 glu = OpInfo("glu", _glu_samples, ref=_f64(_glu_ref), dtypes=FLOATING, errors=_glu_errors)
+prelu_kernel = OpInfo("_prelu_kernel", _prelu_samples, ref=quiet_ref(lambda a, w: np.where(a > 0, a, w * a)),
+                      dtypes=FLOATING, errors=lambda rng: [error((make_arg((3,), dt.int64, rng=rng),
+                                                                  make_arg((1,), dt.int64, rng=rng)),
+                                                                 NotImplementedError, _FLOAT_ONLY.format("prelu"),
+                                                                 regex=True)])
 
 OPS: list = [
-    elu, celu, hardsigmoid, hardswish, mish, softshrink, hardshrink, threshold, log_sigmoid, glu,
+    elu, celu, hardsigmoid, hardswish, mish, softshrink, hardshrink, threshold, log_sigmoid, glu, prelu_kernel,
     # python_module: nn, no method; the explicit in-place gradients read the result: torch refuses a negative alpha
     inplace_variant(elu, "elu_", None, keep=lambda s: s.kwargs.get("alpha", 1.0) >= 0),
     inplace_variant(celu, "celu_", None, keep=lambda s: s.kwargs.get("alpha", 1.0) >= 0),
