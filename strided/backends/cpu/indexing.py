@@ -11,6 +11,7 @@ from ...dispatch.library import kernel
 from ...tensor import Tensor
 from ..meta import indexing as meta
 from ..meta.common import wrap_dim
+from .accumulate import add_flat, add_rows
 from .common import as_numpy, compute_dtype, scalar_as, store
 
 __all__ = ["out_of_bounds"]
@@ -103,11 +104,16 @@ def _scatter(self, dim, index, src, accumulate: bool) -> Tensor:
     if not accumulate:
         np.put_along_axis(dst, idx, values, d)
         return out
-    where = list(np.ix_(*(np.arange(n) for n in idx.shape)))
-    where[d] = idx
+    # the flat position of each (index row, other coordinates) target, in the source's order
+    strides = np.array([int(np.prod(dst.shape[k + 1:])) for k in range(dst.ndim)], dtype=np.intp)
+    lin = np.zeros(idx.shape, dtype=np.intp)
+    for k in range(dst.ndim):
+        coord = idx if k == d else np.arange(idx.shape[k]).reshape([-1 if j == k else 1 for j in range(idx.ndim)])
+        lin += coord * strides[k]
     cd = compute_dtype(self.dtype)
-    acc = dst.astype(cd)
-    np.add.at(acc, tuple(where), values.astype(cd))
+    acc = np.ascontiguousarray(dst, dtype=cd)
+    vals = np.broadcast_to(values.astype(cd), idx.shape).reshape(-1)
+    add_flat(acc, lin.reshape(-1), vals)  # Note [Accumulation in rounds]
     np.copyto(dst, acc, casting="unsafe")
     return out
 
@@ -140,7 +146,7 @@ def index_add(self, dim, index, source, *, alpha=1):
         alpha = int(alpha)
     if alpha != 1:
         src = src * np.asarray(alpha).astype(cd)
-    np.add.at(acc, (slice(None),) * d + (idx,), src)
+    add_rows(acc, d, idx.reshape(-1), src)  # Note [Accumulation in rounds]
     return store(out, acc.reshape(out._sizes))
 
 

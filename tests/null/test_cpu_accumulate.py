@@ -1,0 +1,58 @@
+"""Note [Accumulation in rounds]: the CPU backend's accumulating writes give np.add.at's sums bit for bit (the
+element-by-element order torch's CPU kernels add in), for distinct, repeated and very repeated indices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided.backends.cpu import accumulate
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("repeats", ["distinct", "some", "many"])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_add_rows_equals_add_at_bit_for_bit(repeats, axis):
+    shape = [3, 4, 5]
+    size = shape[axis]
+    k = {"distinct": size, "some": 3 * size, "many": accumulate.MAX_ROUNDS * 2 + 5}[repeats]
+    idx = RNG.permutation(size) if repeats == "distinct" else RNG.integers(0, size, k)
+    if repeats == "many":
+        idx[:] = 1  # past MAX_ROUNDS: np.add.at itself
+    src_shape = list(shape)
+    src_shape[axis] = idx.size
+    src = RNG.standard_normal(src_shape).astype(np.float32)
+    acc = RNG.standard_normal(shape).astype(np.float32)
+    want = acc.copy()
+    np.add.at(want, (slice(None),) * axis + (idx,), src)
+    accumulate.add_rows(acc, axis, idx, src)
+    np.testing.assert_array_equal(acc, want)
+
+
+def test_add_flat_equals_add_at_bit_for_bit():
+    acc = RNG.standard_normal(30).astype(np.float32)
+    lin = RNG.integers(0, 30, 200)
+    values = RNG.standard_normal(200).astype(np.float32)
+    want = acc.copy()
+    np.add.at(want, lin, values)
+    accumulate.add_flat(acc, lin, values)
+    np.testing.assert_array_equal(acc, want)
+
+
+def test_index_add_and_scatter_add_equal_torchs_bit_for_bit():
+    torch = pytest.importorskip("torch")
+    for _ in range(50):
+        n, k, m = (int(v) for v in RNG.integers(1, 6, 3))
+        k *= 4
+        base = RNG.standard_normal((n, m)).astype(np.float32)
+        idx = RNG.integers(0, n, k)
+        src = RNG.standard_normal((k, m)).astype(np.float32)
+        got = st.index_add(st.tensor(base), 0, st.tensor(idx), st.tensor(src), alpha=0.5).numpy()
+        want = torch.index_add(torch.tensor(base), 0, torch.tensor(idx), torch.tensor(src), alpha=0.5).numpy()
+        np.testing.assert_array_equal(got, want)
+        idx2 = RNG.integers(0, n, (k, m))
+        got = st.scatter_add(st.tensor(base), 0, st.tensor(idx2), st.tensor(src)).numpy()
+        want = torch.scatter_add(torch.tensor(base), 0, torch.tensor(idx2), torch.tensor(src)).numpy()
+        np.testing.assert_array_equal(got, want)
