@@ -22,6 +22,8 @@ from . import (  # noqa: F401
     reductions,
     threads,
 )
+from .host_malloc import tune_host_malloc  # noqa: E402
 from .inplace import register_inplace  # noqa: E402
 
 register_inplace()  # Note [CPU direct in-place kernels]
+tune_host_malloc()  # Note [Host malloc thresholds]

@@ -134,10 +134,12 @@ def index_add(self, dim, index, source, *, alpha=1):
     out = meta.index_add(self, dim, index, source, alpha=alpha)
     d = wrap_dim(dim, len(self._sizes))
     cd = compute_dtype(self.dtype)
-    acc = _atleast_1d(as_numpy(self)).astype(cd)
+    o = _atleast_1d(as_numpy(out))
+    acc = o if o.dtype == cd else np.empty(o.shape, cd)  # accumulate in the output itself when it can
     idx = _atleast_1d(as_numpy(index))
     _check_bounds(idx, acc.shape[d], d)
-    src = _atleast_1d(as_numpy(source)).astype(cd)
+    np.copyto(acc, _atleast_1d(as_numpy(self)), casting="unsafe")
+    src = _atleast_1d(as_numpy(source)).astype(cd, copy=False)
     if isinstance(alpha, complex) and not self.dtype.is_complex:
         alpha = alpha.real  # its imaginary part is 0 (the Meta function's check)
     if self.dtype is dt.bool:
@@ -147,7 +149,9 @@ def index_add(self, dim, index, source, *, alpha=1):
     if alpha != 1:
         src = src * np.asarray(alpha).astype(cd)
     add_rows(acc, d, idx.reshape(-1), src)  # Note [Accumulation in rounds]
-    return store(out, acc.reshape(out._sizes))
+    if acc is not o:
+        np.copyto(o, acc, casting="unsafe")
+    return out
 
 
 @kernel("CPU")

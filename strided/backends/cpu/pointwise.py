@@ -285,7 +285,7 @@ def _lerp(a, e, w):
     if np.ndim(w) == 0 and not isinstance(w, np.ndarray):
         return a + w * diff if abs(w) < 0.5 else e - diff * (1 - w)
     small = np.abs(w) < 0.5
-    if np.size(w) < np.size(diff):
+    if np.size(w) < np.size(diff) or 0 in np.shape(w) or 0 in getattr(w, "strides", (1,)):
         # a broadcast weight (bilinear interpolation's): e - diff (1 - w) is e + diff (w - 1) exactly (1 - w and
         # w - 1 are exact negations), so one expression serves both branches and the selects run on the small
         # weight and the base (8x faster than computing both full results)
