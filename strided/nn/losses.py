@@ -1,7 +1,7 @@
-"""Losses and distances of ``strided.nn.functional``, composed of existing operators.
+"""Losses and distances of ``strided.nn.functional``: torch's operators where torch has one, else compositions.
 
 Each follows torch.nn.functional's signature and defaults (legacy ``size_average``/``reduce``
-included), its checks and messages, and is differentiable through the operators it calls.
+included), its checks and messages (Note [Composed losses]).
 
 Note [Composed losses]
 nll_loss, binary_cross_entropy and binary_cross_entropy_with_logits call their operators
