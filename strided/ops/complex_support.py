@@ -30,6 +30,7 @@ _LAYOUT = {
     "expand_as", "broadcast_to", "broadcast_tensors", "select", "slice", "narrow", "unsqueeze", "unsqueeze_",
     "squeeze", "squeeze_", "flatten", "unflatten", "split", "split_with_sizes", "chunk", "unbind", "movedim",
     "swapaxes", "cat", "stack", "fill_", "zero_", "_local_scalar_dense", "type_as", "unfold",
+    "constant_pad_nd",  # a fill and a copy (Note [Constant padding])
 }
 # Complex math with complex kernels (CPU through NumPy's complex ufuncs). ``polar``, ``complex`` and
 # ``view_as_complex`` take real tensors; they are listed so that a complex argument reaches their Meta

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as dt
-from ..opinfo import ALL_DTYPES, FLOATING, INTEGRAL, OpInfo, SampleInput, make_arg
+from ..opinfo import ALL_DTYPES, COMPLEX, FLOATING, INTEGRAL, OpInfo, SampleInput, make_arg
 from .helpers import err
 
 __all__ = ["OPS"]
@@ -219,5 +219,5 @@ OPS = [
     OpInfo("clamp_min", _clamp_samples(("min",)), ref=np.maximum, dtypes=NO_BOOL),
     OpInfo("clamp_max", _clamp_samples(("max",)), ref=np.minimum, dtypes=NO_BOOL),
     OpInfo("clip", _clamp_samples(("min", "max")), ref=np.clip, dtypes=NO_BOOL),
-    OpInfo("constant_pad_nd", _pad_samples, ref=_pad_ref, dtypes=ALL_DTYPES, errors=_pad_errors),
+    OpInfo("constant_pad_nd", _pad_samples, ref=_pad_ref, dtypes=ALL_DTYPES + COMPLEX, errors=_pad_errors),
 ]
