@@ -247,7 +247,8 @@ def _jvp(op, args, kwargs, duals, written, before) -> list:
 
     # an argument without a formula gets no tangent, as in torch (whose backward would refuse it: Note [Arguments
     # without a formula])
-    from .kernels import DERIVATIVES, no_formula_arguments
+    from .kernels import DERIVATIVES
+    from .refusals import no_formula_arguments
 
     info = DERIVATIVES.get(op)
     skipped = no_formula_arguments(op, info) if info is not None and op._mutated is None else ()

@@ -30,6 +30,8 @@ from .graph import (
     set_history,
 )
 from .inplace import check_inplace, rebase_history
+from .refusals import NOT_DIFFERENTIABLE_FOR_COMPLEX, check_no_requires_grad, no_formula_arguments
+from .refusals import refuse_complex_autograd as _refuse_complex_autograd
 from .saving import needed_how, needed_mask, save_value, saved_inputs
 
 __all__ = ["FormulaNode", "node_class", "DERIVATIVES", "make_functional_kernel", "make_inplace_kernel",
@@ -266,17 +268,6 @@ def _attach(node, info, outputs) -> None:
 
 _CURRENT_STREAM = []  # [backends.cuda.streams.current_stream_at], filled on the first CUDA node
 
-# Ops that take complex tensors but, as in torch, have no complex gradient: recording one raises torch's
-# throw_error_for_complex_autograd words after the call (torch checks the functional form only)
-NOT_DIFFERENTIABLE_FOR_COMPLEX = frozenset({"scatter_reduce", "silu", "embedding"})
-
-
-def _refuse_complex_autograd(name: str, out) -> None:
-    if isinstance(out, Tensor) and out.dtype.is_complex:
-        raise RuntimeError(f"{name} does not support automatic differentiation for outputs with "
-                           f"complex dtype.")
-
-
 def _set_stream(node, outs) -> None:
     """Note [Backward streams]: the node remembers the current stream of its outputs' device."""
     if not _CURRENT_STREAM:
@@ -284,30 +275,6 @@ def _set_stream(node, outs) -> None:
 
         _CURRENT_STREAM.append(current_stream_at)
     node.stream = _CURRENT_STREAM[0](outs[0].device.index)
-
-
-# Note [Arguments without a formula]
-# As torch's generated code (check_no_requires_grad): a Tensor argument of a differentiable op that has no formula
-# may not require grad -- the call raises in torch's words instead of dropping that gradient silently. Integer and
-# bool tensors (indices, masks, class targets) cannot require grad, so only floating arguments ever trip it:
-# nll_loss's and binary_cross_entropy's weights, batch norm's running statistics.
-def no_formula_arguments(op, info) -> tuple:
-    """(position, name) of ``op``'s Tensor arguments without a formula, when some output is differentiable."""
-    if not any(info.output_differentiability):
-        return ()
-    with_formula = {name for name, _, _ in info.inputs}
-    return tuple((i, a.name) for i, a in enumerate(op.schema.arguments)
-                 if a.type.base == "Tensor" and a.name not in with_formula)
-
-
-def check_no_requires_grad(op, bound, unchecked) -> None:
-    """Note [Arguments without a formula]."""
-    for pos, name in unchecked:
-        v = bound[pos]
-        values = v if isinstance(v, (list, tuple)) else (v,)
-        if any(isinstance(t, Tensor) and t._requires_grad for t in values):
-            raise RuntimeError(f"The function '{op.schema.name}' is not differentiable with respect to argument "
-                               f"'{name}'. This input cannot have requires_grad True.")
 
 
 def make_functional_kernel(op, info):

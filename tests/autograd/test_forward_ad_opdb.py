@@ -11,7 +11,8 @@ import pytest
 
 import strided as st
 import strided.autograd.forward_ad as sf
-from strided.autograd.kernels import DERIVATIVES, no_formula_arguments
+from strided.autograd.kernels import DERIVATIVES
+from strided.autograd.refusals import no_formula_arguments
 from strided.dispatch.dispatcher import OpOverload
 from strided.tensor import Tensor
 from strided.testing.opdb import op_db
