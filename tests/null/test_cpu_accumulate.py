@@ -56,3 +56,28 @@ def test_index_add_and_scatter_add_equal_torchs_bit_for_bit():
         got = st.scatter_add(st.tensor(base), 0, st.tensor(idx2), st.tensor(src)).numpy()
         want = torch.scatter_add(torch.tensor(base), 0, torch.tensor(idx2), torch.tensor(src)).numpy()
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_index_put_accumulate_equals_add_at_bit_for_bit(dim):
+    """``x[..., idx, ...] += v`` (an advanced-indexing backward): one index array, negative indices and a
+    broadcast value included; two index arrays keep np.add.at."""
+    shape = (3, 4, 5)
+    idx = RNG.integers(-shape[dim], shape[dim], 17)
+    key = [slice(None)] * 3
+    key[dim] = idx
+    vshape = list(shape)
+    vshape[dim] = idx.size
+    base = RNG.standard_normal(shape).astype(np.float32)
+    for v in (RNG.standard_normal(vshape).astype(np.float32), np.float32(0.3)):
+        indices = [st.tensor(idx) if j == dim else None for j in range(3)]
+        got = st.ops.aten.index_put(st.tensor(base), indices, st.tensor(v), True).numpy()
+        want = base.copy()
+        np.add.at(want, tuple(key), v)
+        np.testing.assert_array_equal(got, want)
+    rows, cols = RNG.integers(0, 3, 9), RNG.integers(0, 4, 9)
+    v = RNG.standard_normal((9, 5)).astype(np.float32)
+    got = st.ops.aten.index_put(st.tensor(base), [st.tensor(rows), st.tensor(cols)], st.tensor(v), True).numpy()
+    want = base.copy()
+    np.add.at(want, (rows, cols), v)
+    np.testing.assert_array_equal(got, want)

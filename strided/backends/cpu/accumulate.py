@@ -1,4 +1,5 @@
-"""Accumulating writes (``index_add``, ``scatter_add``, ``index_put_(accumulate=True)``) without ``np.add.at``.
+"""Accumulating writes (``index_add``, ``scatter_add``, ``index_put_(accumulate=True)`` with one index array)
+without ``np.add.at``.
 
 Note [Accumulation in rounds]
 ``np.add.at(acc, idx, src)`` adds ``src[i]`` into ``acc[idx[i]]`` one element at a time, in ``i`` order -- torch's

@@ -12,6 +12,7 @@ from ...dispatch import library
 from ...dispatch.library import kernel
 from ..meta import advanced_indexing as meta
 from ..meta.common import new_output_like
+from .accumulate import add_rows
 from .common import as_numpy, store
 
 _HALF = (dt.float16.numpy_dtype, dt.bfloat16.numpy_dtype)
@@ -67,11 +68,29 @@ def _put(dst: np.ndarray, key: tuple, v: np.ndarray, accumulate: bool) -> None:
         return
     cd = np.dtype(np.float32) if dst.dtype in _HALF else dst.dtype
     if cd == dst.dtype:
-        np.add.at(dst, key, v)
+        _add_into(dst, key, v)
     else:
         acc = dst.astype(cd)
-        np.add.at(acc, key, v.astype(cd))
+        _add_into(acc, key, v.astype(cd))
         np.copyto(dst, acc, casting="unsafe")
+
+
+def _add_into(dst: np.ndarray, key: tuple, v: np.ndarray) -> None:
+    """``np.add.at(dst, key, v)``; one index array among full slices (``x[idx] += v``, an indexing backward)
+    accumulates in rounds instead, the same sums bit for bit (Note [Accumulation in rounds])."""
+    given = [k for k, e in enumerate(key) if not isinstance(e, slice)]
+    if len(given) != 1 or any(e != slice(None) for e in key if isinstance(e, slice)):
+        np.add.at(dst, key, v)
+        return
+    k = given[0]
+    idx = key[k]
+    if idx.dtype.kind not in "iu":
+        np.add.at(dst, key, v)
+        return
+    if idx.size and idx.min() < 0:
+        idx = np.where(idx < 0, idx + dst.shape[k], idx)
+    rows = np.broadcast_to(v, dst.shape[:k] + idx.shape + dst.shape[k + 1:])
+    add_rows(dst, k, idx.reshape(-1), rows.reshape(dst.shape[:k] + (idx.size,) + dst.shape[k + 1:]))
 
 
 @kernel("CPU")
