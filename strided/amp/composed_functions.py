@@ -53,10 +53,16 @@ def as_native(fn, casts: dict | None = None):
     return native
 
 
-def wrap_native(namespace: dict, names, cpu_fp32=(), low=()) -> None:
+def wrap_native(namespace: dict, names, cpu_fp32=(), low=(), fp32=()) -> None:
     """Replace each function ``names`` of a module's ``namespace`` by :func:`as_native` of it; those in ``cpu_fp32``
-    also cast eligible CPU inputs to float32 (torch's CPU float32 list), those in ``low`` eligible inputs on either
-    device to the autocast dtype (torch's lower-precision lists)."""
+    also cast eligible CPU inputs to float32 (torch's CPU float32 list), those in ``fp32`` on either device (both
+    lists), those in ``low`` eligible inputs on either device to the autocast dtype (torch's lower-precision
+    lists)."""
     for name in names:
-        casts = {"cpu": "fp32"} if name in cpu_fp32 else {"cpu": "low", "cuda": "low"} if name in low else {}
+        if name in fp32:
+            casts = {"cpu": "fp32", "cuda": "fp32"}
+        elif name in cpu_fp32:
+            casts = {"cpu": "fp32"}
+        else:
+            casts = {"cpu": "low", "cuda": "low"} if name in low else {}
         namespace[name] = as_native(namespace[name], casts)

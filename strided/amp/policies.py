@@ -6,13 +6,16 @@ torch (aten/src/ATen/autocast_mode.cpp) sorts ops into policies, separately for 
   * fp32: cast floating inputs to float32 (ops that need range: exp, log, pow, layer_norm, losses);
   * fp32_set_opt_dtype: when the first input is eligible, run with ``dtype=float32`` unless the
     caller passed a dtype (softmax, log_softmax, sum, prod, cumsum);
-  * promote: cast every floating input to the widest floating type among them (cat, stack ...).
+  * promote: cast every floating input to the widest floating type among them (cat, stack ...);
+  * banned: refuse (binary_cross_entropy on CUDA, in torch's words: use the with-logits form).
 An input is *eligible* when it is a floating tensor on the autocast device and not float64.
 The lists below are torch's, restricted to the ops strided's schema file has; the functions strided composes
 above the dispatcher where torch has native kernels (``strided.linalg``) are guarded in
 ``composed_functions.py`` (Note [Autocast around composed functions]). strided's
 ``cross_entropy_loss`` is one backend op; torch's CUDA autocast runs its parts (log_softmax,
-nll_loss) in float32, so it is listed as fp32 for CUDA too.
+nll_loss) in float32, so it is listed as fp32 for CUDA too. The losses that are operators here (nll_loss_forward /
+nll_loss2d_forward -- torch lists nll_loss / nll_loss2d, which call them --, binary_cross_entropy(_with_logits),
+mse_loss, smooth_l1_loss, huber_loss) are on torch's fp32 lists.
 
 Each Autocast kernel casts, then calls the op again with this device's Autocast bit cleared
 (torch's ExcludeDispatchKeyGuard), so the op resolves to Autograd or the backend below it, and
@@ -41,7 +44,8 @@ POLICIES: dict[str, dict[str, list[str]]] = {
         "lower_precision_fp": [*_MATMUL, "addbmm", "_addmm_activation", "_thnn_fused_lstm_cell",
                                "_thnn_fused_gru_cell"],
         "fp32": ["cross_entropy_loss", "prod", "polar", "quantile", "nanquantile", "cdist", "trace", "view_as_complex",
-                 "linalg_eig", "linalg_eigvals"],
+                 "linalg_eig", "linalg_eigvals", "nll_loss_forward", "nll_loss2d_forward", "binary_cross_entropy",
+                 "binary_cross_entropy_with_logits", "mse_loss", "smooth_l1_loss", "huber_loss"],
         "fp32_set_opt_dtype": [],
         "promote": ["cat", "stack"],
     },
@@ -49,11 +53,19 @@ POLICIES: dict[str, dict[str, list[str]]] = {
         "lower_precision_fp": [*_MATMUL, *_CELLS, "addbmm", "addmv", "addr", "mv", "einsum", "chain_matmul"],
         "fp32": ["pow", "exp", "log", "log1p", "expm1", "rsqrt", "reciprocal", "softplus", "norm", "acos", "asin",
                  "cosh", "erfinv", "log10", "log2", "sinh", "tan",
-                 "logsumexp", "layer_norm", "cross_entropy_loss", "dist", "cdist", "renorm"],
+                 "logsumexp", "layer_norm", "cross_entropy_loss", "dist", "cdist", "renorm", "nll_loss_forward",
+                 "nll_loss2d_forward", "binary_cross_entropy_with_logits", "mse_loss", "smooth_l1_loss", "huber_loss"],
         "fp32_set_opt_dtype": ["softmax", "log_softmax", "sum", "prod", "cumsum", "cumprod"],
         "promote": ["addcmul", "addcdiv", "scatter_add", "index_put", "atan2", "cross", "dot", "tensordot"],
+        "banned": ["binary_cross_entropy"],
     },
 }
+
+_BANNED = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
+           "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+           "In this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\n"
+           "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+           "safe to autocast.")
 
 
 def _eligible(x, device_type: str) -> bool:
@@ -101,6 +113,8 @@ def _make_kernel(op, policies: dict[str, str]):
         policy = policies.get(device_type)
         if policy is None:  # listed for another device only: below Autocast, inner ops still autocast (a fallthrough)
             return op.redispatch(op._keyset(args, kwargs) & ~AUTOCAST_BIT, *args, **kwargs)
+        if policy == "banned":  # torch's binary_cross_entropy_banned: a sigmoid's saturated bf16 / fp16 output
+            raise RuntimeError(_BANNED)
         if policy == "lower_precision_fp":
             target = _local.dtype[device_type]
             args = _cast(args, target, device_type)

@@ -81,3 +81,11 @@ def gaussian_nll_loss(
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return apply_reduction(loss, get_enum(reduction))
+
+
+from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
+
+# torch's poisson_nll_loss is an op on its CPU and CUDA float32 autocast lists (Note [Autocast
+# around composed functions])
+_AUTOCAST_FP32 = ("poisson_nll_loss",)
+_wrap_native(globals(), _AUTOCAST_FP32, fp32=_AUTOCAST_FP32)

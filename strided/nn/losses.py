@@ -312,3 +312,11 @@ def margin_ranking_loss(
     # torch adds margin as a double: integer inputs give the default float dtype (the mean then exists)
     diff = input1 - input2  # first, as torch's C++ evaluates it (bool inputs fail at the subtraction there)
     return apply_reduction(ops.clamp_min(-target * diff + float(margin), 0), code)
+
+
+from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
+
+# torch's losses here are ops on its CPU and CUDA float32 autocast lists (Note [Autocast
+# around composed functions])
+_AUTOCAST_FP32 = ("l1_loss", "kl_div", "margin_ranking_loss")
+_wrap_native(globals(), _AUTOCAST_FP32, fp32=_AUTOCAST_FP32)

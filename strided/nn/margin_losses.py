@@ -44,7 +44,7 @@ _COSINE_EPSILON = 9.999999960041972e-13
 
 
 def _code(size_average, reduce, reduction: str) -> int:
-    return get_enum(legacy_get_string(size_average, reduce, reduction, stacklevel=4))
+    return get_enum(legacy_get_string(size_average, reduce, reduction))
 
 
 def hinge_embedding_loss(
@@ -312,3 +312,12 @@ def triplet_margin_with_distance_loss(
     if swap:
         dist_neg = ops.minimum(dist_neg, distance(positive, negative))
     return apply_reduction(ops.relu(margin + dist_pos - dist_neg), get_enum(reduction))
+
+
+from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
+
+# torch's losses here are ops on its CPU and CUDA float32 autocast lists (Note [Autocast
+# around composed functions])
+_AUTOCAST_FP32 = ("hinge_embedding_loss", "cosine_embedding_loss", "soft_margin_loss", "multi_margin_loss",
+                  "multilabel_margin_loss", "triplet_margin_loss")
+_wrap_native(globals(), _AUTOCAST_FP32, fp32=_AUTOCAST_FP32)

@@ -68,3 +68,38 @@ def test_native_functions_do_not_autocast_inside(device):
     np.testing.assert_array_equal(cast.cpu().numpy(), plain.cpu().numpy())
     with st.autocast(device, dtype=st.bfloat16):
         assert st.linalg.pinv(a).dtype is st.bfloat16  # torch composes pinv: its matmuls autocast
+
+
+LOSSES = {
+    "nll_loss": lambda T, F, x, p, t: F.nll_loss(x, t),
+    "nll_loss 4-d": lambda T, F, x, p, t: F.nll_loss(x.reshape(4, 5, 1, 1), t.reshape(4, 1, 1)),
+    "nll_loss 3-d": lambda T, F, x, p, t: F.nll_loss(x.reshape(4, 5, 1), t.reshape(4, 1)),
+    "binary_cross_entropy": lambda T, F, x, p, t: F.binary_cross_entropy(T.sigmoid(x), p),
+    "binary_cross_entropy_with_logits": lambda T, F, x, p, t: F.binary_cross_entropy_with_logits(x, p),
+    "mse_loss": lambda T, F, x, p, t: F.mse_loss(x, p),
+    "smooth_l1_loss": lambda T, F, x, p, t: F.smooth_l1_loss(x, p),
+    "huber_loss": lambda T, F, x, p, t: F.huber_loss(x, p),
+    "l1_loss": lambda T, F, x, p, t: F.l1_loss(x, p),
+    "kl_div": lambda T, F, x, p, t: F.kl_div(x, p, reduction="batchmean"),
+    "poisson_nll_loss": lambda T, F, x, p, t: F.poisson_nll_loss(x, p),
+    "hinge_embedding_loss": lambda T, F, x, p, t: F.hinge_embedding_loss(x, p),
+    "soft_margin_loss": lambda T, F, x, p, t: F.soft_margin_loss(x, p),
+    "multi_margin_loss": lambda T, F, x, p, t: F.multi_margin_loss(x, t),
+    "triplet_margin_loss": lambda T, F, x, p, t: F.triplet_margin_loss(x, p, p),
+    "elu (not listed)": lambda T, F, x, p, t: F.elu(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_losses_on_torchs_cpu_float32_list_run_in_float32(name):
+    """torch's CPU autocast float32 list holds the losses (ops there): a bfloat16 input gives a float32 loss, as
+    torch's; an activation not on the list stays bfloat16."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    x, p, t = rng.standard_normal((4, 5)), rng.random((4, 5)), rng.integers(0, 5, 4)
+    dtypes = []
+    for T in (st, torch):
+        args = (T.tensor(x).bfloat16(), T.tensor(p).bfloat16(), T.tensor(t))
+        with T.autocast("cpu", dtype=T.bfloat16):
+            dtypes.append(str(LOSSES[name](T, T.nn.functional, *args).dtype).split(".")[-1])
+    assert dtypes[0] == dtypes[1]
