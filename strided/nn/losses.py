@@ -75,11 +75,11 @@ def nll_loss(
     ``ignore_index`` contribute nothing; "mean" divides by the summed weights of the other targets.
     """
     code = get_enum(legacy_get_string(size_average, reduce, reduction))
-    _nll_loss_nd(input, target, weight)  # torch's nll_loss_nd checks, before any reshape
-    if input.dim() <= 2:
+    if input.dim() <= 2:  # the ops run torch's nll_loss_nd checks themselves
         return ops.nll_loss_forward(input, target, weight, code, ignore_index)[0]
     if input.dim() == 4:
         return ops.nll_loss2d_forward(input, target, weight, code, ignore_index)[0]
+    _nll_loss_nd(input, target, weight)  # before the reshape, in the caller's shapes
     # 3 or more than 4 dims: torch's nll_loss_nd views them as (N, C, 1, -1) (an empty batch as (N, C, 0, 0))
     n, c = input.shape[0], input.shape[1]
     x = input.contiguous().view(n, c, 1, -1) if input.numel() else input.contiguous().view(n, c, 0, 0)
