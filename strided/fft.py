@@ -365,3 +365,15 @@ def fftshift(input: Tensor, dim=None) -> Tensor:  # noqa: A002
 def ifftshift(input: Tensor, dim=None) -> Tensor:  # noqa: A002
     """The inverse of ``fftshift`` (torch.fft.ifftshift)."""
     return _roll(input, dim, lambda n: (n + 1) // 2)
+
+
+from .amp.composed_functions import CPU_FP32 as _CPU_FP32  # noqa: E402
+from .amp.composed_functions import NATIVE as _NATIVE  # noqa: E402
+from .amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+# torch's FFTs are native kernels; these are on its CPU float32 autocast list (Note [Autocast around composed
+# functions]); the Hermitian 2-d / n-d ones on no list
+_wrap_policies(globals(), {name: _CPU_FP32 for name in (
+    "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn", "hfft",
+    "ihfft")})
+_wrap_policies(globals(), {name: _NATIVE for name in ("hfft2", "ihfft2", "hfftn", "ihfftn")})

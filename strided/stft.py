@@ -212,3 +212,11 @@ def _overlap_add(frames: Tensor, n_fft: int, hop: int, total: int, F) -> Tensor:
     cols = frames.transpose(1, 2)  # (batch, n_fft, n_frames): fold's (C * kh * kw, L)
     return F.fold(cols, output_size=(1, total), kernel_size=(1, n_fft), stride=(1, hop)).reshape(batch, total)
 
+
+
+from .amp.composed_functions import CPU_FP32 as _CPU_FP32  # noqa: E402
+from .amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+# on torch's CPU float32 autocast list; istft composes (its irfft autocasts) (Note [Autocast around composed
+# functions])
+_wrap_policies(globals(), {"stft": _CPU_FP32})

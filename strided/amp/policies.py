@@ -7,7 +7,9 @@ torch (aten/src/ATen/autocast_mode.cpp) sorts ops into policies, separately for 
   * fp32_set_opt_dtype: when the first input is eligible, run with ``dtype=float32`` unless the
     caller passed a dtype (softmax, log_softmax, sum, prod, cumsum);
   * promote: cast every floating input to the widest floating type among them (cat, stack ...);
-  * banned: refuse (binary_cross_entropy on CUDA, in torch's words: use the with-logits form).
+  * banned: refuse (binary_cross_entropy on CUDA, in torch's words: use the with-logits form);
+  * native (strided's own): no cast, but run below Autocast -- for a composite of strided's (mv: mm) where
+    torch's kernel calls nothing on the list (mv: addmv, not on the CPU lists).
 An input is *eligible* when it is a floating tensor on the autocast device and not float64.
 The lists below are torch's, restricted to the ops strided's schema file has; the functions strided composes
 above the dispatcher where torch has native kernels (``strided.linalg``) are guarded in
@@ -39,15 +41,15 @@ _CELLS = ["_thnn_fused_lstm_cell", "_thnn_fused_gru_cell", "lstm_cell", "gru_cel
 # device type -> policy -> op names ("name" or "name.overload"; a bare name covers every overload)
 POLICIES: dict[str, dict[str, list[str]]] = {
     "cpu": {
-        # strided's CPU recurrent layers run the fused cells too (torch's CPU path has none): listed so their
-        # inputs meet in the autocast dtype, as on CUDA
-        "lower_precision_fp": [*_MATMUL, "addbmm", "_addmm_activation", "_thnn_fused_lstm_cell",
-                               "_thnn_fused_gru_cell"],
+        # torch's CPU LSTM layer is one oneDNN op on its lower-precision list (mkldnn_rnn_layer); its cells and GRU
+        # are composites whose float32 state promotes the low gates (Note [Cells under autocast])
+        "lower_precision_fp": [*_MATMUL, "addbmm", "_addmm_activation", "lstm"],
         "fp32": ["cross_entropy_loss", "prod", "polar", "quantile", "nanquantile", "cdist", "trace", "view_as_complex",
                  "linalg_eig", "linalg_eigvals", "nll_loss_forward", "nll_loss2d_forward", "binary_cross_entropy",
                  "binary_cross_entropy_with_logits", "mse_loss", "smooth_l1_loss", "huber_loss"],
         "fp32_set_opt_dtype": [],
-        "promote": ["cat", "stack"],
+        "promote": ["cat", "stack", "index_copy"],
+        "native": ["mv"],
     },
     "cuda": {
         "lower_precision_fp": [*_MATMUL, *_CELLS, "addbmm", "addmv", "addr", "mv", "einsum", "chain_matmul"],
@@ -56,7 +58,7 @@ POLICIES: dict[str, dict[str, list[str]]] = {
                  "logsumexp", "layer_norm", "cross_entropy_loss", "dist", "cdist", "renorm", "nll_loss_forward",
                  "nll_loss2d_forward", "binary_cross_entropy_with_logits", "mse_loss", "smooth_l1_loss", "huber_loss"],
         "fp32_set_opt_dtype": ["softmax", "log_softmax", "sum", "prod", "cumsum", "cumprod"],
-        "promote": ["addcmul", "addcdiv", "scatter_add", "index_put", "atan2", "cross", "dot", "tensordot"],
+        "promote": ["addcmul", "addcdiv", "scatter_add", "index_put", "atan2", "cross", "dot", "vdot", "tensordot"],
         "banned": ["binary_cross_entropy"],
     },
 }

@@ -283,6 +283,7 @@ _accepting_out(globals(), ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve
 
 
 from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
 
 # as strided.linalg's (Note [Autocast around composed functions]), with torch's CPU float32 list of these names
 _wrap_native(globals(), (
@@ -290,3 +291,5 @@ _wrap_native(globals(), (
     "triangular_solve", "lu", "lu_solve", "qr", "cholesky"), cpu_fp32=(
     "inverse", "svd", "cholesky_solve", "cholesky_inverse", "pinverse", "triangular_solve", "lu_solve", "qr",
     "cholesky"))
+# torch's CUDA float32 list (frobenius_norm.dim, nuclear_norm); on the CPU they compose
+_wrap_policies(globals(), {"frobenius_norm": {"cuda": "fp32"}, "nuclear_norm": {"cuda": "fp32"}})

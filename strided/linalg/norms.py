@@ -168,3 +168,11 @@ def _type_word(d: _dt.dtype) -> str:
     from ..backends.meta.reductions import type_name
 
     return type_name(d)
+
+
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+# torch's CUDA fp32_set_opt_dtype list: without a dtype, they run with dtype=float32; on the CPU vector_norm is a
+# native kernel and matrix_norm a composite (Note [Autocast around composed functions])
+_wrap_policies(globals(), {"vector_norm": {"cpu": "native", "cuda": "fp32_set_opt_dtype"},
+                           "matrix_norm": {"cuda": "fp32_set_opt_dtype"}})

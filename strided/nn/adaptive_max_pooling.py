@@ -182,3 +182,10 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     """Maxima over torch's adaptive bins of the (D, H, W) volume; with ``return_indices`` also their indices."""
     out = adaptive_max_pool3d_with_indices(input, output_size)
     return out if return_indices else out[0]
+
+
+from ..amp.composed_functions import CPU_FP32 as _CPU_FP32  # noqa: E402
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+# torch's native kernels, on its CPU float32 autocast list (Note [Autocast around composed functions])
+_wrap_policies(globals(), {name: _CPU_FP32 for name in ("adaptive_max_pool3d", "adaptive_max_pool3d_with_indices")})

@@ -113,3 +113,10 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """Means over the (D, H, W) bins of torch's adaptive pooling."""
     return _pool(input, output_size, 3, "adaptive_avg_pool3d")
+
+
+from ..amp.composed_functions import CPU_FP32 as _CPU_FP32  # noqa: E402
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+# torch's native kernels, on its CPU float32 autocast list (Note [Autocast around composed functions])
+_wrap_policies(globals(), {name: _CPU_FP32 for name in ("adaptive_avg_pool3d",)})

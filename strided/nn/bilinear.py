@@ -42,3 +42,10 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     if bias is not None:
         y = y + bias
     return ops.reshape(y, (*lead, out))
+
+
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+# torch's bilinear: on its CUDA promote list; on the CPU its native _trilinear is on no list
+# (Note [Autocast around composed functions])
+_wrap_policies(globals(), {"bilinear": {"cpu": "native", "cuda": "promote"}})

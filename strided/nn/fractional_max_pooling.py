@@ -226,3 +226,12 @@ def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_r
     """Fractional max pooling of the (T, H, W) volume; with ``return_indices`` also the flat indices."""
     out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio, False, _random_samples)
     return out if return_indices else out[0]
+
+
+from ..amp.composed_functions import CPU_FP32 as _CPU_FP32  # noqa: E402
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+# torch's native kernels, on its CPU float32 autocast list (Note [Autocast around composed functions])
+_wrap_policies(globals(), {name: _CPU_FP32 for name in (
+    "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d_with_indices")})

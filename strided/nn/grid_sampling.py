@@ -233,3 +233,9 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     base_t = _tensor(base, dtype=theta.dtype, device=theta.device)
     grid = ops.matmul(base_t, ops.transpose(theta, 1, 2))  # (N, points, k)
     return ops.reshape(grid, (size[0], *spatial, len(spatial)))
+
+
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+# torch's grid_sampler: on its CPU float32 and CUDA promote lists (Note [Autocast around composed functions])
+_wrap_policies(globals(), {"grid_sample": {"cpu": "fp32", "cuda": "promote"}})

@@ -269,3 +269,18 @@ def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _autocast_policy(device_type: str):
+    """torch's upsample kernels are native, on its CUDA float32 list only; "area" is adaptive average pooling,
+    which autocasts by its own policy (Note [Autocast around composed functions])."""
+    def policy(input, size=None, scale_factor=None, mode="nearest", *args, **kwargs):
+        if mode == "area":
+            return None
+        return "fp32" if device_type == "cuda" else "native"
+    return policy
+
+
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+_wrap_policies(globals(), {"interpolate": {"cpu": _autocast_policy("cpu"), "cuda": _autocast_policy("cuda")}})

@@ -315,8 +315,12 @@ def margin_ranking_loss(
 
 
 from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
 
 # torch's losses here are ops on its CPU and CUDA float32 autocast lists (Note [Autocast
 # around composed functions])
 _AUTOCAST_FP32 = ("l1_loss", "kl_div", "margin_ranking_loss")
 _wrap_native(globals(), _AUTOCAST_FP32, fp32=_AUTOCAST_FP32)
+# torch's CUDA float32 list; on the CPU cosine_similarity composes (its parts are on no CPU list) and pdist is the
+# native _pdist_forward
+_wrap_policies(globals(), {"cosine_similarity": {"cuda": "fp32"}, "pdist": {"cpu": "native", "cuda": "fp32"}})

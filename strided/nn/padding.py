@@ -91,3 +91,20 @@ def _gather(x: Tensor, dim: int, lo: int, hi: int, mode: str) -> Tensor:
                 r = 2 * (n - 1) - r
         idx.append(r)
     return ops.index_select(x, dim, _tensor(idx, device=x.device))
+
+
+def _autocast_policy(device_type: str):
+    """torch's reflection / replication pads are native kernels; on the CPU float32 list: reflection_pad1d / 2d and
+    replication_pad1d / 2d / 3d (Note [Autocast around composed functions]). Constant and circular padding compose."""
+    def policy(input, pad, mode="constant", value=None):
+        if mode not in ("reflect", "replicate"):
+            return None
+        if device_type == "cpu" and (len(pad) in (2, 4) or (mode == "replicate" and len(pad) == 6)):
+            return "fp32"
+        return "native"
+    return policy
+
+
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+_wrap_policies(globals(), {"pad": {"cpu": _autocast_policy("cpu"), "cuda": _autocast_policy("cuda")}})

@@ -110,3 +110,10 @@ def _divisors(spatial, k, s, p, outs, count_include_pad, x) -> Tensor:
     cd, ch, cw = (tensor(window_counts(*args, count_include_pad), dtype=dtype, device=x.device)
                   for args in zip(spatial, k, s, p, outs))
     return ops.mul(ops.mul(ops.reshape(cd, (-1, 1, 1)), ops.reshape(ch, (-1, 1))), cw)
+
+
+from ..amp.composed_functions import CPU_FP32 as _CPU_FP32  # noqa: E402
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+# torch's native kernels, on its CPU float32 autocast list (Note [Autocast around composed functions])
+_wrap_policies(globals(), {name: _CPU_FP32 for name in ("max_pool3d", "avg_pool3d")})

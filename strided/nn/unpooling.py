@@ -156,3 +156,10 @@ def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     s = k if stride is None else _tuple(stride, 3, "stride", op)
     size = _unpool_output_size(input, k, s, _tuple(padding, 3, "padding", op), output_size, "max_unpooling3d")
     return _unpool(input, indices, size, "max_unpool3d", "max_unpooling3d", stride=s)
+
+
+from ..amp.composed_functions import CPU_FP32 as _CPU_FP32  # noqa: E402
+from ..amp.composed_functions import wrap_policies as _wrap_policies  # noqa: E402
+
+# torch's native kernels, on its CPU float32 autocast list (Note [Autocast around composed functions])
+_wrap_policies(globals(), {name: _CPU_FP32 for name in ("max_unpool2d", "max_unpool3d")})

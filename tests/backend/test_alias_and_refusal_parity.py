@@ -78,6 +78,12 @@ REFUSALS = {
     "max_pool2d pad": lambda m: m.nn.functional.max_pool2d(m.ones(1, 1, 4, 4), 2, padding=2),
     "avg_pool1d pad": lambda m: m.nn.functional.avg_pool1d(m.ones(1, 1, 4), 2, padding=2),
     "avg_pool3d pad": lambda m: m.nn.functional.avg_pool3d(m.ones(1, 1, 4, 4, 4), 2, padding=2),
+    # operands of two dtypes: no promotion (mv's message names its result, made with vec's dtype, first)
+    "linalg.cross float bfloat16": lambda m: m.linalg.cross(m.ones(4, 3), m.ones(4, 3).bfloat16()),
+    "cross float double": lambda m: m.cross(m.ones(4, 3), m.ones(4, 3).double(), dim=1),
+    "linalg.cross float long": lambda m: m.linalg.cross(m.ones(4, 3), m.ones(4, 3, dtype=m.int64)),
+    "tensordot float bfloat16": lambda m: m.tensordot(m.ones(4, 3), m.ones(4, 3).bfloat16(), dims=([1], [1])),
+    "mv float bfloat16": lambda m: m.mv(m.ones(3, 4), m.ones(4).bfloat16()),
 }
 
 

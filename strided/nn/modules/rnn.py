@@ -13,6 +13,7 @@ import numbers
 import warnings
 
 from ... import factories
+from ...dispatch.dispatcher import autocast_state
 from ...ops import bound as ops
 from ...tensor import Tensor
 from .. import init
@@ -119,7 +120,7 @@ class RNNBase(Module):
     # -- argument checks (torch's messages) --------------------------------------------------------
     def check_input(self, input: Tensor, batch_sizes: Tensor | None) -> None:
         weight_dtype = self._flat_weights[0].dtype
-        if input.dtype is not weight_dtype:
+        if input.dtype is not weight_dtype and not autocast_state.tls.mask:  # autocast casts them, as torch's
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). Convert "
                              f"input: input.to({weight_dtype}), or convert model: model.to({input.dtype})")
         expected = 2 if batch_sizes is not None else 3

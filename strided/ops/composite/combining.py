@@ -22,6 +22,7 @@ import warnings
 
 from ... import dtypes as dt
 from ...backends.meta.common import broadcast_shapes, wrap_dim
+from ...backends.meta.pointwise import scalar_type_name
 from ...backends.meta.reductions import type_name
 from ...dispatch.library import kernel
 from .. import bound as ops
@@ -156,6 +157,8 @@ def tensordot(self, other, dims_self, dims_other):
     do = [wrap_dim(d, other.dim()) for d in int_list(dims_other, "tensordot", "dims_other")]
     if len(ds) != len(do):
         raise RuntimeError("both dimension lists should have same length")
+    if self.dtype is not other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     for a, b in zip(ds, do):
         if self._sizes[a] != other._sizes[b]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {self._sizes[a]} in dim "
@@ -172,6 +175,9 @@ def tensordot(self, other, dims_self, dims_other):
 def _cross(self, other, dim: int, op: str):
     if self.dim() != other.dim():
         raise RuntimeError(f"{op}: inputs must have the same number of dimensions.")
+    if self.dtype is not other.dtype:  # torch's TensorIterator: no promotion between the operands
+        raise RuntimeError(f"expected scalar type {scalar_type_name(self.dtype)} but found "
+                           f"{scalar_type_name(other.dtype)}")
     d = wrap_dim(dim, self.dim())
     if self._sizes[d] != 3 or other._sizes[d] != 3:
         raise RuntimeError(f"{op}: inputs dimension {dim} must have length 3. Got {self._sizes[d]} and "

@@ -94,9 +94,8 @@ def mv(self, vec):
     if self.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.dim()}, {vec.dim()}")
     _mv_checks(ops.empty((self._sizes[0],), dtype=self.dtype, device=self.device), self, vec)
-    if self.dtype is not vec.dtype:
-        d = dt.promote_types(self.dtype, vec.dtype)
-        words = (scalar_type_name(d), scalar_type_name(self.dtype), scalar_type_name(vec.dtype))
+    if self.dtype is not vec.dtype:  # torch's mv makes its result with vec's options, then calls addmv_
+        words = (scalar_type_name(vec.dtype), scalar_type_name(self.dtype), scalar_type_name(vec.dtype))
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {words[0]}, {words[1]}, "
                            f"and {words[2]}")
     return _matvec(self, vec)

@@ -25,6 +25,8 @@ initial state from ``hx`` as the sequence joins (``PackedLayer`` / ``ReversedPac
 
 from __future__ import annotations
 
+from ... import dtypes as dt
+from ...dispatch.dispatcher import autocast_state
 from ...dispatch.library import kernel
 from .. import bound as ops
 
@@ -45,16 +47,40 @@ def _relu_step(gi, h, w_hh_t, b_hh, w_hr):
     return ops.relu(ops.addmm(gi, h, w_hh_t))
 
 
+def _common_dtype(*tensors):
+    """The tensors (None kept) in their promoted dtype, when they differ (Note [Cells under autocast])."""
+    d = None
+    for t in tensors:
+        if t is not None:
+            d = t.dtype if d is None else dt.promote_types(d, t.dtype)
+    return tuple(t if t is None or t.dtype is d else ops._to_copy(t, dtype=d) for t in tensors)
+
+
+# Note [Cells under autocast]
+# Under CPU autocast torch's cells are composites (RNN.cpp): their linears run in bfloat16, and the gates meet
+# the float32 previous state in promoting pointwise ops, so an LSTM / GRU cell (and torch's CPU GRU layer)
+# returns float32 for float32 inputs. The fused cell ops here want one dtype, so the step promotes its operands
+# first. (On CUDA the fused cells are on torch's lower-precision list: the Autocast kernel casts every operand to
+# the low dtype and the operands already agree; torch's CPU LSTM layer is one oneDNN op on that list, so the
+# ``lstm`` op is listed for the CPU.)
 def _lstm_step(gi, state, w_hh_t, b_hh, w_hr):
     h, c = state  # Note [Fused cells]: the pointwise part is one op (one launch on CUDA)
-    h, c, _ = ops._thnn_fused_lstm_cell(gi, ops.mm(h, w_hh_t), c, None, b_hh)
+    hh = ops.mm(h, w_hh_t)
+    if gi.dtype is not hh.dtype or hh.dtype is not c.dtype:
+        gi, hh, c = _common_dtype(gi, hh, c)
+    h, c, _ = ops._thnn_fused_lstm_cell(gi, hh, c, None, b_hh)
     if w_hr is not None:
         h = ops.matmul(h, ops.t(w_hr))
     return h, c
 
 
 def _gru_step(gi, h, w_hh_t, b_hh, w_hr):
-    return ops._thnn_fused_gru_cell(gi, ops.mm(h, w_hh_t), h, None, b_hh)[0]
+    hh = ops.mm(h, w_hh_t)
+    if gi.dtype is not h.dtype or hh.dtype is not h.dtype or (b_hh is not None and b_hh.dtype is not hh.dtype):
+        if b_hh is not None and b_hh.dtype is not hh.dtype and autocast_state.tls.mask:  # as torch's linear_hh
+            b_hh = ops._to_copy(b_hh, dtype=hh.dtype)
+        gi, hh, h, b_hh = _common_dtype(gi, hh, h, b_hh)  # Note [Cells under autocast]
+    return ops._thnn_fused_gru_cell(gi, hh, h, None, b_hh)[0]
 
 
 _SUMMED_GATES = (_tanh_step, _relu_step, _lstm_step)
@@ -66,6 +92,8 @@ def _input_gates(step, x, w):
     gi = ops.linear(x, w_ih, b_ih)
     if step in _SUMMED_GATES:
         if b_hh is not None:
+            if b_hh.dtype is not gi.dtype and autocast_state.tls.mask:  # torch's linear_hh casts its bias too
+                b_hh = ops._to_copy(b_hh, dtype=gi.dtype)
             gi = ops.add(gi, b_hh)
         b_hh = None
     return gi, ops.t(w_hh), b_hh
