@@ -99,6 +99,13 @@ from .autograd.anomaly_mode import (  # noqa: E402, F401 - torch.is_anomaly_enab
 from .amp.autocast_mode import (  # noqa: E402, F401
     get_autocast_dtype, is_autocast_enabled, set_autocast_dtype, set_autocast_enabled,
 )
+from .amp.cast_cache import (  # noqa: E402, F401
+    autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, is_autocast_cache_enabled,
+    set_autocast_cache_enabled,
+)
+from .amp.autocast_mode import DEPRECATED_FUNCTIONS as _DEPRECATED_AUTOCAST  # noqa: E402
+
+globals().update(_DEPRECATED_AUTOCAST)
 from math import e, inf, nan, pi  # noqa: E402, F401 - torch.e, torch.inf, torch.nan, torch.pi
 
 newaxis = None  # torch.newaxis (NumPy's): ``x[:, strided.newaxis]`` adds a dim

@@ -16,10 +16,17 @@ import warnings
 from .. import dtypes as _dt
 from ..dispatch.dispatcher import autocast_state
 from ..dispatch.keys import DispatchKey
+from .cast_cache import (
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    is_autocast_cache_enabled,
+    set_autocast_cache_enabled,
+)
 
 __all__ = [
     "autocast", "is_autocast_available", "is_autocast_enabled", "set_autocast_enabled",
-    "get_autocast_dtype", "set_autocast_dtype",
+    "get_autocast_dtype", "set_autocast_dtype", "DEPRECATED_FUNCTIONS",
 ]
 
 # Backend key bit of each device type that supports autocast (bit k = DispatchKey k).
@@ -103,7 +110,8 @@ class autocast:  # noqa: N801 - torch's name
     enabled : bool
         ``False`` disables autocast inside the region (nesting restores the outer state).
     cache_enabled : bool, optional
-        Accepted as torch's; strided keeps no cache of casts, so it changes nothing.
+        Whether the region casts each float32 weight to ``dtype`` once and reuses the copy (Note [Autocast cast
+        cache]); default: :func:`strided.is_autocast_cache_enabled` (True unless turned off).
 
     Inside the region, matmul-like ops (mm, bmm, addmm, baddbmm, matmul, linear) run in ``dtype``;
     ops that need range or precision (softmax, log_softmax, layer_norm, sums, losses, exp, log,
@@ -119,7 +127,6 @@ class autocast:  # noqa: N801 - torch's name
 
     def __init__(self, device_type: str, dtype: _dt.dtype | None = None, enabled: bool = True,
                  cache_enabled: bool | None = None):
-        # cache_enabled is accepted as torch's: strided's autocast keeps no cast cache, so nothing to switch
         self.device = _check_device_type(device_type)
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         if not isinstance(self.fast_dtype, _dt.dtype):
@@ -128,30 +135,63 @@ class autocast:  # noqa: N801 - torch's name
         if self._enabled and self.fast_dtype not in _SUPPORTED[self.device]:
             warnings.warn(_UNSUPPORTED_MSG[self.device], stacklevel=2)
             self._enabled = False
-        self._saved: list[tuple[int, _dt.dtype]] = []
+        self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else bool(cache_enabled)
+        self._saved: list[tuple[int, _dt.dtype, bool]] = []
 
     def __enter__(self) -> autocast:
         mask = autocast_state.tls.mask
-        self._saved.append((mask, _local.dtype[self.device]))
+        self._saved.append((mask, _local.dtype[self.device], is_autocast_cache_enabled()))
         _local.dtype[self.device] = self.fast_dtype
         bit = _DEVICE_BITS[self.device]
         _set_mask(mask | bit if self._enabled else mask & ~bit)
+        autocast_increment_nesting()
+        set_autocast_cache_enabled(self._cache_enabled)
         return self
 
     def __exit__(self, *exc) -> None:
-        mask, dtype = self._saved.pop()
+        mask, dtype, cache_enabled = self._saved.pop()
+        if autocast_decrement_nesting() == 0:  # left the outermost region: drop the cached casts
+            clear_autocast_cache()
         _local.dtype[self.device] = dtype
         _set_mask(mask)
+        set_autocast_cache_enabled(cache_enabled)
 
     def __call__(self, func):
         """Use as a decorator: each call of ``func`` runs inside a fresh region."""
 
         @functools.wraps(func)
         def decorated(*args, **kwargs):
-            with autocast(self.device, self.fast_dtype, self._enabled):
+            with autocast(self.device, self.fast_dtype, self._enabled, self._cache_enabled):
                 return func(*args, **kwargs)
 
         return decorated
 
     def __repr__(self) -> str:
-        return f"autocast(device_type={self.device!r}, dtype={self.fast_dtype}, enabled={self._enabled})"
+        return (f"autocast(device_type={self.device!r}, dtype={self.fast_dtype}, enabled={self._enabled}, "
+                f"cache_enabled={self._cache_enabled})")
+
+
+def _deprecated(old: str, new: str, fn):
+    """torch's per-device autocast functions of before 2.4: ``fn`` with torch's DeprecationWarning."""
+    def deprecated(*args):
+        warnings.warn(f"strided.{old} is deprecated. Please use strided.{new} instead.", DeprecationWarning,
+                      stacklevel=2)
+        return fn(*args)
+
+    deprecated.__name__ = old.partition("(")[0]
+    deprecated.__doc__ = f"Deprecated: ``strided.{new}``."
+    return deprecated
+
+
+# torch.get_autocast_cpu_dtype() and friends: bound on ``strided`` by its __init__
+DEPRECATED_FUNCTIONS = {f.__name__: f for f in (
+    _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')", lambda: get_autocast_dtype("cpu")),
+    _deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')", lambda: get_autocast_dtype("cuda")),
+    _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')", lambda: is_autocast_enabled("cpu")),
+    _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)",
+                lambda enabled: set_autocast_enabled("cpu", enabled)),
+    _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)",
+                lambda dtype: set_autocast_dtype("cpu", dtype)),
+    _deprecated("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)",
+                lambda dtype: set_autocast_dtype("cuda", dtype)),
+)}

@@ -32,6 +32,7 @@ from ..dispatch.keys import AUTOCAST_BIT, DispatchKey
 from ..ops import registry as _registry
 from ..tensor import Tensor
 from .autocast_mode import _DEVICE_BITS, _local
+from .cast_cache import cached_cast
 
 __all__ = ["POLICIES", "register_autocast_kernels"]
 
@@ -76,9 +77,12 @@ def _eligible(x, device_type: str) -> bool:
 
 
 def _cast(x, dtype, device_type: str):
-    """``x`` cast to ``dtype`` when eligible; lists and tuples element-wise; others unchanged."""
+    """``x`` cast to ``dtype`` when eligible; lists and tuples element-wise; others unchanged. A cast to the
+    autocast dtype may come from the region's cache (Note [Autocast cast cache])."""
     if isinstance(x, Tensor):
-        return x.to(dtype) if x.dtype is not dtype and _eligible(x, device_type) else x
+        if x.dtype is dtype or not _eligible(x, device_type):
+            return x
+        return cached_cast(x, dtype) if dtype is _local.dtype[device_type] else x.to(dtype)
     if isinstance(x, (list, tuple)):
         return type(x)(_cast(v, dtype, device_type) for v in x)
     return x

@@ -60,12 +60,13 @@ def autocast_operands(*tensors):
     """Under autocast, the float32 / half operands of a convolution in the autocast dtype (convolutions are on
     torch's lower-precision lists, as the GEMMs they lower to are); float64 and None pass through."""
     from ..amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
+    from ..amp.cast_cache import cached_cast
 
     dev = tensors[0].device.type
     if dev not in ("cpu", "cuda") or not is_autocast_enabled(dev):
         return tensors
-    d = get_autocast_dtype(dev)
-    return tuple(t if t is None or not t.dtype.is_floating_point or t.dtype in (_dt.float64, d) else t.to(d)
+    d = get_autocast_dtype(dev)  # the weight's cast comes from the region's cache (Note [Autocast cast cache])
+    return tuple(t if t is None or not t.dtype.is_floating_point or t.dtype in (_dt.float64, d) else cached_cast(t, d)
                  for t in tensors)
 
 
