@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import strided as st
+from strided.testing import available_devices
 
 W = (np.arange(16, dtype=np.float32).reshape(4, 4) - 7.5) / 8
 X = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
@@ -135,3 +136,31 @@ def test_deprecated_per_device_functions_warn_as_torchs(name):
         assert [w.category for w in caught] == [DeprecationWarning]
         words.append(str(caught[0].message).split(" (Triggered")[0].replace(lib.__name__ + ".", "LIB."))
     assert results[0] == results[1] and words[0] == words[1]
+
+
+def _casts_by_source(y):
+    """How many ToCopy nodes of ``y``'s graph cast a leaf (AccumulateGrad) and how many anything else."""
+    seen, stack, leaf, other = set(), [y.grad_fn], 0, 0
+    while stack:
+        f = stack.pop()
+        if f is None or id(f) in seen:
+            continue
+        seen.add(id(f))
+        if type(f).__name__ == "ToCopyBackward0":
+            src = f.next_functions[0][0]
+            leaf += type(src).__name__ == "AccumulateGrad"
+            other += type(src).__name__ == "TBackward0"  # a transposed weight, cast again at a step
+        stack.extend(g for g, _ in f.next_functions)
+    return leaf, other
+
+
+@pytest.mark.parametrize("device", [d for d in available_devices() if d in ("cpu", "cuda")])
+@pytest.mark.parametrize("name", ["RNN", "GRU", "LSTM"])
+def test_a_recurrent_layer_casts_each_weight_once(name, device):
+    """Note [Cells under autocast]: twelve time steps, four weights, four casts (none of a per-step view)."""
+    m = getattr(st.nn, name)(8, 8).to(device)
+    with st.autocast(device, dtype=st.bfloat16):
+        y = m(st.randn(12, 2, 8, device=device))[0]
+    assert _casts_by_source(y) == (4, 0)
+    y.float().sum().backward()
+    assert all(p.grad is not None and p.grad.dtype is st.float32 for p in m.parameters())

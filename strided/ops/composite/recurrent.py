@@ -62,7 +62,9 @@ def _common_dtype(*tensors):
 # returns float32 for float32 inputs. The fused cell ops here want one dtype, so the step promotes its operands
 # first. (On CUDA the fused cells are on torch's lower-precision list: the Autocast kernel casts every operand to
 # the low dtype and the operands already agree; torch's CPU LSTM layer is one oneDNN op on that list, so the
-# ``lstm`` op is listed for the CPU.)
+# ``lstm`` op is listed for the CPU.) torch's per-step ``linear_hh`` casts w_hh and b_hh with its operands, through
+# the region's cast cache (Note [Autocast cast cache]) -- once per region; here the layer casts them once, before
+# its steps, since a step multiplies by the transposed view ``w_hh.T``, which no cache would keep.
 def _lstm_step(gi, state, w_hh_t, b_hh, w_hr):
     h, c = state  # Note [Fused cells]: the pointwise part is one op (one launch on CUDA)
     hh = ops.mm(h, w_hh_t)
@@ -76,9 +78,7 @@ def _lstm_step(gi, state, w_hh_t, b_hh, w_hr):
 
 def _gru_step(gi, h, w_hh_t, b_hh, w_hr):
     hh = ops.mm(h, w_hh_t)
-    if gi.dtype is not h.dtype or hh.dtype is not h.dtype or (b_hh is not None and b_hh.dtype is not hh.dtype):
-        if b_hh is not None and b_hh.dtype is not hh.dtype and autocast_state.tls.mask:  # as torch's linear_hh
-            b_hh = ops._to_copy(b_hh, dtype=hh.dtype)
+    if gi.dtype is not h.dtype or hh.dtype is not h.dtype or (b_hh is not None and b_hh.dtype is not h.dtype):
         gi, hh, h, b_hh = _common_dtype(gi, hh, h, b_hh)  # Note [Cells under autocast]
     return ops._thnn_fused_gru_cell(gi, hh, h, None, b_hh)[0]
 
@@ -90,13 +90,26 @@ def _input_gates(step, x, w):
     """(gi for every row of x, w_hh.T, the b_hh the step still adds) (Note [Recurrent step])."""
     w_ih, w_hh, b_ih, b_hh, _ = w
     gi = ops.linear(x, w_ih, b_ih)
+    if autocast_state.tls.mask:
+        w_hh, b_hh = _autocast_weights(gi, w_hh, b_hh)
     if step in _SUMMED_GATES:
         if b_hh is not None:
-            if b_hh.dtype is not gi.dtype and autocast_state.tls.mask:  # torch's linear_hh casts its bias too
-                b_hh = ops._to_copy(b_hh, dtype=gi.dtype)
             gi = ops.add(gi, b_hh)
         b_hh = None
     return gi, ops.t(w_hh), b_hh
+
+
+def _autocast_weights(gi, *weights):
+    """Under autocast, the hidden-to-hidden weights in the gates' low dtype, from the region's cast cache: cast
+    once per layer, as torch's per-step ``linear_hh`` does through that cache (Note [Cells under autocast])."""
+    from ...amp.autocast_mode import _DEVICE_BITS, _local
+    from ...amp.policies import _cast
+
+    device_type = gi.device.type
+    low = _local.dtype.get(device_type)
+    if gi.dtype is not low or not autocast_state.tls.mask & _DEVICE_BITS.get(device_type, 0):
+        return weights
+    return tuple(w if w is None else _cast(w, low, device_type) for w in weights)
 
 
 # -- cells -------------------------------------------------------------------------------------------
