@@ -73,6 +73,7 @@ from .amp import GradScaler, autocast  # noqa: E402
 from . import compiler  # noqa: E402 - strided.compiler, as torch.compiler
 from .compiler import compile  # noqa: E402, A004 - torch.compile (Note [No compiler])
 from .toplevel_functions import *  # noqa: E402, F403
+from .toplevel_aten_forms import *  # noqa: E402, F403
 from .factories_more import *  # noqa: E402, F403
 from .view_copies import *  # noqa: E402, F403
 from .finite_differences import gradient  # noqa: E402
@@ -132,7 +133,7 @@ _LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg", "special", "
 _LAZY_FUNCTIONS = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse",
                              "pinverse", "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve", "lu",
                              "lu_solve", "nuclear_norm", "frobenius_norm", "norm_except_dim", "qr",
-                             "cholesky"})
+                             "cholesky", "orgqr", "ormqr"})
 
 
 def __getattr__(name: str):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-__all__ = ["max", "min", "sort", "topk", "aminmax", "median", "nanmedian", "mode", "cummax", "cummin", "structseq"]
+__all__ = ["max", "min", "sort", "topk", "aminmax", "median", "nanmedian", "mode", "cummax", "cummin", "geqrf",
+           "structseq"]
 
 
 def structseq(name: str, fields: tuple[str, ...]) -> type:
@@ -54,3 +55,4 @@ kthvalue = structseq("kthvalue", ("values", "indices"))
 histogram = structseq("histogram", ("hist", "bin_edges"))
 histogramdd = structseq("histogramdd", ("hist", "bin_edges"))
 frexp = structseq("frexp", ("mantissa", "exponent"))
+geqrf = structseq("geqrf", ("a", "tau"))

@@ -87,3 +87,12 @@ class TensorLinalg:
     def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803 - torch's argument names
         """``strided.lu_solve(self, LU_data, LU_pivots)`` (deprecated, as torch's)."""
         return _legacy().lu_solve(self, LU_data, LU_pivots)
+
+    def orgqr(self, input2: Tensor) -> Tensor:
+        """``strided.orgqr(self, input2)``: the product of the Householder reflectors (self, tau = input2)."""
+        return _legacy().orgqr(self, input2)
+
+    def ormqr(self, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
+        """``strided.ormqr(self, input2, input3, left, transpose)``: Q of the reflectors (self, tau = input2) times
+        ``input3``."""
+        return _legacy().ormqr(self, input2, input3, left, transpose)

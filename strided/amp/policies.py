@@ -46,8 +46,8 @@ POLICIES: dict[str, dict[str, list[str]]] = {
         # are composites whose float32 state promotes the low gates (Note [Cells under autocast])
         "lower_precision_fp": [*_MATMUL, "addbmm", "_addmm_activation", "lstm"],
         "fp32": ["cross_entropy_loss", "prod", "polar", "quantile", "nanquantile", "cdist", "trace", "view_as_complex",
-                 "linalg_eig", "linalg_eigvals", "nll_loss_forward", "nll_loss2d_forward", "binary_cross_entropy",
-                 "binary_cross_entropy_with_logits", "mse_loss", "smooth_l1_loss", "huber_loss"],
+                 "geqrf", "linalg_eig", "linalg_eigvals", "nll_loss_forward", "nll_loss2d_forward", "mse_loss",
+                 "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss"],
         "fp32_set_opt_dtype": [],
         "promote": ["cat", "stack", "index_copy"],
         "native": ["mv"],

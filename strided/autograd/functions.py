@@ -18,6 +18,7 @@ from ..type_info import finfo
 from .functions_views import _zeros
 
 __all__ = [
+    "not_implemented",
     "sum_to",
     "maybe_multiply",
     "unsqueeze_dims",
@@ -43,6 +44,11 @@ __all__ = [
     "pow_backward_self",
     "pow_backward_exponent",
 ]
+
+
+def not_implemented(name: str):
+    """torch's ``not_implemented(name)`` formula: an op whose gradient torch does not define (geqrf)."""
+    raise RuntimeError(f"the derivative for '{name}' is not implemented.")
 
 
 def sum_to(grad, shape):

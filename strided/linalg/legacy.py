@@ -16,6 +16,7 @@ from ..ops.composite.linalg_solvers import perm_from_pivots
 from ..return_types import structseq
 from ..tensor import Tensor
 from ._common import arg_tensor, floating, refuse_complex, square, type_name
+from .derived import householder_product as _householder_product
 from .derived import matrix_exp as _matrix_exp
 from .lu import det as _det
 from .lu import inv as _inv
@@ -28,7 +29,7 @@ from .triangular import solve_triangular as _solve_triangular
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse", "pinverse",
            "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve", "lu", "lu_solve", "nuclear_norm",
-           "frobenius_norm", "norm_except_dim", "qr", "cholesky"]
+           "frobenius_norm", "norm_except_dim", "qr", "cholesky", "orgqr", "ormqr"]
 
 svd_result = structseq("svd", ("U", "S", "V"))
 slogdet_result = structseq("slogdet", ("sign", "logabsdet"))
@@ -278,8 +279,66 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
         "U = torch.cholesky(A, upper=True) should be replaced with:\nU = torch.linalg.cholesky(A).mH")
 
 
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:
+    """``strided.linalg.householder_product`` (torch.orgqr, LAPACK's name)."""
+    return _householder_product(input, tau)
+
+
+def _ormqr_checks(input: Tensor, tau: Tensor, other: Tensor, left: bool) -> None:
+    """torch's checks of ``ormqr``, in its order and words."""
+    arg_tensor("ormqr", "input", 1, input)
+    arg_tensor("ormqr", "tau", 2, tau)
+    arg_tensor("ormqr", "other", 3, other)
+    if input.dim() < 2:
+        raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
+    if other.dim() < 2:
+        raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
+    cond = -2 if left else -1
+    if other.shape[cond] != input.shape[-2]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{cond}] must be equal to input.shape[-2]")
+    if tau.dim() == 0 or min(other.shape[cond], input.shape[-1]) != tau.shape[-1]:
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{cond}], input.shape[-1])")
+    if input.dim() - tau.dim() != 1:
+        raise RuntimeError(f"torch.ormqr: Expected tau to have one dimension less than input, but got tau.ndim equal "
+                           f"to {tau.dim()} and input.ndim is equal to {input.dim()}")
+    if input.dim() != other.dim():
+        raise RuntimeError(f"torch.ormqr: Expected other to have the same number of dimensions as input, but got "
+                           f"other.ndim equal to {other.dim()} and input.ndim is equal to {input.dim()}")
+    batch = list(input.shape[:-2])
+    for name, lead in (("tau", list(tau.shape[:-1])), ("other", list(other.shape[:-2]))):
+        if input.dim() > 2 and lead != batch:
+            raise RuntimeError(f"torch.ormqr: Expected batch dimensions of {name} to be equal to input.shape[:-2], but "
+                               f"got {lead}")
+    for name, t in (("tau", tau), ("other", other)):
+        if t.dtype is not input.dtype:  # torch's words, its missing space included
+            raise RuntimeError(f"torch.ormqr: Expected input and {name} to have the same dtype, but input has dtype"
+                               f"{type_name(input.dtype)} and {name} has dtype {type_name(t.dtype)}")
+    if input.dtype not in (_dt.float32, _dt.float64):  # complex too: strided's linear algebra is real
+        raise NotImplementedError(f'"ormqr_{input.device.type}" not implemented for \'{type_name(input.dtype)}\'')
+
+
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
+    """``op(Q) @ other`` (``left``) or ``other @ op(Q)``, where ``Q`` (m x m, m = input.shape[-2]) is the product
+    of the Householder reflectors ``(input, tau)`` -- geqrf's result -- and ``op`` transposes when ``transpose``
+    (LAPACK's ormqr). Q is formed by ``householder_product`` of the reflectors completed to m columns with
+    identities (tau = 0), then multiplied."""
+    _ormqr_checks(input, tau, other, left)
+    m, t = input.shape[-2], tau.shape[-1]
+    batch = tuple(input.shape[:-2])
+    reflectors = input[..., :, :t]
+    if t < m:  # H_i = I for the reflectors past tau's
+        zeros = _ops.zeros((*batch, m, m - t), dtype=input.dtype, device=input.device)
+        reflectors = _ops.cat([reflectors, zeros], -1)
+        tau = _ops.cat([tau, _ops.zeros((*batch, m - t), dtype=tau.dtype, device=tau.device)], -1)
+    q = _householder_product(reflectors, tau)
+    if transpose:
+        q = q.mT
+    return q @ other if left else other @ q
+
+
 # Note [Out arguments]
-_accepting_out(globals(), ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack", "svd"))
+_accepting_out(globals(), ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack", "svd", "orgqr",
+                           "ormqr"))
 
 
 from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
@@ -291,5 +350,7 @@ _wrap_native(globals(), (
     "triangular_solve", "lu", "lu_solve", "qr", "cholesky"), cpu_fp32=(
     "inverse", "svd", "cholesky_solve", "cholesky_inverse", "pinverse", "triangular_solve", "lu_solve", "qr",
     "cholesky"))
-# torch's CUDA float32 list (frobenius_norm.dim, nuclear_norm); on the CPU they compose
+# torch's CPU float32 list (orgqr, ormqr: native kernels); torch's CUDA float32 list (frobenius_norm.dim,
+# nuclear_norm), which compose on the CPU
+_wrap_policies(globals(), {"orgqr": {"cpu": "fp32", "cuda": "native"}, "ormqr": {"cpu": "fp32", "cuda": "native"}})
 _wrap_policies(globals(), {"frobenius_norm": {"cuda": "fp32"}, "nuclear_norm": {"cuda": "fp32"}})

@@ -49,9 +49,12 @@ NON_DIFFERENTIABLE = {
     "_linalg_onesided_jacobi", "_linalg_householder_qr",
     "_linalg_eigvals",  # eigvals without gradients (Note [eigvals through eig]), as torch's
     "linalg_ldl_factor_ex", "linalg_ldl_solve",  # no derivative in torch either (a NotImplemented node)
+    "geqrf",  # torch's formula is not_implemented("geqrf") (RAISING_FORMULAS)
     # samplers' gradient helpers and samplers without a gradient (as torch's)
     "_standard_gamma_grad", "_sample_dirichlet", "_dirichlet_grad", "binomial",
 }
+# Formulas that raise torch's "the derivative for '<op>' is not implemented." (tested in their own files)
+RAISING_FORMULAS = {"geqrf"}
 # Random ops: gradients are defined (zero, or through the sampled mask) but not finite-differenceable.
 RANDOM = {"bernoulli", "bernoulli_.float", "uniform_", "normal_", "random_.from", "random_.to", "random_", "dropout",
           "multinomial", "_standard_gamma", "poisson"}
@@ -122,7 +125,7 @@ def _cases():
         op = OVERLOADS.get(info.name)
         if op is None or info.name in RANDOM or info.name in TIE_DEPENDENT or st.float64 not in info.dtypes:
             continue
-        if op._mutated is not None or not _differentiable(op):
+        if op._mutated is not None or not _differentiable(op) or info.name in RAISING_FORMULAS:
             continue
         yield pytest.param(info, id=info.name)
 
@@ -157,7 +160,7 @@ def _complex_cases():
         op = OVERLOADS.get(info.name)
         if op is None or st.complex128 not in info.dtypes or op.schema.name not in COMPLEX_OPS:
             continue
-        if op._mutated is not None or not _differentiable(op) or info.name in NON_DIFFERENTIABLE:
+        if op._mutated is not None or not _differentiable(op) or info.name in RAISING_FORMULAS:
             continue
         yield pytest.param(info, id=info.name)
 

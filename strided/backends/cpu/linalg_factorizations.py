@@ -21,9 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as dt
+from ... import return_types
 from ...dispatch.library import kernel
 from ..meta.common import new_output
-from ..meta.linalg_factorizations import check_matrices
+from ..meta.linalg_factorizations import check_geqrf, check_matrices
 from .common import as_numpy, store
 
 __all__ = []
@@ -86,6 +87,18 @@ def _linalg_householder_qr(self, complete=False, compute_q=True):
     if complete and m > r.shape[-2]:  # mode "r" gives the reduced (k, n) R; the complete one has m rows
         r = np.concatenate([r, np.zeros((*r.shape[:-2], m - r.shape[-2], n), dtype=r.dtype)], -2)
     return _out(np.zeros((*a.shape[:-2], m, 0), dtype=a.dtype), self), _out(r, self)
+
+
+@kernel("CPU")
+def geqrf(self):
+    """LAPACK's geqrf through numpy.linalg.qr's "raw" mode (which returns its Fortran-ordered, so transposed,
+    result)."""
+    check_geqrf(self)
+    a = _array(self)
+    if a.size == 0:
+        return _composite("geqrf")(self)
+    h, tau = np.linalg.qr(a, mode="raw")
+    return return_types.geqrf((_out(np.swapaxes(h, -1, -2), self), _out(tau, self)))
 
 
 @kernel("CPU")

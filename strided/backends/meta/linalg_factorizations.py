@@ -12,9 +12,19 @@ from __future__ import annotations
 from ... import dtypes as dt
 from .common import check
 
-__all__ = ["check_matrices", "LINALG_DTYPES"]
+__all__ = ["check_geqrf", "check_matrices", "LINALG_DTYPES"]
 
 LINALG_DTYPES = (dt.float32, dt.float64)
+
+
+def check_geqrf(self) -> None:
+    """torch's checks of ``geqrf``: a matrix (batch), float32 / float64 (complex is strided's deviation: its
+    linear algebra is real, Note [Complex operators])."""
+    check(self.dim() >= 2, lambda: "torch.geqrf: input must have at least 2 dimensions.")
+    if self.dtype not in LINALG_DTYPES:
+        from .reductions import type_name
+
+        raise NotImplementedError(f'"geqrf_{self.device.type}" not implemented for \'{type_name(self.dtype)}\'')
 
 
 def check_matrices(op: str, *tensors, square: bool = False) -> None:

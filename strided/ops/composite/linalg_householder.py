@@ -16,17 +16,19 @@ overflows. Non-finite input makes NaN propagate; the loops have fixed length, so
 
 from __future__ import annotations
 
-from ...backends.meta.linalg_factorizations import check_matrices
+from ... import return_types
+from ...backends.meta.linalg_factorizations import check_geqrf, check_matrices
 from ...dispatch.library import kernel
 from ...tensor import Tensor
 from .. import bound as ops
 
-__all__ = ["householder_qr", "solve_upper", "solve_upper_right"]
+__all__ = ["householder_reflectors", "householder_qr", "solve_upper", "solve_upper_right"]
 
 
-def householder_qr(A: Tensor, complete: bool = False, compute_q: bool = True):
-    """``(Q, R)`` of ``A (*, m, n)`` (Note [Householder QR from ops]); Q is None unless ``compute_q``.
-    Reduced: Q (*, m, k), R (*, k, n) with k = min(m, n); complete: Q (*, m, m), R (*, m, n)."""
+def householder_reflectors(A: Tensor):
+    """``(R, reflectors, scale)``: ``A / scale`` reduced to upper-triangular ``R`` (rounding left below the
+    diagonal) by the reflectors ``[(v, tau)]`` of Note [Householder QR from ops], in order; ``scale`` is None for an
+    empty ``A``."""
     m, n = A.shape[-2], A.shape[-1]
     k = min(m, n)
     rows = ops.arange(0, m, device=A.device).unsqueeze(-1)  # (m, 1)
@@ -49,6 +51,15 @@ def householder_qr(A: Tensor, complete: bool = False, compute_q: bool = True):
         v = ops.where(below, tail / denom, ops.where(rows == j, 1.0, 0.0).to(A.dtype))  # (*, m, 1)
         R = R - (tau * v) * (v.mT @ R)
         reflectors.append((v, tau))
+    return R, reflectors, scale
+
+
+def householder_qr(A: Tensor, complete: bool = False, compute_q: bool = True):
+    """``(Q, R)`` of ``A (*, m, n)`` (Note [Householder QR from ops]); Q is None unless ``compute_q``.
+    Reduced: Q (*, m, k), R (*, k, n) with k = min(m, n); complete: Q (*, m, m), R (*, m, n)."""
+    m, n = A.shape[-2], A.shape[-1]
+    k = min(m, n)
+    R, reflectors, scale = householder_reflectors(A)
     R = ops.triu(R) if scale is None else ops.triu(R) * scale
     if not complete:
         R = R[..., :k, :]
@@ -90,3 +101,27 @@ def _linalg_householder_qr(self, complete=False, compute_q=True):
     if Q is None:  # an op returns tensors: no Q is a (*, m, 0) one
         Q = ops.zeros((*self.shape[:-2], self.shape[-2], 0), dtype=self.dtype, device=self.device)
     return Q, R
+
+
+@kernel("CompositeExplicitAutograd")
+def geqrf(self):
+    """LAPACK's geqrf: ``a`` holds R on and above its diagonal and each reflector's vector below it (its unit
+    diagonal implicit), ``tau`` (*, min(m, n)) their scales -- the reflectors of Note [Householder QR from ops],
+    LAPACK's own choices, so orgqr / ormqr of them give LAPACK's Q."""
+    check_geqrf(self)
+    m, n = self.shape[-2], self.shape[-1]
+    k = min(m, n)
+    R, reflectors, scale = householder_reflectors(self)
+    a = ops.triu(R) if scale is None else ops.triu(R) * scale
+    batch = tuple(self.shape[:-2])
+    if reflectors:
+        below = ops.tril(ops.cat([v for v, _ in reflectors], -1), -1)  # (*, m, r), r <= n
+        if below.shape[-1] < n:
+            below = ops.cat([below, ops.zeros((*batch, m, n - below.shape[-1]), dtype=self.dtype,
+                                              device=self.device)], -1)
+        a = a + below
+    taus = [tau.squeeze(-1) for _, tau in reflectors]  # (*, 1) each
+    if len(taus) < k:  # the last reflector of a square or wide matrix is the identity (LAPACK's tau = 0)
+        taus.append(ops.zeros((*batch, k - len(taus)), dtype=self.dtype, device=self.device))
+    tau = ops.cat(taus, -1) if taus else ops.zeros((*batch, 0), dtype=self.dtype, device=self.device)
+    return return_types.geqrf((a, tau))

@@ -1,5 +1,5 @@
 """OpInfos: the orthogonal factorization ops of Note [Linear-algebra kernels] (``_linalg_symmetric_jacobi``,
-``_linalg_onesided_jacobi``, ``_linalg_householder_qr``). A factorization need not match the CPU's bit for bit
+``_linalg_onesided_jacobi``, ``_linalg_householder_qr``) and geqrf. A factorization need not match the CPU's bit for bit
 (eigenvector signs, the order of the eigenvalues, the rotations), so each OpInfo checks the defining properties
 against NumPy in float64 instead of comparing with a reference."""
 
@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import dtypes as dt
 from ...factories import from_numpy
-from ..opinfo import OpInfo, SampleInput
+from ..opinfo import ErrorInput, OpInfo, SampleInput
 from .helpers import err
 
 __all__ = ["OPS"]
@@ -156,10 +156,37 @@ def _qr_errors(rng):
                                                              "dimensions, but got 1")
 
 
+# -- geqrf: LAPACK's compact QR (numpy.linalg.qr's "raw" mode, transposed) ------------------------------------
+def _geqrf_samples(d, rng):
+    yield SampleInput((_arr(rng.uniform(-1, 1, (6, 4)), d),), name="tall")
+    yield SampleInput((_arr(rng.uniform(-1, 1, (2, 3, 5)), d),), name="wide, batched")
+    yield SampleInput((_arr(rng.uniform(-1, 1, (4, 4)), d),), name="square")
+    yield SampleInput((_arr(rng.uniform(-1, 1, (3, 8, 5)), d)[:, ::2, :],), name="noncontiguous")
+    yield SampleInput((_arr(np.zeros((0, 3, 2)), d),), name="empty batch")
+
+
+def _geqrf_check(result, sample):
+    a = _input(sample)
+    got_a, got_tau = (_host(r) for r in result)
+    assert got_a.shape == a.shape and got_tau.shape == (*a.shape[:-2], min(a.shape[-2:]))
+    if a.size:
+        h, tau = np.linalg.qr(a, mode="raw")
+        tol = _tol(sample, a.shape[-2:])
+        _close(got_a, _mT(h), tol, "a")
+        _close(got_tau, tau, tol, "tau")
+
+
+def _geqrf_errors(rng):
+    yield err((_arr(np.ones(3), dt.float32),), RuntimeError, "torch.geqrf: input must have at least 2 dimensions.")
+    yield ErrorInput(SampleInput((_arr(np.eye(3), dt.int64),)), NotImplementedError,
+                     r'"geqrf_(cpu|cuda|meta)" not implemented for \'Long\'')  # the kernel's device named
+
+
 OPS = [
     OpInfo("_linalg_symmetric_jacobi", _symmetric_samples, ref=None, dtypes=_DTYPES, check=_symmetric_check,
            errors=_symmetric_errors),
     OpInfo("_linalg_onesided_jacobi", _onesided_samples, ref=None, dtypes=_DTYPES, check=_onesided_check,
            errors=_onesided_errors),
     OpInfo("_linalg_householder_qr", _qr_samples, ref=None, dtypes=_DTYPES, check=_qr_check, errors=_qr_errors),
+    OpInfo("geqrf", _geqrf_samples, ref=None, dtypes=_DTYPES, check=_geqrf_check, errors=_geqrf_errors),
 ]

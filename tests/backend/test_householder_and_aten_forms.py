@@ -1,0 +1,161 @@
+"""torch's geqrf / orgqr / ormqr (LAPACK's Householder trio) and the top-level ATen forms conv_tbc and
+grid_sampler(_2d / _3d): values, gradients, result types and refusals as torch's; geqrf's composite kernel (the
+one CUDA runs) against torch's LAPACK result, and on each device against the CPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as st
+from strided.dispatch.keys import DispatchKey
+from strided.dispatch.library import KERNEL_TABLES
+from strided.testing import available_devices
+
+torch = pytest.importorskip("torch")
+rng = np.random.default_rng(7)
+SHAPES = [(4, 3), (3, 3), (2, 3), (2, 4, 3), (5, 1), (1, 5), (0, 3), (2, 0, 3), (6, 6)]
+
+
+def both(x):
+    return st.tensor(x), torch.tensor(x)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_geqrf_is_lapacks(shape, dtype):
+    x = rng.standard_normal(shape).astype(dtype)
+    s, t = both(x)
+    got, want = st.geqrf(s), torch.geqrf(t)
+    assert type(got) is st.return_types.geqrf and got._fields == ("a", "tau")
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(got.a.numpy(), want.a.numpy(), atol=tol)
+    np.testing.assert_allclose(got.tau.numpy(), want.tau.numpy(), atol=tol)
+    composite = KERNEL_TABLES[DispatchKey.CompositeExplicitAutograd]["geqrf"](s)  # the reflectors CUDA runs
+    np.testing.assert_allclose(composite[0].numpy(), want.a.numpy(), atol=10 * tol)
+    np.testing.assert_allclose(composite[1].numpy(), want.tau.numpy(), atol=10 * tol)
+
+
+@pytest.mark.parametrize("device", [d for d in available_devices() if d != "cpu"])
+def test_geqrf_on_each_device_as_on_the_cpu(device):
+    x = st.tensor(rng.standard_normal((3, 6, 4)))
+    got, want = st.geqrf(x.to(device)), st.geqrf(x)
+    assert got.a.device.type == device and got.a.shape == want.a.shape and got.tau.shape == want.tau.shape
+    if device != "meta":
+        np.testing.assert_allclose(got.a.cpu().numpy(), want.a.numpy(), atol=1e-12)
+        np.testing.assert_allclose(got.tau.cpu().numpy(), want.tau.numpy(), atol=1e-12)
+
+
+def test_geqrf_refuses_a_gradient_in_torchs_words():
+    for lib in (torch, st):
+        r = lib.geqrf(lib.ones(3, 3, dtype=lib.float64).requires_grad_())
+        assert type(r.a.grad_fn).__name__ == "GeqrfBackward0"
+        with pytest.raises(RuntimeError, match="^the derivative for 'geqrf' is not implemented.$"):
+            r.a.sum().backward()
+
+
+def test_orgqr_and_ormqr_of_geqrf_are_torchs_with_gradients():
+    x = rng.standard_normal((2, 5, 3))
+    others = {True: rng.standard_normal((2, 5, 4)), False: rng.standard_normal((2, 4, 5))}
+    for left in (True, False):
+        for transpose in (False, True):
+            grads = []
+            for lib in (torch, st):
+                a, tau = lib.geqrf(lib.tensor(x))
+                a, tau = a.clone().requires_grad_(), tau.clone().requires_grad_()
+                c = lib.tensor(others[left], requires_grad=True)
+                y = lib.ormqr(a, tau, c, left, transpose)
+                q = a.orgqr(tau)
+                (y.square().sum() + q.sum()).backward()
+                grads.append([v.detach().numpy() for v in (y, q, a.grad, tau.grad, c.grad)])
+            for got, want in zip(grads[1], grads[0]):
+                np.testing.assert_allclose(got, want, atol=1e-10)
+
+
+def _ormqr_bad(T):
+    a, tau, c = T.ones(5, 3, dtype=T.float64), T.ones(3, dtype=T.float64), T.ones(5, 4, dtype=T.float64)
+    return {
+        "1-d input": lambda: T.ormqr(a[0], tau, c), "1-d other": lambda: T.ormqr(a, tau, c[0]),
+        "tau's dims": lambda: T.ormqr(a, tau[None], c), "tau too long": lambda: T.ormqr(a, T.ones(4).double(), c),
+        "other's rows": lambda: T.ormqr(a, tau, c[:4]), "right: other's columns": lambda: T.ormqr(a, tau, c, False),
+        "other's dims": lambda: T.ormqr(a[None], tau[None], c),
+        "tau's batch": lambda: T.ormqr(a.expand(2, 5, 3), tau.expand(3, 3), c.expand(2, 5, 4)),
+        "other's batch": lambda: T.ormqr(a.expand(2, 5, 3), tau.expand(2, 3), c.expand(3, 5, 4)),
+        "tau's dtype": lambda: T.ormqr(a, tau.float(), c), "other's dtype": lambda: T.ormqr(a, tau, c.float()),
+        "integers": lambda: T.ormqr(a.long(), tau.long(), c.long()),
+        "geqrf of a vector": lambda: T.geqrf(tau), "geqrf of integers": lambda: T.geqrf(a.long()),
+        "geqrf of half": lambda: T.geqrf(a.half()), "orgqr of a vector": lambda: T.orgqr(tau, tau),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_ormqr_bad(torch)))
+def test_householder_refusals_are_torchs(case):
+    with pytest.raises(Exception) as want:
+        _ormqr_bad(torch)[case]()
+    with pytest.raises(Exception) as got:
+        _ormqr_bad(st)[case]()
+    assert got.type is want.type and str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("pad", [0, 1, 2, -1])
+def test_conv_tbc_is_torchs_with_gradients(pad):
+    x, w, b = rng.standard_normal((7, 2, 3)), rng.standard_normal((3, 3, 4)), rng.standard_normal(4)
+    results = []
+    for lib in (torch, st):
+        args = [lib.tensor(v, requires_grad=True) for v in (x, w, b)]
+        y = lib.conv_tbc(*args, pad)
+        y.square().sum().backward()
+        results.append([y.detach().numpy()] + [a.grad.numpy() for a in args])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, atol=1e-10)
+
+
+def _conv_tbc_bad(T):
+    x, w, b = T.ones(7, 2, 3), T.ones(3, 3, 4), T.ones(4)
+    return {"2-d input": lambda: T.conv_tbc(x[0], w, b), "2-d weight": lambda: T.conv_tbc(x, w[0], b),
+            "2-d bias": lambda: T.conv_tbc(x, w, b[None]), "channels": lambda: T.conv_tbc(x, T.ones(3, 5, 4), b),
+            "bias size": lambda: T.conv_tbc(x, w, T.ones(5)),
+            "kernel too long": lambda: T.conv_tbc(x, T.ones(9, 3, 4), b),
+            "weight dtype": lambda: T.conv_tbc(x, w.double(), b)}
+
+
+@pytest.mark.parametrize("case", sorted(_conv_tbc_bad(torch)))
+def test_conv_tbc_refusals_are_torchs(case):
+    with pytest.raises(Exception) as want:
+        _conv_tbc_bad(torch)[case]()
+    with pytest.raises(Exception) as got:
+        _conv_tbc_bad(st)[case]()
+    assert got.type is want.type and str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sampler_codes_are_torchs(mode, padding, align_corners):
+    img = rng.standard_normal((2, 3, 5, 4)).astype(np.float32)
+    grid = rng.uniform(-1.2, 1.2, (2, 3, 6, 2)).astype(np.float32)
+    got = st.grid_sampler_2d(st.tensor(img), st.tensor(grid), mode, padding, align_corners)
+    want = torch.grid_sampler(torch.tensor(img), torch.tensor(grid), mode, padding, align_corners)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), atol=1e-5)
+    if mode != 2:  # bicubic is 2-d only
+        vol, grid3 = rng.standard_normal((1, 2, 3, 4, 5)), rng.uniform(-1, 1, (1, 2, 2, 3, 3))
+        got = st.grid_sampler_3d(st.tensor(vol), st.tensor(grid3), mode, padding, align_corners)
+        want = torch.grid_sampler_3d(torch.tensor(vol), torch.tensor(grid3), mode, padding, align_corners)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), atol=1e-10)
+
+
+def test_grid_sampler_refusals():
+    img, grid, vol, grid3 = st.ones(1, 1, 4, 4), st.zeros(1, 2, 2, 2), st.ones(1, 1, 4, 4, 4), st.zeros(1, 2, 2, 2, 3)
+    with pytest.raises(RuntimeError) as want:
+        torch.grid_sampler_2d(torch.ones(1, 1, 4, 4, 4), torch.zeros(1, 2, 2, 2, 3), 0, 0, False)
+    with pytest.raises(RuntimeError) as got:
+        st.grid_sampler_2d(vol, grid3, 0, 0, False)
+    assert str(got.value) == str(want.value)
+    with pytest.raises(RuntimeError, match=r"expected 5D input"):
+        st.grid_sampler_3d(img, grid, 0, 0, False)
+    # torch reads an unknown code as uninitialized memory; strided refuses it
+    with pytest.raises(RuntimeError, match=r"interpolation_mode to be one of 0 \(bilinear\), 1 \(nearest\), 2 "
+                                           r"\(bicubic\), but got 5"):
+        st.grid_sampler(img, grid, 5, 0, False)
+    with pytest.raises(RuntimeError, match=r"padding_mode to be one of .*but got 7"):
+        st.grid_sampler(img, grid, 0, 7, False)
