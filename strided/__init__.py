@@ -74,6 +74,7 @@ from . import compiler  # noqa: E402 - strided.compiler, as torch.compiler
 from .compiler import compile  # noqa: E402, A004 - torch.compile (Note [No compiler])
 from .toplevel_functions import *  # noqa: E402, F403
 from .toplevel_aten_forms import *  # noqa: E402, F403
+from .lowrank import pca_lowrank, svd_lowrank  # noqa: E402, F401 - torch.pca_lowrank, torch.svd_lowrank
 from .factories_more import *  # noqa: E402, F403
 from .view_copies import *  # noqa: E402, F403
 from .finite_differences import gradient  # noqa: E402
