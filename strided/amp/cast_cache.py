@@ -14,12 +14,16 @@ later handed back without history to a region that records gradients (its gradie
 region of another dtype gets the outer dtype's copy; here the key holds the target dtype and the grad mode too. A
 weight changed in place inside the region (an optimizer step there) is cast again: an entry remembers the weight's
 version counter (torch hands back the stale copy). And torch's map is one per process under a mutex; here each
-thread has its own, as its nesting count. An entry holds the source tensor itself beside the copy, so the ``id`` it
-is keyed by cannot be reused while it lives (torch holds a weak pointer to the TensorImpl for that).
+thread has its own, as its nesting count. And no cast is taken from or put in the cache while a CUDA graph is being
+captured: a graph that read a copy made before its capture would read freed memory at its replays once the region
+dropped the copy (torch has this hazard; its make_graphed_callables refuses the cache, as strided's does). An entry
+holds the source tensor itself beside the copy, so the ``id`` it is keyed by cannot be reused while it lives (torch
+holds a weak pointer to the TensorImpl for that).
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 
 from .. import dtypes as _dt
@@ -39,10 +43,17 @@ class _CacheState(threading.local):
 _state = _CacheState()
 
 
+def _capturing() -> bool:
+    """Whether a CUDA graph capture is underway (never, while strided's CUDA backend is not loaded)."""
+    capture = sys.modules.get("strided.backends.cuda.capture")
+    return capture is not None and capture.underway.n > 0
+
+
 def cached_cast(x, dtype):
     """``x.to(dtype)`` for an eligible ``x`` and the autocast dtype, from the cache where torch's rule allows."""
     if (_state.enabled and x._requires_grad and x.dtype is _dt.float32 and x._base is None
-            and (x._autograd is None or x._autograd.grad_fn is None) and not x._storage.inference):
+            and (x._autograd is None or x._autograd.grad_fn is None) and not x._storage.inference
+            and not _capturing()):
         key = (id(x), dtype, grad_mode.enabled)
         version = x._storage._version
         hit = _state.casts.get(key)

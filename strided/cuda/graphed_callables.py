@@ -62,6 +62,12 @@ def make_graphed_callables(callables, sample_args, num_warmup_iters: int = 3, al
                            pool=None):
     """Graph ``callables`` (one, or a tuple run in that order) for ``sample_args`` (a tuple of tensors per
     callable): returns graphed versions, modules graphed in place (Note [Graphed callables])."""
+    from ..amp.autocast_mode import is_autocast_enabled
+    from ..amp.cast_cache import is_autocast_cache_enabled
+
+    if is_autocast_enabled("cuda") and is_autocast_cache_enabled():  # torch's refusal (Note [Autocast cast cache])
+        raise RuntimeError("make_graphed_callables does not support the autocast caching. Please set "
+                           "`cache_enabled=False`.")
     single = not isinstance(callables, tuple)
     if single:
         callables, sample_args = (callables,), (sample_args,)

@@ -125,3 +125,9 @@ def test_bad_arguments_are_refused_with_clear_errors():
     g = cuda.make_graphed_callables(lambda x: x * 2, (_rand(2, 4),))
     with pytest.raises(ValueError, match=r"argument 0 must match its sample arg"):
         g(_rand(3, 4))
+    with st.autocast("cuda"):  # torch's refusal of the cast cache
+        with pytest.raises(RuntimeError, match=r"^make_graphed_callables does not support the autocast caching\. "
+                                               r"Please set `cache_enabled=False`\.$"):
+            cuda.make_graphed_callables(lambda x: x * 2, (_rand(2, 4),))
+    with st.autocast("cuda", cache_enabled=False):
+        cuda.make_graphed_callables(lambda x: x * 2, (_rand(2, 4),))

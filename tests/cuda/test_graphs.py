@@ -374,3 +374,23 @@ def test_capture_error_mode_decides_whether_another_threads_unsafe_call_counts(m
                 driver.cu().cuMemFree(ptr)
     z2 = x * 3  # the device is usable afterwards
     np.testing.assert_allclose(_np(z2), _np(x) * 3, rtol=1e-6)
+
+
+def test_a_capture_in_an_autocast_region_keeps_its_own_weight_casts():
+    """Note [Autocast cast cache]: a weight cast (and cached) before the capture, in the same region, is cast again
+    inside it, so the graph owns its copy; replays after the region dropped its cache (and the freed block was
+    reused) still read the weight."""
+    w = _rand(256, 256, seed=4).requires_grad_()
+    x = _rand(64, 256, seed=5)
+    g = cuda.CUDAGraph()
+    with st.autocast("cuda", dtype=st.float16):
+        st.nn.functional.linear(x, w)  # caches w's float16 copy; kernels loaded before the capture
+        with cuda.graph(g):
+            y = st.nn.functional.linear(x, w)
+    junk = [st.full((256, 256), 7.0, dtype=st.float16, device="cuda") for _ in range(8)]  # reuse freed blocks
+    for seed in (6, 7):
+        x.copy_(_rand(64, 256, seed=seed))
+        g.replay()
+        want = st.nn.functional.linear(x.half(), w.detach().half())
+        np.testing.assert_allclose(_np(y), _np(want), rtol=1e-3, atol=1e-3)
+    del junk
