@@ -1,5 +1,6 @@
 """Note [Accumulation in rounds]: the CPU backend's accumulating writes give np.add.at's sums bit for bit (the
-element-by-element order torch's CPU kernels add in), for distinct, repeated and very repeated indices."""
+element-by-element order torch's CPU kernels add in), for distinct, repeated and very repeated indices, and torch's
+sums on large flat accumulations."""
 
 from __future__ import annotations
 
@@ -38,14 +39,24 @@ def test_add_rows_equals_add_at_bit_for_bit(repeats, axis):
     np.testing.assert_array_equal(acc, want)
 
 
-def test_add_flat_equals_add_at_bit_for_bit():
-    acc = RNG.standard_normal(30).astype(np.float32)
-    lin = RNG.integers(0, 30, 200)
-    values = RNG.standard_normal(200).astype(np.float32)
-    want = acc.copy()
-    np.add.at(want, lin, values)
-    accumulate.add_flat(acc, lin, values)
-    np.testing.assert_array_equal(acc, want)
+def test_large_flat_accumulations_equal_torchs_bit_for_bit():
+    """scatter_add and the max-pooling backward (add_flat: np.add.at's fast path) over 50k additions with repeats,
+    in float32 and float64, against torch's CPU kernels."""
+    torch = pytest.importorskip("torch")
+    for dtype in ("float32", "float64"):
+        base = RNG.standard_normal((64, 96)).astype(dtype)
+        idx = RNG.integers(0, 64, (800, 96))
+        src = RNG.standard_normal((800, 96)).astype(dtype)
+        got = st.tensor(base).scatter_add(0, st.tensor(idx), st.tensor(src)).numpy()
+        want = torch.tensor(base).scatter_add(0, torch.tensor(idx), torch.tensor(src)).numpy()
+        np.testing.assert_array_equal(got, want)
+        x = RNG.standard_normal((4, 8, 30, 30)).astype(dtype)
+        grads = []
+        for lib in (st, torch):
+            t = lib.tensor(x, requires_grad=True)
+            lib.nn.functional.max_pool2d(t, 3, 2, 1).mul(lib.tensor(x[:, :, :15, :15])).sum().backward()
+            grads.append(t.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])
 
 
 def test_index_add_and_scatter_add_equal_torchs_bit_for_bit():
