@@ -99,3 +99,19 @@ def test_index_put_accumulate_equals_add_at_bit_for_bit(dim):
     want = base.copy()
     np.add.at(want, (rows, cols), v)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape,k", [((50, 40), 2), ((20, 30, 8), 2), ((6, 7, 8, 3), 3)], ids=str)
+def test_index_put_accumulate_with_leading_index_arrays_equals_torchs_bit_for_bit(shape, k):
+    """``x[i, j] += v`` (index arrays on the leading dims): one flat row index, np.add.at's sums (and torch's, for
+    unbroadcast indices), negative indices included."""
+    torch = pytest.importorskip("torch")
+    base = RNG.standard_normal(shape).astype(np.float32)
+    idx = [RNG.integers(-shape[d], shape[d], 4000) for d in range(k)]
+    v = RNG.standard_normal((4000, *shape[k:])).astype(np.float32)
+    got = st.tensor(base).index_put(tuple(st.tensor(i) for i in idx), st.tensor(v), accumulate=True).numpy()
+    want = base.copy()
+    np.add.at(want, tuple(idx), v)
+    np.testing.assert_array_equal(got, want)
+    theirs = torch.tensor(base).index_put(tuple(torch.tensor(i) for i in idx), torch.tensor(v), accumulate=True)
+    np.testing.assert_array_equal(got, theirs.numpy())

@@ -1,4 +1,5 @@
-"""Accumulating writes (``index_add``, ``scatter_add``, ``index_put_(accumulate=True)`` with one index array).
+"""Accumulating writes (``index_add``, ``scatter_add``, ``index_put_(accumulate=True)`` with one index array or
+index arrays on the leading dims, as one flat row index).
 
 Note [Accumulation in rounds]
 ``np.add.at(acc, idx, src)`` adds ``src[i]`` into ``acc[idx[i]]`` one element at a time, in ``i`` order -- torch's

@@ -12,7 +12,7 @@ from ...dispatch import library
 from ...dispatch.library import kernel
 from ..meta import advanced_indexing as meta
 from ..meta.common import new_output_like
-from .accumulate import add_rows
+from .accumulate import add_flat, add_rows
 from .common import as_numpy, store
 
 _HALF = (dt.float16.numpy_dtype, dt.bfloat16.numpy_dtype)
@@ -77,10 +77,18 @@ def _put(dst: np.ndarray, key: tuple, v: np.ndarray, accumulate: bool) -> None:
 
 def _add_into(dst: np.ndarray, key: tuple, v: np.ndarray) -> None:
     """``np.add.at(dst, key, v)``; one index array among full slices (``x[idx] += v``, an indexing backward)
-    accumulates in rounds instead, the same sums bit for bit (Note [Accumulation in rounds])."""
+    accumulates in rounds instead, and index arrays on the leading dims (``x[i, j] += v``) as one flat index, the
+    same sums bit for bit (Note [Accumulation in rounds])."""
     given = [k for k, e in enumerate(key) if not isinstance(e, slice)]
-    if len(given) != 1 or any(e != slice(None) for e in key if isinstance(e, slice)):
+    if any(e != slice(None) for e in key if isinstance(e, slice)):
         np.add.at(dst, key, v)
+        return
+    if len(given) > 1:
+        leading = given == list(range(len(given))) and all(key[k].dtype.kind in "iu" for k in given)
+        if leading and dst.flags.c_contiguous:
+            _add_leading(dst, [key[k] for k in given], v)
+        else:
+            np.add.at(dst, key, v)
         return
     k = given[0]
     idx = key[k]
@@ -91,6 +99,22 @@ def _add_into(dst: np.ndarray, key: tuple, v: np.ndarray) -> None:
         idx = np.where(idx < 0, idx + dst.shape[k], idx)
     rows = np.broadcast_to(v, dst.shape[:k] + idx.shape + dst.shape[k + 1:])
     add_rows(dst, k, idx.reshape(-1), rows.reshape(dst.shape[:k] + (idx.size,) + dst.shape[k + 1:]))
+
+
+def _add_leading(dst: np.ndarray, arrays: list, v: np.ndarray) -> None:
+    """``np.add.at(dst, (*arrays, ...), v)`` for index arrays on the leading dims of a contiguous ``dst``: their
+    flat row index (in np.add.at's order: the broadcast arrays', row-major) feeds add_rows over the rows of the
+    remaining dims, or np.add.at's flat fast path when no dims remain."""
+    m = len(arrays)
+    lead, rest = dst.shape[:m], dst.shape[m:]
+    arrays = np.broadcast_arrays(*arrays)
+    lin = np.ravel_multi_index(arrays, lead, mode="wrap").reshape(-1)  # bounds already checked; wrap = negatives
+    rows = np.broadcast_to(v, arrays[0].shape + rest).reshape((lin.size,) + rest)
+    flat = dst.reshape((-1,) + rest)
+    if rest:
+        add_rows(flat, 0, lin, rows)
+    else:
+        add_flat(flat, lin, rows)
 
 
 @kernel("CPU")
