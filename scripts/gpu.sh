@@ -11,6 +11,9 @@
 # tests in four pytest processes sharing the GPU (tests/cuda first, alone; see run_parallel_tests).
 # PYTEST_ARGS='tests -k cuda' runs only the cases that name CUDA (tests/cuda and the cuda parameters of the
 # others), when the CPU and meta cases have passed in CI and the whole suite would outlast a time limit.
+# Where even that outlasts one limit (on an H200 it took 599 s of a 600 s device call), run it in two calls:
+#   JOBS=1 PYTEST_ARGS='tests/cuda' scripts/gpu.sh tests
+#   JOBS=8 PYTEST_ARGS='tests/backend tests/null -k "cuda or nvtx or nvml"' scripts/gpu.sh tests
 # The last lines printed are a short summary: GPU, versions, pass/fail counts, benchmark ratios.
 set -u
 cd "$(dirname "$0")/.."
