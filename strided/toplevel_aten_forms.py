@@ -1,14 +1,17 @@
-"""torch's top-level ATen forms of two nn operations whose arguments ``nn.functional`` spells otherwise:
-``conv_tbc`` (a 1-d convolution over (time, batch, channel) inputs, fairseq's layout) and ``grid_sampler`` /
-``grid_sampler_2d`` / ``grid_sampler_3d`` (``F.grid_sample`` with integer-coded modes). Each maps onto
-``strided.nn.functional`` after torch's checks, in its words (Note [Top-level re-exports] in toplevel_functions.py).
+"""torch's top-level ATen forms of nn operations whose arguments or results ``nn.functional`` spells otherwise:
+``conv_tbc`` (a 1-d convolution over (time, batch, channel) inputs, fairseq's layout), ``grid_sampler`` /
+``grid_sampler_2d`` / ``grid_sampler_3d`` (``F.grid_sample`` with integer-coded modes), ``native_layer_norm``
+(with the mean and reciprocal standard deviation), ``native_dropout`` (with the mask) and
+``native_channel_shuffle``. Each maps onto ``strided.nn.functional`` after torch's checks, in its words (Note
+[Top-level re-exports] in toplevel_functions.py).
 """
 
 from __future__ import annotations
 
 from .tensor import Tensor
 
-__all__ = ["conv_tbc", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d"]
+__all__ = ["conv_tbc", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "native_layer_norm", "native_dropout",
+           "native_channel_shuffle"]
 
 _INTERPOLATION = ("bilinear", "nearest", "bicubic")
 _PADDING = ("zeros", "border", "reflection")
@@ -84,3 +87,38 @@ def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, paddin
                     align_corners: bool) -> Tensor:
     """:func:`grid_sampler` of a 5-D input and grid."""
     return _grid_sampler_nd(3, input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      eps: float):
+    """``(layer_norm(input), mean, rstd)``: the statistics over the normalized dims, kept as size-1 dims, in the
+    input's dtype (computed in float32 for half types), without gradients (torch's are not differentiable)."""
+    from . import dtypes, no_grad, var_mean
+
+    out = _F().layer_norm(input, normalized_shape, weight, bias, eps)
+    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
+    with no_grad():
+        x = input.float() if input.dtype in (dtypes.float16, dtypes.bfloat16) else input
+        var, mean = var_mean(x, dims, correction=0, keepdim=True)
+        rstd = (var + eps).rsqrt()
+    return out, mean.to(input.dtype), rstd.to(input.dtype)
+
+
+def native_dropout(input: Tensor, p: float, train: bool | None):  # noqa: A002
+    """``(output, mask)``: training (``train`` True or None) zeroes each element with probability ``p`` and scales
+    the rest by 1 / (1 - p) -- torch's draws, the same as F.dropout's -- and returns the kept elements' boolean
+    mask; otherwise a copy of ``input`` and an all-True mask."""
+    from . import bool as bool_
+    from . import empty_like, ones_like
+
+    if train is None or train:
+        keep = 1.0 - p
+        mask = empty_like(input).bernoulli_(keep)
+        output = input.mul(mask).mul_(0.0 if keep == 0 else 1.0 / keep)
+        return output, mask.to(bool_)
+    return input.clone(), ones_like(input, dtype=bool_)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """``F.channel_shuffle`` (torch's native kernel's name)."""
+    return _F().channel_shuffle(input, groups)

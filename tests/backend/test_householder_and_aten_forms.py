@@ -1,6 +1,7 @@
-"""torch's geqrf / orgqr / ormqr (LAPACK's Householder trio) and the top-level ATen forms conv_tbc and
-grid_sampler(_2d / _3d): values, gradients, result types and refusals as torch's; geqrf's composite kernel (the
-one CUDA runs) against torch's LAPACK result, and on each device against the CPU."""
+"""torch's geqrf / orgqr / ormqr (LAPACK's Householder trio) and the top-level ATen forms conv_tbc,
+grid_sampler(_2d / _3d), native_layer_norm, native_dropout and native_channel_shuffle: values, gradients, result
+types and refusals as torch's; geqrf's composite kernel (the one CUDA runs) against torch's LAPACK result, and on
+each device against the CPU."""
 
 from __future__ import annotations
 
@@ -153,3 +154,44 @@ def test_grid_sampler_refusals():
         st.grid_sampler(img, grid, 5, 0, False)
     with pytest.raises(RuntimeError, match=r"padding_mode to be one of .*but got 7"):
         st.grid_sampler(img, grid, 0, 7, False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("normalized", [[4], [3, 4]], ids=str)
+def test_native_layer_norm_is_torchs(normalized, dtype):
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    w = rng.standard_normal(normalized).astype(np.float32)
+    got = st.native_layer_norm(st.tensor(x).to(getattr(st, dtype)), normalized, st.tensor(w).to(getattr(st, dtype)),
+                               None, 1e-5)
+    want = torch.native_layer_norm(torch.tensor(x).to(getattr(torch, dtype)), normalized,
+                                   torch.tensor(w).to(getattr(torch, dtype)), None, 1e-5)
+    for g, t in zip(got, want):
+        assert g.shape == t.shape and str(g.dtype).split(".")[-1] == dtype
+        tol = 1e-6 if dtype == "float32" else 0
+        np.testing.assert_allclose(g.float().numpy(), t.detach().float().numpy(), atol=tol)
+    s = st.tensor(x, requires_grad=True)
+    out, mean, rstd = st.native_layer_norm(s, normalized, None, None, 1e-5)
+    assert out.requires_grad and not mean.requires_grad and not rstd.requires_grad  # as torch's
+
+
+@pytest.mark.parametrize("train", [True, None, False])
+def test_native_dropout_draws_torchs_mask(train):
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    torch.manual_seed(3)
+    want = torch.native_dropout(torch.tensor(x, requires_grad=True), 0.3, train)
+    st.manual_seed(3)
+    s = st.tensor(x, requires_grad=True)
+    got = st.native_dropout(s, 0.3, train)
+    np.testing.assert_array_equal(got[0].detach().numpy(), want[0].detach().numpy())
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+    assert got[1].dtype is st.bool
+    got[0].sum().backward()
+    scale = 1 / 0.7 if train in (True, None) else 1.0
+    np.testing.assert_allclose(s.grad.numpy(), got[1].numpy() * scale, rtol=1e-6)
+    assert float(st.native_dropout(st.tensor(x), 1.0, True)[0].abs().sum()) == 0  # p = 1: all dropped, no NaN
+
+
+def test_native_channel_shuffle_is_torchs():
+    x = np.arange(24.0).reshape(1, 6, 4)
+    np.testing.assert_array_equal(st.native_channel_shuffle(st.tensor(x), 3).numpy(),
+                                  torch.native_channel_shuffle(torch.tensor(x), 3).numpy())
