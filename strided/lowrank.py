@@ -73,6 +73,8 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor |
     subspace iterations (2 is usually plenty); seed the default generator for repeatable results."""
     if not isinstance(A, Tensor):
         raise TypeError(f"svd_lowrank(): argument 'A' must be Tensor, not {type(A).__name__}")
+    if A.dim() < 2:  # torch unpacks the shape and fails with "not enough values to unpack"
+        raise RuntimeError(f"svd_lowrank(): expected A to be a (batch of) matrices, got {A.dim()} dimension(s)")
     return _svd_lowrank(A, q, niter, M)
 
 
@@ -81,6 +83,8 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int
     over the rows unless ``center=False``; ``q`` defaults to ``min(6, m, n)`` (Note [Randomized low-rank SVD])."""
     if not isinstance(A, Tensor):
         raise TypeError(f"pca_lowrank(): argument 'A' must be Tensor, not {type(A).__name__}")
+    if A.dim() < 2:  # torch unpacks the shape and fails with "not enough values to unpack"
+        raise RuntimeError(f"pca_lowrank(): expected A to be a (batch of) matrices, got {A.dim()} dimension(s)")
     m, n = A.shape[-2:]
     if q is None:
         q = min(6, m, n)

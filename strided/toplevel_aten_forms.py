@@ -23,9 +23,23 @@ def _F():
     return functional
 
 
+def _args(fn: str, *checks) -> None:
+    """torch's binding checks: each ``(name, position, value, kind)`` with kind "Tensor", "Tensor?" or "int"."""
+    for name, position, value, kind in checks:
+        if kind == "int":
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, Tensor) or (kind == "Tensor?" and value is None)
+        if not ok:
+            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be {kind.rstrip('?')}, not "
+                            f"{type(value).__name__}")
+
+
 def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:  # noqa: A002
     """``input`` (time, batch, in) convolved along time with ``weight`` (kernel, in, out), plus ``bias`` (out,),
     ``pad`` zeros at each end of time (a negative pad crops, as torch's kernel does): (time', batch, out)."""
+    _args("conv_tbc", ("input", 1, input, "Tensor"), ("weight", 2, weight, "Tensor"), ("bias", 3, bias, "Tensor"),
+          ("pad", 4, pad, "int"))
     if input.dim() != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
     if weight.dim() != 3:
@@ -64,6 +78,8 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
     """``F.grid_sample(input, grid, mode, padding_mode, align_corners)`` with torch's integer codes: mode 0
     bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection (torch reads an unknown code as
     garbage; here it is refused)."""
+    _args("grid_sampler", ("input", 1, input, "Tensor"), ("grid", 2, grid, "Tensor"),
+          ("interpolation_mode", 3, interpolation_mode, "int"), ("padding_mode", 4, padding_mode, "int"))
     mode = _mode(_INTERPOLATION, interpolation_mode, "interpolation_mode")
     padding = _mode(_PADDING, padding_mode, "padding_mode")
     return _F().grid_sample(input, grid, mode, padding, align_corners)
@@ -95,6 +111,8 @@ def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None, bi
     input's dtype (computed in float32 for half types), without gradients (torch's are not differentiable)."""
     from . import dtypes, no_grad, var_mean
 
+    _args("native_layer_norm", ("input", 1, input, "Tensor"), ("weight", 3, weight, "Tensor?"),
+          ("bias", 4, bias, "Tensor?"))
     out = _F().layer_norm(input, normalized_shape, weight, bias, eps)
     dims = list(range(input.dim() - len(normalized_shape), input.dim()))
     with no_grad():
@@ -111,6 +129,7 @@ def native_dropout(input: Tensor, p: float, train: bool | None):  # noqa: A002
     from . import bool as bool_
     from . import empty_like, ones_like
 
+    _args("native_dropout", ("input", 1, input, "Tensor"))
     if train is None or train:
         keep = 1.0 - p
         mask = empty_like(input).bernoulli_(keep)
@@ -121,4 +140,5 @@ def native_dropout(input: Tensor, p: float, train: bool | None):  # noqa: A002
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
     """``F.channel_shuffle`` (torch's native kernel's name)."""
+    _args("native_channel_shuffle", ("input", 1, input, "Tensor"), ("groups", 2, groups, "int"))
     return _F().channel_shuffle(input, groups)

@@ -72,7 +72,9 @@ def is_autocast_cache_enabled() -> bool:
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
     """Turn this thread's cast cache on or off (prefer ``autocast(..., cache_enabled=...)``)."""
-    _state.enabled = bool(enabled)
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    _state.enabled = enabled
 
 
 def clear_autocast_cache() -> None:

@@ -111,7 +111,22 @@ def _conv_tbc_bad(T):
             "weight dtype": lambda: T.conv_tbc(x, w.double(), b)}
 
 
-REFUSALS = [(cases, case) for cases in (_ormqr_bad, _conv_tbc_bad) for case in sorted(cases(torch))]
+def _argument_bad(T):
+    """torch's binding errors for arguments of the wrong type."""
+    return {"conv_tbc: an int input": lambda: T.conv_tbc(3, T.ones(3, 3, 4), T.ones(4)),
+            "conv_tbc: a float pad": lambda: T.conv_tbc(T.ones(7, 2, 3), T.ones(3, 3, 4), T.ones(4), 1.5),
+            "grid_sampler: a list input": lambda: T.grid_sampler([1.0], T.zeros(1, 2, 2, 2), 0, 0, False),
+            "grid_sampler: a str mode": lambda: T.grid_sampler(T.ones(1, 1, 4, 4), T.zeros(1, 2, 2, 2), "bilinear",
+                                                               0, False),
+            "native_layer_norm: a list input": lambda: T.native_layer_norm([1.0], [1], None, None, 1e-5),
+            "native_dropout: a list input": lambda: T.native_dropout([1.0], 0.5, True),
+            "native_dropout: p past 1": lambda: T.native_dropout(T.ones(3), 1.5, True),
+            "native_channel_shuffle: a float group count": lambda: T.native_channel_shuffle(T.ones(1, 4, 2), 2.0),
+            "native_channel_shuffle: 0 groups": lambda: T.native_channel_shuffle(T.ones(1, 4, 2), 0),
+            "set_autocast_cache_enabled: a str": lambda: T.set_autocast_cache_enabled("yes")}
+
+
+REFUSALS = [(cases, case) for cases in (_ormqr_bad, _conv_tbc_bad, _argument_bad) for case in sorted(cases(torch))]
 
 
 @pytest.mark.parametrize("cases,case", REFUSALS, ids=[case for _, case in REFUSALS])

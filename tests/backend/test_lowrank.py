@@ -69,3 +69,11 @@ def test_argument_errors_are_torchs(call):
     with pytest.raises(ValueError) as got:
         call(st)
     assert str(got.value) == str(want.value)
+
+
+def test_a_vector_is_refused_by_name():
+    """torch fails to unpack the shape ("not enough values to unpack"); strided names the function and the rank."""
+    for fn in (st.svd_lowrank, st.pca_lowrank):
+        with pytest.raises(RuntimeError, match=rf"^{fn.__name__}\(\): expected A to be a \(batch of\) matrices, "
+                                               r"got 1 "):
+            fn(st.ones(3))
