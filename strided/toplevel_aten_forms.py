@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from .dispatch.argument_checks import check_args as _args
 from .tensor import Tensor
 
 __all__ = ["conv_tbc", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "native_layer_norm", "native_dropout",
@@ -21,18 +22,6 @@ def _F():
     from .nn import functional
 
     return functional
-
-
-def _args(fn: str, *checks) -> None:
-    """torch's binding checks: each ``(name, position, value, kind)`` with kind "Tensor", "Tensor?" or "int"."""
-    for name, position, value, kind in checks:
-        if kind == "int":
-            ok = isinstance(value, int) and not isinstance(value, bool)
-        else:
-            ok = isinstance(value, Tensor) or (kind == "Tensor?" and value is None)
-        if not ok:
-            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be {kind.rstrip('?')}, not "
-                            f"{type(value).__name__}")
 
 
 def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:  # noqa: A002

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..backends.meta.reductions import type_name
+from ..dispatch.argument_checks import arg_bool, arg_tensor  # noqa: F401 - shared here
 from ..ops import bound as ops
 from ..ops.composite.linalg_solvers import batch_of, first_failure, numel  # noqa: F401 - shared here
 from ..tensor import Tensor
@@ -26,18 +27,6 @@ _FLOATS = ("float32", "float64")
 class LinAlgError(RuntimeError):
     """``torch.linalg.LinAlgError``: a factorization or solve failed on the input's values (a singular
     matrix, a matrix that is not positive-definite)."""
-
-
-def arg_tensor(fn: str, name: str, position: int, value) -> None:
-    """torch's binding check of a Tensor argument."""
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
-
-
-def arg_bool(fn: str, name: str, value) -> None:
-    """torch's binding check of a bool keyword argument."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{fn}(): argument '{name}' must be bool, not {type(value).__name__}")
 
 
 def square(op: str, A: Tensor, name: str = "A") -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from .. import dtypes as _dt
+from ..dispatch.argument_checks import arg_tensor
 from ..ops import bound as _ops
 from ..tensor import Tensor
 
@@ -20,9 +21,7 @@ _SVD_ORDS = (2, -2, "nuc")
 
 
 def _tensor(op: str, name: str, position: int, value) -> None:
-    if not isinstance(value, Tensor):
-        raise TypeError(f"linalg.{op}(): argument '{name}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
+    arg_tensor(f"linalg.{op}", name, position, value)
 
 
 def _dims(dim, ndim: int):
