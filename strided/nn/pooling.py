@@ -1,6 +1,7 @@
-"""Max and average pooling of ``strided.nn.functional`` over (H, W) and L: max_pool1d / max_pool2d, avg_pool1d /
-avg_pool2d, composed of existing operators over the window view of ``convolution.py`` (Note [Convolution as a
-GEMM]); adaptive average pooling is re-exported from ``adaptive_pooling``.
+"""Max and average pooling of ``strided.nn.functional`` over (H, W) and L: max_pool1d / max_pool2d (the
+``max_pool2d_with_indices`` op: CPU and CUDA kernels, a composite elsewhere), avg_pool1d / avg_pool2d, composed of
+existing operators over the window view of ``convolution.py`` (Note [Convolution as a GEMM]); adaptive average
+pooling is re-exported from ``adaptive_pooling``.
 
 Note [The element a max pool chooses]
 A window's maximum is one element of the input, and torch's kernels (ATen's MaxPoolKernel.cpp, DilatedMaxPool2d.cu)
@@ -9,7 +10,9 @@ maximum, or the last NaN if the window holds one. That element is the returned i
 window's gradient reaches (``max_pool2d_with_indices_backward`` scatters by the index), so a tie sends the whole
 gradient to one element. ``amax`` computes the same values, but its backward shares the gradient among ties (torch's
 ``amax`` does too); so whenever the index matters -- ``return_indices``, or a gradient to come -- the value is one
-``gather`` of the chosen element, whose backward is torch's scatter. Without either (inference) ``amax`` suffices.
+``gather`` of the chosen element, whose backward is torch's scatter. (The pools of other ranks and the adaptive and
+fractional ones take ``amax`` for inference; 2-d max pooling always runs ``max_pool2d_with_indices``, whose CPU and
+CUDA kernels choose as torch's do.)
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from ..backends.meta.pooling import check_max_pool_dtype
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
-from .convolution import _check_tensors, _first, _is_int, _one, _out_size, _padded, _pair, _windows
+from .convolution import _check_tensors, _first, _is_int, _one, _pair
 
 __all__ = [
     "max_pool1d",
@@ -107,25 +110,8 @@ def max_pool2d(
     cl = input.dim() == 4 and not input.is_contiguous() and input.is_contiguous("channels_last")
     check_max_pool_dtype(input, "max_pool2d_channels_last" if cl else "max_pool2d",
                          "max_pool2d_with_indices_out_cuda_frame")
-    if return_indices or needs_grad(input) or input.device.type == "cuda":
-        out, idx = ops.max_pool2d_with_indices(input, k, s, p, d, ceil_mode)  # Note [The element a max pool chooses]
-        return (out, idx) if return_indices else out
-    batched = input.dim() == 4  # inference off CUDA: the window maxima without their positions
-    x = input if batched else ops.unsqueeze(input, 0)
-    n, c, h, w = x.shape
-    oh = _out_size(h, k[0], s[0], 2 * p[0], d[0], ceil_mode, p[0])
-    ow = _out_size(w, k[1], s[1], 2 * p[1], d[1], ceil_mode, p[1])
-    if oh <= 0 or ow <= 0:
-        raise RuntimeError(
-            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size is too small"
-        )
-    extra_h = max(0, (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1 - (h + 2 * p[0]))
-    extra_w = max(0, (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1 - (w + 2 * p[1]))
-    low = -math.inf if x.dtype.is_floating_point else _lowest(x.dtype)
-    xp = _padded(x, (p[0], p[0] + extra_h), (p[1], p[1] + extra_w), low)
-    win = ops.permute(_windows(xp, k, s, d, oh, ow), (0, 1, 4, 5, 2, 3))  # (N, C, OH, OW, KH, KW)
-    out = ops.amax(ops.reshape(win, (n, c, oh, ow, k[0] * k[1])), [-1])
-    return out if batched else ops.squeeze(out, [0])
+    out, idx = ops.max_pool2d_with_indices(input, k, s, p, d, ceil_mode)  # Note [The element a max pool chooses]
+    return (out, idx) if return_indices else out
 
 
 def _lowest(d):

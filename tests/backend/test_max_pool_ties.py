@@ -92,3 +92,39 @@ def test_integer_max_pool_keeps_first_maximum():
     s = st.nn.functional.max_pool1d(st.tensor(array), 3, return_indices=True)
     t = torch.nn.functional.max_pool1d(torch.tensor(array), 3, return_indices=True)
     assert s[0].tolist() == t[0].tolist() and s[1].tolist() == t[1].tolist()
+
+
+EDGE = [  # (array, kwargs): values where a window's start, its padding and the dtype's lowest meet
+    (np.full((1, 1, 4, 5), -math.inf, np.float32), {"kernel_size": 3, "stride": 2, "padding": 1}),
+    (np.array([[[[-math.inf, 1.0, -math.inf], [-math.inf, -math.inf, -math.inf]]]], np.float32),
+     {"kernel_size": 2, "stride": 1, "padding": 1}),
+    (np.array([[[[math.nan, 1.0, math.nan, 4.0], [2.0, math.nan, 4.0, 0.0], [4.0, 4.0, -1.0, math.nan]]]],
+              np.float32), {"kernel_size": 3, "stride": 1, "padding": 1}),
+    (np.full((2, 3, 5, 5), -128, np.int8), {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True}),
+    (RNG.integers(-128, -126, (2, 3, 6, 6)).astype(np.int8), {"kernel_size": 3, "stride": 2, "padding": 1}),
+    (RNG.integers(0, 2, (2, 3, 6, 6)).astype(np.uint8), {"kernel_size": 2, "stride": 1, "padding": 1}),
+    (RNG.integers(-2, 2, (2, 3, 7, 6)).astype(np.int64), {"kernel_size": (3, 2), "dilation": (2, 1), "padding": 1}),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", None])
+@pytest.mark.parametrize("case", range(len(EDGE)))
+def test_edge_values_choose_as_torch(device, dtype, case):
+    """All -inf windows (torch keeps its start: the window's first element inside the input), NaNs among ties,
+    an integer dtype's lowest value in padded and ceil-mode windows; the values, the indices and the gradient."""
+    array, kw = EDGE[case]
+    results = []
+    for lib in (st, torch):
+        x = lib.tensor(array, device=device) if lib is st else lib.tensor(array)
+        if dtype is not None:
+            x = x.to(getattr(lib, dtype))
+        if lib is st and device == "cuda" and not x.dtype.is_floating_point:
+            with pytest.raises(NotImplementedError, match="max_pool2d_with_indices_out_cuda_frame"):
+                st.nn.functional.max_pool2d(x, **kw)  # CUDA max pooling takes floating dtypes only, as torch's
+            return
+        out, idx = lib.nn.functional.max_pool2d(x, return_indices=True, **kw)
+        results.append((out.float().cpu().numpy(), idx.cpu().numpy()))
+    (s_out, s_idx), (t_out, t_idx) = results
+    np.testing.assert_array_equal(s_out, t_out)
+    np.testing.assert_array_equal(s_idx, t_idx)

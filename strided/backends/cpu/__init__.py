@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     normalization,
     optim,
     pointwise,
+    pooling,
     pointwise_binary_math,
     pointwise_unary,
     random_fills,
