@@ -12,7 +12,7 @@ import numpy as np
 
 from .ops import bound as ops
 from .tensor import Tensor
-from .tensor_data import _warn_not_writable, _warned_not_writable, as_tensor, from_numpy, tensor, wrap_array  # noqa: F401
+from .tensor_data import _warn_not_writable, as_tensor, from_numpy, tensor, wrap_array  # noqa: F401
 from .tensor_data import finish_new_tensor as _finish
 
 __all__ = [

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from . import dtypes as dt
@@ -13,6 +11,7 @@ from .device import device as _device
 from .ops import bound as ops
 from .storage import UntypedStorage, wrap_host_memory
 from .tensor import Tensor, make_tensor
+from .warn_once import warn_once
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "wrap_array", "finish_new_tensor"]
 
@@ -230,14 +229,10 @@ def wrap_array(array: np.ndarray, d=None) -> Tensor:
     return make_tensor(storage, 0, sizes, strides, d)
 
 
-_warned_not_writable: set = set()
-
-
 def _warn_not_writable(what: str, noun: str) -> None:
-    """torch's warning for memory it cannot write-protect (once per kind, as torch's)."""
-    if what not in _warned_not_writable:
-        _warned_not_writable.add(what)
-        warnings.warn(f"The given {what} is not writable, and strided does not support non-writable tensors. This "
-                      f"means writing to this tensor will result in undefined behavior. You may want to copy the "
-                      f"{noun} to protect its data or make it writable before converting it to a tensor. This type "
-                      f"of warning will be suppressed for the rest of this program.", UserWarning, stacklevel=3)
+    """torch's warning for memory it cannot write-protect (once per kind: Note [Warn once])."""
+    warn_once(("not writable", what),
+              f"The given {what} is not writable, and strided does not support non-writable tensors. This means "
+              f"writing to this tensor will result in undefined behavior. You may want to copy the {noun} to protect "
+              f"its data or make it writable before converting it to a tensor. This type of warning will be "
+              f"suppressed for the rest of this program.", stacklevel=3)

@@ -5,7 +5,6 @@ and ``Tensor``'s methods of the same names call them (``tensor_linalg.py``)."""
 
 from __future__ import annotations
 
-import warnings
 from builtins import range as builtins_range
 
 from .. import dtypes as _dt
@@ -15,6 +14,7 @@ from ..ops import bound as _ops
 from ..ops.composite.linalg_solvers import perm_from_pivots
 from ..return_types import structseq
 from ..tensor import Tensor
+from ..warn_once import warn_once
 from ._common import arg_tensor, floating, refuse_complex, square, type_name
 from .derived import householder_product as _householder_product
 from .derived import matrix_exp as _matrix_exp
@@ -163,20 +163,15 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     return lu_unpack_result((P, L, U))
 
 
-_TRIANGULAR_SOLVE_WARNED = False
-
-
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False):
     """Deprecated (as in torch): ``(X, A.clone())`` with ``op(A) X = b``, ``op`` the transpose when asked."""
-    global _TRIANGULAR_SOLVE_WARNED
-    if not _TRIANGULAR_SOLVE_WARNED:
-        _TRIANGULAR_SOLVE_WARNED = True
-        warnings.warn(
-            "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a "
-            "future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a "
-            "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
-            "X = torch.linalg.solve_triangular(A, B).", UserWarning, stacklevel=2)
+    warn_once(
+        "triangular_solve",
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a "
+        "future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a "
+        "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+        "X = torch.linalg.solve_triangular(A, B).")
     arg_tensor("triangular_solve", "input", 1, b)
     arg_tensor("triangular_solve", "A", 2, A)
     _cholesky_args("triangular_solve", b, A)
@@ -185,14 +180,9 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     return triangular_solve_result((X, A.clone()))
 
 
-_WARNED: set = set()
-
-
 def _deprecated(name: str, text: str) -> None:
-    """torch's deprecation warning of a pre-torch.linalg function, once per function (as torch's TORCH_WARN_ONCE)."""
-    if name not in _WARNED:
-        _WARNED.add(name)
-        warnings.warn(text, UserWarning, stacklevel=3)
+    """torch's deprecation warning of a pre-torch.linalg function, once per function (Note [Warn once])."""
+    warn_once(name, text, stacklevel=3)
 
 
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):

@@ -100,13 +100,12 @@ def test_frombuffer_shares_the_buffer_and_checks_its_length():
 
 
 def test_read_only_memory_warns_as_torch():
-    from strided import factories
-
-    factories._warned_not_writable.clear()
+    st.set_warn_always(True)  # an earlier test may have had the once-per-process warning
     with pytest.warns(UserWarning, match="The given buffer is not writable"):
         st.frombuffer(bytes(8), dtype=st.float32)
     with pytest.warns(UserWarning, match="The given NumPy array is not writable"):
         st.from_numpy(np.frombuffer(bytes(8), dtype=np.int16))
+    st.set_warn_always(False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         st.from_numpy(np.frombuffer(bytes(8), dtype=np.int16))  # once per program, as torch
@@ -223,11 +222,10 @@ def test_deprecated_linear_algebra_forms_as_torch():
 
 
 def test_lu_warns_once_in_torchs_words():
-    from strided.linalg import legacy
-
-    legacy._WARNED.discard("lu")
+    st.set_warn_always(True)  # an earlier test may have had the once-per-process warning
     with pytest.warns(UserWarning, match="torch.lu is deprecated in favor of torch.linalg.lu_factor"):
         st.lu(st.eye(2))
+    st.set_warn_always(False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         st.lu(st.eye(2))

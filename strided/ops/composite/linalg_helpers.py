@@ -19,6 +19,7 @@ from ... import dtypes as dt
 from ...backends.meta.common import wrap_dim
 from ...backends.meta.pointwise import scalar_type_name
 from ...dispatch.library import kernel
+from ...warn_once import warn_once
 from .. import bound as ops
 
 __all__ = []
@@ -163,18 +164,12 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _axpby(self, product, beta, alpha)
 
 
-_CHAIN_MATMUL_WARNED = False
-
-
 @kernel("CompositeImplicitAutograd")
 def chain_matmul(matrices):
     """The product of 2-D tensors, left to right (deprecated in torch for ``linalg.multi_dot``)."""
-    global _CHAIN_MATMUL_WARNED
-    if not _CHAIN_MATMUL_WARNED:  # TORCH_WARN_ONCE
-        _CHAIN_MATMUL_WARNED = True
-        warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-                      "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-                      "multiple parameters.", UserWarning, stacklevel=3)
+    warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
+              "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+              "parameters.", stacklevel=3)
     if len(matrices) == 0:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for m in matrices:
