@@ -249,7 +249,9 @@ def _identity(reduce, cd):
 
 
 def _reduce_at(acc, where, values, reduce):
-    """``acc[where] op= values`` unbuffered; amax / amin propagate NaN (np.maximum does, as torch)."""
-    _UFUNCS[reduce].at(acc, where, values)
+    """``acc[where] op= values`` unbuffered; amax / amin propagate NaN (np.maximum does, as torch), without NumPy's
+    "invalid value" warning for it."""
+    with np.errstate(invalid="ignore"):
+        _UFUNCS[reduce].at(acc, where, values)
 
 
