@@ -13,41 +13,15 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import sys
-import time
 from datetime import date
 from pathlib import Path
 
 import numpy as np
+from timing import median, timer
 
 import strided as st
 import strided.cuda  # noqa: F401 - st.cuda (events, device name)
-
-
-def _timer(lib, device):
-    if device == "cpu":
-        def timed(fn, n):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            return (time.perf_counter() - t0) * 1e3 / n
-        return timed
-
-    def timed(fn, n):
-        start, end = lib.cuda.Event(enable_timing=True), lib.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(n):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / n
-    return timed
-
-
-def _median(timed, fn, n, reps):
-    fn()
-    return statistics.median(timed(fn, n) for _ in range(reps))
 
 
 def _cases(scale: int):
@@ -106,8 +80,8 @@ def run(device="cuda", scale=1, dtype="float32", reps=5, n=3):
             what, fn = check
             diff = float(fn(st, s_out, sa).item())
             diff = max(diff, float(fn(torch, t_out, ta).item()))  # the larger of the two libraries' errors
-        s_ms = _median(_timer(st, device), lambda call=call, sa=sa: call(st, sa), n, reps)
-        t_ms = _median(_timer(torch, device), lambda call=call, ta=ta: call(torch, ta), n, reps)
+        s_ms = median(timer(st, device), lambda call=call, sa=sa: call(st, sa), n, reps, warmup=1)
+        t_ms = median(timer(torch, device), lambda call=call, ta=ta: call(torch, ta), n, reps, warmup=1)
         rows.append((name, s_ms, t_ms, diff, what))
     return rows
 

@@ -17,9 +17,10 @@ import argparse
 import platform
 import statistics
 import sys
-import time
 from datetime import date
 from pathlib import Path
+
+from timing import median, timer
 
 import strided as st
 import strided.cuda  # noqa: F401 - st.cuda (events, device name)
@@ -44,35 +45,6 @@ def gpt2_shapes(n_layer=12, n_embd=768, vocab=50257, block=1024):
 # idles inside the window only if a step's host time exceeds its GPU time (a host-bound step still
 # pays in full). In training the step follows a backward pass that keeps the GPU busy, which the
 # steady-state figure models; both are printed.
-def _timer(lib, device, steady=False):
-    if device == "cpu":
-        def timed(fn, n):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            return (time.perf_counter() - t0) * 1e3 / n
-        return timed
-    ev = lib.cuda.Event
-
-    def timed(fn, n):
-        start, end = ev(enable_timing=True), ev(enable_timing=True)
-        if steady:
-            fn()
-        start.record()
-        for _ in range(n):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / n
-    return timed
-
-
-def _median(timed, fn, n, reps):
-    fn()
-    fn()
-    return statistics.median(timed(fn, n) for _ in range(reps))
-
-
 def run(device="cuda", shapes=None, reps=5):
     import torch
 
@@ -96,8 +68,8 @@ def run(device="cuda", shapes=None, reps=5):
         sopt = st.optim.AdamW(sp, lr=1e-3, weight_decay=0.01, **flags)
         # Note [From idle and steady state]; repeats alternate between the libraries
         t_ms, s_ms, t_steady, s_steady = (statistics.median(v) for v in zip(*(
-            (_median(_timer(torch, device), topt.step, n, 1), _median(_timer(st, device), sopt.step, n, 1),
-             _median(_timer(torch, device, True), topt.step, n, 1), _median(_timer(st, device, True), sopt.step, n, 1))
+            (median(timer(torch, device), topt.step, n, 1), median(timer(st, device), sopt.step, n, 1),
+             median(timer(torch, device, True), topt.step, n, 1), median(timer(st, device, True), sopt.step, n, 1))
             for _ in range(reps))))
         # three steps on both sides from the same start, then compare the params
         tp2 = [p.clone() for p in t_params0]

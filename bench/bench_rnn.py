@@ -13,42 +13,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import platform
-import statistics
 import sys
-import time
 from datetime import date
 from pathlib import Path
 
 import numpy as np
+from timing import median, timer
 
 import strided as st
 import strided.cuda  # noqa: F401 - st.cuda (events, device name)
-
-
-def _timer(lib, device):
-    if device == "cpu":
-        def timed(fn, n):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            return (time.perf_counter() - t0) * 1e3 / n
-        return timed
-
-    def timed(fn, n):
-        start, end = lib.cuda.Event(enable_timing=True), lib.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(n):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / n
-    return timed
-
-
-def _median(timed, fn, n, reps):
-    fn()
-    fn()
-    return statistics.median(timed(fn, n) for _ in range(reps))
 
 
 def _steps(lib, module, x, up):
@@ -83,9 +56,9 @@ def run(device="cuda", T=64, N=32, F=256, H=512, layers=2, reps=5, n=5):
         for cudnn in (True, False):
             flags = torch.backends.cudnn.flags(enabled=False) if not cudnn else contextlib.nullcontext()
             with flags:
-                times[cudnn] = (_median(_timer(torch, device), t_train, n, reps),
-                                _median(_timer(torch, device), t_infer, n, reps))
-        s_times = (_median(_timer(st, device), s_train, n, reps), _median(_timer(st, device), s_infer, n, reps))
+                times[cudnn] = (median(timer(torch, device), t_train, n, reps),
+                                median(timer(torch, device), t_infer, n, reps))
+        s_times = (median(timer(st, device), s_train, n, reps), median(timer(st, device), s_infer, n, reps))
         for k, what in enumerate(("train step", "inference forward")):
             rows.append((f"{name} {what}", s_times[k], times[True][k], times[False][k], diff))
     return rows
