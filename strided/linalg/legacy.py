@@ -307,23 +307,33 @@ def _ormqr_checks(input: Tensor, tau: Tensor, other: Tensor, left: bool) -> None
         raise NotImplementedError(f'"ormqr_{input.device.type}" not implemented for \'{type_name(input.dtype)}\'')
 
 
+# Note [ormqr by the compact WY form]
+# Q = H_1 ... H_t with H_i = I - tau_i v_i v_i^T is I - V S V^T: V (m x t) holds the reflectors' vectors (geqrf's
+# strictly lower part under a unit diagonal), S is upper triangular, the inverse of triu(V^T V, 1) + diag(1 / tau)
+# (the UT transform of Joffrain, Low, Quintana-Orti and van de Geijn, 2006). So op(Q) C is three GEMMs and one t x t
+# triangular inverse: O(m t n) work and no m x m matrix, where forming Q first (householder_product) costs an m x m
+# matrix and O(m^2 n). A reflector with tau = 0 is the identity: its vector is zeroed and its 1 / tau taken as 1,
+# which leaves it out of V S V^T. Every step is a differentiable op, so the gradients follow.
 def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
     """``op(Q) @ other`` (``left``) or ``other @ op(Q)``, where ``Q`` (m x m, m = input.shape[-2]) is the product
     of the Householder reflectors ``(input, tau)`` -- geqrf's result -- and ``op`` transposes when ``transpose``
-    (LAPACK's ormqr). Q is formed by ``householder_product`` of the reflectors completed to m columns with
-    identities (tau = 0), then multiplied."""
+    (LAPACK's ormqr), applied in the compact WY form (Note [ormqr by the compact WY form])."""
     _ormqr_checks(input, tau, other, left)
     m, t = input.shape[-2], tau.shape[-1]
-    batch = tuple(input.shape[:-2])
-    reflectors = input[..., :, :t]
-    if t < m:  # H_i = I for the reflectors past tau's
-        zeros = _ops.zeros((*batch, m, m - t), dtype=input.dtype, device=input.device)
-        reflectors = _ops.cat([reflectors, zeros], -1)
-        tau = _ops.cat([tau, _ops.zeros((*batch, m - t), dtype=tau.dtype, device=tau.device)], -1)
-    q = _householder_product(reflectors, tau)
+    if t == 0:
+        return other.clone()
+    unit = _eye(m, t, dtype=input.dtype, device=input.device)
+    V = _ops.add(_ops.tril(input[..., :, :t], -1), unit)
+    identity = _ops.eq(tau, 0)  # (..., t)
+    V = _ops.where(_ops.unsqueeze(identity, -2), 0.0, V)
+    inv_tau = _ops.reciprocal(_ops.where(identity, 1.0, tau))
+    T = _ops.add(_ops.triu(V.mT @ V, 1), _ops.diag_embed(inv_tau))
+    S = _solve_triangular(T, _eye(t, dtype=input.dtype, device=input.device).expand(T.shape), upper=True)
     if transpose:
-        q = q.mT
-    return q @ other if left else other @ q
+        S = S.mT
+    if left:  # op(Q) C = C - V op(S) V^T C
+        return _ops.sub(other, V @ (S @ (V.mT @ other)))
+    return _ops.sub(other, ((other @ V) @ S) @ V.mT)  # C op(Q) = C - C V op(S) V^T
 
 
 # Note [Out arguments]

@@ -73,6 +73,22 @@ def test_orgqr_and_ormqr_of_geqrf_are_torchs_with_gradients():
                 np.testing.assert_allclose(got, want, atol=1e-10)
 
 
+@pytest.mark.parametrize("device", [d for d in available_devices() if d != "meta"])
+def test_ormqr_with_identity_reflectors_and_fewer_reflectors_than_rows(device):
+    """Note [ormqr by the compact WY form]: reflectors with tau = 0 are identities; 4 reflectors of 7 rows."""
+    x = rng.standard_normal((3, 7, 4))
+    a, tau = torch.geqrf(torch.tensor(x))
+    tau[0, 1] = 0
+    tau[2, 3] = 0
+    for left in (True, False):
+        c = rng.standard_normal((3, 7, 5) if left else (3, 5, 7))
+        for transpose in (False, True):
+            want = torch.ormqr(a, tau, torch.tensor(c), left, transpose).numpy()
+            got = st.ormqr(st.tensor(a.numpy(), device=device), st.tensor(tau.numpy(), device=device),
+                           st.tensor(c, device=device), left, transpose)
+            np.testing.assert_allclose(got.cpu().numpy(), want, atol=1e-12)
+
+
 def _ormqr_bad(T):
     a, tau, c = T.ones(5, 3, dtype=T.float64), T.ones(3, dtype=T.float64), T.ones(5, 4, dtype=T.float64)
     return {
