@@ -136,7 +136,7 @@ _LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg", "special", "
 _LAZY_FUNCTIONS = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse",
                              "pinverse", "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve", "lu",
                              "lu_solve", "nuclear_norm", "frobenius_norm", "norm_except_dim", "qr",
-                             "cholesky", "orgqr", "ormqr"})
+                             "cholesky", "orgqr", "ormqr", "solve", "lstsq", "eig", "symeig", "matrix_rank"})
 
 
 def __getattr__(name: str):

@@ -76,6 +76,22 @@ class TensorLinalg:
         """``strided.qr(self, some)``: removed, as torch 2.14's (raises its message)."""
         return _legacy().qr(self, some)
 
+    def solve(self, other: Tensor):
+        """``strided.solve(self, other)``: removed, as torch's (raises its message)."""
+        return _legacy().solve(self, other)
+
+    def lstsq(self, other: Tensor):
+        """``strided.lstsq(self, other)``: removed, as torch's (raises its message)."""
+        return _legacy().lstsq(self, other)
+
+    def eig(self, eigenvectors: bool = False):
+        """``strided.eig(self, eigenvectors)``: removed, as torch's (raises its message)."""
+        return _legacy().eig(self, eigenvectors)
+
+    def symeig(self, eigenvectors: bool = False):
+        """``strided.symeig(self, eigenvectors)``: removed, as torch's (raises its message)."""
+        return _legacy().symeig(self, eigenvectors)
+
     def cholesky(self, upper: bool = False) -> Tensor:
         """``strided.cholesky(self, upper)``: removed, as torch 2.14's (raises its message)."""
         return _legacy().cholesky(self, upper)

@@ -22,6 +22,7 @@ from .lu import det as _det
 from .lu import inv as _inv
 from .lu import matrix_power as _matrix_power
 from .lu import slogdet as _slogdet
+from .removed import cholesky, eig, lstsq, matrix_rank, qr, solve, symeig  # noqa: F401 - torch.*'s names
 from .svd import pinv as _pinv
 from .svd import svd as _linalg_svd
 from .svd import svdvals as _svdvals
@@ -245,28 +246,6 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     dims = [d for d in builtins_range(n) if d != dim]
     return _ops.norm(v, pow, dims, True)
 
-
-
-# Note [Removed linear-algebra functions]
-# torch 2.14 removed torch.qr and torch.cholesky (deprecated since 1.9): calling them raises a RuntimeError that
-# names the torch.linalg replacement. strided follows the current torch: code that still calls them gets those
-# words rather than an AttributeError.
-def qr(input: Tensor, some: bool = True):  # noqa: A002 - torch's argument name
-    """Removed, as in torch 2.14: raises torch's RuntimeError naming ``strided.linalg.qr``."""
-    raise RuntimeError(
-        "This function was deprecated since version 1.9 and is now removed. `torch.qr` is deprecated in favor of "
-        "`torch.linalg.qr` and the boolean parameter `some` has been replaced with a string parameter `mode`.\n\n"
-        "Q, R = torch.qr(A) should be replaced with:\nQ, R = torch.linalg.qr(A, mode='reduced')\n\nand\n\n"
-        "Q, R = torch.qr(A, some=False) should be replaced with:\nQ, R = torch.linalg.qr(A, mode='complete')\n\n"
-        f"Since `some` was set to {bool(some)}, use mode='{'reduced' if some else 'complete'}'.")
-
-
-def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
-    """Removed, as in torch 2.14: raises torch's RuntimeError naming ``strided.linalg.cholesky``."""
-    raise RuntimeError(
-        "This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor "
-        "of `torch.linalg.cholesky`.\nL = torch.cholesky(A) should be replaced with:\nL = torch.linalg.cholesky(A)\n"
-        "U = torch.cholesky(A, upper=True) should be replaced with:\nU = torch.linalg.cholesky(A).mH")
 
 
 def orgqr(input: Tensor, tau: Tensor) -> Tensor:

@@ -131,6 +131,24 @@ def test_removed_qr_and_cholesky_raise_torchs_words():
             assert str(s_err.value) == str(t_err)
 
 
+REMOVED_BEFORE = [  # removed in torch 2.0: functions and the Tensor methods torch keeps
+    lambda m, a: m.solve(a, a), lambda m, a: a.solve(a), lambda m, a: m.lstsq(a, a), lambda m, a: a.lstsq(a),
+    lambda m, a: m.eig(a), lambda m, a: a.eig(True), lambda m, a: m.symeig(a, True), lambda m, a: a.symeig(True),
+    lambda m, a: m.matrix_rank(a),
+]
+
+
+@pytest.mark.parametrize("case", range(len(REMOVED_BEFORE)))
+def test_removed_linear_algebra_raises_torchs_words(case):
+    """Note [Removed linear-algebra functions]."""
+    x, t = _pair(np.eye(3))
+    with pytest.raises(RuntimeError) as s_err:
+        REMOVED_BEFORE[case](st, x)
+    with pytest.raises(RuntimeError) as t_err:
+        REMOVED_BEFORE[case](torch, t)
+    assert str(s_err.value) == str(t_err.value)
+
+
 def test_deprecated_lu_methods_are_torchs():
     A = np.array([[4.0, 3.0, 2.0], [6.0, 3.0, 1.0], [2.0, 5.0, 7.0]])
     b = np.array([[1.0], [2.0], [3.0]])
