@@ -1,9 +1,9 @@
 """torch's top-level ATen forms of nn operations whose arguments or results ``nn.functional`` spells otherwise:
 ``conv_tbc`` (a 1-d convolution over (time, batch, channel) inputs, fairseq's layout), ``grid_sampler`` /
 ``grid_sampler_2d`` / ``grid_sampler_3d`` (``F.grid_sample`` with integer-coded modes), ``native_layer_norm``
-(with the mean and reciprocal standard deviation), ``native_dropout`` (with the mask) and
-``native_channel_shuffle``. Each maps onto ``strided.nn.functional`` after torch's checks, in its words (Note
-[Top-level re-exports] in toplevel_functions.py).
+(with the mean and reciprocal standard deviation), ``native_dropout`` (with the mask), ``native_channel_shuffle``,
+``affine_grid_generator`` and ``embedding_renorm_`` (F.embedding's ``max_norm`` step). Each maps onto
+``strided.nn.functional`` after torch's checks, in its words (Note [Top-level re-exports] in toplevel_functions.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from .dispatch.argument_checks import check_args as _args
 from .tensor import Tensor
 
 __all__ = ["conv_tbc", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "native_layer_norm", "native_dropout",
-           "native_channel_shuffle"]
+           "native_channel_shuffle", "affine_grid_generator", "embedding_renorm_"]
 
 _INTERPOLATION = ("bilinear", "nearest", "bicubic")
 _PADDING = ("zeros", "border", "reflection")
@@ -131,3 +131,40 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
     """``F.channel_shuffle`` (torch's native kernel's name)."""
     _args("native_channel_shuffle", ("input", 1, input, "Tensor"), ("groups", 2, groups, "int"))
     return _F().channel_shuffle(input, groups)
+
+
+def affine_grid_generator(theta: Tensor, size, align_corners: bool) -> Tensor:
+    """``F.affine_grid`` in torch's ATen form: ``align_corners`` required, ``size`` 4-d or 5-d."""
+    _args("affine_grid_generator", ("theta", 1, theta, "Tensor"), ("align_corners", 3, align_corners, "bool"))
+    if len(size) not in (4, 5):
+        raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
+    return _F().affine_grid(theta, list(size), align_corners)
+
+
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:  # noqa: A002
+    """Rescale in place each row of ``input`` named in ``indices`` whose ``norm_type``-norm exceeds ``max_norm`` to
+    that norm (F.embedding's ``max_norm`` step, torch's ``embedding_renorm_``); returns ``input``."""
+    from . import dtypes, tensor
+    from .autograd.grad_mode import is_grad_enabled
+    from .autograd.inplace import check_inplace
+    from .backends.meta.indexing import type_string
+    from .nn.functional import _embedding_renorm_
+
+    _args("embedding_renorm_", ("input", 1, input, "Tensor"), ("indices", 2, indices, "Tensor"))
+    where = " (while checking arguments for embedding_renorm_)"
+    if input.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.dim()}-dimensional tensor for argument #1 "
+                           f"'self'{where}")
+    if indices.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {type_string(indices)} instead{where}")
+    if is_grad_enabled():
+        check_inplace(input)
+    rows = input.shape[0]
+    picked = sorted(set(indices.detach().cpu().reshape(-1).tolist()))  # torch walks them sorted, selecting each row
+    bad = [i for i in picked if not -rows <= i < rows]
+    if bad:
+        raise IndexError(f"select(): index {bad[0]} out of range for tensor of size {list(input.shape)} at dimension 0")
+    wrapped = tensor(sorted({i % rows for i in picked}), dtype=dtypes.int64, device=input.device)
+    _embedding_renorm_(input, wrapped, max_norm, norm_type)
+    return input

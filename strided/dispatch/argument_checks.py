@@ -31,10 +31,12 @@ def arg_bool(fn: str, name: str, value) -> None:
 
 
 def check_args(fn: str, *checks) -> None:
-    """Each ``(name, position, value, kind)`` with kind "Tensor", "Tensor?" (None allowed) or "int"."""
+    """Each ``(name, position, value, kind)`` with kind "Tensor", "Tensor?" (None allowed), "int" or "bool"."""
     for name, position, value, kind in checks:
         if kind == "int":
             ok = isinstance(value, int) and not isinstance(value, bool)
+        elif kind == "bool":
+            ok = isinstance(value, bool)
         else:
             ok = isinstance(value, Tensor) or (kind == "Tensor?" and value is None)
         if not ok:

@@ -226,3 +226,51 @@ def test_native_channel_shuffle_is_torchs():
     x = np.arange(24.0).reshape(1, 6, 4)
     np.testing.assert_array_equal(st.native_channel_shuffle(st.tensor(x), 3).numpy(),
                                   torch.native_channel_shuffle(torch.tensor(x), 3).numpy())
+
+
+@pytest.mark.parametrize("device", [d for d in available_devices() if d != "meta"])
+@pytest.mark.parametrize("indices", [[0, 1, 1, 4], [-1, 2], []])
+def test_embedding_renorm_as_torch(device, indices):
+    w = rng.standard_normal((5, 3)) * 3
+    got = st.tensor(w, device=device)
+    assert st.embedding_renorm_(got, st.tensor(indices, dtype=st.int64, device=device), 1.0, 2.0) is got
+    want = torch.tensor(w)
+    torch.embedding_renorm_(want, torch.tensor(indices, dtype=torch.int64), 1.0, 2.0)
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("device", [d for d in available_devices() if d != "meta"])
+@pytest.mark.parametrize("size", [(2, 1, 3, 4), (1, 1, 2, 3, 2)])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_generator_as_torch(device, size, align_corners):
+    theta = rng.standard_normal((size[0], len(size) - 2, len(size) - 1))
+    got = st.affine_grid_generator(st.tensor(theta, device=device), size, align_corners)
+    want = torch.affine_grid_generator(torch.tensor(theta), size, align_corners)
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+ATEN_BAD = [
+    lambda T: T.embedding_renorm_(T.ones(5, 3, requires_grad=True), T.tensor([0]), 1.0, 2.0),
+    lambda T: T.embedding_renorm_(T.ones(5, 1, 3), T.tensor([0]), 1.0, 2.0),
+    lambda T: T.embedding_renorm_(T.ones(5, 3), T.tensor([9]), 1.0, 2.0),
+    lambda T: T.embedding_renorm_(T.ones(5, 3), T.tensor([-7, 9]), 1.0, 2.0),
+    lambda T: T.affine_grid_generator(T.eye(2, 3)[None], [1, 2, 2], False),
+    lambda T: T.affine_grid_generator(T.eye(2, 3)[None], [1, 1, 2, 2], 1),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ATEN_BAD)))
+def test_aten_form_refusals_in_torchs_words(case):
+    errors = []
+    for lib in (st, torch):
+        with pytest.raises(Exception) as info:
+            ATEN_BAD[case](lib)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
+
+
+def test_embedding_renorm_names_a_wrong_index_dtype():
+    with pytest.raises(RuntimeError, match=r"'indices' to have one of the following scalar types: Long, Int; but got "
+                                           r"strided.FloatTensor instead \(while checking arguments for "
+                                           r"embedding_renorm_\)"):
+        st.embedding_renorm_(st.ones(5, 3), st.tensor([0.5]), 1.0, 2.0)
