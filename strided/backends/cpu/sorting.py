@@ -61,6 +61,33 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
     return sort(self, dim, descending)
 
 
+# Note [Top k by partition]
+# topk's result is the first k of the stable sort (Note [Sort order]). Sorting all n to keep k costs n log n per row
+# (66 ms for k = 10 of 1024 x 1024 floats, torch 3.9); when k is at most a quarter of n a partition finds each row's
+# k-th value in O(n), the elements beyond it and, of those equal to it, the first by index make the k, and only
+# those k are sorted (stably, from index order) -- the same elements in the same order as the full sort.
+def _top_by_partition(a: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """int64 (rows, k): the first k positions of the stable sort of each row of ``a`` (rows, n)."""
+    n = a.shape[1]
+    kth = n - k if largest else k - 1
+    threshold = np.partition(a, kth, axis=1)[:, kth:kth + 1]  # NaN sorts last in both
+    with np.errstate(invalid="ignore"):
+        beyond = a > threshold if largest else a < threshold
+        equal = a == threshold
+    if a.dtype.kind == "f":
+        nan, nan_threshold = np.isnan(a), np.isnan(threshold)
+        if largest:
+            beyond |= nan & ~nan_threshold  # NaN is above every number
+        else:
+            beyond |= ~nan & nan_threshold
+        equal |= nan & nan_threshold
+    need = k - beyond.sum(axis=1, keepdims=True)
+    chosen = beyond | (equal & (np.cumsum(equal, axis=1) <= need))
+    candidates = np.nonzero(chosen)[1].reshape(a.shape[0], k)  # ascending positions in each row
+    order = stable_order(np.take_along_axis(a, candidates, 1), 1, largest)
+    return np.take_along_axis(candidates, order, 1)
+
+
 @kernel("CPU")
 def topk(self, k, dim=-1, largest=True, sorted=True):
     if self.dtype is dt.bool:
@@ -68,8 +95,16 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     values, indices = result = meta.topk(self, k, dim, largest, sorted)
     if values.numel():
         d = _dim(dim, self)
-        idx = stable_order(_keys(self), d, largest)
-        idx = idx[(slice(None),) * d + (slice(0, k),)]
+        keys = _keys(self)
+        n = keys.shape[d]
+        if 4 * k <= n:  # Note [Top k by partition]
+            moved = np.moveaxis(keys, d, -1)
+            rows = np.ascontiguousarray(moved).reshape(-1, n)
+            idx = _top_by_partition(rows, k, largest).reshape(moved.shape[:-1] + (k,))
+            idx = np.moveaxis(idx, -1, d)
+        else:
+            idx = stable_order(keys, d, largest)
+            idx = idx[(slice(None),) * d + (slice(0, k),)]
         store(values, np.take_along_axis(_atleast_1d(as_numpy(self)), idx, d).reshape(values._sizes))
         store(indices, idx.reshape(values._sizes))
     return result
