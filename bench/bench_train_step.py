@@ -20,9 +20,10 @@ import math
 import platform
 import statistics
 import sys
-import time
 from datetime import date
 from pathlib import Path
+
+from timing import timer
 
 import strided as st
 import strided.cuda  # noqa: F401 - st.cuda (events, memory stats)
@@ -91,21 +92,6 @@ def build(lib, cfg, device):
     return GPT()
 
 
-def _timed(lib, device, fn, n):
-    if device == "cpu":
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        return (time.perf_counter() - t0) * 1e3 / n
-    start, end = lib.cuda.Event(enable_timing=True), lib.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(n):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / n
-
-
 # Note [Keeping losses]
 # Each library keeps its losses detached, as a training loop that logs them should. Appending the
 # loss itself keeps every step's whole autograd graph alive; in strided those nodes are Python
@@ -135,11 +121,11 @@ def _side(lib, model, idx, targets, device, n, reps):
         lib.cuda.synchronize()
         peak = lib.cuda.max_memory_allocated()
     full = _FullCollections()
-    ms = statistics.median(_timed(lib, device, step, n) for _ in range(reps))
+    ms = statistics.median(timer(lib, device)(step, n) for _ in range(reps))
     full.stop()
     gc.collect()
     gc.freeze()  # Note [Collector cost]: the same steps with the process's objects out of the collector's scans
-    frozen = statistics.median(_timed(lib, device, step, n) for _ in range(reps))
+    frozen = statistics.median(timer(lib, device)(step, n) for _ in range(reps))
     gc.unfreeze()
     first = [float(x.item()) for x in losses[:3]]
     phases = _phases(lib, device, model, opt, idx, targets)
@@ -182,7 +168,7 @@ def _phases(lib, device, model, opt, idx, targets):
     for name, fn in (("forward", fwd), ("backward", lambda: box["loss"].backward()), ("optimizer", opt.step)):
         if device == "cuda":
             lib.cuda.synchronize()
-        out[name] = _timed(lib, device, fn, 1)
+        out[name] = timer(lib, device)(fn, 1)
     return out
 
 
@@ -205,7 +191,7 @@ def _graphed(lib, model, idx, targets, n, reps):
         loss = model(idx, targets)
         loss.backward()
         opt.step()
-    ms = statistics.median(_timed(lib, "cuda", g.replay, n) for _ in range(reps))
+    ms = statistics.median(timer(lib, "cuda")(g.replay, n) for _ in range(reps))
     return ms, float(loss.item())
 
 
