@@ -128,3 +128,32 @@ def test_edge_values_choose_as_torch(device, dtype, case):
     (s_out, s_idx), (t_out, t_idx) = results
     np.testing.assert_array_equal(s_out, t_out)
     np.testing.assert_array_equal(s_idx, t_idx)
+
+
+AVG = [((2, 3, 7, 9), {"kernel_size": 2}), ((2, 3, 7, 9), {"kernel_size": (3, 2), "divisor_override": 5}),
+       ((3, 7, 9), {"kernel_size": 3}), ((2, 3, 8, 8), {"kernel_size": 2, "ceil_mode": True}),
+       ((2, 3, 7, 7), {"kernel_size": 3, "stride": 2, "ceil_mode": True, "padding": 1}),
+       ((2, 3, 8, 8), {"kernel_size": 3, "stride": 1, "padding": 1, "count_include_pad": False}),
+       ((2, 3, 14, 14), {"kernel_size": 7})]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize("case", range(len(AVG)))
+def test_cpu_average_pool_sums_as_torch(dtype, case):
+    """Note [Window sums by offsets] and Note [Disjoint windows] (ops/composite/pooling.py): the CPU forward adds
+    each window in torch's order (half types rounded once, after the division) and disjoint windows' gradient is
+    the repeated share, so both are torch's bit for bit."""
+    shape, kw = AVG[case]
+    x = RNG.standard_normal(shape)
+    results = []
+    for lib in (st, torch):
+        t = lib.tensor(x).to(getattr(lib, dtype)).requires_grad_()
+        y = lib.nn.functional.avg_pool2d(t, **kw)
+        upstream = lib.tensor(np.arange(math.prod(y.shape), dtype=np.float64).reshape(tuple(y.shape)) % 7)
+        y.backward(upstream.to(getattr(lib, dtype)))
+        results.append((y.detach().float().numpy(), t.grad.float().numpy()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    if kw.get("stride", kw["kernel_size"]) == kw["kernel_size"] and not kw.get("padding"):
+        np.testing.assert_array_equal(results[0][1], results[1][1])
+    else:
+        np.testing.assert_allclose(results[0][1], results[1][1], rtol=2e-2 if "16" in dtype else 1e-6)
