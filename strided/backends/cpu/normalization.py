@@ -1,4 +1,5 @@
-"""CPU kernels: softmax, log_softmax, layer_norm, cross_entropy_loss (NumPy, half types in float32)."""
+"""CPU kernels: softmax, log_softmax, layer_norm, native_group_norm, cross_entropy_loss (NumPy, half types in
+float32)."""
 
 from __future__ import annotations
 
@@ -174,6 +175,92 @@ def layer_norm_backward(grad_out, input, normalized_shape, weight, eps, output_m
             g *= rstd
             np.subtract(g, xhat, out=g)
             g -= rstd * g_mean
+            if not np.shares_memory(g, as_numpy(dx)):
+                store(dx, g.reshape(dx._sizes))
+    return dx, dw, db
+
+
+# Note [Group norm as rows]
+# A group norm normalizes each (sample, group) -- a row of the input viewed as (N * G, C / G * HxW) -- exactly as
+# layer norm normalizes a row, then scales and shifts per channel; so the CPU kernels are layer norm's passes
+# (Note [Layer norm in place]) on those rows plus the per-channel step, where the composite ran batch norm's
+# kernels and five more ops: (16, 64, 32, 32), 8 groups, fwd + bwd 8.7 -> ~3 ms (torch 1.5). The statistics are
+# (N, G), float32 for half inputs, as the composite's (Note [Group-norm node]).
+@kernel("CPU")
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    from ...ops.composite.group_norm import _check
+
+    _check(input, weight, bias, N, C, HxW, group)
+    cd = compute_dtype(input.dtype)
+    stats = dt.float32 if input.dtype in (dt.float16, dt.bfloat16) else input.dtype
+    out = new_output(input._sizes, input.dtype, input.device)
+    mean_t = new_output((N, group), stats, input.device)
+    rstd_t = new_output((N, group), stats, input.device)
+    if input.numel() == 0:
+        return out, mean_t, rstd_t
+    rows, width = N * group, C // group * HxW
+    y = _target(out, rows, width, cd)
+    mean, rstd = _centred(_rows(input, rows, width, cd), cd.type(eps), y)
+    if weight is not None or bias is not None:
+        per_channel = y.reshape(N, C, HxW)
+        if weight is not None:
+            per_channel *= as_numpy(weight).astype(cd, copy=False).reshape(1, C, 1)
+        if bias is not None:
+            per_channel += as_numpy(bias).astype(cd, copy=False).reshape(1, C, 1)
+    if not np.shares_memory(y, as_numpy(out)):
+        store(out, y.reshape(out._sizes))
+    store(mean_t, mean.reshape(N, group))
+    store(rstd_t, rstd.reshape(N, group))
+    return out, mean_t, rstd_t
+
+
+@kernel("CPU")
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    """Layer norm's backward on the (sample, group) rows, the weight's and bias's gradients summed per channel (Note
+    [Group norm as rows]); an output ``output_mask`` does not ask for is an empty vector, as the composite's."""
+    from ...ops.composite.group_norm import _check
+
+    if grad_out._sizes != input._sizes:
+        raise RuntimeError(f"native_group_norm_backward: grad_out of size {list(grad_out._sizes)} does not match "
+                           f"input of size {list(input._sizes)}")
+    _check(input, weight, None, N, C, HxW, group)
+    if tuple(mean._sizes) != (N, group) or tuple(rstd._sizes) != (N, group):
+        raise RuntimeError(f"native_group_norm_backward: expected mean and rstd of size [{N}, {group}], got "
+                           f"{list(mean._sizes)} and {list(rstd._sizes)}")
+    pd = weight.dtype if weight is not None else mean.dtype
+    dx = new_output(input._sizes if output_mask[0] else (0,), input.dtype, input.device)
+    dw = new_output((C,) if output_mask[1] else (0,), pd, input.device)
+    db = new_output((C,) if output_mask[2] else (0,), pd, input.device)
+    cd = compute_dtype(input.dtype)
+    rows, width = N * group, C // group * HxW
+    if input.numel() == 0:
+        for t in (dw, db):
+            if t.numel():
+                store(t, np.zeros(t._sizes, cd))
+        return dx, dw, db
+    go = _rows(grad_out, rows, width, cd)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        m = as_numpy(mean).astype(cd, copy=False).reshape(rows, 1)
+        r = as_numpy(rstd).astype(cd, copy=False).reshape(rows, 1)
+        xhat = np.subtract(_rows(input, rows, width, cd), m)
+        xhat *= r
+        if output_mask[2]:
+            store(db, go.reshape(N, C, HxW).sum(axis=(0, 2)))
+        if output_mask[1]:
+            store(dw, np.einsum("nch,nch->c", go.reshape(N, C, HxW), xhat.reshape(N, C, HxW)))
+        if output_mask[0]:
+            g = _target(dx, rows, width, cd)
+            if weight is not None:
+                np.multiply(go.reshape(N, C, HxW), as_numpy(weight).astype(cd, copy=False).reshape(1, C, 1),
+                            out=g.reshape(N, C, HxW))
+            else:
+                np.copyto(g, go)
+            g_mean = np.mean(g, axis=1, keepdims=True)
+            gx_mean = np.einsum("ij,ij->i", g, xhat)[:, None] / width
+            xhat *= r * gx_mean
+            g *= r
+            np.subtract(g, xhat, out=g)
+            g -= r * g_mean
             if not np.shares_memory(g, as_numpy(dx)):
                 store(dx, g.reshape(dx._sizes))
     return dx, dw, db
