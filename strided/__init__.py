@@ -7,7 +7,7 @@ backends, and a CUDA caching allocator. Importing strided never initializes CUDA
 from __future__ import annotations
 
 from . import dtypes as _dtypes
-from .device import device, get_default_device, set_default_device
+from .device import device, get_default_device, get_device_module, set_default_device
 from .dtypes import (
     bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8,
     int16, int32, int64, long, promote_types, result_type, set_default_dtype, short, uint8, can_cast,
@@ -131,7 +131,7 @@ __version__ = "0.1.0"
 # cost import time (strided.cuda ~35 ms) and most CPU-only programs never touch them. Importing
 # strided.cuda does not initialize CUDA either way (Note [Lazy driver] in backends/cuda/driver.py).
 _LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg", "special", "distributions", "accelerator",
-                               "signal"})
+                               "signal", "cpu"})
 # torch.*'s linear-algebra functions live in strided.linalg.legacy, loaded (and bound here) on first use
 _LAZY_FUNCTIONS = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse",
                              "pinverse", "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve", "lu",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["device", "DEVICE_TYPES", "set_default_device", "get_default_device"]
+__all__ = ["device", "DEVICE_TYPES", "set_default_device", "get_default_device", "get_device_module"]
 
 DEVICE_TYPES = ("cpu", "cuda", "meta")
 
@@ -139,3 +139,24 @@ def get_default_device() -> device:
 
         return device("cuda", _backend().current_device())
     return dev
+
+
+def get_device_module(device=None):  # noqa: A002 - torch's argument name
+    """The module of a device type -- ``strided.cuda`` for "cuda", ``strided.cpu`` for "cpu" (torch.cpu's shims) --
+    and for None the current accelerator's, or ``strided.cpu`` when there is none."""
+    import importlib
+
+    from . import accelerator
+
+    if isinstance(device, globals()["device"]):
+        name = device.type
+    elif isinstance(device, str):
+        name = globals()["device"](device).type
+    elif device is None:
+        found = accelerator.current_accelerator()
+        name = found.type if found is not None else "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    if name not in ("cpu", "cuda"):
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.")
+    return importlib.import_module(f"strided.{name}")
