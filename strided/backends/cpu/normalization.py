@@ -121,6 +121,18 @@ def _centred(x: np.ndarray, eps, buf: np.ndarray):
     return mean, rstd
 
 
+def _row_gradient(g: np.ndarray, xhat: np.ndarray, rstd: np.ndarray) -> None:
+    """``g = rstd * (g - mean(g) - xhat * mean(g * xhat))`` row by row, in place (``xhat`` is overwritten): the input
+    gradient of a normalization over rows, ``g`` being the output gradient times the weight."""
+    width = g.shape[1]
+    g_mean = np.mean(g, axis=1, keepdims=True)
+    gx_mean = np.einsum("ij,ij->i", g, xhat)[:, None] / width
+    xhat *= rstd * gx_mean
+    g *= rstd
+    np.subtract(g, xhat, out=g)
+    g -= rstd * g_mean
+
+
 @kernel("CPU")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     n = meta.layer_norm_dims(input, normalized_shape, weight, bias)
@@ -169,12 +181,7 @@ def layer_norm_backward(grad_out, input, normalized_shape, weight, eps, output_m
                 np.multiply(go, as_numpy(weight).astype(cd, copy=False).reshape(-1), out=g)
             else:
                 np.copyto(g, go)
-            g_mean = np.mean(g, axis=1, keepdims=True)
-            gx_mean = np.einsum("ij,ij->i", g, xhat)[:, None] / inner
-            xhat *= rstd * gx_mean  # the xhat term of the gradient, in xhat's buffer
-            g *= rstd
-            np.subtract(g, xhat, out=g)
-            g -= rstd * g_mean
+            _row_gradient(g, xhat, rstd)
             if not np.shares_memory(g, as_numpy(dx)):
                 store(dx, g.reshape(dx._sizes))
     return dx, dw, db
@@ -218,15 +225,9 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
 def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
     """Layer norm's backward on the (sample, group) rows, the weight's and bias's gradients summed per channel (Note
     [Group norm as rows]); an output ``output_mask`` does not ask for is an empty vector, as the composite's."""
-    from ...ops.composite.group_norm import _check
+    from ...ops.composite.group_norm import check_backward
 
-    if grad_out._sizes != input._sizes:
-        raise RuntimeError(f"native_group_norm_backward: grad_out of size {list(grad_out._sizes)} does not match "
-                           f"input of size {list(input._sizes)}")
-    _check(input, weight, None, N, C, HxW, group)
-    if tuple(mean._sizes) != (N, group) or tuple(rstd._sizes) != (N, group):
-        raise RuntimeError(f"native_group_norm_backward: expected mean and rstd of size [{N}, {group}], got "
-                           f"{list(mean._sizes)} and {list(rstd._sizes)}")
+    check_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group)
     pd = weight.dtype if weight is not None else mean.dtype
     dx = new_output(input._sizes if output_mask[0] else (0,), input.dtype, input.device)
     dw = new_output((C,) if output_mask[1] else (0,), pd, input.device)
@@ -255,12 +256,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
                             out=g.reshape(N, C, HxW))
             else:
                 np.copyto(g, go)
-            g_mean = np.mean(g, axis=1, keepdims=True)
-            gx_mean = np.einsum("ij,ij->i", g, xhat)[:, None] / width
-            xhat *= r * gx_mean
-            g *= r
-            np.subtract(g, xhat, out=g)
-            g -= r * g_mean
+            _row_gradient(g, xhat, r)
             if not np.shares_memory(g, as_numpy(dx)):
                 store(dx, g.reshape(dx._sizes))
     return dx, dw, db

@@ -50,6 +50,17 @@ def _check(input, weight, bias, n, c, hxw, group) -> None:
                                f"got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
 
 
+def check_backward(grad_out, input, mean, rstd, weight, n, c, hxw, group) -> None:
+    """The checks of ``native_group_norm_backward``'s arguments (every backend's kernel makes them)."""
+    if grad_out._sizes != input._sizes:
+        raise RuntimeError(f"native_group_norm_backward: grad_out of size {list(grad_out._sizes)} does not match "
+                           f"input of size {list(input._sizes)}")
+    _check(input, weight, None, n, c, hxw, group)
+    if tuple(mean.shape) != (n, group) or tuple(rstd.shape) != (n, group):
+        raise RuntimeError(f"native_group_norm_backward: expected mean and rstd of size [{n}, {group}], got "
+                           f"{list(mean.shape)} and {list(rstd.shape)}")
+
+
 @kernel("CompositeExplicitAutograd")
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """(output, mean, inverse standard deviation): ``input`` (N, C, *) normalized per (sample, channel group), then
@@ -84,13 +95,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     from ...autograd.functions_norm import group_norm_backward_saved
     from ...autograd.grad_mode import no_grad
 
-    if grad_out._sizes != input._sizes:
-        raise RuntimeError(f"native_group_norm_backward: grad_out of size {list(grad_out._sizes)} does not match "
-                           f"input of size {list(input._sizes)}")
-    _check(input, weight, None, N, C, HxW, group)
-    if tuple(mean.shape) != (N, group) or tuple(rstd.shape) != (N, group):
-        raise RuntimeError(f"native_group_norm_backward: expected mean and rstd of size [{N}, {group}], got "
-                           f"{list(mean.shape)} and {list(rstd.shape)}")
+    check_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group)
     mask = [bool(m) for m in output_mask]
     with no_grad():
         grads = group_norm_backward_saved(grad_out, input, mean, rstd, weight, N, group, mask)
