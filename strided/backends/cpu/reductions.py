@@ -221,25 +221,48 @@ def logsumexp(self, dim, keepdim=False):
         return store(out, np.log(s) + m)
 
 
-def _scan(self, dim, dtype, accumulate):
-    """cumsum / cumprod: ``accumulate`` (np.cumsum / np.cumprod) in the result dtype (overflow wraps or
-    gives inf, as torch)."""
+# Note [Scans by slices]
+# np.cumsum along any axis but the last walks the array element by element (14 ms for (1024, 1024) float32 along
+# dim 0, against 4.5 along dim 1). When each step of the scan is a wide slice -- the dims after the axis hold at
+# least _WIDE_STEP elements -- adding slice i - 1 of the result to slice i of the input, one vectorized call per
+# step, does the same additions in the same order (so the same bits) in 1.4 ms; for narrow steps the per-call cost
+# loses and np.cumsum stays.
+_WIDE_STEP = 512
+
+
+# torch's CPU scans accumulate float32 (complex64) results in double precision and round each result once; half
+# types in float32 (their compute dtype)
+_SCAN_ACCUMULATOR = {dt.float32: np.dtype(np.float64), dt.complex64: np.dtype(np.complex128)}
+
+
+def _scan(self, dim, dtype, accumulate, ufunc):
+    """cumsum / cumprod: ``accumulate`` (np.cumsum / np.cumprod) in the result dtype's accumulator (overflow wraps
+    or gives inf, as torch), or step by step with ``ufunc`` over wide slices (Note [Scans by slices])."""
     out = meta.cumsum(self, dim, dtype=dtype)
     a = _input(self, out.dtype)
     if not self._sizes:
         return store(out, a)
+    a = a.astype(_SCAN_ACCUMULATOR.get(out.dtype, a.dtype), copy=False)
+    axis = wrap_dim(dim, self.dim())
     with np.errstate(over="ignore", invalid="ignore"):
-        return store(out, accumulate(a, axis=wrap_dim(dim, self.dim()), dtype=a.dtype))
+        if a.shape[axis] > 1 and math.prod(a.shape[axis + 1:]) >= _WIDE_STEP:
+            src = np.moveaxis(a, axis, 0)
+            result = np.empty(src.shape, a.dtype)
+            result[0] = src[0]
+            for i in range(1, src.shape[0]):
+                ufunc(result[i - 1], src[i], out=result[i])
+            return store(out, np.moveaxis(result, 0, axis))
+        return store(out, accumulate(a, axis=axis, dtype=a.dtype))
 
 
 @kernel("CPU")
 def cumsum(self, dim, *, dtype=None):
-    return _scan(self, dim, dtype, np.cumsum)
+    return _scan(self, dim, dtype, np.cumsum, np.add)
 
 
 @kernel("CPU")
 def cumprod(self, dim, *, dtype=None):
-    return _scan(self, dim, dtype, np.cumprod)
+    return _scan(self, dim, dtype, np.cumprod, np.multiply)
 
 
 def _cummaxmin(self, dim, name: str, extreme):
