@@ -37,19 +37,26 @@ def log_softmax_array(a: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _softmax_like(self, dim, out, log: bool):
+    """softmax / log_softmax, each pass written into one buffer -- the output's own memory when it is contiguous in
+    the compute dtype (Note [Layer norm in place]); the same operations, so the same values, as
+    ``log_softmax_array`` and ``exp(z) / sum(exp(z))``."""
     if out.numel() == 0:
         return out
     a = _cast(self, out.dtype)
     if not self._sizes:
         a = a.reshape(1)
     axis = wrap_dim(dim, self.dim())
+    dst = as_numpy(out)
+    own = dst.dtype == a.dtype and dst.flags.c_contiguous
+    z = dst.reshape(a.shape) if own else np.empty(a.shape, a.dtype)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        np.subtract(a, np.amax(a, axis=axis, keepdims=True), out=z)
         if log:
-            r = log_softmax_array(a, axis)
+            z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
         else:
-            e = np.exp(_shifted(a, axis))
-            r = e / np.sum(e, axis=axis, keepdims=True)
-    return store(out, r.reshape(out._sizes))
+            np.exp(z, out=z)
+            z /= np.sum(z, axis=axis, keepdims=True)
+    return out if own else store(out, z.reshape(out._sizes))
 
 
 @kernel("CPU")
