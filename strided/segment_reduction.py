@@ -23,7 +23,7 @@ import math
 from . import dtypes as _dt
 from .backends.meta.common import wrap_dim
 from .backends.meta.reductions import type_name
-from .dispatch.argument_checks import arg_tensor
+from .dispatch.argument_checks import arg_tensor, check_args
 from .ops import bound as ops
 from .tensor import Tensor
 
@@ -52,6 +52,8 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, 
     for name, value in (("lengths", lengths), ("indices", indices), ("offsets", offsets)):
         if value is not None:
             arg_tensor("segment_reduce", name, None, value)
+    check_args("segment_reduce", ("axis", None, axis, "int"), ("unsafe", None, unsafe, "bool"),
+               ("initial", None, initial, "Number?"))
     axis = wrap_dim(axis, data.dim())
     if indices is not None:
         raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")

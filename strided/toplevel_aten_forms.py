@@ -135,7 +135,8 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
 
 def affine_grid_generator(theta: Tensor, size, align_corners: bool) -> Tensor:
     """``F.affine_grid`` in torch's ATen form: ``align_corners`` required, ``size`` 4-d or 5-d."""
-    _args("affine_grid_generator", ("theta", 1, theta, "Tensor"), ("align_corners", 3, align_corners, "bool"))
+    _args("affine_grid_generator", ("theta", 1, theta, "Tensor"), ("size", 2, size, "int[]"),
+          ("align_corners", 3, align_corners, "bool"))
     if len(size) not in (4, 5):
         raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
     return _F().affine_grid(theta, list(size), align_corners)
@@ -150,7 +151,8 @@ def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type
     from .backends.meta.indexing import type_string
     from .nn.functional import _embedding_renorm_
 
-    _args("embedding_renorm_", ("input", 1, input, "Tensor"), ("indices", 2, indices, "Tensor"))
+    _args("embedding_renorm_", ("input", 1, input, "Tensor"), ("indices", 2, indices, "Tensor"),
+          ("max_norm", 3, max_norm, "float"), ("norm_type", 4, norm_type, "float"))
     where = " (while checking arguments for embedding_renorm_)"
     if input.dim() != 2:
         raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.dim()}-dimensional tensor for argument #1 "

@@ -8,6 +8,8 @@ inside. The schema-driven dispatcher makes the same checks for the ops of the YA
 
 from __future__ import annotations
 
+import numbers
+
 from ..tensor import Tensor
 
 __all__ = ["check_args", "arg_tensor", "arg_bool"]
@@ -30,14 +32,26 @@ def arg_bool(fn: str, name: str, value) -> None:
         _fail(fn, name, None, "bool", value)
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+_KINDS = {  # kind -> (test, torch's word for it)
+    "Tensor": (lambda v: isinstance(v, Tensor), "Tensor"),
+    "int": (_is_int, "int"),
+    "bool": (lambda v: isinstance(v, bool), "bool"),
+    "float": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "float"),
+    "Number": (lambda v: isinstance(v, numbers.Number) and not isinstance(v, Tensor), "Number"),
+    "int[]": (lambda v: isinstance(v, (tuple, list)) and all(_is_int(x) for x in v), "tuple of ints"),
+}
+
+
 def check_args(fn: str, *checks) -> None:
-    """Each ``(name, position, value, kind)`` with kind "Tensor", "Tensor?" (None allowed), "int" or "bool"."""
+    """Each ``(name, position, value, kind)``: kind one of "Tensor", "int", "bool", "float", "Number", "int[]", with a
+    trailing "?" allowing None; ``position`` None for a keyword-only argument."""
     for name, position, value, kind in checks:
-        if kind == "int":
-            ok = isinstance(value, int) and not isinstance(value, bool)
-        elif kind == "bool":
-            ok = isinstance(value, bool)
-        else:
-            ok = isinstance(value, Tensor) or (kind == "Tensor?" and value is None)
-        if not ok:
-            _fail(fn, name, position, kind.rstrip("?"), value)
+        if value is None and kind.endswith("?"):
+            continue
+        test, word = _KINDS[kind.rstrip("?")]
+        if not test(value):
+            _fail(fn, name, position, word, value)

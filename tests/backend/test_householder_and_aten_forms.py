@@ -256,6 +256,10 @@ ATEN_BAD = [
     lambda T: T.embedding_renorm_(T.ones(5, 3), T.tensor([-7, 9]), 1.0, 2.0),
     lambda T: T.affine_grid_generator(T.eye(2, 3)[None], [1, 2, 2], False),
     lambda T: T.affine_grid_generator(T.eye(2, 3)[None], [1, 1, 2, 2], 1),
+    lambda T: T.affine_grid_generator(T.eye(2, 3)[None], 5, False),
+    lambda T: T.affine_grid_generator(T.eye(2, 3)[None], "abcd", False),
+    lambda T: T.embedding_renorm_(T.ones(5, 3), T.tensor([0]), "x", 2.0),
+    lambda T: T.embedding_renorm_(T.ones(5, 3), T.tensor([0]), 1.0, None),
 ]
 
 

@@ -107,6 +107,9 @@ BAD = [
     (dict(reduce="sum", lengths=[2, 4], axis=1), IndexError),
     (dict(reduce="sum", offsets=[0, 3, 2, 6]), RuntimeError),
     (dict(reduce="sum", lengths=[2.0, 4.0]), NotImplementedError),
+    (dict(reduce="sum", lengths=[6], axis="a"), TypeError),
+    (dict(reduce="sum", lengths=[6], unsafe="no"), TypeError),
+    (dict(reduce="sum", lengths=[6], initial="z"), TypeError),
 ]
 
 
