@@ -12,13 +12,15 @@ segment's length (with ``initial`` added to the sum, not counted as an element: 
 for an empty segment.
 
 torch leaves some bad segments to its kernel's memory reads (offsets past the data, lengths that overrun it with
-``unsafe=True``); strided reads the offsets once on the host and refuses them, and offsets that go backwards, in
-torch's words.
+``unsafe=True``); strided reads the offsets (or lengths) once on the host -- for these checks and torch's -- and
+refuses them, and offsets that go backwards, in torch's words.
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from . import dtypes as _dt
 from .backends.meta.common import wrap_dim
@@ -70,11 +72,12 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, 
     if axis != given.dim() - 1:
         raise RuntimeError(f"segment_reduce(): Expected axis to be the last dimension of {word} but got {axis}.")
     n = data._sizes[axis]
-    meta = data.device.type == "meta"  # no values to check: the shape alone, as torch's meta function
-    if word == "lengths" and not unsafe and given.numel() and not meta:
-        if int(ops.amin(given, list(range(given.dim())))) < 0:
+    # one host read of the segments for every value check (none on meta: the shape alone, as torch's meta function)
+    host = None if data.device.type == "meta" or given.numel() == 0 else given.cpu().numpy()
+    if word == "lengths" and not unsafe and host is not None:
+        if host.min() < 0:
             raise RuntimeError("lengths contains negative value!")
-        if not bool(ops.all(ops.eq(ops.sum(given, [-1]), n))):
+        if not (host.sum(axis=-1) == n).all():
             raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum to "
                                "data.size(lengths.dim()-1) when !unsafe.")
     if given.dtype not in (_dt.int32, _dt.int64):
@@ -85,10 +88,9 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, 
     if tuple(given._sizes[:-1]) != tuple(data._sizes[:axis]):
         raise RuntimeError(f"segment_reduce(): Expected {word} of shape {list(data._sizes[:axis])} + [segments] "
                            f"(the data's dims before axis {axis}), got {list(given._sizes)}")
-    bounds = _offsets(given, word)
-    if not meta:
-        _check_offsets(bounds, n, word)
-    return _reduce(data, kind, bounds, axis, initial)
+    if host is not None:
+        _check_offsets(host.astype(np.int64), n, word)
+    return _reduce(data, kind, _offsets(given, word), axis, initial)
 
 
 def _offsets(given: Tensor, word: str) -> Tensor:
@@ -100,12 +102,13 @@ def _offsets(given: Tensor, word: str) -> Tensor:
     return ops.cat([zero, ops.cumsum(given, -1)], -1)
 
 
-def _check_offsets(bounds: Tensor, n: int, word: str) -> None:
+def _check_offsets(given: np.ndarray, n: int, word: str) -> None:
     """Segments that go backwards (torch's check) or past the data (torch reads past it; Note [Segments as a
-    scatter]), with one host read."""
-    if bounds._sizes[-1] == 0 or bounds.numel() == 0:
-        return
-    host = bounds.cpu().numpy()
+    scatter]), from the host copy of the offsets or lengths."""
+    if word == "lengths":
+        host = np.concatenate([np.zeros(given.shape[:-1] + (1,), np.int64), np.cumsum(given, axis=-1)], axis=-1)
+    else:
+        host = given
     if (host[..., 1:] < host[..., :-1]).any():
         raise _expected("segment_length >= 0")
     low, high = int(host.min()), int(host.max())
