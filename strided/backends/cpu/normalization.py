@@ -128,6 +128,14 @@ def _centred(x: np.ndarray, eps, buf: np.ndarray):
     return mean, rstd
 
 
+def _times_weight(go: np.ndarray, weight, g: np.ndarray, view: tuple, weight_view: tuple, cd) -> None:
+    """``g = go * weight`` (``go`` when there is no weight), both seen as ``view``, the weight as ``weight_view``."""
+    if weight is None:
+        np.copyto(g, go)
+    else:
+        np.multiply(go.reshape(view), as_numpy(weight).astype(cd, copy=False).reshape(weight_view), out=g.reshape(view))
+
+
 def _row_gradient(g: np.ndarray, xhat: np.ndarray, rstd: np.ndarray) -> None:
     """``g = rstd * (g - mean(g) - xhat * mean(g * xhat))`` row by row, in place (``xhat`` is overwritten): the input
     gradient of a normalization over rows, ``g`` being the output gradient times the weight."""
@@ -184,10 +192,7 @@ def layer_norm_backward(grad_out, input, normalized_shape, weight, eps, output_m
             store(dw, np.einsum("ij,ij->j", go, xhat).reshape(dw._sizes))
         if output_mask[0] and dx.numel():
             g = _target(dx, rows, inner, cd)  # g = grad_out * weight, then the gradient, in dx's memory
-            if weight is not None:
-                np.multiply(go, as_numpy(weight).astype(cd, copy=False).reshape(-1), out=g)
-            else:
-                np.copyto(g, go)
+            _times_weight(go, weight, g, go.shape, (-1,), cd)
             _row_gradient(g, xhat, rstd)
             if not np.shares_memory(g, as_numpy(dx)):
                 store(dx, g.reshape(dx._sizes))
@@ -258,11 +263,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
             store(dw, np.einsum("nch,nch->c", go.reshape(N, C, HxW), xhat.reshape(N, C, HxW)))
         if output_mask[0]:
             g = _target(dx, rows, width, cd)
-            if weight is not None:
-                np.multiply(go.reshape(N, C, HxW), as_numpy(weight).astype(cd, copy=False).reshape(1, C, 1),
-                            out=g.reshape(N, C, HxW))
-            else:
-                np.copyto(g, go)
+            _times_weight(go, weight, g, (N, C, HxW), (1, C, 1), cd)
             _row_gradient(g, xhat, r)
             if not np.shares_memory(g, as_numpy(dx)):
                 store(dx, g.reshape(dx._sizes))
