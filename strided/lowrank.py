@@ -13,6 +13,7 @@ dense too.
 from __future__ import annotations
 
 from . import dtypes as _dt
+from .dispatch.argument_checks import arg_tensor
 from .tensor import Tensor
 
 __all__ = ["svd_lowrank", "pca_lowrank"]
@@ -71,8 +72,7 @@ def _svd_lowrank(A: Tensor, q: int | None, niter: int | None, M: Tensor | None):
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None):
     """``(U, S, V)`` with ``A - M ~ U diag(S) V^T`` of rank ``q`` (Note [Randomized low-rank SVD]); ``niter``
     subspace iterations (2 is usually plenty); seed the default generator for repeatable results."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"svd_lowrank(): argument 'A' must be Tensor, not {type(A).__name__}")
+    arg_tensor("svd_lowrank", "A", None, A)
     if A.dim() < 2:  # torch unpacks the shape and fails with "not enough values to unpack"
         raise RuntimeError(f"svd_lowrank(): expected A to be a (batch of) matrices, got {A.dim()} dimension(s)")
     return _svd_lowrank(A, q, niter, M)
@@ -81,8 +81,7 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor |
 def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
     """``(U, S, V)``: the principal directions ``V`` and singular values of ``A`` (rows are samples), centered
     over the rows unless ``center=False``; ``q`` defaults to ``min(6, m, n)`` (Note [Randomized low-rank SVD])."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"pca_lowrank(): argument 'A' must be Tensor, not {type(A).__name__}")
+    arg_tensor("pca_lowrank", "A", None, A)
     if A.dim() < 2:  # torch unpacks the shape and fails with "not enough values to unpack"
         raise RuntimeError(f"pca_lowrank(): expected A to be a (batch of) matrices, got {A.dim()} dimension(s)")
     m, n = A.shape[-2:]
