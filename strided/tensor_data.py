@@ -168,6 +168,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
     arr, d = _infer_array(data, dtype)
     with np.errstate(over="ignore"):  # floats past a floating dtype's range become inf, silently as torch's
+        if d is dt.float16 and arr.dtype.kind == "f" and arr.dtype.itemsize > 4:
+            arr = arr.astype(np.float32)  # a double reaches float16 through float (Note [Casts as torch rounds them])
         host = from_numpy(np.array(arr, dtype=d.numpy_dtype, copy=True, order="C"))  # always a copy
     dev = _device(device) if device is not None else get_default_device()  # Note [Default device]
     out = host if dev.type == "cpu" and not pin_memory else ops._to_copy(host, device=dev, pin_memory=pin_memory)

@@ -14,7 +14,7 @@ import numpy as np
 from ... import dtypes as dt
 from ...tensor import Tensor
 
-__all__ = ["as_numpy", "compute_dtype", "store", "operand", "np_dtype", "discard_imag"]
+__all__ = ["as_numpy", "compute_dtype", "store", "cast_into", "operand", "np_dtype", "discard_imag"]
 
 _OPMATH = {dt.float16: np.dtype(np.float32), dt.bfloat16: np.dtype(np.float32)}
 
@@ -82,11 +82,60 @@ def operand(x, d: dt.dtype):
 
 
 def store(out: Tensor, value) -> Tensor:
-    """Write ``value`` (array or scalar, broadcastable) into ``out`` with an unsafe cast."""
+    """Write ``value`` (array or scalar, broadcastable) into ``out`` with torch's cast (:func:`cast_into`)."""
     dst = as_numpy(out)
     if dst.size:
-        np.copyto(dst, value, casting="unsafe")
+        cast_into(dst, value)
     return out
+
+
+# Note [Casts as torch rounds them]
+# torch converts to float16 through float (c10::Half has only a float constructor), so a double rounds twice, to
+# float32 and then to half; NumPy's float64 -> float16 cast rounds once, and the two differ in about 1 value of
+# 20,000 (a double just past a half-way point of float16 that float32 rounds onto it). ml_dtypes' bfloat16 already
+# converts through float, and an integer's conversion is exact wherever float16 is finite. torch's casts never
+# warn, where NumPy's narrowing casts warn "overflow encountered in cast" (1e10 to float16) and "invalid value
+# encountered in cast" (NaN to an integer). An explicit cast (``copy_``: ``.to``, ``.long()``, ...) therefore runs
+# with NumPy's floating-point errors ignored whenever it narrows; a kernel's store does only for 8-byte sources,
+# since ``np.errstate`` costs 1.4 µs and a float16 kernel stores its float32 results on every call (an overflow
+# there still warns). The plan per (source, destination, explicit) is kept: a cast pays one dict lookup for it.
+_PLAIN, _QUIET, _THROUGH_FLOAT = 0, 1, 2
+_CAST_PLANS: dict = {}
+_F16 = np.dtype(np.float16)
+
+
+def _cast_plan(src: np.dtype, dst: np.dtype, explicit: bool) -> int:
+    if dst == _F16 and src.kind == "f" and src.itemsize > 4:
+        plan = _THROUGH_FLOAT
+    elif np.can_cast(src, dst, "safe"):
+        plan = _PLAIN
+    else:
+        plan = _QUIET if explicit or src.itemsize >= 8 else _PLAIN
+    _CAST_PLANS[(src, dst, explicit)] = plan
+    return plan
+
+
+def cast_into(dst: np.ndarray, src, explicit: bool = False) -> None:
+    """``dst[...] = src`` (broadcast) with torch's conversion; ``explicit`` for a cast the user asked for
+    (Note [Casts as torch rounds them])."""
+    sd = getattr(src, "dtype", None)
+    if sd is None:  # a Python scalar, which NumPy converts as a double
+        if dst.dtype == _F16 and src.__class__ is float:
+            src = np.float64(src)
+            sd = src.dtype
+        else:
+            np.copyto(dst, src, casting="unsafe")
+            return
+    plan = _CAST_PLANS.get((sd, dst.dtype, explicit))
+    if plan is None:
+        plan = _cast_plan(sd, dst.dtype, explicit)
+    if plan == _PLAIN:
+        np.copyto(dst, src, casting="unsafe")
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        if plan == _THROUGH_FLOAT:
+            src = np.asarray(src).astype(np.float32)
+        np.copyto(dst, src, casting="unsafe")
 
 
 def scalar_as(value, d):
@@ -96,7 +145,9 @@ def scalar_as(value, d):
         return np.bool_(bool(value))
     if isinstance(value, complex) and not d.is_complex:
         value = value.real
-    return np.asarray(value).astype(d.numpy_dtype)[()]
+    out = np.empty((), d.numpy_dtype)
+    cast_into(out, np.asarray(value), explicit=True)
+    return out[()]
 
 
 def discard_imag(a: np.ndarray) -> np.ndarray:

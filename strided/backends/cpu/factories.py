@@ -10,7 +10,7 @@ from ...random import default_generator
 from ...tensor import Tensor
 from ..meta import factories as meta
 from . import random_streams as streams
-from .common import as_numpy, discard_imag, scalar_as, store
+from .common import as_numpy, cast_into, discard_imag, scalar_as, store
 
 __all__ = []
 
@@ -134,7 +134,7 @@ def copy_(self, src, non_blocking=False):
     if src.dtype.is_complex and not self.dtype.is_complex:
         # to bool: nonzero in either part, without a warning (torch's); to other real dtypes: the real part
         s = s != 0 if self.dtype is dt.bool else discard_imag(s)
-    np.copyto(dst, s, casting="unsafe")
+    cast_into(dst, s, explicit=True)
     return self
 
 

@@ -254,8 +254,6 @@ def fill(out, values: np.ndarray) -> None:
     by stride, outermost first."""
     from .common import store
 
-    if values.dtype == np.float64 and out.dtype in (dt.float16, dt.bfloat16):
-        values = values.astype(np.float32)  # C++ makes a half from a float: a double rounds to float first
     sizes = out._sizes
     order = memory_order(out)
     if order == list(range(len(sizes))):
