@@ -32,6 +32,7 @@ from .factories import (  # noqa: E402
 from .random import Generator, initial_seed, manual_seed, seed, get_rng_state, set_rng_state  # noqa: E402
 from .backends.cpu.threads import get_num_threads, set_num_threads  # noqa: E402
 from .warn_once import is_warn_always_enabled, set_warn_always  # noqa: E402
+from .denormals import set_flush_denormal  # noqa: E402
 from .segment_reduction import segment_reduce  # noqa: E402
 from .control_flow import cond, while_loop  # noqa: E402
 from . import return_types  # noqa: E402
