@@ -33,6 +33,9 @@ from .random import Generator, initial_seed, manual_seed, seed, get_rng_state, s
 from .backends.cpu.threads import get_num_threads, set_num_threads  # noqa: E402
 from .warn_once import is_warn_always_enabled, set_warn_always  # noqa: E402
 from .denormals import set_flush_denormal  # noqa: E402
+from .legacy_tensor_types import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: E402
+
+globals().update(_CPU_TYPES)  # strided.FloatTensor ... (Note [Legacy constructors])
 from .segment_reduction import segment_reduce  # noqa: E402
 from .control_flow import cond, while_loop  # noqa: E402
 from . import return_types  # noqa: E402

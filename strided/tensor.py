@@ -51,10 +51,13 @@ class Tensor(TensorAutograd, TensorConversions, TensorOperators, TensorLinalg, T
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
 
     def __init__(self, *args, **kwargs):
-        raise TypeError(
-            "Tensor cannot be constructed directly; use strided.tensor(data), strided.empty(...) "
-            "or another factory"
-        )
+        """torch's legacy constructor (Note [Legacy constructors]): ``Tensor(2, 3)``, ``Tensor([1, 2])``,
+        ``Tensor(other)``, ``Tensor(storage)``; prefer ``strided.tensor`` / ``strided.empty``."""
+        from .legacy_tensor_types import legacy_new
+
+        made = legacy_new(None, None, args, kwargs)
+        for name in _LEGACY_SLOTS:
+            setattr(self, name, getattr(made, name))
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -330,6 +333,10 @@ def _wrap_dim(dim: int, ndim: int, op: str = "") -> int:
 # the same few hundred (sizes, strides) pairs every step: the answer is kept per pair. Bounded:
 # cleared past 4096 pairs.
 _CONTIGUOUS: dict = {}
+
+
+_LEGACY_SLOTS = ("_storage", "_offset", "_sizes", "_strides", "dtype", "device", "_key", "_requires_grad", "_base",
+                 "_autograd", "_np")
 
 
 def make_tensor(storage, offset: int, sizes: tuple, strides: tuple, dtype, requires_grad: bool = False) -> Tensor:

@@ -83,6 +83,10 @@ class TensorConversions:
         cuda = "cuda." if self.device.type == "cuda" else ""
         if dtype is None:
             return f"strided.{cuda}{words[self.dtype]}Tensor"
+        if isinstance(dtype, type) and hasattr(dtype, "_device_type"):  # strided.FloatTensor, strided.cuda.LongTensor
+            if self.dtype is dtype.dtype and self.device.type == dtype._device_type:
+                return self  # the same type (any device index), as torch's
+            return self.to(device=dtype._device_type, dtype=dtype.dtype, non_blocking=non_blocking)
         if isinstance(dtype, str) and dtype.endswith("Tensor"):
             name = dtype.rsplit(".", 1)[-1][: -len("Tensor")]
             match = next((d for d, w in words.items() if w == name), None)

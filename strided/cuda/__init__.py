@@ -26,6 +26,7 @@ from ..backends.cuda.nvml_queries import (  # noqa: F401
     utilization,
 )
 from ..backends.cuda.sync_debug import get_sync_debug_mode, set_sync_debug_mode  # noqa: F401
+from ..legacy_tensor_types import CUDA_TYPES as _CUDA_TYPES
 from ..memory.errors import OutOfMemoryError  # noqa: F401
 from . import (
     amp,  # noqa: F401
@@ -211,3 +212,5 @@ def __getattr__(name: str):
 
         return tuple(default_generator_for(f"cuda:{i}") for i in range(device_count()))
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+globals().update(_CUDA_TYPES)  # strided.cuda.FloatTensor ... (Note [Legacy constructors])
