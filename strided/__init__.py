@@ -33,6 +33,10 @@ from .random import Generator, initial_seed, manual_seed, seed, get_rng_state, s
 from .backends.cpu.threads import get_num_threads, set_num_threads  # noqa: E402
 from .warn_once import is_warn_always_enabled, set_warn_always  # noqa: E402
 from .denormals import set_flush_denormal  # noqa: E402
+from .sym_numbers import (  # noqa: E402
+    sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum,
+)
+from .random import default_generator  # noqa: E402
 from .legacy_tensor_types import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: E402
 
 globals().update(_CPU_TYPES)  # strided.FloatTensor ... (Note [Legacy constructors])
