@@ -121,4 +121,4 @@ def test_against_torch():
         st.lobpcg(st.tensor(A40), k=14)
     with pytest.raises(ValueError) as b:
         torch.lobpcg(torch.tensor(A40), k=14)
-    assert str(a.value) == str(b.value)
+    assert str(a.value) == str(b.value).replace("LPBPCG", "LOBPCG")  # torch < 2.14 misspelt it
