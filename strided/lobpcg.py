@@ -19,11 +19,20 @@ Rayleigh-Ritz step is a standard symmetric eigenproblem (``linalg.eigh``). ``met
 the generalized Rayleigh-Ritz problem on the raw basis through a Cholesky factor of its Gram matrix, which fails on a
 nearly dependent basis. Every step is strided ops on A's device; a batch is solved matrix by matrix. The random
 start (no X given) is drawn from the default generator, as torch's, with ``strided.randn``.
-Differentiating through ``lobpcg`` is refused (torch has a backward for dense A without B).
+
+Note [LOBPCG backward]
+As torch's: when A requires grad it is symmetrized first (``(A + A^T) / 2``, so ``A.grad`` is symmetric), and the
+k computed pairs (E, U) are differentiated as a partial eigendecomposition: with ``C = U^T gU``,
+``gA = U (diag(gE) + C * F) U^T - Y U^T``, ``F[j, i] = 1 / (E_i - E_j)`` off the diagonal, and column i of Y the
+solution in the complement of span(U) of ``(A - E_i) y = (I - U U^T) gU_i`` -- the part of the eigenvector
+derivative outside the computed eigenspace, solved with ``A - E_i + s U U^T`` (the shift s makes the matrix regular
+on span(U) and leaves the complement alone). It needs the k eigenvalues distinct and separated from the rest of the
+spectrum, as any eigenvector derivative does. A generalized problem (B given) has no backward, in torch's words.
 """
 
 from __future__ import annotations
 
+from .autograd.function import Function
 from .dispatch.argument_checks import arg_tensor
 from .tensor import Tensor
 
@@ -189,6 +198,42 @@ class LOBPCG:
         return U
 
 
+class LOBPCGAutogradFunction(Function):
+    """lobpcg as one differentiable step of A (Note [LOBPCG backward]); its node is torch's
+    ``LOBPCGAutogradFunctionBackward``."""
+
+    @staticmethod
+    def forward(ctx, A, B, solve):
+        E, U = solve(A, B)
+        ctx.save_for_backward(A, E, U)
+        ctx.has_B = B is not None
+        return E, U
+
+    @staticmethod
+    def backward(ctx, gE, gU):
+        if ctx.has_B:
+            raise ValueError("lobpcg.backward does not support backward with B != I yet.")
+        A, E, U = ctx.saved_tensors
+        return _eigenspace_grad(A, E, U, gE, gU), None, None
+
+
+def _eigenspace_grad(A, E, U, gE, gU):
+    """The gradient of A for the partial eigendecomposition ``A U = U diag(E)`` (Note [LOBPCG backward])."""
+    from . import eye, linalg
+
+    C = U.mT @ gU
+    gaps = E.unsqueeze(-2) - E.unsqueeze(-1)  # [j, i] = E_i - E_j
+    F = (1 / gaps.where(gaps != 0, gaps.new_ones(()))).where(gaps != 0, gaps.new_zeros(()))
+    G = U @ (gE.diag_embed() + C * F) @ U.mT
+    m = A.shape[-1]
+    projected = gU - U @ C  # (I - U U^T) gU
+    shift = 1 + 2 * float(E.abs().max())
+    identity = eye(m, dtype=A.dtype, device=A.device)
+    M = A.unsqueeze(-3) - E[..., :, None, None] * identity + shift * (U @ U.mT).unsqueeze(-3)
+    Y = linalg.solve(M, projected.mT.unsqueeze(-1)).squeeze(-1).mT  # (*, m, k): column i solves for pair i
+    return G - Y @ U.mT
+
+
 def _matrix(M, i: int):
     """Matrix ``i`` of a batch (a 2-D ``M`` serves every matrix), or None."""
     return None if M is None else (M if M.dim() == 2 else M.reshape(-1, *M.shape[-2:])[i])
@@ -202,7 +247,8 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
     ``A x = E B x`` (``B`` None: the identity) and their eigenvectors, by LOBPCG (Note [LOBPCG]). ``A`` is
     ``(*, m, m)``; ``X`` an optional start ``(*, m, n)``; ``iK`` a preconditioner; ``niter`` the most updates (1000;
     -1 for no limit); ``tol`` the residual tolerance (the square root of the dtype's eps); ``method`` "ortho" or
-    "basic"; ``tracker(worker)`` is called after every update (see :class:`LOBPCG`)."""
+    "basic"; ``tracker(worker)`` is called after every update (see :class:`LOBPCG`). Differentiable in A when ``B`` is
+    None (Note [LOBPCG backward])."""
     from . import dtypes as dt
     from . import finfo, randn, stack
     from .dispatch.dispatcher import grad_mode
@@ -218,9 +264,7 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
     for name, M in (("B", B), ("iK", iK)):
         if M is not None and M.shape != A.shape:
             raise AssertionError(f"A and {name} must have same shape, got {A.shape} vs {M.shape}")
-    if grad_mode.enabled and any(M is not None and M.requires_grad for M in (A, B, X, iK)):
-        raise RuntimeError("lobpcg: differentiating through lobpcg is not supported; detach the inputs, or use "
-                           "strided.linalg.eigh, which has a backward")
+    differentiable = grad_mode.enabled and (A.requires_grad or (B is not None and B.requires_grad))
     m = A.shape[-1]
     if k is None:
         k = 1 if X is None else X.shape[-1]
@@ -245,16 +289,24 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
                "ortho_i_max": 3, "ortho_j_max": 3, **(ortho_iparams or {})}
     fparams = {"tol": tol, "ortho_tol": tol, "ortho_tol_drop": tol, "ortho_tol_replace": tol, **(ortho_fparams or {})}
     bparams = {"largest": True if largest is None else bool(largest), **(ortho_bparams or {})}
-    batch = A.shape[:-2]
-    flat = A.reshape(-1, m, m)
-    values, vectors = [], []
-    for i in range(flat.shape[0]):
-        Xi = _matrix(X, i) if X is not None else randn(m, n, dtype=A.dtype, device=A.device)
-        worker = LOBPCG(flat[i], _matrix(B, i), Xi.to(A.dtype), _matrix(iK, i), dict(iparams), dict(fparams),
-                        dict(bparams), method, tracker)
-        worker.run()
-        values.append(worker.E[:k])
-        vectors.append(worker.X[:, :k])
-    if not batch:
-        return values[0], vectors[0]
-    return stack(values).reshape(*batch, k), stack(vectors).reshape(*batch, m, k)
+
+    def solve(A, B):
+        batch = A.shape[:-2]
+        flat = A.reshape(-1, m, m)
+        values, vectors = [], []
+        for i in range(flat.shape[0]):
+            Xi = _matrix(X, i) if X is not None else randn(m, n, dtype=A.dtype, device=A.device)
+            worker = LOBPCG(flat[i], _matrix(B, i), Xi.to(A.dtype), _matrix(iK, i), dict(iparams), dict(fparams),
+                            dict(bparams), method, tracker)
+            worker.run()
+            values.append(worker.E[:k])
+            vectors.append(worker.X[:, :k])
+        if not batch:
+            return values[0], vectors[0]
+        return stack(values).reshape(*batch, k), stack(vectors).reshape(*batch, m, k)
+
+    if not differentiable:
+        return solve(A, B)
+    A = (A + A.mT) / 2  # Note [LOBPCG backward]
+    B = None if B is None else (B + B.mT) / 2
+    return LOBPCGAutogradFunction.apply(A, B, solve)
