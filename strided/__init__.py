@@ -42,6 +42,7 @@ from .legacy_tensor_types import CPU_TYPES as _CPU_TYPES, set_default_tensor_typ
 globals().update(_CPU_TYPES)  # strided.FloatTensor ... (Note [Legacy constructors])
 from .segment_reduction import segment_reduce  # noqa: E402
 from .lobpcg import lobpcg  # noqa: E402
+from .device_streams import Event, Stream  # noqa: E402
 from .control_flow import cond, while_loop  # noqa: E402
 from . import return_types  # noqa: E402
 from .interop import from_dlpack, to_dlpack  # noqa: E402

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import threading
 
+from ...device_streams import Event as _DeviceEvent
+from ...device_streams import Stream as _DeviceStream
 from . import capture as _capture
 from . import driver, index_errors
 from .device import _index, current_device
@@ -36,8 +38,9 @@ _tls = _StreamTLS()
 _free_streams: dict[tuple[int, int], list[int]] = {}
 
 
-class Stream:
-    """A CUDA stream on one device (``Stream(device=None, priority=0)``)."""
+class Stream(_DeviceStream):
+    """A CUDA stream on one device (``Stream(device=None, priority=0)``); a ``strided.Stream``
+    (Note [Device-generic streams])."""
 
     __slots__ = ("device_index", "handle", "_owned", "priority", "__weakref__")
 
@@ -80,6 +83,19 @@ class Stream:
         from ...device import device as _device
 
         return _device("cuda", self.device_index)
+
+    @property
+    def stream_id(self) -> int:
+        return self.handle
+
+    @property
+    def native_handle(self) -> int:
+        return self.handle
+
+    def is_capturing(self) -> bool:
+        """Whether a CUDA graph capture is recording this stream's work."""
+        driver.ensure_context(self.device_index)
+        return _capture.stream_is_capturing(self.handle)
 
     def __cuda_stream__(self) -> tuple[int, int]:
         return (0, self.handle)
@@ -132,8 +148,9 @@ class Stream:
         return f"<strided.cuda.{type(self).__name__} device=cuda:{self.device_index} cuda_stream={self.handle:#x}>"
 
 
-class Event:
-    """A CUDA event (``Event(enable_timing=False, blocking=False)``); created on first record."""
+class Event(_DeviceEvent):
+    """A CUDA event (``Event(enable_timing=False, blocking=False)``), created on first record; a ``strided.Event``
+    (Note [Device-generic streams])."""
 
     __slots__ = ("enable_timing", "blocking", "handle", "device_index", "__weakref__")
 
@@ -196,6 +213,13 @@ class Event:
     @property
     def cuda_event(self) -> int:
         return self.handle or 0
+
+    @property
+    def device(self):
+        """``cuda:i`` once recorded on device i, else ``cuda``."""
+        from ...device import device as _device
+
+        return _device("cuda", self.device_index) if self.device_index >= 0 else _device("cuda")
 
     def __del__(self):
         if getattr(self, "handle", None):
