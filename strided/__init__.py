@@ -43,6 +43,7 @@ globals().update(_CPU_TYPES)  # strided.FloatTensor ... (Note [Legacy constructo
 from .segment_reduction import segment_reduce  # noqa: E402
 from .lobpcg import lobpcg  # noqa: E402
 from .device_streams import Event, Stream  # noqa: E402
+from .mapped_files import from_file  # noqa: E402
 from .control_flow import cond, while_loop  # noqa: E402
 from . import return_types  # noqa: E402
 from .interop import from_dlpack, to_dlpack  # noqa: E402

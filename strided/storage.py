@@ -72,7 +72,7 @@ class UntypedStorage:
     def share_memory_(self) -> UntypedStorage:
         """Move CPU memory into shared memory, in place (every view follows; Note [Shared CPU memory]).
         CUDA memory and memory already shared are left as they are."""
-        if self.device.type == "cuda" or self.allocator == "shared":
+        if self.device.type == "cuda" or self.allocator in ("shared", "file"):
             return self
         if self.device.type != "cpu":
             raise RuntimeError("_share_fd_: only available on CPU")
@@ -88,7 +88,15 @@ class UntypedStorage:
 
     def is_shared(self) -> bool:
         """Whether the memory is shared between processes (CUDA memory always is, as torch reports)."""
-        return self.allocator == "shared" or self.device.type == "cuda"
+        return self.allocator in ("shared", "file") or self.device.type == "cuda"  # a mapped file: as torch's
+
+    @staticmethod
+    def from_file(filename, shared: bool = False, nbytes: int = 0) -> UntypedStorage:
+        """A CPU storage of ``nbytes`` bytes backed by the memory-mapped file ``filename`` (torch's
+        ``UntypedStorage.from_file``; Note [Memory-mapped files] in ``mapped_files.py``)."""
+        from .mapped_files import storage_from_file
+
+        return storage_from_file(filename, shared, nbytes)
 
     def is_pinned(self, device="cuda") -> bool:
         """Whether this is page-locked host memory (torch's method; ``device`` is accepted as torch's)."""

@@ -223,7 +223,7 @@ def resize_(self, size, *, memory_format=None):
     need = (self._offset + math.prod(sizes)) * self.dtype.itemsize
     if need > self._storage.nbytes():
         old = self._storage
-        if old.allocator in ("numpy", "shared"):  # memory strided does not own, or shared with other processes
+        if old.allocator in ("numpy", "shared", "file"):  # memory strided does not own, or shared, or a file
             raise RuntimeError("Trying to resize storage that is not resizable")
         new = allocate(need, self.device)
         if old.buffer is not None and new.buffer is not None and old.nbytes():
