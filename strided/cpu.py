@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 
+from .cpu_capabilities import get_capabilities
+
 __all__ = ["Stream", "Event", "StreamContext", "stream", "current_stream", "synchronize", "current_device",
-           "device_count", "is_available", "is_initialized", "set_device"]
+           "device_count", "is_available", "is_initialized", "set_device", "get_capabilities"]
 
 
 class Stream:
