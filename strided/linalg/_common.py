@@ -103,9 +103,15 @@ def check_errors(info: Tensor, api: str, is_matrix: bool) -> None:
 
 
 # -- shared by the decompositions (qr.py, eigh.py, svd.py) ---------------------------------------------
-def check_matrix(op: str, A: Tensor, kernel: str, square: bool = False, integer_error: bool = True) -> None:
-    """At least 2 dims, square when asked, float32 / float64: other floating dtypes (and, without
-    ``integer_error``, every dtype) raise NotImplementedError naming the ``kernel``, as torch's dispatch."""
+def check_matrix(op: str, A: Tensor, kernel: str, square: bool = False, integer_error: bool = True,
+                 complex_devices: tuple = ()) -> None:
+    """At least 2 dims, square when asked, float32 / float64 (and complex on ``complex_devices``): other floating
+    dtypes (and, without ``integer_error``, every dtype) raise NotImplementedError naming the ``kernel``, as torch's
+    dispatch."""
+    if A.dtype.is_complex and A.device.type in complex_devices and A.dtype in (_dt.complex64, _dt.complex128):
+        if A.dim() < 2:
+            raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+        return
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:

@@ -2,9 +2,11 @@
 the CPU, a fused kernel on CUDA, composed of ops on Meta), with torch's gradients.
 
 Note [QR gradient]
-torch's ``linalg_qr_backward`` (FunctionsManual.cpp). m >= n: gA = (gQ + Q copyltu(triu(gR R^T - Q^T gQ)))
-R^-T, where copyltu(X) = triu(X) + triu(X, 1)^T (torch's syminvadj). m < n: gA = [Q tril(X - X^T) R_1^-T,
-0] + Q gR with X = Q^T gQ - gR R^T and R_1 the leading m x m block of R. mode='r' (no Q) and
+torch's ``linalg_qr_backward`` (FunctionsManual.cpp). m >= n: gA = (gQ + Q syminvadj(triu(gR R^H - Q^H gQ)))
+R^-H, where syminvadj(X) = X + X^H with the real part of its diagonal halved (triu(X) + triu(X, 1)^T when real).
+m < n: gA = [Q S R_1^-H, 0] + Q gR with S = tril(X - X^H), the imaginary part of its diagonal halved,
+X = Q^H gQ - gR R^H and R_1 the leading m x m block of R. Complex A is factored on the CPU only (LAPACK's zgeqrf /
+zungqr through numpy.linalg.qr); the CUDA kernel is real. mode='r' (no Q) and
 mode='complete' with m > n (Q not determined by A) are not differentiable: backward raises torch's errors.
 The triangular solves are back substitutions built from ops (``ops/composite/linalg_householder.solve_upper``), so the
 gradient is differentiable again.
@@ -65,18 +67,34 @@ def qr_backward(gQ, gR, Q: Tensor, R: Tensor, mode: str):
     if gQ is None and gR is None:
         return None
     if gQ is None:
-        gA = gR @ R.mT
+        gA = gR @ R.mH
     else:
-        gA = gR @ R.mT - Q.mT @ gQ if gR is not None else -(Q.mT @ gQ)
+        gA = gR @ R.mH - Q.mH @ gQ if gR is not None else -(Q.mH @ gQ)
     if m >= n:
-        gA = Q @ (ops.triu(gA) + ops.triu(gA, 1).mT)
+        X = ops.triu(gA)
+        X = X + X.mH
+        if X.dtype.is_complex:  # the diagonal of X + X^H holds twice Re(x_ii): halved (torch's syminvadj)
+            X = X - ops.diag_embed(ops.real(ops.diagonal(X, 0, -2, -1)).to(X.dtype)) / 2
+        else:
+            X = X - ops.diag_embed(ops.diagonal(X, 0, -2, -1)) / 2
+        gA = Q @ X
         if gQ is not None:
             gA = gA + gQ
-        return solve_upper_right(R, gA)
-    gA = Q @ ops.tril(gA.mT - gA)
-    gA = solve_upper_right(R[..., :, :m], gA)
+        return _solve_upper_right_h(R, gA)
+    skew = ops.tril(gA.mH - gA)
+    if skew.dtype.is_complex:  # its diagonal holds twice i Im(-x_ii): halved
+        skew = skew - ops.diag_embed(ops.imag(ops.diagonal(skew, 0, -2, -1)).to(skew.dtype) * 0.5j)
+    gA = Q @ skew
+    gA = _solve_upper_right_h(R[..., :, :m], gA)
     gA = ops.cat([gA, ops.zeros((*gA.shape[:-1], n - m), dtype=gA.dtype, device=gA.device)], -1)
     return gA + Q @ gR if gR is not None else gA
+
+
+def _solve_upper_right_h(R: Tensor, B: Tensor) -> Tensor:
+    """``B R^-H`` for upper triangular ``R`` (``B R^-T`` when real)."""
+    if not R.dtype.is_complex:
+        return solve_upper_right(R, B)
+    return solve_upper(R, B.mH).mH
 
 
 class _QR(Function):
@@ -99,7 +117,7 @@ def qr(A: Tensor, mode: str = "reduced"):
     reflections (LAPACK's choices, so signs agree with torch's CPU result). ``mode``: 'reduced' (Q m x k,
     R k x n, k = min(m, n)), 'complete' (Q m x m, R m x n) or 'r' (R only; Q is an empty tensor)."""
     arg_tensor("linalg_qr", "A", 1, A)
-    check_matrix("linalg.qr", A, "geqrf")
+    check_matrix("linalg.qr", A, "geqrf", complex_devices=("cpu",))  # complex: LAPACK's, on the CPU
     if mode not in _MODES:
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")

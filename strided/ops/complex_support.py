@@ -110,9 +110,13 @@ _COVARIANCES_AND_GATHERS = {"cov", "corrcoef", "ldexp", "renorm", "embedding"}
 # times the weight (ops/composite/convolution.py; its gradient conjugates: Note [Convolution backward])
 _COLUMNS = {"im2col", "col2im", "convolution"}
 
+# Householder QR through LAPACK's complex routines (numpy.linalg.qr: zgeqrf / zungqr), on the CPU only: the CUDA
+# kernel and the composite (which Meta runs) are real (Note [QR gradient] in linalg/qr.py has the complex gradient)
+_CPU_QR = {"_linalg_householder_qr", "geqrf"}
+
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
                         | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU
-                        | _COVARIANCES_AND_GATHERS | _COLUMNS)
+                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _CPU_QR)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "eq_", "ne_", "real",
     "imag",

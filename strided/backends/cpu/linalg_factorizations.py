@@ -73,13 +73,20 @@ def _linalg_onesided_jacobi(self):
     return _out(u * s[..., None, :], self), _out(np.swapaxes(vt, -1, -2), self)
 
 
+def _real_composite(name: str, self, *args):
+    """The composite kernel (for empty input), run on a complex ``self`` through its real part and cast back."""
+    if not self.dtype.is_complex:
+        return _composite(name)(self, *args)
+    return tuple(t.to(self.dtype) for t in _composite(name)(self.real.contiguous(), *args))
+
+
 @kernel("CPU")
 def _linalg_householder_qr(self, complete=False, compute_q=True):
-    check_matrices("_linalg_householder_qr", self)
+    check_matrices("_linalg_householder_qr", self, complex_ok=True)  # LAPACK's zgeqrf / zungqr for complex
     a = _array(self)
     m, n = self.shape[-2], self.shape[-1]
     if a.size == 0:
-        return _composite("_linalg_householder_qr")(self, complete, compute_q)
+        return _real_composite("_linalg_householder_qr", self, complete, compute_q)
     if compute_q:
         q, r = np.linalg.qr(a, mode="complete" if complete else "reduced")
         return _out(q, self), _out(r, self)
@@ -93,10 +100,10 @@ def _linalg_householder_qr(self, complete=False, compute_q=True):
 def geqrf(self):
     """LAPACK's geqrf through numpy.linalg.qr's "raw" mode (which returns its Fortran-ordered, so transposed,
     result)."""
-    check_geqrf(self)
+    check_geqrf(self, complex_ok=True)
     a = _array(self)
     if a.size == 0:
-        return _composite("geqrf")(self)
+        return return_types.geqrf(_real_composite("geqrf", self))
     h, tau = np.linalg.qr(a, mode="raw")
     return return_types.geqrf((_out(np.swapaxes(h, -1, -2), self), _out(tau, self)))
 
