@@ -38,10 +38,13 @@ def square(op: str, A: Tensor, name: str = "A") -> None:
                            f"{A.shape[-1]} matrices")
 
 
-def floating(op: str, A: Tensor) -> None:
-    """``checkFloatingOrComplex``; complex tensors (which torch takes) get the dispatcher's complex refusal."""
+def floating(op: str, A: Tensor, complex_devices: tuple = ()) -> None:
+    """``checkFloatingOrComplex``; complex tensors (which torch takes) get the dispatcher's complex refusal unless
+    on one of ``complex_devices``."""
     if not A.dtype.is_floating_point:
         if A.dtype.is_complex:
+            if A.device.type in complex_devices:
+                return
             refuse_complex(op, A)
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {type_name(A.dtype)}")
 

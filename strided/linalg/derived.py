@@ -143,8 +143,8 @@ def matrix_exp(A: Tensor) -> Tensor:
 
 # -- householder_product -------------------------------------------------------------------------
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:
-    """The first n columns of ``H_1 H_2 ... H_k`` with ``H_i = I - tau_i v_i v_i^T``, ``v_i`` the i-th column of
-    ``A`` below the diagonal with an implicit 1 on it (LAPACK's orgqr)."""
+    """The first n columns of ``H_1 H_2 ... H_k`` with ``H_i = I - tau_i v_i v_i^H``, ``v_i`` the i-th column of
+    ``A`` below the diagonal with an implicit 1 on it (LAPACK's orgqr / ungqr; complex on the CPU, with QR)."""
     op = "torch.linalg.householder_product"
     arg_tensor("linalg.householder_product", "input", 1, A)
     arg_tensor("linalg.householder_product", "tau", 2, tau)
@@ -163,13 +163,13 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
                            f"{list(tau.shape[:-1])}")
     if tau.dtype != A.dtype:
         raise RuntimeError(f"{op}: tau dtype {type_name(tau.dtype)} does not match input dtype {type_name(A.dtype)}")
-    floating(op, A)
+    floating(op, A, complex_devices=("cpu",))
     k = tau.shape[-1]
     lower = _ops.tril(A, -1) + _eye(m, n, dtype=A.dtype, device=A.device)  # v_i, with the implicit 1
     Q = _eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, n)
     for i in reversed(range(k)):  # Q = H_i Q, from the last reflector back
         v = lower[..., :, i:i + 1]
-        Q = Q - tau[..., i:i + 1].unsqueeze(-1) * (v @ (v.mT @ Q))
+        Q = Q - tau[..., i:i + 1].unsqueeze(-1) * (v @ (v.mH @ Q))
     return Q
 
 

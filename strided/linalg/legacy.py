@@ -11,6 +11,7 @@ from .. import dtypes as _dt
 from ..dispatch.out_arguments import accepting_out as _accepting_out
 from ..factories import eye as _eye
 from ..ops import bound as _ops
+from ..ops.composite.linalg_householder import solve_upper as _solve_upper
 from ..ops.composite.linalg_solvers import perm_from_pivots
 from ..return_types import structseq
 from ..tensor import Tensor
@@ -282,17 +283,20 @@ def _ormqr_checks(input: Tensor, tau: Tensor, other: Tensor, left: bool) -> None
         if t.dtype is not input.dtype:  # torch's words, its missing space included
             raise RuntimeError(f"torch.ormqr: Expected input and {name} to have the same dtype, but input has dtype"
                                f"{type_name(input.dtype)} and {name} has dtype {type_name(t.dtype)}")
-    if input.dtype not in (_dt.float32, _dt.float64):  # complex too: strided's linear algebra is real
+    complex_cpu = input.dtype in (_dt.complex64, _dt.complex128) and input.device.type == "cpu"  # with QR's
+    if input.dtype not in (_dt.float32, _dt.float64) and not complex_cpu:  # complex on CUDA: real linear algebra
         raise NotImplementedError(f'"ormqr_{input.device.type}" not implemented for \'{type_name(input.dtype)}\'')
 
 
 # Note [ormqr by the compact WY form]
-# Q = H_1 ... H_t with H_i = I - tau_i v_i v_i^T is I - V S V^T: V (m x t) holds the reflectors' vectors (geqrf's
-# strictly lower part under a unit diagonal), S is upper triangular, the inverse of triu(V^T V, 1) + diag(1 / tau)
-# (the UT transform of Joffrain, Low, Quintana-Orti and van de Geijn, 2006). So op(Q) C is three GEMMs and one t x t
-# triangular inverse: O(m t n) work and no m x m matrix, where forming Q first (householder_product) costs an m x m
-# matrix and O(m^2 n). A reflector with tau = 0 is the identity: its vector is zeroed and its 1 / tau taken as 1,
-# which leaves it out of V S V^T. Every step is a differentiable op, so the gradients follow.
+# Q = H_1 ... H_t with H_i = I - tau_i v_i v_i^H is I - V S V^H: V (m x t) holds the reflectors' vectors (geqrf's
+# strictly lower part under a unit diagonal), S is upper triangular, the inverse of triu(V^H V, 1) + diag(1 / tau)
+# (the UT transform of Joffrain, Low, Quintana-Orti and van de Geijn, 2006; with complex tau as it stands, checked
+# against LAPACK's Q). ``transpose`` is op(Q) = Q^H for complex input, LAPACK's 'C'. So op(Q) C is three GEMMs and
+# one t x t triangular inverse: O(m t n) work and no m x m matrix, where forming Q first (householder_product)
+# costs an m x m matrix and O(m^2 n). A reflector with tau = 0 is the identity: its vector is zeroed and its 1 / tau
+# taken as 1, which leaves it out of V S V^H. Every step is a differentiable op, so the gradients follow. Complex
+# input runs on the CPU (with QR, Note [QR gradient]); S then comes from the composite back substitution.
 def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
     """``op(Q) @ other`` (``left``) or ``other @ op(Q)``, where ``Q`` (m x m, m = input.shape[-2]) is the product
     of the Householder reflectors ``(input, tau)`` -- geqrf's result -- and ``op`` transposes when ``transpose``
@@ -306,13 +310,14 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpos
     identity = _ops.eq(tau, 0)  # (..., t)
     V = _ops.where(_ops.unsqueeze(identity, -2), 0.0, V)
     inv_tau = _ops.reciprocal(_ops.where(identity, 1.0, tau))
-    T = _ops.add(_ops.triu(V.mT @ V, 1), _ops.diag_embed(inv_tau))
-    S = _solve_triangular(T, _eye(t, dtype=input.dtype, device=input.device).expand(T.shape), upper=True)
+    T = _ops.add(_ops.triu(V.mH @ V, 1), _ops.diag_embed(inv_tau))
+    eye = _eye(t, dtype=input.dtype, device=input.device).expand(T.shape)
+    S = _solve_triangular(T, eye, upper=True) if not T.dtype.is_complex else _solve_upper(T, eye)
     if transpose:
-        S = S.mT
-    if left:  # op(Q) C = C - V op(S) V^T C
-        return _ops.sub(other, V @ (S @ (V.mT @ other)))
-    return _ops.sub(other, ((other @ V) @ S) @ V.mT)  # C op(Q) = C - C V op(S) V^T
+        S = S.mH
+    if left:  # op(Q) C = C - V op(S) V^H C
+        return _ops.sub(other, V @ (S @ (V.mH @ other)))
+    return _ops.sub(other, ((other @ V) @ S) @ V.mH)  # C op(Q) = C - C V op(S) V^H
 
 
 # Note [Out arguments]

@@ -89,3 +89,60 @@ def test_against_torch():
         _loss(Q, R, st.tensor(w1), st.tensor(w2)).backward()
         _loss(tQ, tR, torch.tensor(w1), torch.tensor(w2)).backward()
         np.testing.assert_allclose(mine.grad.numpy(), theirs.grad.numpy(), atol=1e-12)
+
+
+def _reflector_product(h, tau):
+    """LAPACK's Q from geqrf's (h, tau), as the product of its reflectors, in NumPy."""
+    m = h.shape[0]
+    V = np.tril(h[:, :tau.shape[0]], -1) + np.eye(m, tau.shape[0])
+    Q = np.eye(m, dtype=h.dtype)
+    for i in range(tau.shape[0]):
+        v = V[:, i:i + 1]
+        Q = Q @ (np.eye(m) - tau[i] * v @ v.conj().T)
+    return Q
+
+
+def test_householder_product_and_ormqr():
+    a = _complex((6, 4))
+    g = st.geqrf(st.tensor(a))
+    Q = _reflector_product(g.a.numpy(), g.tau.numpy())
+    np.testing.assert_allclose(st.linalg.householder_product(g.a, g.tau).numpy(), Q[:, :4], atol=1e-12)
+    np.testing.assert_allclose(st.orgqr(g.a, g.tau).numpy(), Q[:, :4], atol=1e-12)
+    C, D = _complex((6, 3)), _complex((3, 6))
+    for left, transpose, other, want in ((True, False, C, Q @ C), (True, True, C, Q.conj().T @ C),
+                                         (False, False, D, D @ Q), (False, True, D, D @ Q.conj().T)):
+        got = st.ormqr(g.a, g.tau, st.tensor(other), left=left, transpose=transpose).numpy()
+        np.testing.assert_allclose(got, want, atol=1e-12, err_msg=f"left={left} transpose={transpose}")
+
+
+def test_ormqr_gradient_against_central_differences():
+    a = _complex((5, 3))
+    g = st.geqrf(st.tensor(a))
+    h0, tau0, C = g.a.numpy(), g.tau.numpy(), _complex((5, 2))
+    W = st.tensor(RNG.standard_normal((5, 2)))
+
+    def loss(h, tau):
+        out = st.ormqr(h, tau, st.tensor(C), transpose=True)
+        return (out.real * W).sum() + (out.imag * W * W).sum()
+
+    H, T = st.tensor(h0, requires_grad=True), st.tensor(tau0, requires_grad=True)
+    loss(H, T).backward()
+    for _ in range(2):
+        Eh, Et = _complex(h0.shape), _complex(tau0.shape)
+        step = 1e-6
+        numeric = (loss(st.tensor(h0 + step * Eh), st.tensor(tau0 + step * Et)).item()
+                   - loss(st.tensor(h0 - step * Eh), st.tensor(tau0 - step * Et)).item()) / (2 * step)
+        analytic = float(np.sum(H.grad.numpy().real * Eh.real + H.grad.numpy().imag * Eh.imag)
+                         + np.sum(T.grad.numpy().real * Et.real + T.grad.numpy().imag * Et.imag))
+        assert abs(numeric - analytic) < 1e-6 * max(1.0, abs(analytic))
+
+
+def test_householder_family_against_torch():
+    torch = pytest.importorskip("torch")
+    a, C = _complex((6, 4)), _complex((6, 3))
+    g, tg = st.geqrf(st.tensor(a)), torch.geqrf(torch.tensor(a))
+    np.testing.assert_allclose(st.linalg.householder_product(g.a, g.tau).numpy(),
+                               torch.linalg.householder_product(tg.a, tg.tau).numpy(), atol=1e-12)
+    for transpose in (False, True):
+        np.testing.assert_allclose(st.ormqr(g.a, g.tau, st.tensor(C), transpose=transpose).numpy(),
+                                   torch.ormqr(tg.a, tg.tau, torch.tensor(C), transpose=transpose).numpy(), atol=1e-12)
