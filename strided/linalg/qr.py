@@ -71,12 +71,11 @@ def qr_backward(gQ, gR, Q: Tensor, R: Tensor, mode: str):
     else:
         gA = gR @ R.mH - Q.mH @ gQ if gR is not None else -(Q.mH @ gQ)
     if m >= n:
-        X = ops.triu(gA)
-        X = X + X.mH
-        if X.dtype.is_complex:  # the diagonal of X + X^H holds twice Re(x_ii): halved (torch's syminvadj)
-            X = X - ops.diag_embed(ops.real(ops.diagonal(X, 0, -2, -1)).to(X.dtype)) / 2
+        if gA.dtype.is_complex:  # X + X^H with the real part of its diagonal halved (torch's syminvadj)
+            X = ops.triu(gA)
+            X = X + X.mH - ops.diag_embed(ops.real(ops.diagonal(X, 0, -2, -1)).to(X.dtype))
         else:
-            X = X - ops.diag_embed(ops.diagonal(X, 0, -2, -1)) / 2
+            X = ops.triu(gA) + ops.triu(gA, 1).mT
         gA = Q @ X
         if gQ is not None:
             gA = gA + gQ
