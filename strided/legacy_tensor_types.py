@@ -19,6 +19,7 @@ import numbers
 import numpy as np
 
 from . import dtypes as dt
+from .backends.meta.pointwise import scalar_type_name, type_meta_name
 from .device import device as _device
 from .tensor import Size, Tensor
 
@@ -29,9 +30,6 @@ _NAMES = {
     "LongTensor": dt.int64, "IntTensor": dt.int32, "ShortTensor": dt.int16, "CharTensor": dt.int8,
     "ByteTensor": dt.uint8, "BoolTensor": dt.bool,
 }
-_CPP_NAMES = {dt.float64: "double", dt.float32: "float", dt.float16: "c10::Half", dt.bfloat16: "c10::BFloat16",
-              dt.int64: "long int", dt.int32: "int", dt.int16: "short int", dt.int8: "signed char",
-              dt.uint8: "unsigned char", dt.bool: "bool"}
 _SIGNATURES = (" * (*, strided.device device = None)\n * (strided.Storage storage)\n * (Tensor other)\n"
                " * (tuple of ints size, *, strided.device device = None)\n"
                " * (object data, *, strided.device device = None)\n")
@@ -70,7 +68,7 @@ CUDA_TYPES = _make_types("cuda", "strided.cuda")
 
 
 def _options(d: dt.dtype, device_type: str) -> str:
-    return (f"TensorOptions(dtype={_CPP_NAMES.get(d, d.name)}, device={device_type}, layout=Strided, "
+    return (f"TensorOptions(dtype={type_meta_name(d)}, device={device_type}, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
 
 
@@ -131,10 +129,8 @@ def legacy_new(d: dt.dtype | None, device_type: str | None, args: tuple, kwargs:
     if len(args) == 1 and isinstance(first, (UntypedStorage, TypedStorage)):
         if isinstance(first, TypedStorage):
             if first.dtype is not d:
-                from .backends.meta.indexing import TYPE_WORDS
-
-                raise RuntimeError(f"Expected a Storage of type {TYPE_WORDS.get(d, d.name)} or an UntypedStorage, "
-                                   f"but got type {TYPE_WORDS.get(first.dtype, first.dtype.name)} for argument 1 "
+                raise RuntimeError(f"Expected a Storage of type {scalar_type_name(d)} or an UntypedStorage, "
+                                   f"but got type {scalar_type_name(first.dtype)} for argument 1 "
                                    "'storage'")
             first = first.untyped()
         if first.device.type != device_type:
