@@ -14,11 +14,14 @@ metaclass dispatches the call, so the CUDA classes construct exactly as before.
 from __future__ import annotations
 
 from .device import device as _device
+from .dispatch.argument_checks import check_args
 
 __all__ = ["Stream", "Event"]
 
 
-def _device_of(device):
+def _device_of(fn: str, device):
+    if isinstance(device, bool) or (device is not None and not isinstance(device, (str, int, _device))):
+        raise TypeError(f"{fn}(): argument 'device' must be strided.device, not {type(device).__name__}")
     if device is None:
         from .accelerator import current_accelerator
 
@@ -59,7 +62,8 @@ class Event(metaclass=_DeviceGeneric):
 
 
 def _new_stream(device=None, *, priority: int = 0) -> Stream:
-    dev = _device_of(device)
+    check_args("Stream", ("priority", None, priority, "int"))
+    dev = _device_of("Stream", device)
     if dev.type == "cuda":
         from .cuda import Stream as CudaStream
 
@@ -68,7 +72,9 @@ def _new_stream(device=None, *, priority: int = 0) -> Stream:
 
 
 def _new_event(device=None, *, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False):
-    dev = _device_of(device)
+    check_args("Event", ("enable_timing", None, enable_timing, "bool"), ("blocking", None, blocking, "bool"),
+               ("interprocess", None, interprocess, "bool"))
+    dev = _device_of("Event", device)
     if dev.type == "cuda":
         from .cuda import Event as CudaEvent
 

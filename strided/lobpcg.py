@@ -33,7 +33,7 @@ spectrum, as any eigenvector derivative does. A generalized problem (B given) ha
 from __future__ import annotations
 
 from .autograd.function import Function
-from .dispatch.argument_checks import arg_tensor
+from .dispatch.argument_checks import arg_tensor, check_args
 from .tensor import Tensor
 
 __all__ = ["lobpcg", "LOBPCG"]
@@ -254,6 +254,12 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
     from .dispatch.dispatcher import grad_mode
 
     arg_tensor("lobpcg", "A", None, A)
+    check_args("lobpcg", ("k", None, k, "int?"), ("n", None, n, "int?"), ("niter", None, niter, "int?"),
+               ("tol", None, tol, "float?"), ("largest", None, largest, "bool?"))
+    if method is not None and not isinstance(method, str):
+        raise TypeError(f"lobpcg(): argument 'method' must be str, not {type(method).__name__}")
+    if tracker is not None and not callable(tracker):
+        raise TypeError(f"lobpcg(): argument 'tracker' must be callable, not {type(tracker).__name__}")
     for name, M in (("B", B), ("X", X), ("iK", iK)):
         if M is not None:
             arg_tensor("lobpcg", name, None, M)
@@ -274,7 +280,7 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
         n = X.shape[-1]
     elif n is None:
         n = k
-    if not isinstance(k, int) or k < 1:
+    if k < 1:
         raise ValueError(f"lobpcg: k must be a positive int, got {k!r}")
     if n < k:
         raise ValueError(f"lobpcg: n (={n}), the number of columns of X, must be at least k (={k})")
@@ -285,10 +291,12 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
     if method not in ("ortho", "basic"):
         raise ValueError(f"lobpcg: method must be 'ortho' or 'basic', got {method!r}")
     tol = float(finfo(A.dtype).eps) ** 0.5 if tol is None else float(tol)
-    iparams = {"m": m, "n": n, "k": k, "niter": 1000 if niter is None else int(niter),
+    if niter is not None and niter < -1:
+        raise ValueError(f"lobpcg: niter must be -1 (no limit) or a non-negative int, got {niter}")
+    iparams = {"m": m, "n": n, "k": k, "niter": 1000 if niter is None else niter,
                "ortho_i_max": 3, "ortho_j_max": 3, **(ortho_iparams or {})}
     fparams = {"tol": tol, "ortho_tol": tol, "ortho_tol_drop": tol, "ortho_tol_replace": tol, **(ortho_fparams or {})}
-    bparams = {"largest": True if largest is None else bool(largest), **(ortho_bparams or {})}
+    bparams = {"largest": True if largest is None else largest, **(ortho_bparams or {})}
 
     def solve(A, B):
         batch = A.shape[:-2]

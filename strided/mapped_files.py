@@ -58,8 +58,12 @@ def from_file(filename, shared: bool | None = None, size: int = 0, *, dtype=None
     through to the file (creating or extending it), otherwise changes stay private (Note [Memory-mapped files])."""
     from . import dtypes as dt
     from .device import device as _device
+    from .dispatch.argument_checks import check_args
     from .factories import empty
 
+    if not isinstance(filename, (str, os.PathLike)):  # torch takes str; a path too here
+        raise TypeError(f"from_file(): argument 'filename' (position 1) must be str, not {type(filename).__name__}")
+    check_args("from_file", ("shared", None, shared, "bool?"), ("size", None, size, "int"))
     d = dt.get_default_dtype() if dtype is None else dt.to_dtype(dtype)
     if layout not in (None, "strided"):
         raise RuntimeError(f"from_file(): only the strided layout is supported, got {layout!r}")

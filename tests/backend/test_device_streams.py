@@ -80,3 +80,14 @@ def test_against_torch():
         with pytest.raises(RuntimeError) as b:
             call(torch)
         assert str(a.value) == str(b.value)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: st.Stream(device="cpu", priority="x"), "Stream(): argument 'priority' must be int, not str"),
+    (lambda: st.Event(device="cpu", enable_timing="x"), "Event(): argument 'enable_timing' must be bool, not str"),
+    (lambda: st.Stream(device=3.5), "Stream(): argument 'device' must be strided.device, not float"),
+])
+def test_argument_types_in_torchs_words(call, words):
+    with pytest.raises(TypeError) as info:
+        call()
+    assert str(info.value) == words

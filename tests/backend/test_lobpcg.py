@@ -137,6 +137,12 @@ def test_gradient_of_a_batch_and_no_gradient_with_B():
     (lambda: st.lobpcg(st.tensor(A40), k=2, method="lanczos"), ValueError, "method must be 'ortho' or 'basic'"),
     (lambda: st.lobpcg(st.tensor(A40).int(), k=2), TypeError, "lobpcg: A must be float32 or float64"),
     (lambda: st.lobpcg(A40, k=2), TypeError, "lobpcg"),
+    (lambda: st.lobpcg(st.tensor(A40), k=2.0), TypeError, "lobpcg(): argument 'k' must be int, not float"),
+    (lambda: st.lobpcg(st.tensor(A40), niter=2.5), TypeError, "lobpcg(): argument 'niter' must be int, not float"),
+    (lambda: st.lobpcg(st.tensor(A40), niter=-2), ValueError, "niter must be -1 (no limit) or a non-negative int"),
+    (lambda: st.lobpcg(st.tensor(A40), tol="small"), TypeError, "lobpcg(): argument 'tol' must be float, not str"),
+    (lambda: st.lobpcg(st.tensor(A40), largest=1), TypeError, "lobpcg(): argument 'largest' must be bool, not int"),
+    (lambda: st.lobpcg(st.tensor(A40), tracker=3), TypeError, "lobpcg(): argument 'tracker' must be callable"),
 ])
 def test_refusals(call, error, words):
     with pytest.raises(error) as info:

@@ -95,3 +95,16 @@ def test_against_torch(ten_floats):
         with pytest.raises(RuntimeError) as b:
             call(torch, str(ten_floats))
         assert str(a.value) == str(b.value)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"size": 2.5}, "from_file(): argument 'size' must be int, not float"),
+    ({"size": True}, "from_file(): argument 'size' must be int, not bool"),
+    ({"size": 2, "shared": "yes"}, "from_file(): argument 'shared' must be bool, not str"),
+])
+def test_argument_types_in_torchs_words(ten_floats, kwargs, words):
+    with pytest.raises(TypeError) as info:
+        st.from_file(ten_floats, **kwargs)
+    assert str(info.value) == words
+    with pytest.raises(TypeError, match=r"^from_file\(\): argument 'filename' \(position 1\) must be str, not int$"):
+        st.from_file(3, size=2)
