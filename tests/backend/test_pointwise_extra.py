@@ -329,3 +329,40 @@ def test_gelu_large_input_matches_exact_formula():
     got = st.gelu(st.from_numpy(x)).numpy()
     exact = np.array([0.5 * v * math.erfc(-v / math.sqrt(2)) for v in x])
     np.testing.assert_allclose(got, exact, rtol=1e-10, atol=0)
+
+
+def test_float32_gelu_is_accurate_without_cancellation():
+    # Note [Float32 GELU]: float32 inputs compute in float32, relative error <= 1e-6 for |x| < 5 and no
+    # cancellation in the far negative tail (where 1 + erf(x / sqrt 2) would lose every digit).
+    x = np.linspace(-16, 10, 100001).astype(np.float32)
+    x64 = x.astype(np.float64)
+    exact = np.array([0.5 * v * math.erfc(-v / math.sqrt(2)) for v in x64])
+    got = st.gelu(st.from_numpy(x)).numpy()
+    assert got.dtype == np.float32
+    normal = np.abs(exact) > 1e-37
+    rel = np.abs(got - exact)[normal] / np.abs(exact[normal])
+    assert rel[np.abs(x[normal]) < 5].max() < 1e-6
+    assert rel.max() < 1e-5
+    xg = st.from_numpy(x).requires_grad_()
+    st.gelu(xg).backward(st.ones(x.shape))
+    d_exact = np.array([0.5 * math.erfc(-v / math.sqrt(2)) + v * math.exp(-v * v / 2) / math.sqrt(2 * math.pi)
+                        for v in x64])
+    assert np.abs(xg.grad.numpy() - d_exact).max() < 5e-7
+
+
+@pytest.mark.parametrize("dtype", [st.float32, st.bfloat16, st.float16])
+def test_gelu_special_values_as_torch(dtype):
+    special = [math.inf, -math.inf, math.nan, 0.0, -0.0, 1e4, -1e4, 3e38, -3e38]
+    if dtype is st.float16:
+        special = special[:7]
+    x = st.tensor(special, dtype=dtype)
+    # torch: 0.5 * x * (1 + erf(x / sqrt 2)): gelu(inf) = inf, gelu(-inf) = -inf * 0 = nan
+    expected = [math.inf, math.nan, math.nan, 0.0, 0.0, 1e4, 0.0, 3e38, 0.0][:len(special)]
+    got = st.gelu(x).float().tolist()
+    for g, e in zip(got, expected):
+        assert (math.isnan(g) and math.isnan(e)) or g == pytest.approx(e, rel=1e-2), (got, expected)
+    xg = st.tensor(special, dtype=dtype, requires_grad=True)
+    st.gelu(xg).backward(st.ones(len(special), dtype=dtype))
+    d_expected = [math.nan, math.nan, math.nan, 0.5, 0.5, 1.0, 0.0, 1.0, 0.0][:len(special)]
+    for g, e in zip(xg.grad.float().tolist(), d_expected):
+        assert (math.isnan(g) and math.isnan(e)) or g == pytest.approx(e, abs=1e-6), (xg.grad, d_expected)

@@ -10,7 +10,7 @@ import numpy as np
 from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ..meta import pointwise_unary as meta
-from . import complex_math
+from . import complex_math, normal_cdf
 from . import gamma_functions as gamma
 from . import special_functions as special
 from .common import as_numpy, operand, store
@@ -141,6 +141,8 @@ def _gelu(x, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + 0.044715 * (x * x * x))
         return 0.5 * x * (1 + np.tanh(inner))
+    if x.dtype == np.float32:  # float32, float16, bfloat16: Note [Float32 GELU]
+        return normal_cdf.gelu(x)
     x64 = x.astype(np.float64, copy=False)
     return 0.5 * x64 * special.erfc(x64 * -math.sqrt(0.5))  # Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation
 
@@ -158,6 +160,8 @@ def _gelu_backward(g, x, approximate):
         x2 = x * x
         t = np.tanh(k * (x + c * x2 * x))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x2))
+    if x.dtype == np.float32:  # Note [Float32 GELU]
+        return normal_cdf.gelu_backward(g, x)
     x64 = x.astype(np.float64, copy=False)
     cdf = 0.5 * special.erfc(x64 * -math.sqrt(0.5))
     pdf = np.exp(-0.5 * x64 * x64) / math.sqrt(2 * math.pi)
