@@ -42,6 +42,12 @@ KERNEL_TABLES: dict[DispatchKey, dict[str, object]] = {k: {} for k in DispatchKe
 
 
 # With `device_check: NoCheck` (copy_), the kernel of the first of these device types runs.
+# Note [Backend kernel wrappers]
+# A backend may wrap every kernel of its own as the dispatcher resolves it (once per op and keyset, then cached):
+# the CPU backend runs its NumPy kernels with NumPy's floating-point warnings off (Note [Floating-point warnings]
+# in backends/cpu/pointwise.py), since torch never warns about an overflow or a NaN.
+BACKEND_KERNEL_WRAPPERS: dict = {}
+
 _CROSS_DEVICE_PREFERENCE = {"cuda": 0, "meta": 1, "cpu": 2}
 
 # Note [Explicit device keys]
@@ -318,6 +324,8 @@ class OpOverload:
         if fn is None:
             fn = self.kernel(backend)
             writes = fn is not None and (self._mutated is not None or bool(self._mutated_lists))
+            if fn is not None and (wrap := BACKEND_KERNEL_WRAPPERS.get(backend)) is not None:
+                fn = wrap(fn)  # Note [Backend kernel wrappers]
         else:
             writes = False
         # 4. CompositeExplicitAutograd, 5. CompositeImplicitAutograd
@@ -410,4 +418,4 @@ def backend_loaded(key: DispatchKey) -> bool:
 from ..ops.complex_support import complex_refusal, complex_supported  # noqa: E402
 from ..tensor import Tensor as _Tensor  # noqa: E402
 
-__all__ += ["KERNEL_TABLES", "KERNEL_MODULES", "BACKENDS"]
+__all__ += ["KERNEL_TABLES", "KERNEL_MODULES", "BACKENDS", "BACKEND_KERNEL_WRAPPERS"]

@@ -7,7 +7,8 @@ Note [Floating-point warnings]
 torch never warns about a division by zero, an overflow or ``inf - inf``; NumPy does, through
 RuntimeWarnings. Kernels that can hit those compute under ``quiet``, which switches NumPy's error
 state off for the call. ``np.errstate`` costs a few microseconds per use, so on NumPy 2 ``quiet``
-sets NumPy's error-state context variable directly (what ``errstate`` does inside).
+sets NumPy's error-state context variable directly (what ``errstate`` does inside); it lives in
+``common.py``, whose casts use it too (Note [Casts as torch rounds them]).
 
 Note [Scalar operands]
 A Python scalar operand is converted to the compute dtype with C casting (``uint8 + -1`` wraps to
@@ -27,29 +28,9 @@ from ...dispatch.library import kernel
 from ...tensor import Tensor
 from ..meta import pointwise as meta
 from . import complex_math
-from .common import as_numpy, compute_dtype, operand, store
+from .common import as_numpy, compute_dtype, operand, quiet, store
 
 __all__ = ["quiet", "scalar_operand", "arg", "apply_ufunc", "store_result"]
-
-try:
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
-
-    _IGNORE = _make_extobj(all="ignore")
-
-    def quiet(fn, *args):
-        """``fn(*args)`` with NumPy's floating-point warnings off (Note [Floating-point warnings])."""
-        token = _extobj_contextvar.set(_IGNORE)
-        try:
-            return fn(*args)
-        finally:
-            _extobj_contextvar.reset(token)
-
-except ImportError:  # NumPy 1.x
-
-    def quiet(fn, *args):
-        """``fn(*args)`` with NumPy's floating-point warnings off (Note [Floating-point warnings])."""
-        with np.errstate(all="ignore"):
-            return fn(*args)
 
 
 def scalar_operand(x, d: dt.dtype, exact: bool = False):
