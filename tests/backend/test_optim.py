@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import strided as st
+from strided.testing import available_devices
 from strided import optim
 
 SHAPES = [(5, 3), (7,), (), (2, 3, 4), (1,)]
@@ -505,3 +506,13 @@ def test_capturable_needs_the_fused_step():
     p = st.zeros(3, requires_grad=True)
     with pytest.raises(ValueError, match="capturable=True is supported with fused=True"):
         optim.AdamW([p], capturable=True)
+
+
+@pytest.mark.parametrize("device", [d for d in available_devices() if d != "meta"])
+def test_fused_kernels_skip_only_when_found_inf_is_one(device):
+    # torch's CPU and CUDA fused kernels test *found_inf == 1 (GradScaler writes 0 or 1): any other value updates
+    for found, expected in ((0.5, 0.9), (1.0, 1.0), (2.0, 0.9)):
+        p = st.ones(3, device=device)
+        st._fused_sgd_([p], [st.ones(3, device=device)], [], weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0,
+                       nesterov=False, maximize=False, is_first_step=True, found_inf=st.tensor(found, device=device))
+        np.testing.assert_allclose(p.cpu().numpy(), expected, rtol=1e-6)

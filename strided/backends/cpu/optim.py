@@ -3,7 +3,7 @@
 Note [Fused optimizer math]
 The fused kernels compute in the params' opmath type (float32 for half types), unscale the grads
 by ``grad_scale`` and write the unscaled grads back (torch does), and skip the whole step when
-``found_inf`` is nonzero. The ``state_steps`` were already incremented by the caller
+``found_inf`` is exactly 1 (torch's CPU and CUDA kernels test ``*found_inf == 1``; GradScaler writes 0 or 1). The ``state_steps`` were already incremented by the caller
 (``strided.optim``), as torch's ``_fused_adam`` does with ``_foreach_add_`` before the kernel.
 """
 
@@ -21,7 +21,7 @@ __all__ = []
 
 
 def _skip(found_inf) -> bool:
-    return found_inf is not None and float(found_inf.item()) != 0.0
+    return found_inf is not None and float(found_inf.item()) == 1.0
 
 
 def _grad(g, p_dtype, grad_scale, maximize):
