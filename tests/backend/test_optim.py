@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import strided as st
-from strided.testing import available_devices
 from strided import optim
+from strided.testing import available_devices
 
 SHAPES = [(5, 3), (7,), (), (2, 3, 4), (1,)]
 IMPLS = {"for-loop": dict(foreach=False), "foreach": dict(foreach=True), "fused": dict(fused=True)}

@@ -3,7 +3,8 @@
 Note [Fused optimizer math]
 The fused kernels compute in the params' opmath type (float32 for half types), unscale the grads
 by ``grad_scale`` and write the unscaled grads back (torch does), and skip the whole step when
-``found_inf`` is exactly 1 (torch's CPU and CUDA kernels test ``*found_inf == 1``; GradScaler writes 0 or 1). The ``state_steps`` were already incremented by the caller
+``found_inf`` is exactly 1 (torch's CPU and CUDA kernels test ``*found_inf == 1``; GradScaler writes 0 or 1).
+The ``state_steps`` were already incremented by the caller
 (``strided.optim``), as torch's ``_fused_adam`` does with ``_foreach_add_`` before the kernel.
 """
 
