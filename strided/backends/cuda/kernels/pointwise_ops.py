@@ -104,9 +104,21 @@ def _pow(out, base, exponent):
     return run("ew_powi(x0, x1)", out, (base, exponent), _SAME4[d])
 
 
+# torch's CUDA pow_tensor_scalar_kernel runs sqrt for an exponent of 0.5 and rsqrt for -0.5 (a Python number or a
+# 0-dim CPU tensor exponent), in every floating dtype: pow(-inf, 0.5) is nan there, not powf's inf, and
+# pow(-0.0, 0.5) is -0.0
+_POW_AS_ROOT = {0.5: "ew_sqrt(x0)", -0.5: "C0(1) / ew_sqrt(x0)"}
+
+
 @kernel("CUDA")
 def pow(self, exponent):  # noqa: A001 - the op's name
-    return _pow(meta.pow(self, exponent), self, exponent)
+    out = meta.pow(self, exponent)
+    e = exponent
+    if e.__class__ is Tensor and not e._sizes and e.device.type == "cpu" and not e.dtype.is_complex:
+        e = e.item()
+    if (e.__class__ is float or e.__class__ is int) and e in _POW_AS_ROOT and out.dtype.category == dt.FLOATING:
+        return run(_POW_AS_ROOT[e], out, (self,), _C4[out.dtype])
+    return _pow(out, self, exponent)
 
 
 @kernel("CUDA")
