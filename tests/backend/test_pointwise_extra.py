@@ -384,3 +384,16 @@ def test_float32_lerp_is_torchs_fused_multiply_add(weight):
 def test_float32_lerp_does_not_overflow_where_the_fused_form_does_not():
     got = st.tensor([1e-40, 3e38]).lerp(st.tensor([-3e38, -2.5]), -0.5).tolist()
     assert got[0] == pytest.approx(1.5e38, rel=1e-6) and got[1] == math.inf  # torch: 1.5e38, inf
+
+
+@pytest.mark.parametrize("dtype", [st.float16, st.bfloat16], ids=lambda d: d.name)
+def test_half_sinc_computes_in_float32(dtype):
+    # torch's kernel computes in float: pi * x rounded to half would lose sin's every digit past |x| ~ 100
+    x = np.array([0.0, 0.3, -0.75, 100.5, 1000.5, -3000.25], dtype=np.float32)
+    xh = st.from_numpy(x).to(dtype)
+    x32 = xh.float().numpy().astype(np.float64)
+    safe = np.where(x32 == 0, 1.0, x32)
+    expected = np.where(x32 == 0, 1.0, np.sin(np.pi * safe) / (np.pi * safe))
+    got = xh.sinc()
+    assert got.dtype is dtype
+    np.testing.assert_allclose(got.float().numpy(), expected, rtol=1e-2, atol=1e-6)

@@ -75,12 +75,17 @@ def logit(self, eps=None):
 
 @kernel("CompositeImplicitAutograd")
 def sinc(self):
-    """``sin(pi x) / (pi x)``, 1 at 0 (Note [sinc at zero])."""
+    """``sin(pi x) / (pi x)``, 1 at 0 (Note [sinc at zero]); float16 / bfloat16 compute in float32, as torch's
+    kernel (``pi x`` rounded to half loses every digit of ``sin`` past |x| ~ 100)."""
     x = _float(self)
+    half = x.dtype in (dt.float16, dt.bfloat16)
+    if half:
+        x = x.to(dt.float32)
     zero = ops.eq(x, 0)
     safe = ops.where(zero, 1.0, x)
     px = ops.mul(safe, math.pi)
-    return ops.where(zero, 1.0, ops.div(ops.sin(px), px))
+    result = ops.where(zero, 1.0, ops.div(ops.sin(px), px))
+    return result.to(self.dtype) if half else result
 
 
 def _is_complex(x) -> bool:
