@@ -8,7 +8,7 @@ from ...dispatch.library import kernel
 from ..meta import pointwise_binary_math as meta
 from . import complex_math
 from .common import operand
-from .pointwise import _zero_division_check, apply_ufunc, arg, quiet, store_result
+from .pointwise import _zero_division_check, apply_ufunc, arg, quiet, rounded_arg, store_result
 
 __all__ = []
 
@@ -53,7 +53,7 @@ fmin = _ufunc_kernel("fmin", np.fmin)
 def fmod(self, other):
     out = meta.fmod(self, other)
     d = out.dtype
-    b = arg(other, d)
+    b = rounded_arg(other, d)  # torch's kernel reads the divisor as the half type
     if not d.is_floating_point:
         _zero_division_check(b)
     return quiet(apply_ufunc, np.fmod, out, operand(self, d), b)
