@@ -13,8 +13,9 @@ sets NumPy's error-state context variable directly (what ``errstate`` does insid
 Note [Scalar operands]
 A Python scalar operand is converted to the compute dtype with C casting (``uint8 + -1`` wraps to
 255 as in torch, where NumPy 2 would raise). Comparisons first round the scalar to the common
-dtype (torch compares ``half_tensor == 0.1`` in half), arithmetic keeps it in the compute dtype
-(torch's ``opmath`` scalar).
+dtype (torch compares ``half_tensor == 0.1`` in half), and so do half-type ``add``, ``sub``, ``remainder`` and
+``fmod`` (Note [add and sub as torch's CPU kernels round]); ``mul`` and ``div`` keep it in the compute dtype
+(torch's ``opmath`` scalar, ``original_scalar_value``).
 """
 
 from __future__ import annotations
