@@ -289,7 +289,6 @@ def clamp(self, min=None, max=None):  # noqa: A002 - the schema's names
 # float32 and the half types. NumPy has no fmadd, but a float32 product is exact in float64: the float64 sum
 # rounded to float32 is the fused result (bit for bit on every sample tried; a plain float32 evaluation agreed in
 # 68-89% of elements, and overflowed where the fused form does not). float64 keeps the unfused formula.
-_F64 = np.dtype(np.float64)
 
 
 def _lerp_fused_float32(a, e, w, diff):
