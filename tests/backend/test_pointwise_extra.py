@@ -426,3 +426,20 @@ def test_half_add_sub_remainder_fmod_round_a_scalar_operand_first(dtype):
     for got, expected in ((x + 0.7001, xf + s), (x - 0.7001, xf - s), (x + st.tensor(0.7001), xf + s),
                           (st.remainder(x, 0.7001), np.remainder(xf, s)), (st.fmod(x, 0.7001), np.fmod(xf, s))):
         np.testing.assert_array_equal(got.float().numpy(), expected.astype(nd).astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [st.float16, st.bfloat16], ids=lambda d: d.name)
+def test_half_add_with_alpha_rounds_alpha_to_the_half_type(dtype):
+    # torch's ufunc kernel reads alpha (and a scalar other) as the half type, then fmadd in float
+    rng = np.random.default_rng(6)
+    x, y = (st.from_numpy(rng.standard_normal(1000).astype(np.float32)).to(dtype) for _ in range(2))
+    xf, yf = x.float().numpy(), y.float().numpy()
+    nd = dtype.numpy_dtype
+    alpha = np.float32(np.array(0.7001).astype(nd))
+    scalar = np.float32(np.array(1.3001).astype(nd))
+    def as_half(v):
+        return v.astype(nd).astype(np.float32)
+
+    np.testing.assert_array_equal(st.add(x, y, alpha=0.7001).float().numpy(), as_half(xf + yf * alpha))
+    np.testing.assert_array_equal(st.sub(x, y, alpha=0.7001).float().numpy(), as_half(xf - yf * alpha))
+    np.testing.assert_array_equal(st.add(x, 1.3001, alpha=0.7001).float().numpy(), as_half(xf + scalar * alpha))

@@ -79,7 +79,9 @@ def _zero_division_check(b) -> None:
 # with ``alpha != 1`` are one fused multiply-add, fmadd(other, +-alpha, self) -- computed here in float64, where the
 # float32 product is exact, and rounded once (bit for bit; 73% of elements agreed unfused); float16 / bfloat16
 # ``add`` / ``sub`` of a Python scalar or a 0-dim tensor of another dtype round that operand to the half type
-# first (TensorIterator casts it to the common dtype; ``mul`` and ``div`` keep it in float, Note [Scalar operands]).
+# first (TensorIterator casts it to the common dtype; ``mul`` and ``div`` keep it in float, Note [Scalar operands]),
+# and so is ``alpha`` (torch's ufunc kernel reads it as ``scalar_t``) -- then fmadd in float (99.99% of elements: a
+# few at torch's thread-chunk edges take its scalar path, which rounds ``alpha * other`` to the half type first).
 _HALF = (dt.float16, dt.bfloat16)
 _F64 = np.dtype(np.float64)
 
@@ -100,6 +102,8 @@ def _with_alpha(ufunc, out, self, other, alpha):
         b = rounded_arg(other, d)
     elif d is dt.float32:  # fmadd(other, alpha, self), rounded once (Note [add and sub as torch's CPU kernels round])
         b = np.multiply(arg(other, d), scalar_operand(alpha, d), dtype=_F64)
+    elif d in _HALF:  # alpha (and a scalar other) as the half type: their float32 product is exact, so the sum is fmadd
+        b = quiet(np.multiply, rounded_arg(other, d), scalar_operand(alpha, d, exact=True))
     else:
         b = quiet(np.multiply, arg(other, d), scalar_operand(alpha, d))
     return quiet(apply_ufunc, ufunc, out, operand(self, d), b)
