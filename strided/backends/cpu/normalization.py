@@ -1,5 +1,6 @@
 """CPU kernels: softmax, log_softmax, layer_norm, native_group_norm, cross_entropy_loss (NumPy, half types in
-float32)."""
+float32). They run under the dispatcher's quiet NumPy error state (Note [Backend kernel wrappers]): no
+``np.errstate`` here."""
 
 from __future__ import annotations
 
@@ -49,13 +50,12 @@ def _softmax_like(self, dim, out, log: bool):
     dst = as_numpy(out)
     own = dst.dtype == a.dtype and dst.flags.c_contiguous
     z = dst.reshape(a.shape) if own else np.empty(a.shape, a.dtype)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        np.subtract(a, np.amax(a, axis=axis, keepdims=True), out=z)
-        if log:
-            z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
-        else:
-            np.exp(z, out=z)
-            z /= np.sum(z, axis=axis, keepdims=True)
+    np.subtract(a, np.amax(a, axis=axis, keepdims=True), out=z)
+    if log:
+        z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    else:
+        np.exp(z, out=z)
+        z /= np.sum(z, axis=axis, keepdims=True)
     return out if own else store(out, z.reshape(out._sizes))
 
 
@@ -78,11 +78,10 @@ def _softmax_backward(grad_output, output, dim, input_dtype, log: bool):
     cd = compute_dtype(output.dtype)
     g = as_numpy(grad_output).astype(cd)
     y = as_numpy(output).astype(cd)
-    with np.errstate(invalid="ignore", over="ignore"):
-        if log:
-            gi = g - np.exp(y) * g.sum(axis=axis, keepdims=True)
-        else:
-            gi = y * (g - (g * y).sum(axis=axis, keepdims=True))
+    if log:
+        gi = g - np.exp(y) * g.sum(axis=axis, keepdims=True)
+    else:
+        gi = y * (g - (g * y).sum(axis=axis, keepdims=True))
     return store(res, gi)
 
 
@@ -122,8 +121,7 @@ def _centred(x: np.ndarray, eps, buf: np.ndarray):
     mean = np.mean(x, axis=1, keepdims=True)
     np.subtract(x, mean, out=buf)
     var = np.einsum("ij,ij->i", buf, buf)[:, None] / inner
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rstd = 1 / np.sqrt(var + eps)
+    rstd = 1 / np.sqrt(var + eps)
     buf *= rstd
     return mean, rstd
 
@@ -185,17 +183,16 @@ def layer_norm_backward(grad_out, input, normalized_shape, weight, eps, output_m
         if output_mask[1] and dw.numel():
             store(dw, np.zeros(dw._sizes, cd))
         return dx, dw, db
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        xhat = np.empty((rows, inner), cd)
-        _mean, rstd = _centred(_rows(input, rows, inner, cd), cd.type(eps), xhat)
-        if output_mask[1]:
-            store(dw, np.einsum("ij,ij->j", go, xhat).reshape(dw._sizes))
-        if output_mask[0] and dx.numel():
-            g = _target(dx, rows, inner, cd)  # g = grad_out * weight, then the gradient, in dx's memory
-            _times_weight(go, weight, g, go.shape, (-1,), cd)
-            _row_gradient(g, xhat, rstd)
-            if not np.shares_memory(g, as_numpy(dx)):
-                store(dx, g.reshape(dx._sizes))
+    xhat = np.empty((rows, inner), cd)
+    _mean, rstd = _centred(_rows(input, rows, inner, cd), cd.type(eps), xhat)
+    if output_mask[1]:
+        store(dw, np.einsum("ij,ij->j", go, xhat).reshape(dw._sizes))
+    if output_mask[0] and dx.numel():
+        g = _target(dx, rows, inner, cd)  # g = grad_out * weight, then the gradient, in dx's memory
+        _times_weight(go, weight, g, go.shape, (-1,), cd)
+        _row_gradient(g, xhat, rstd)
+        if not np.shares_memory(g, as_numpy(dx)):
+            store(dx, g.reshape(dx._sizes))
     return dx, dw, db
 
 
@@ -252,21 +249,20 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
                 store(t, np.zeros(t._sizes, cd))
         return dx, dw, db
     go = _rows(grad_out, rows, width, cd)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        m = as_numpy(mean).astype(cd, copy=False).reshape(rows, 1)
-        r = as_numpy(rstd).astype(cd, copy=False).reshape(rows, 1)
-        xhat = np.subtract(_rows(input, rows, width, cd), m)
-        xhat *= r
-        if output_mask[2]:
-            store(db, go.reshape(N, C, HxW).sum(axis=(0, 2)))
-        if output_mask[1]:
-            store(dw, np.einsum("nch,nch->c", go.reshape(N, C, HxW), xhat.reshape(N, C, HxW)))
-        if output_mask[0]:
-            g = _target(dx, rows, width, cd)
-            _times_weight(go, weight, g, (N, C, HxW), (1, C, 1), cd)
-            _row_gradient(g, xhat, r)
-            if not np.shares_memory(g, as_numpy(dx)):
-                store(dx, g.reshape(dx._sizes))
+    m = as_numpy(mean).astype(cd, copy=False).reshape(rows, 1)
+    r = as_numpy(rstd).astype(cd, copy=False).reshape(rows, 1)
+    xhat = np.subtract(_rows(input, rows, width, cd), m)
+    xhat *= r
+    if output_mask[2]:
+        store(db, go.reshape(N, C, HxW).sum(axis=(0, 2)))
+    if output_mask[1]:
+        store(dw, np.einsum("nch,nch->c", go.reshape(N, C, HxW), xhat.reshape(N, C, HxW)))
+    if output_mask[0]:
+        g = _target(dx, rows, width, cd)
+        _times_weight(go, weight, g, (N, C, HxW), (1, C, 1), cd)
+        _row_gradient(g, xhat, r)
+        if not np.shares_memory(g, as_numpy(dx)):
+            store(dx, g.reshape(dx._sizes))
     return dx, dw, db
 
 
@@ -274,8 +270,7 @@ def _log_probs(self, class_axis: int) -> np.ndarray:
     """log_softmax of ``self`` over the class axis, rounded to ``self``'s dtype (as torch's
     ``log_softmax(self, class_dim, self.scalar_type())``) and returned in its compute dtype."""
     a = _cast(self, self.dtype)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        lp = log_softmax_array(a, class_axis) if a.size else a
+    lp = log_softmax_array(a, class_axis) if a.size else a
     if self.dtype in (dt.float16, dt.bfloat16):
         lp = lp.astype(self.dtype.numpy_dtype).astype(a.dtype)
     return lp
@@ -288,22 +283,20 @@ def _probability_loss(self, target, weight, reduction, label_smoothing, out):
     t = _cast(target, out.dtype)
     n_classes = self._sizes[class_axis]
     if label_smoothing > 0:
-        with np.errstate(divide="ignore"):
-            t = t * cd.type(1 - label_smoothing) + cd.type(label_smoothing) / cd.type(n_classes)
+        t = t * cd.type(1 - label_smoothing) + cd.type(label_smoothing) / cd.type(n_classes)
     terms = lp * t
     if weight is not None:
         shape = [1] * self.dim()
         shape[class_axis] = n_classes
         terms = terms * _cast(weight, out.dtype).reshape(shape)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if reduction == 0:
-            return store(out, -np.sum(terms, axis=class_axis))
-        total = -np.sum(terms)
-        if reduction == 2:
-            return store(out, total)
-        if lp.size == 0:
-            return store(out, np.nan)
-        return store(out, total / cd.type(lp.size // n_classes))
+    if reduction == 0:
+        return store(out, -np.sum(terms, axis=class_axis))
+    total = -np.sum(terms)
+    if reduction == 2:
+        return store(out, total)
+    if lp.size == 0:
+        return store(out, np.nan)
+    return store(out, total / cd.type(lp.size // n_classes))
 
 
 def _class_loss(self, target, weight, reduction, ignore_index, label_smoothing, out):
@@ -327,24 +320,23 @@ def _class_loss(self, target, weight, reduction, ignore_index, label_smoothing, 
         picked = np.take_along_axis(lp, safe[..., None], axis=-1)[..., 0]
         wt = np.where(ignored, cd.type(0), w[safe])
     nll = -picked * wt
-    with np.errstate(invalid="ignore", divide="ignore"):
+    if reduction == 0:
+        loss = nll
+    elif reduction == 2:
+        loss = np.sum(nll)
+    else:
+        loss = np.sum(nll) / np.sum(wt)
+    if label_smoothing > 0:
+        # torch's cross_entropy_loss_label_smoothing: the uniform part, normalized like nll.
+        lpw = lp * w if weight is not None else lp
+        smooth = np.where(ignored, cd.type(0), -np.sum(lpw, axis=-1))
         if reduction == 0:
-            loss = nll
+            ret = smooth
         elif reduction == 2:
-            loss = np.sum(nll)
+            ret = np.sum(smooth)
         else:
-            loss = np.sum(nll) / np.sum(wt)
-        if label_smoothing > 0:
-            # torch's cross_entropy_loss_label_smoothing: the uniform part, normalized like nll.
-            lpw = lp * w if weight is not None else lp
-            smooth = np.where(ignored, cd.type(0), -np.sum(lpw, axis=-1))
-            if reduction == 0:
-                ret = smooth
-            elif reduction == 2:
-                ret = np.sum(smooth)
-            else:
-                ret = np.sum(smooth) / (np.sum(wt) if weight is not None else cd.type(np.sum(~ignored)))
-            loss = cd.type(1 - label_smoothing) * loss + ret * (cd.type(label_smoothing) / cd.type(n_classes))
+            ret = np.sum(smooth) / (np.sum(wt) if weight is not None else cd.type(np.sum(~ignored)))
+        loss = cd.type(1 - label_smoothing) * loss + ret * (cd.type(label_smoothing) / cd.type(n_classes))
     return store(out, loss)
 
 

@@ -3,7 +3,8 @@
 Note [Reduction accumulation]
 Every reduction accumulates in the compute dtype of its *result* (Note [CPU compute dtype]):
 float16/bfloat16 in float32, integral sums in int64. As torch, the input is first cast to the
-result dtype (``sum(x_float, dtype=int32)`` sums the truncated elements), then reduced.
+result dtype (``sum(x_float, dtype=int32)`` sums the truncated elements), then reduced. The kernels run under
+the dispatcher's quiet NumPy error state (Note [Backend kernel wrappers]): no ``np.errstate`` here.
 """
 
 from __future__ import annotations
@@ -154,14 +155,13 @@ def _var(self, dim, correction, keepdim):
     a = a.astype(_VAR_ACCUMULATOR.get(a.dtype, a.dtype), copy=False)
     axes = _axes(self, dims)
     n = math.prod(self._sizes[d] for d in dims) if self._sizes else 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mu = np.sum(a, axis=axes, keepdims=True, dtype=a.dtype) / a.dtype.type(n)
-        dev = a - mu
-        if dev.dtype.kind == "c":  # |z - mean|^2 = re^2 + im^2: the variance of a complex tensor is real
-            dev = np.abs(dev)
-        m2 = np.sum(dev * dev, axis=axes, keepdims=keepdim, dtype=dev.dtype)
-        # torch divides by max(0, N - correction): 0/0 -> nan, x/0 -> inf.
-        return out, m2 / dev.dtype.type(max(0, n - c))
+    mu = np.sum(a, axis=axes, keepdims=True, dtype=a.dtype) / a.dtype.type(n)
+    dev = a - mu
+    if dev.dtype.kind == "c":  # |z - mean|^2 = re^2 + im^2: the variance of a complex tensor is real
+        dev = np.abs(dev)
+    m2 = np.sum(dev * dev, axis=axes, keepdims=keepdim, dtype=dev.dtype)
+    # torch divides by max(0, N - correction): 0/0 -> nan, x/0 -> inf.
+    return out, m2 / dev.dtype.type(max(0, n - c))
 
 
 @kernel("CPU")
@@ -181,19 +181,18 @@ def norm(self, p=2, dim=None, keepdim=False):
     out, p, dims = meta.norm_output(self, p, dim, keepdim)
     x = np.abs(_input(self, self.dtype))
     axes = _axes(self, dims)
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        if p == 2:
-            r = np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim))
-        elif p == 1:
-            r = np.sum(x, axis=axes, keepdims=keepdim)
-        elif p == math.inf:
-            r = np.amax(x, axis=axes, keepdims=keepdim)
-        elif p == -math.inf:
-            r = np.amin(x, axis=axes, keepdims=keepdim)
-        elif p == 0:
-            r = np.sum(x != 0, axis=axes, keepdims=keepdim, dtype=x.dtype)
-        else:
-            r = np.sum(x ** x.dtype.type(p), axis=axes, keepdims=keepdim) ** x.dtype.type(1.0 / p)
+    if p == 2:
+        r = np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim))
+    elif p == 1:
+        r = np.sum(x, axis=axes, keepdims=keepdim)
+    elif p == math.inf:
+        r = np.amax(x, axis=axes, keepdims=keepdim)
+    elif p == -math.inf:
+        r = np.amin(x, axis=axes, keepdims=keepdim)
+    elif p == 0:
+        r = np.sum(x != 0, axis=axes, keepdims=keepdim, dtype=x.dtype)
+    else:
+        r = np.sum(x ** x.dtype.type(p), axis=axes, keepdims=keepdim) ** x.dtype.type(1.0 / p)
     return store(out, r)
 
 
@@ -214,18 +213,17 @@ def logsumexp(self, dim, keepdim=False):
     out, dims = meta.reduction_output(self, dim, keepdim, meta.logsumexp_dtype(self))
     axes = _axes(self, dims)
     a = _input(self, out.dtype)
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        if a.size == 0:
-            return store(out, np.log(np.sum(np.exp(a), axis=axes, keepdims=keepdim)))
-        # As torch: subtract the max, with infinite maxima replaced by 0 (so that all -inf gives
-        # -inf and +inf gives +inf rather than nan); of complex values, the max of the real parts
-        # (Note [Complex log-sum-exp]).
-        re = a.real if a.dtype.kind == "c" else a
-        m = np.amax(re, axis=axes, keepdims=True)
-        m = np.where(np.isinf(m), re.dtype.type(0), m)
-        s = np.sum(np.exp(a - m), axis=axes, keepdims=keepdim)
-        m = m if keepdim else m.reshape(s.shape)
-        return store(out, np.log(s) + m)
+    if a.size == 0:
+        return store(out, np.log(np.sum(np.exp(a), axis=axes, keepdims=keepdim)))
+    # As torch: subtract the max, with infinite maxima replaced by 0 (so that all -inf gives
+    # -inf and +inf gives +inf rather than nan); of complex values, the max of the real parts
+    # (Note [Complex log-sum-exp]).
+    re = a.real if a.dtype.kind == "c" else a
+    m = np.amax(re, axis=axes, keepdims=True)
+    m = np.where(np.isinf(m), re.dtype.type(0), m)
+    s = np.sum(np.exp(a - m), axis=axes, keepdims=keepdim)
+    m = m if keepdim else m.reshape(s.shape)
+    return store(out, np.log(s) + m)
 
 
 # Note [Scans by slices]
@@ -251,15 +249,14 @@ def _scan(self, dim, dtype, accumulate, ufunc):
         return store(out, a)
     a = a.astype(_SCAN_ACCUMULATOR.get(out.dtype, a.dtype), copy=False)
     axis = wrap_dim(dim, self.dim())
-    with np.errstate(over="ignore", invalid="ignore"):
-        if a.shape[axis] > 1 and math.prod(a.shape[axis + 1:]) >= _WIDE_STEP:
-            src = np.moveaxis(a, axis, 0)
-            result = np.empty(src.shape, a.dtype)
-            result[0] = src[0]
-            for i in range(1, src.shape[0]):
-                ufunc(result[i - 1], src[i], out=result[i])
-            return store(out, np.moveaxis(result, 0, axis))
-        return store(out, accumulate(a, axis=axis, dtype=a.dtype))
+    if a.shape[axis] > 1 and math.prod(a.shape[axis + 1:]) >= _WIDE_STEP:
+        src = np.moveaxis(a, axis, 0)
+        result = np.empty(src.shape, a.dtype)
+        result[0] = src[0]
+        for i in range(1, src.shape[0]):
+            ufunc(result[i - 1], src[i], out=result[i])
+        return store(out, np.moveaxis(result, 0, axis))
+    return store(out, accumulate(a, axis=axis, dtype=a.dtype))
 
 
 @kernel("CPU")
@@ -315,5 +312,4 @@ def logcumsumexp(self, dim):
     a = _input(self, out.dtype)
     if not self._sizes:
         return store(out, a)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return store(out, np.logaddexp.accumulate(a, axis=wrap_dim(dim, self.dim())))
+    return store(out, np.logaddexp.accumulate(a, axis=wrap_dim(dim, self.dim())))
