@@ -209,6 +209,18 @@ def test_binary_cross_entropy_errors_are_torchs():
 
 
 # ------------------------------------------------------------------------------- l1 / smooth_l1 / huber
+@pytest.mark.parametrize("device", DATA_DEVICES)
+def test_huber_loss_has_the_inputs_dtype(device):
+    # torch writes the loss into empty_like(input): a float64 target does not promote it (mse / smooth_l1 do)
+    x = st.tensor([0.25, -3.0, 1.5], device=device)
+    t = st.tensor([0.0, 0.0, 1.0], dtype=st.float64, device=device)
+    for reduction in ("none", "mean", "sum"):
+        loss = F.huber_loss(x, t, reduction=reduction, delta=1.0)
+        assert loss.dtype is st.float32
+    np.testing.assert_allclose(host(F.huber_loss(x, t, reduction="none")), [0.03125, 2.5, 0.125])
+    assert F.mse_loss(x, t).dtype is st.float64 and F.smooth_l1_loss(x, t).dtype is st.float64
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("reduction", REDUCTIONS)

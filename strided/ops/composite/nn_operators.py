@@ -74,9 +74,11 @@ def smooth_l1_loss(self, target, reduction=1, beta=1.0):
 
 @kernel("CompositeExplicitAutograd")
 def huber_loss(self, target, reduction=1, delta=1.0):
-    """``0.5 z**2`` where ``z = |self - target| < delta``, else ``delta (z - 0.5 delta)``; reduced."""
+    """``0.5 z**2`` where ``z = |self - target| < delta``, else ``delta (z - 0.5 delta)``; reduced. The loss has
+    ``self``'s dtype, as torch's (it writes into ``empty_like(input)``) where mse / smooth_l1 promote."""
     z = ops.abs(self - target)
-    return _reduce(ops.where(ops.lt(z, delta), 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
+    loss = ops.where(ops.lt(z, delta), 0.5 * z * z, delta * (z - 0.5 * delta))
+    return _reduce(loss if loss.dtype is self.dtype else loss.to(self.dtype), reduction)
 
 
 def _nll_kernel_name(self, spatial: bool) -> str:
