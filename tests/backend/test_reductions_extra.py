@@ -291,3 +291,20 @@ def test_cpu_var_std_accumulate_in_double_as_torch():
     var64 = ((x64 - x64.mean(1, keepdims=True)) ** 2).sum(1) / 999
     np.testing.assert_array_equal(got, var64.astype(np.float32))
     np.testing.assert_array_equal(st.std_mean(st.from_numpy(x), 1)[0].numpy(), np.sqrt(var64).astype(np.float32))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_softmax_backward_data_has_the_gradients_dtype(device):
+    # torch's meta function: grad_output's dtype, float16 for a float32 gradient of a float16 input (autocast's case)
+    cases = ((st.float32, st.float64, st.float32), (st.float32, st.float16, st.float16),
+             (st.float32, st.bfloat16, st.float32), (st.float16, st.float32, st.float16))
+    for grad_dtype, input_dtype, expected in cases:
+        g = st.ones(2, 3, dtype=grad_dtype, device=device)
+        y = st.full((2, 3), 1 / 3, dtype=grad_dtype, device=device)
+        # softmax: y (g - sum(g y)) = 0; log_softmax: g - exp(y) sum(g) = 1 - 3 e^(1/3)
+        for op, value in ((st.ops.aten._softmax_backward_data, 0.0),
+                          (st.ops.aten._log_softmax_backward_data, 1 - 3 * math.exp(1 / 3))):
+            r = op(g, y, 1, input_dtype)
+            assert r.dtype is expected, (op, grad_dtype, input_dtype, r.dtype)
+            if device != "meta":
+                np.testing.assert_allclose(r.float().cpu().numpy(), value, atol=1e-2, rtol=1e-2)

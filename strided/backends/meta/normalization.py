@@ -43,8 +43,9 @@ def log_softmax(self, dim, dtype=None):
 
 
 def softmax_backward_output(grad_output, output, dim, input_dtype, name: str):
-    """``_softmax_backward_data`` / ``_log_softmax_backward_data``: the gradient of the forward's
-    input, shaped like ``output`` in ``input_dtype`` (computed like the CPU kernel, then rounded)."""
+    """``_softmax_backward_data`` / ``_log_softmax_backward_data``: the gradient of the forward's input, shaped like
+    ``output``, in ``grad_output``'s dtype -- float16 for a float32 gradient of a float16 input (autocast's case),
+    as torch's meta function (a bfloat16 ``input_dtype`` keeps float32 there too)."""
     check(list(grad_output._sizes) == list(output._sizes),
           lambda: f"{name}: grad_output of size {list(grad_output._sizes)} does not match output of size "
                   f"{list(output._sizes)}")
@@ -53,7 +54,8 @@ def softmax_backward_output(grad_output, output, dim, input_dtype, name: str):
     check(output.dtype.is_floating_point and dt.to_dtype(input_dtype).is_floating_point,
           lambda: f"{name}: expected floating point output and input_dtype, got {output.dtype} and {input_dtype}")
     wrap_dim(dim, output.dim())
-    return new_output(output._sizes, dt.to_dtype(input_dtype), output.device)
+    d = dt.float16 if grad_output.dtype is dt.float32 and dt.to_dtype(input_dtype) is dt.float16 else grad_output.dtype
+    return new_output(output._sizes, d, output.device)
 
 
 @kernel("Meta")
