@@ -399,23 +399,6 @@ def test_half_sinc_computes_in_float32(dtype):
     np.testing.assert_allclose(got.float().numpy(), expected, rtol=1e-2, atol=1e-6)
 
 
-def test_float32_add_with_alpha_and_addcmul_are_torchs_fused_multiply_adds():
-    # Note [add and sub as torch's CPU kernels round]: fmadd(other, alpha, self) and fmadd(value * t1, t2, self),
-    # each rounded once -- SGD's p.add_(d_p, alpha=-lr) and Adam's addcmul_ are torch's bit for bit
-    rng = np.random.default_rng(5)
-    a, b, c = (rng.standard_normal(4099).astype(np.float32) for _ in range(3))
-    f64 = np.float64
-    alpha = np.float32(-0.7001)
-    np.testing.assert_array_equal(st.add(st.from_numpy(a), st.from_numpy(b), alpha=float(alpha)).numpy(),
-                                  (a.astype(f64) + f64(alpha) * b).astype(np.float32))
-    np.testing.assert_array_equal(st.sub(st.from_numpy(a), st.from_numpy(b), alpha=float(alpha)).numpy(),
-                                  (a.astype(f64) - f64(alpha) * b).astype(np.float32))
-    value = np.float32(0.3001)
-    np.testing.assert_array_equal(st.addcmul(st.from_numpy(a), st.from_numpy(b), st.from_numpy(c),
-                                             value=float(value)).numpy(),
-                                  (a.astype(f64) + (value * b).astype(f64) * c).astype(np.float32))
-
-
 @pytest.mark.parametrize("dtype", [st.float16, st.bfloat16], ids=lambda d: d.name)
 def test_half_add_sub_remainder_fmod_round_a_scalar_operand_first(dtype):
     # torch's TensorIterator casts a Python scalar (or another dtype's 0-dim tensor) to the half type for these ops

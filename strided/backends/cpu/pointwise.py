@@ -75,13 +75,14 @@ def _zero_division_check(b) -> None:
 
 # ---------------------------------------------------------------------------- arithmetic
 # Note [add and sub as torch's CPU kernels round]
-# Measured against torch's CPU kernels (x86, where they are compiled with FMA contraction): float32 ``add`` / ``sub``
-# with ``alpha != 1`` are one fused multiply-add, fmadd(other, +-alpha, self) -- computed here in float64, where the
-# float32 product is exact, and rounded once (bit for bit; 73% of elements agreed unfused); float16 / bfloat16
-# ``add`` / ``sub`` of a Python scalar or a 0-dim tensor of another dtype round that operand to the half type
-# first (TensorIterator casts it to the common dtype; ``mul`` and ``div`` keep it in float, Note [Scalar operands]),
-# and so is ``alpha`` (torch's ufunc kernel reads it as ``scalar_t``) -- then fmadd in float (99.99% of elements: a
-# few at torch's thread-chunk edges take its scalar path, which rounds ``alpha * other`` to the half type first).
+# Measured against torch's CPU kernels (x86): float16 / bfloat16 ``add`` / ``sub`` of a Python scalar or a 0-dim
+# tensor of another dtype round that operand to the half type first (TensorIterator casts it to the common dtype;
+# ``mul`` and ``div`` keep it in float, Note [Scalar operands]), and so is ``alpha`` (torch's ufunc kernel reads it
+# as ``scalar_t``); their float32 product is then exact, so the float32 sum is torch's fmadd: bit for bit (a few
+# elements at torch's thread-chunk edges take its scalar path, which rounds ``alpha * other`` to the half type).
+# float32 ``add`` / ``sub`` with ``alpha != 1`` and ``addcmul`` are one fmadd in torch (compiled with FMA
+# contraction) and two roundings here: emulating the fused form in float64 matched torch bit for bit but cost
+# 3.5-5x on 1M elements (Adam's CPU step +54%, SGD's +68%), so results may differ from torch's in the last bit.
 _HALF = (dt.float16, dt.bfloat16)
 _F64 = np.dtype(np.float64)
 
@@ -100,8 +101,6 @@ def _with_alpha(ufunc, out, self, other, alpha):
     d = out.dtype
     if alpha == 1:
         b = rounded_arg(other, d)
-    elif d is dt.float32:  # fmadd(other, alpha, self), rounded once (Note [add and sub as torch's CPU kernels round])
-        b = np.multiply(arg(other, d), scalar_operand(alpha, d), dtype=_F64)
     elif d in _HALF:  # alpha (and a scalar other) as the half type: their float32 product is exact, so the sum is fmadd
         b = quiet(np.multiply, rounded_arg(other, d), scalar_operand(alpha, d, exact=True))
     else:
@@ -331,12 +330,6 @@ def lerp(self, end, weight):
 
 
 def _addcmul(a, t1, t2, value):
-    if a.dtype == np.float32 and np.result_type(t1, t2) == np.float32:
-        # torch's float32 kernel: fmadd(value * t1, t2, self), rounded once (the product is exact in float64)
-        r = np.multiply(t1 if value == 1 else value * t1, t2, dtype=_F64)
-        if isinstance(r, np.ndarray) and r.shape == np.shape(a):
-            return np.add(r, a, out=r)
-        return r + a
     r = t1 * t2
     return a + (r if value == 1 else value * r)
 
