@@ -368,24 +368,6 @@ def test_gelu_special_values_as_torch(dtype):
         assert (math.isnan(g) and math.isnan(e)) or g == pytest.approx(e, abs=1e-6), (xg.grad, d_expected)
 
 
-@pytest.mark.parametrize("weight", [0.1, 0.7, -0.5, 0.5, "tensor"])
-def test_float32_lerp_is_torchs_fused_multiply_add(weight):
-    # Note [Lerp as torch's fmadd]: fmadd(coeff, end - self, base) rounded once, bit for bit
-    rng = np.random.default_rng(3)
-    a, e = rng.standard_normal((2, 1, 513)).astype(np.float32), rng.standard_normal((3, 513)).astype(np.float32)
-    w = rng.uniform(-1, 2, (2, 3, 513)).astype(np.float32) if weight == "tensor" else np.float32(weight)
-    small = np.abs(w) < 0.5
-    coeff, base = np.where(small, w, w - np.float32(1)), np.where(small, a, e)
-    expected = ((e - a).astype(np.float64) * coeff.astype(np.float64) + base).astype(np.float32)
-    got = st.from_numpy(a).lerp(st.from_numpy(e), st.from_numpy(w) if weight == "tensor" else float(w)).numpy()
-    np.testing.assert_array_equal(got, expected)
-
-
-def test_float32_lerp_does_not_overflow_where_the_fused_form_does_not():
-    got = st.tensor([1e-40, 3e38]).lerp(st.tensor([-3e38, -2.5]), -0.5).tolist()
-    assert got[0] == pytest.approx(1.5e38, rel=1e-6) and got[1] == math.inf  # torch: 1.5e38, inf
-
-
 @pytest.mark.parametrize("dtype", [st.float16, st.bfloat16], ids=lambda d: d.name)
 def test_half_sinc_computes_in_float32(dtype):
     # torch's kernel computes in float: pi * x rounded to half would lose sin's every digit past |x| ~ 100

@@ -84,7 +84,6 @@ def _zero_division_check(b) -> None:
 # contraction) and two roundings here: emulating the fused form in float64 matched torch bit for bit but cost
 # 3.5-5x on 1M elements (Adam's CPU step +54%, SGD's +68%), so results may differ from torch's in the last bit.
 _HALF = (dt.float16, dt.bfloat16)
-_F64 = np.dtype(np.float64)
 
 
 def rounded_arg(x, d: dt.dtype):
@@ -287,30 +286,15 @@ def clamp(self, min=None, max=None):  # noqa: A002 - the schema's names
 
 
 # Note [Lerp as torch's fmadd]
-# torch's CPU lerp (Vectorized lerp_vec, and its scalar tail compiled with FMA) is one fused multiply-add:
-# fmadd(coeff, end - self, base) with (coeff, base) = (w, self) for |w| < 0.5, else (w - 1, end), in float for
-# float32 and the half types. NumPy has no fmadd, but a float32 product is exact in float64: the float64 sum
-# rounded to float32 is the fused result (bit for bit on every sample tried; a plain float32 evaluation agreed in
-# 68-89% of elements, and overflowed where the fused form does not). float64 keeps the unfused formula.
-
-
-def _lerp_fused_float32(a, e, w, diff):
-    if np.ndim(w) == 0 and not isinstance(w, np.ndarray):
-        small = abs(w) < 0.5
-        coeff, base = (w, a) if small else (w - np.float32(1), e)
-    else:
-        small = np.abs(w) < 0.5
-        coeff, base = np.where(small, w, w - np.float32(1)), np.where(small, a, e)
-    r = np.multiply(diff, coeff, dtype=_F64)  # exact: a float32 product fits a double
-    r += base
-    return r.astype(np.float32)
+# torch's CPU lerp is one fused multiply-add, fmadd(coeff, end - self, base) with (coeff, base) = (w, self) for
+# |w| < 0.5, else (w - 1, end); here it is a multiply and an add, so results may differ from torch's in the last bit
+# (and overflow where the fused form does not, e.g. weight -0.5 between 1e-40 and -3e38). Emulating the fused form
+# in float64 matched torch bit for bit but made lerp 2.5x slower on 256K elements (Adam's CPU step +25%).
 
 
 def _lerp(a, e, w):
     # torch's formula: exact at weight 0 and 1, and monotone (ATen/native/Lerp.h)
-    diff = e - a
-    if diff.dtype == np.float32:  # Note [Lerp as torch's fmadd]
-        return _lerp_fused_float32(a, e, w, diff)
+    diff = e - a  # Note [Lerp as torch's fmadd]
     if np.ndim(w) == 0 and not isinstance(w, np.ndarray):
         return a + w * diff if abs(w) < 0.5 else e - diff * (1 - w)
     small = np.abs(w) < 0.5
