@@ -21,7 +21,7 @@ beyond which ``exp`` is 0 in float32). ``Phi(x)`` is ``e h`` for ``x < 0`` and `
 Relative error: below 1e-6 for ``|x| < 5`` (1 ulp of absolute error where the result is O(1)), growing to
 4e-6 where the result is ~1e-27 (``exp``'s argument ``x * x / 2`` carries float32 rounding); torch's is
 1 ulp near 0 and no digit past ``x = -5``. Work is done block by block (32,768 elements) so each of the ~30
-NumPy passes stays in cache: 5-7x torch's single-threaded time, where float64 was 12-17x (bench/RESULTS.md).
+NumPy passes stays in cache: 4-7x torch's single-threaded time, where float64 was 12-18x (bench/RESULTS.md).
 """
 
 from __future__ import annotations
