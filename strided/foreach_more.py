@@ -108,6 +108,38 @@ def _foreach_addcdiv(self, tensor1, tensor2, value=1):
     return tuple(_ops.addcdiv(t, a, b, value=v) for t, a, b, v in zip(self, tensor1, tensor2, _others(self, values)))
 
 
+def _foreach_addcmul_(self, tensor1, tensor2, value=1):
+    """In place: ``self[i] += value[i] * tensor1[i] * tensor2[i]``; the forms the YAML's fused op lacks (a list of
+    numbers, a tensor of them)."""
+    items = _check_list(self, "_foreach_addcmul_")
+    values = value.tolist() if isinstance(value, Tensor) else value
+    for t, a, b, v in zip(items, tensor1, tensor2, _others(items, values)):
+        t.addcmul_(a, b, value=v)
+    return self
+
+
+def _foreach_addcdiv_(self, tensor1, tensor2, value=1):
+    """In place: ``self[i] += value[i] * tensor1[i] / tensor2[i]``; one number runs the YAML's fused ScalarList
+    op (one launch per chunk of tensors on CUDA), a tensor of numbers the per-tensor loop."""
+    items = _check_list(self, "_foreach_addcdiv_")
+    if isinstance(value, Number):
+        _ops._foreach_addcdiv_(items, list(tensor1), list(tensor2), [value] * len(items))
+        return self
+    values = value.tolist() if isinstance(value, Tensor) else value
+    for t, a, b, v in zip(items, tensor1, tensor2, _others(items, values)):
+        t.addcdiv_(a, b, value=v)
+    return self
+
+
+def _foreach_lerp_(self, tensors1, weight):
+    """In place: ``self[i] = lerp(self[i], tensors1[i], weight[i])``; the forms the fused op lacks (a list of
+    tensors or numbers as the weight)."""
+    items = _check_list(self, "_foreach_lerp_")
+    for t, e, w in zip(items, _others(items, tensors1), _others(items, weight)):
+        t.lerp_(e, w)
+    return self
+
+
 def _foreach_lerp(self, tensors1, weight):
     """``lerp(self[i], tensors1[i], weight[i])`` (``weight`` a number or a list of tensors or numbers)."""
     self = _check_list(self, "_foreach_lerp")
@@ -170,5 +202,6 @@ def _foreach_copy_(self, src, non_blocking: bool = False):
     return self
 
 
-__all__ += ["_foreach_addcmul", "_foreach_addcdiv", "_foreach_lerp", "_foreach_norm", "_foreach_powsum",
+__all__ += ["_foreach_addcmul", "_foreach_addcdiv", "_foreach_lerp", "_foreach_addcmul_", "_foreach_addcdiv_",
+            "_foreach_lerp_", "_foreach_norm", "_foreach_powsum",
             "_foreach_max", "_foreach_mm", "_foreach_clone", "_foreach_copy_"]

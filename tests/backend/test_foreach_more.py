@@ -121,3 +121,33 @@ def test_gradients_flow_through_the_loops():
     sum(v.sum() for v in torch._foreach_mul(torch._foreach_exp(ts), 3.0)).backward()
     for x, t in zip(xs, ts):
         np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy())
+
+
+@pytest.mark.parametrize("name", ["addcdiv_", "addcmul_"])
+@pytest.mark.parametrize("form", ["value=", "positional", "scalar list", "tensor", "default"])
+def test_in_place_pointwise_forms_the_fused_op_lacks(name, form):
+    # torch's _foreach_addcdiv_ / _foreach_addcmul_ take a number (also as value=), a list of numbers or a tensor
+    # of them; strided's YAML registers one form each, the rest run the per-tensor loop
+    rng = np.random.default_rng(7)
+    a = [rng.standard_normal(4) for _ in range(3)]
+    b = [rng.standard_normal(4) for _ in range(3)]
+    c = [rng.random(4) + 1 for _ in range(3)]
+    values = [0.1, -0.2, 0.3]
+    args = {"value=": ((), {"value": -0.3}), "positional": ((-0.3,), {}), "scalar list": ((values,), {}),
+            "tensor": ((st.tensor(values, dtype=st.float64),), {}), "default": ((), {})}[form]
+    per = {"value=": [-0.3] * 3, "positional": [-0.3] * 3, "scalar list": values, "tensor": values,
+           "default": [1.0] * 3}[form]
+    ps = [st.tensor(x) for x in a]
+    out = getattr(st, "_foreach_" + name)(ps, [st.tensor(x) for x in b], [st.tensor(x) for x in c], *args[0],
+                                          **args[1])
+    assert out is ps
+    for p, x, y, z, v in zip(ps, a, b, c, per):
+        expected = x + v * (y / z if name == "addcdiv_" else y * z)
+        np.testing.assert_allclose(p.numpy(), expected, rtol=1e-12)
+
+
+def test_in_place_lerp_with_tensor_weights():
+    a, b, w = ([st.tensor([1.0, 2.0]), st.tensor([3.0])] for _ in range(3))
+    w = [st.tensor([0.25, 0.5]), st.tensor([1.0])]
+    out = st._foreach_lerp_(a, [st.tensor([3.0, 4.0]), st.tensor([5.0])], w)
+    assert out is a and a[0].tolist() == [1.5, 3.0] and a[1].tolist() == [5.0]
