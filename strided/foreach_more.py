@@ -150,6 +150,8 @@ def _foreach_norm(self, ord=2, dtype=None):  # noqa: A002 - torch's argument nam
     """The ``ord``-norm of each tensor (0-dim results; ``dtype`` may only widen, as linalg.vector_norm's)."""
     from .linalg.norms import vector_norm
 
+    if isinstance(ord, Tensor) and ord.dim() == 0:  # a 0-dim tensor stands for the Scalar, as torch's parser reads it
+        ord = ord.item()  # noqa: A001
     return tuple(vector_norm(t, ord, dtype=dtype) for t in _check_list(self, "_foreach_norm"))
 
 

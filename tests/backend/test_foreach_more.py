@@ -151,3 +151,9 @@ def test_in_place_lerp_with_tensor_weights():
     w = [st.tensor([0.25, 0.5]), st.tensor([1.0])]
     out = st._foreach_lerp_(a, [st.tensor([3.0, 4.0]), st.tensor([5.0])], w)
     assert out is a and a[0].tolist() == [1.5, 3.0] and a[1].tolist() == [5.0]
+
+
+def test_norm_takes_a_0_dim_tensor_as_ord():
+    # torch's parser reads a 0-dim tensor for the Scalar ord
+    got = st._foreach_norm([st.tensor([3.0, 4.0]), st.tensor([1.0, -1.0])], st.tensor(1))
+    assert [g.item() for g in got] == [7.0, 2.0]
