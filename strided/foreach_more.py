@@ -38,6 +38,9 @@ def _others(self: list, other) -> list:
     """The second operand per tensor: a number or one tensor for all, or a list matching ``self``."""
     if isinstance(other, (Number, Tensor)):
         return [other] * len(self)
+    if not isinstance(other, (list, tuple)):  # a string or other object is no operand (torch: a TypeError)
+        raise TypeError("_foreach_* operand must be a number, a tensor, or a list of numbers or tensors, not "
+                        f"{type(other).__name__}")
     other = list(other)
     if other and isinstance(other[0], Tensor):
         if len(other) != len(self):
@@ -150,7 +153,9 @@ def _foreach_norm(self, ord=2, dtype=None):  # noqa: A002 - torch's argument nam
     """The ``ord``-norm of each tensor (0-dim results; ``dtype`` may only widen, as linalg.vector_norm's)."""
     from .linalg.norms import vector_norm
 
-    if isinstance(ord, Tensor) and ord.dim() == 0:  # a 0-dim tensor stands for the Scalar, as torch's parser reads it
+    if isinstance(ord, Tensor):  # a 0-dim tensor stands for the Scalar, as torch's parser reads it
+        if ord.dim() != 0:
+            raise TypeError("_foreach_norm(): argument 'ord' (position 2) must be Number, not Tensor")
         ord = ord.item()  # noqa: A001
     return tuple(vector_norm(t, ord, dtype=dtype) for t in _check_list(self, "_foreach_norm"))
 

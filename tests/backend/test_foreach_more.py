@@ -157,3 +157,16 @@ def test_norm_takes_a_0_dim_tensor_as_ord():
     # torch's parser reads a 0-dim tensor for the Scalar ord
     got = st._foreach_norm([st.tensor([3.0, 4.0]), st.tensor([1.0, -1.0])], st.tensor(1))
     assert [g.item() for g in got] == [7.0, 2.0]
+
+
+def test_nonsense_operands_are_refused_by_type():
+    ps = [st.ones(2), st.ones(2)]
+    with pytest.raises(TypeError, match="must be a number, a tensor, or a list of numbers or tensors, not str"):
+        st._foreach_addcdiv_(ps, [st.ones(2)] * 2, [st.ones(2)] * 2, value="x")
+    with pytest.raises(TypeError, match="not str"):
+        st._foreach_lerp_(ps, [st.ones(2)] * 2, "w")
+    with pytest.raises(TypeError, match="not str"):
+        st._foreach_add(ps, "x")
+    with pytest.raises(TypeError, match=r"_foreach_norm\(\): argument 'ord' \(position 2\) must be Number, not Tensor"):
+        st._foreach_norm(ps, st.ones(2))
+    assert ps[0].tolist() == [1.0, 1.0]  # nothing was written

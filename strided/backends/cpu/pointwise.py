@@ -99,7 +99,7 @@ def _with_alpha(ufunc, out, self, other, alpha):
     """``out = ufunc(self, alpha * other)``, the shape of add and sub (alpha in the result dtype)."""
     d = out.dtype
     if alpha == 1:
-        b = rounded_arg(other, d)
+        b = rounded_arg(other, d) if d in _HALF else arg(other, d)  # no extra call on the common path
     elif d in _HALF:  # alpha (and a scalar other) as the half type: their float32 product is exact, so the sum is fmadd
         b = quiet(np.multiply, rounded_arg(other, d), scalar_operand(alpha, d, exact=True))
     else:
