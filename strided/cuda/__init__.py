@@ -49,6 +49,7 @@ from .memory import (  # noqa: F401
     MemPool,
     caching_allocator_alloc,
     caching_allocator_delete,
+    caching_allocator_disabled,
     caching_allocator_enable,
     change_current_allocator,
     empty_cache,
@@ -84,6 +85,7 @@ from .streams import (  # noqa: F401
     StreamContext,
     current_stream,
     default_stream,
+    get_stream_from_external,
     set_stream,
     stream,
 )
@@ -199,6 +201,25 @@ class device_of(device):
 
     def __init__(self, obj):
         super().__init__(obj.get_device() if obj.is_cuda else -1)
+
+
+# Note [Arch list]
+# torch's get_arch_list() names the architectures its kernels were compiled for ahead of time. strided
+# compiles each kernel with NVRTC for the device it runs on, so its list is every architecture that NVRTC
+# can target (``nvrtcGetSupportedArchs``); empty where NVRTC cannot be loaded, as torch's is in a CPU build.
+def get_arch_list() -> list[str]:
+    """The CUDA architectures strided's kernels can be compiled for, as ``sm_XY`` (Note [Arch list])."""
+    from ..backends.cuda.compiler import supported_archs
+
+    try:
+        return [f"sm_{a}" for a in supported_archs()]
+    except Exception:  # noqa: BLE001 - no NVRTC library: nothing can be compiled
+        return []
+
+
+def get_gencode_flags() -> str:
+    """:func:`get_arch_list` as NVCC ``-gencode`` flags, as torch's."""
+    return " ".join(f"-gencode compute=compute_{a[3:]},code=sm_{a[3:]}" for a in get_arch_list())
 
 
 def is_tf32_supported() -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import threading
 import warnings
@@ -26,13 +27,26 @@ __all__ = [
     "reset_peak_memory_stats", "reset_accumulated_memory_stats", "memory_stats", "memory_summary",
     "memory_snapshot", "_record_memory_history", "_snapshot", "_dump_snapshot", "empty_cache",
     "mem_get_info", "set_per_process_memory_fraction", "get_per_process_memory_fraction",
-    "caching_allocator_alloc", "caching_allocator_delete", "caching_allocator_enable", "list_gpu_processes",
+    "caching_allocator_alloc", "caching_allocator_delete", "caching_allocator_enable", "caching_allocator_disabled",
+    "list_gpu_processes",
     "MemPool", "use_mem_pool",
     "CUDAPluggableAllocator", "change_current_allocator", "get_current_allocator",
     "host_memory_stats", "empty_host_cache", "get_allocator_backend", "memory_stats_as_nested_dict",
     "host_memory_stats_as_nested_dict", "reset_peak_host_memory_stats", "reset_accumulated_host_memory_stats",
     "reset_max_memory_allocated", "reset_max_memory_cached", "memory_cached", "max_memory_cached",
 ]
+
+
+@contextlib.contextmanager
+def caching_allocator_disabled():
+    """Inside the block each new CUDA storage is its own ``cuMemAlloc`` (:func:`caching_allocator_enable`
+    ``(False)``); the previous setting comes back after it, as torch's."""
+    prev = not _alloc.NO_CACHING
+    caching_allocator_enable(False)
+    try:
+        yield
+    finally:
+        caching_allocator_enable(prev)
 
 
 def _a(device=None):

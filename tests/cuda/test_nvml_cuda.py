@@ -100,3 +100,33 @@ def test_caching_allocator_enable_false_bypasses_the_cache_and_true_restores_it(
         del again
     finally:
         gc.enable()
+
+
+def test_caching_allocator_disabled_bypasses_the_cache_inside_and_restores_it():
+    sc.synchronize()
+    gc.collect()
+    gc.disable()  # exact byte counts, as above
+    try:
+        base = sc.memory_allocated()
+        with sc.caching_allocator_disabled():
+            raw = st.full((1 << 20,), 3.0, device="cuda")
+            assert sc.memory_allocated() == base  # its own cuMemAlloc, not the cache's
+        kept = st.ones(1000, device="cuda")
+        assert sc.memory_allocated() == base + 4096  # caching is back on after the block
+        np.testing.assert_array_equal(raw[:2].cpu().numpy(), [3.0, 3.0])
+        del raw, kept
+    finally:
+        gc.enable()
+
+
+def test_get_stream_from_external_queues_work_on_a_borrowed_stream():
+    torch = pytest.importorskip("torch")
+    theirs = torch.cuda.Stream()
+    s = sc.get_stream_from_external(theirs.cuda_stream, 0)
+    assert isinstance(s, sc.Stream) and s.cuda_stream == theirs.cuda_stream
+    with sc.stream(s):
+        y = st.arange(4.0, device="cuda") * 2
+    s.synchronize()
+    assert y.cpu().tolist() == [0.0, 2.0, 4.0, 6.0]
+    del s
+    theirs.synchronize()  # never destroyed by strided

@@ -117,3 +117,30 @@ def test_sync_debug_mode_refuses_other_values_and_keeps_the_mode(mode, words):
         assert sc.get_sync_debug_mode() == 1
     finally:
         sc.set_sync_debug_mode(0)
+
+
+def test_arch_list_is_what_nvrtc_compiles_for():
+    # Note [Arch list]: strided compiles per device with NVRTC, so its list is NVRTC's targets
+    from strided.backends.cuda.compiler import supported_archs
+
+    archs = sc.get_arch_list()
+    try:
+        expected = [f"sm_{a}" for a in supported_archs()]
+    except Exception:  # noqa: BLE001 - no NVRTC library here: torch's CPU-build answer
+        expected = []
+    assert archs == expected and all(re.fullmatch(r"sm_\d+", a) for a in archs)
+    flags = sc.get_gencode_flags()
+    first = f"-gencode compute=compute_{archs[0][3:]},code={archs[0]}" if archs else ""
+    assert flags.split(" -gencode ")[0] == first
+    assert flags.count("-gencode") == len(archs)
+
+
+def test_caching_allocator_disabled_restores_the_setting():
+    from strided.backends.cuda import allocator
+
+    before = allocator.NO_CACHING
+    with pytest.raises(KeyError):
+        with sc.caching_allocator_disabled():
+            assert allocator.NO_CACHING
+            raise KeyError("inside")  # restored on the way out of an exception too
+    assert allocator.NO_CACHING == before

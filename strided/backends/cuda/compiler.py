@@ -45,6 +45,13 @@ def nvrtc_version() -> tuple[int, int]:
     return _version
 
 
+def supported_archs() -> list[int]:
+    """The compute capabilities NVRTC can compile for (``nvrtcGetSupportedArchs``: 75, 80, ...)."""
+    err, archs = _nvrtc().nvrtcGetSupportedArchs()
+    _check((err,))
+    return [int(a) for a in archs]
+
+
 _includes: list[str] | None = None
 
 
