@@ -77,3 +77,19 @@ def test_two_gpus_no_grad_and_batch_norm_statistics():
     with st.no_grad():
         out = dp(st.from_numpy(x))
     assert out.grad_fn is None and out.shape == (8, 8)
+
+
+@two_gpus
+def test_a_gemm_on_one_device_after_work_on_the_other():
+    # Note [Library calls need the context]: cuBLASLt runs in the calling thread's current context
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((64, 48)).astype(np.float32), rng.standard_normal((48, 32)).astype(np.float32)
+    a1, b1 = st.from_numpy(a).to("cuda:1"), st.from_numpy(b).to("cuda:1")
+    (a1 @ b1).sum().item()  # the device-1 handle and plan exist
+    for _ in range(3):
+        st.ones(8, device="cuda:0").add_(1)  # device 0's context is current now
+        out = a1 @ b1
+        assert out.device == st.device("cuda", 1)
+        np.testing.assert_allclose(out.cpu().numpy(), a @ b, rtol=1e-4, atol=1e-4)
+    cuda.synchronize(0)
+    cuda.synchronize(1)

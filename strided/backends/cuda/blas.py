@@ -127,6 +127,16 @@ def workspace_size(device_index: int) -> int:
     return n
 
 
+_context_tls = driver._tls  # this thread's current context (ensure_context's record)
+
+
+# Note [Library calls need the context]
+# cuBLASLt launches its kernels through the CUDA runtime, onto the stream it is given in the context that
+# is current in the calling thread; stream 0 (a device's default stream here) means that context's own.
+# strided's kernels make their device's context current before each launch, but a thread's current
+# context is whatever its last call on any device left, so a GEMM on device 1 after work on device 0 --
+# or a replica thread whose first op is a GEMM (DataParallel) -- ran on device 0 with device 1's
+# pointers: an illegal address. Every GEMM therefore makes its output's device current first.
 def _handle(dev: int, stream: int) -> int:
     h = _handles.get((dev, stream))
     if h is None:
@@ -297,6 +307,8 @@ def gemm(name: str, out, a, b, *, alpha=1.0, beta=0.0, c=None, bias=None, act=No
     if bias is not None:
         plan.bias_arg[0] = bias.data_ptr()
         lt.matmul_desc_set_attribute(plan.desc, _DA.BIAS_POINTER, plan.bias_addr, 8)
+    if _context_tls.ctx_device != dev:  # Note [Library calls need the context]
+        driver.ensure_context(dev)
     try:
         algo = plan.algo
         if gemm_tuning.STATE.enabled:  # Note [TunableOp]: tuned choices apply only while enabled
