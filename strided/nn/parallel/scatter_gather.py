@@ -71,8 +71,6 @@ def scatter_kwargs(inputs: tuple, kwargs: dict | None, target_gpus, dim: int = 0
 
 def _gather_tensors(target: _device, dim: int, tensors: list[Tensor]) -> Tensor:
     if all(t.dim() == 0 for t in tensors):
-        if dim != 0:
-            raise ValueError(f"Gather: all inputs are scalars: dim must be 0, got {dim}")
         warnings.warn("Was asked to gather along dimension 0, but all input tensors were scalars; will instead "
                       "unsqueeze and return a vector.", stacklevel=4)
         tensors = [t.view(1) for t in tensors]
