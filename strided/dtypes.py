@@ -211,10 +211,16 @@ def _combine(higher: dtype | None, lower: dtype) -> dtype:
     return higher
 
 
+_TENSOR = []  # [strided.Tensor], filled on the first call (tensor.py imports this module)
+
+
 def result_type(*operands) -> dtype:
     """torch.result_type over tensors and Python scalars (see Note [Type promotion])."""
-    from .tensor import Tensor
+    if not _TENSOR:
+        from .tensor import Tensor as _T
 
+        _TENSOR.append(_T)
+    Tensor = _TENSOR[0]
     dim_t = zero_t = None
     scalar_cat = -1
     for x in operands:

@@ -77,3 +77,22 @@ def test_devices():
         st.device("cuda", 1.0)
     with pytest.raises(TypeError, match="got float"):
         st.device(1.0)
+
+
+def test_the_meta_functions_fast_result_dtype_agrees_with_result_type():
+    # backends/meta/common.result_dtype skips result_type when no operand can change the first tensor's dtype
+    from strided.backends.meta.common import result_dtype
+
+    scalars = [True, 3, -2, 2.5, 1j, None]
+    for d in [*dt.all_dtypes, *dt.complex_dtypes]:
+        for shape in ((), (2,)):
+            t = st.empty(shape, dtype=d)
+            for s in scalars:
+                for ops in ((t, s), (t, s, 2), (t, st.empty(shape, dtype=d), s)):
+                    try:
+                        want = st.result_type(*(o for o in ops if o is not None))
+                    except TypeError:  # a half type with a complex scalar: complex32 does not exist
+                        with pytest.raises(TypeError):
+                            result_dtype(*ops)
+                        continue
+                    assert result_dtype(*ops) is want, (d, shape, ops)

@@ -208,10 +208,13 @@ def result_dtype(*operands) -> dt.dtype:
                     break
             elif b is None:
                 continue
-            elif b.__class__ is float:
-                if d.category != dt.FLOATING:
+            elif b.__class__ is int:  # a scalar changes the result only by a higher category
+                if d.category < dt.INTEGRAL:
                     break
-            elif b.__class__ is not int or d.category != dt.INTEGRAL:
+            elif b.__class__ is float:
+                if d.category < dt.FLOATING:
+                    break
+            elif b.__class__ is not bool:
                 break
         else:
             return d
