@@ -121,3 +121,15 @@ def test_parallel_apply_runs_threads_with_the_callers_modes_and_reraises():
         parallel_apply([Probe(), Probe(fail=True)], [(st.ones(1),), (st.ones(1),)], None, CPUS[:2])
     with pytest.raises(AssertionError, match="number of modules 2 is not equal to the number of inputs 1"):
         parallel_apply([Probe(), Probe()], [(st.ones(1),)])
+
+
+def test_data_parallel_device_ids_are_cuda_devices():
+    from strided.nn.parallel.data_parallel import _index
+
+    assert _index(1) == 1 and _index("cuda:2") == 2 and _index(st.device("cuda", 0)) == 0
+    with pytest.raises(ValueError, match="Expected a non cpu device, but got: cpu"):
+        _index("cpu")
+    with pytest.raises(ValueError, match="Expected a cuda device, but got: meta"):
+        _index("meta")
+    with pytest.raises(TypeError, match="Expected a device index or a device, but got: True"):
+        _index(True)

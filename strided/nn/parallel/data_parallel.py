@@ -37,8 +37,10 @@ def _cuda():
 
 def _index(d) -> int:
     dev = as_device(d)
+    if dev.type == "cpu":
+        raise ValueError(f"Expected a non cpu device, but got: {dev}")  # torch's _get_device_index
     if dev.type != "cuda":
-        raise ValueError(f"DataParallel: expected a CUDA device or index, got {d!r}")
+        raise ValueError(f"Expected a cuda device, but got: {dev}")
     return dev.index
 
 
