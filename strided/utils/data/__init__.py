@@ -1,5 +1,5 @@
-"""``strided.utils.data``: torch.utils.data's in-process core -- datasets, samplers, collation and
-the ``DataLoader`` (no worker processes: Note [No worker processes] in ``dataloader.py``)."""
+"""``strided.utils.data``: torch.utils.data -- datasets, samplers (``DistributedSampler`` included), collation and
+the ``DataLoader`` (in the main process or in worker processes: ``dataloader.py``)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -30,6 +31,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
