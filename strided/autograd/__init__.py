@@ -22,12 +22,13 @@ from .grad_mode import (
 from .gradcheck import gradcheck, gradgradcheck
 from .graph import Node
 from .registration import register_all as _register_all
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "gradgradcheck", "Node", "grad_mode",
            "anomaly_mode",
-           "detect_anomaly", "set_detect_anomaly"]
+           "detect_anomaly", "set_detect_anomaly", "Variable"]
 
 _register_all()
 
