@@ -1,5 +1,6 @@
 """Utilities: progress bars, the op profiler, ``data`` (datasets and the DataLoader), ``checkpoint``
-(activation checkpointing), ``hooks`` (``RemovableHandle``) and ``benchmark`` (``Timer``, ``Compare``)."""
+(activation checkpointing), ``hooks`` (``RemovableHandle``), ``benchmark`` (``Timer``, ``Compare``) and ``dlpack``
+(torch.utils.dlpack's names)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 # As ``strided.utils`` itself (Note [Lazy submodules] in strided/__init__.py), its submodules load on
 # first attribute access, so ``strided.utils.data.DataLoader`` works right after ``import strided``,
 # as ``torch.utils.data`` does after ``import torch``, without importing them all up front.
-_LAZY_SUBMODULES = frozenset({"benchmark", "checkpoint", "data", "hooks", "profiler", "progress"})
+_LAZY_SUBMODULES = frozenset({"benchmark", "checkpoint", "data", "dlpack", "hooks", "profiler", "progress"})
 
 
 def __getattr__(name: str):

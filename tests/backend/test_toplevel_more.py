@@ -253,3 +253,14 @@ def test_aliases():
 def test_new_functions_reject_nonsense_naming_the_op(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+def test_utils_dlpack_names_exchange_with_torch():
+    import torch.utils.dlpack as tdl
+
+    from strided.utils import dlpack
+
+    assert {m.name: m.value for m in dlpack.DLDeviceType} == {m.name: m.value for m in tdl.DLDeviceType}
+    x = st.arange(6.0).view(2, 3)
+    assert tdl.from_dlpack(dlpack.to_dlpack(x)).tolist() == x.tolist()
+    assert dlpack.from_dlpack(tdl.to_dlpack(torch.arange(4.0))).tolist() == [0.0, 1.0, 2.0, 3.0]
