@@ -105,6 +105,7 @@ def test_public_names_match_torch_in_process_core():
         "ConcatDataset",
         "DataLoader",
         "Dataset",
+        "DistributedSampler",
         "IterableDataset",
         "RandomSampler",
         "Sampler",
