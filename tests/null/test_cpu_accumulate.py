@@ -115,3 +115,65 @@ def test_index_put_accumulate_with_leading_index_arrays_equals_torchs_bit_for_bi
     np.testing.assert_array_equal(got, want)
     theirs = torch.tensor(base).index_put(tuple(torch.tensor(i) for i in idx), torch.tensor(v), accumulate=True)
     np.testing.assert_array_equal(got, theirs.numpy())
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("longest", [1, 2, 3, 7, 8, 12])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_sorted_runs_into_zeros_equal_add_at_bit_for_bit(axis, longest, dtype):
+    # Note [Sorted segments]: sorted indices into zeros along a non-leading axis are summed run by run; a nonzero
+    # accumulator (and axis 0) takes the rounds; both give np.add.at's sums, signs of zero included
+    shape = [6, 7, 9]
+    size = shape[axis]
+    runs = RNG.integers(1, longest + 1, size)
+    runs[RNG.integers(0, size)] = longest
+    idx = np.repeat(np.arange(size), runs)
+    idx = idx[idx != 2]  # a target no run reaches: not a range, fancy indexing
+    src_shape = list(shape)
+    src_shape[axis] = idx.size
+    src = (RNG.standard_normal(src_shape) * 10.0 ** RNG.integers(-8, 8, src_shape)).astype(dtype)
+    if dtype == "complex64":
+        src = src + 1j * RNG.standard_normal(src_shape).astype(np.float32)
+    flat = src.reshape(-1)
+    flat[::11] = -0.0  # signed zeros, specials
+    flat[5] = np.inf
+    flat[17] = np.nan
+    for acc in (np.zeros(shape, dtype), -np.zeros(shape, dtype), RNG.standard_normal(shape).astype(dtype)):
+        want = acc.copy()
+        np.add.at(want, (slice(None),) * axis + (idx,), src)
+        got = acc.copy()
+        accumulate.add_rows(got, axis, idx, src)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
+
+
+def test_bilinear_upsampling_gradient_is_torchs():
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal((2, 3, 16, 16)).astype(np.float32)
+    grads = []
+    for lib in (st, torch):
+        t = lib.tensor(x, requires_grad=True)
+        lib.nn.functional.interpolate(t, scale_factor=2, mode="bilinear").pow(2).sum().backward()
+        grads.append(t.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("n_in,n_out,align", [(16, 32, False), (16, 48, False), (16, 32, True), (32, 16, False),
+                                              (7, 64, False), (16, 16, False)])
+@pytest.mark.parametrize("axis", [2, 3])
+def test_interpolation_index_patterns_equal_add_at_bit_for_bit(n_in, n_out, align, axis):
+    # the lo / hi indices of linear interpolation: a few evenly spaced pieces, summed by slices
+    pos = np.arange(n_out, dtype=np.float64)
+    src_pos = pos * (n_in - 1) / (n_out - 1) if align else np.maximum((pos + 0.5) * n_in / n_out - 0.5, 0)
+    lo = np.clip(np.floor(src_pos), 0, n_in - 1).astype(np.int64)
+    for idx in (lo, np.minimum(lo + 1, n_in - 1)):
+        shape = [2, 3, 5, 5]
+        shape[axis] = n_in
+        src_shape = list(shape)
+        src_shape[axis] = n_out
+        src = RNG.standard_normal(src_shape).astype(np.float32)
+        want = np.zeros(shape, np.float32)
+        np.add.at(want, (slice(None),) * axis + (idx,), src)
+        got = np.zeros(shape, np.float32)
+        accumulate.add_rows(got, axis, idx, src)
+        np.testing.assert_array_equal(got, want)
