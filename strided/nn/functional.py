@@ -284,14 +284,18 @@ def scaled_dot_product_attention(
     dropout_p: float = 0.0,
     is_causal: bool = False,
     scale: float | None = None,
+    enable_gqa: bool = False,
     generator=None,
 ) -> Tensor:
     """``softmax(q @ k^T * scale + mask) @ v`` over (..., L, E) queries and (..., S, E) keys (torch's
     math reference). ``is_causal`` masks keys after each query; a bool ``attn_mask`` keeps True
-    positions, a float one is added to the scores."""
+    positions, a float one is added to the scores. ``enable_gqa``: keys and values with fewer heads (dim -3)
+    than the queries serve groups of query heads, each head repeated (grouped-query attention, as torch's)."""
     _attention.check_math_enabled()  # Note [One attention implementation]
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if enable_gqa and query.dim() >= 3:
+        key, value = _repeat_kv_heads(query, key), _repeat_kv_heads(query, value)
     L, S = query.size(-2), key.size(-2)
     scale = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
     scores = ops.matmul(query, key.transpose(-2, -1)) * scale
@@ -306,6 +310,17 @@ def scaled_dot_product_attention(
     if dropout_p > 0.0:
         weights = ops.dropout(weights, dropout_p, True, generator=generator)
     return ops.matmul(weights, value)
+
+
+def _repeat_kv_heads(query: Tensor, kv: Tensor) -> Tensor:
+    """``kv`` with each of its heads (dim -3) repeated to the query's head count (torch's math reference for
+    ``enable_gqa``: ``repeat_interleave``)."""
+    hq, hkv = query.size(-3), kv.size(-3)
+    if hq == hkv:
+        return kv
+    if hkv == 0 or hq % hkv:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
+    return kv.repeat_interleave(hq // hkv, dim=-3)
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,

@@ -270,6 +270,31 @@ def test_causal_self_attention_matches_numpy(device):
 
 
 @pytest.mark.parametrize("device", DATA_DEVICES)
+def test_sdpa_grouped_query_attention_is_torchs(device):
+    # enable_gqa: fewer key / value heads than query heads, each serving a group (torch's repeat_interleave)
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    cases = [(((1, 6, 3, 8), (1, 2, 3, 8), (1, 3, 3, 8)), {}),
+             (((2, 8, 5, 4), (2, 2, 5, 4), (2, 2, 5, 4)), {"is_causal": True}),
+             (((6, 3, 8), (2, 3, 8), (2, 3, 8)), {})]
+    for shapes, kw in cases:
+        q, k, v = (rng.standard_normal(s).astype(np.float32) for s in shapes)
+        ours = [st.tensor(a, device=device, requires_grad=True) for a in (q, k, v)]
+        theirs = [torch.from_numpy(a).requires_grad_() for a in (q, k, v)]
+        out = F.scaled_dot_product_attention(*ours, enable_gqa=True, **kw)
+        want = torch.nn.functional.scaled_dot_product_attention(*theirs, enable_gqa=True, **kw)
+        out.sum().backward()
+        want.sum().backward()
+        np.testing.assert_allclose(host(out), want.detach().numpy(), rtol=1e-4, atol=1e-5)
+        for o, t in zip(ours, theirs):
+            np.testing.assert_allclose(host(o.grad), t.grad.numpy(), rtol=1e-4, atol=1e-5)
+    with pytest.raises(RuntimeError, match="Number of heads in key and value must divide the number of heads in"):
+        F.scaled_dot_product_attention(*(st.randn(1, h, 3, 8, device=device) for h in (6, 4, 4)), enable_gqa=True)
+    with pytest.raises(RuntimeError, match="must match the size"):  # without enable_gqa the heads must agree
+        F.scaled_dot_product_attention(*(st.randn(1, h, 3, 8, device=device) for h in (6, 2, 2)))
+
+
+@pytest.mark.parametrize("device", DATA_DEVICES)
 def test_functional_losses(device):
     logits = st.randn(6, 5, device=device)
     target = st.tensor([0, 4, 2, -100, 1, 3], device=device)
