@@ -115,14 +115,15 @@ META = device("meta")
 # (the CPU) or the device set. The dispatcher keeps the matching backend key for its factory fast path
 # (``set_default_factory_key``), and the Meta function memo of ``empty`` has the default in its key.
 DEFAULT: list = [None]
+_DEVICE = device  # the class, where a parameter takes its name (torch's ``set_default_device(device)``)
 _ENTERED: list = []  # the defaults that ``with device(...)`` blocks replaced, innermost last
 
 
-def set_default_device(dev) -> None:
-    """Make factories called without ``device=`` allocate on ``dev`` (None: the CPU again), as torch's."""
+def set_default_device(device) -> None:  # noqa: F811 - torch's parameter name
+    """Make factories called without ``device=`` allocate on ``device`` (None: the CPU again), as torch's."""
     from .dispatch.dispatcher import set_default_factory_key
 
-    new = None if dev is None else device(dev)
+    new = None if device is None else _DEVICE(device)
     if new is not None and new.type == "cpu":
         new = None
     set_default_factory_key(new)

@@ -140,11 +140,12 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return ops.one_hot(tensor, num_classes)
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
-    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``)."""
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``); into ``out`` when given."""
     if not isinstance(input, Tensor):
         raise TypeError(f"normalize(): argument 'input' must be Tensor, not {type(input).__name__}")
-    return input / ops.clamp(ops.norm(input, p, [dim] if isinstance(dim, int) else dim, True), eps).expand_as(input)
+    denom = ops.clamp(ops.norm(input, p, [dim] if isinstance(dim, int) else dim, True), eps).expand_as(input)
+    return input / denom if out is None else ops.div(input, denom, out=out)
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -253,8 +254,10 @@ def cross_entropy(
     return ops.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing)
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
-    """Mean (or sum, or elementwise) squared error; runs in float32 under autocast, as torch."""
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Mean (or sum, or elementwise) squared error; runs in float32 under autocast, as torch. ``weight`` (input's
+    size) scales each squared error, and the mean is then their sum over the weights' sum, as torch's."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_enum(reduction)
     refuse_complex(input, "mse_cpu", "mse_cuda")
@@ -273,6 +276,13 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
         if input.device.type in ("cpu", "cuda") and is_autocast_enabled(input.device.type):
             input, target = (t.float() if t.dtype in (_dt.float16, _dt.bfloat16) else t for t in (input, target))
     input, target = _losses.broadcast_operands(input, target)  # one shape: the op's count is the loss's
+    if weight is not None:  # torch's weighted form, composed of ops
+        if tuple(weight.shape) != tuple(input.shape):
+            raise ValueError("Weights and input must have the same size.")
+        weighted = ops.pow(input - target, 2) * weight
+        if reduction == "none":
+            return weighted
+        return ops.sum(weighted) if reduction == "sum" else ops.sum(weighted) / ops.sum(weight)
     return ops.mse_loss(input, target, code)
 
 

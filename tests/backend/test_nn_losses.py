@@ -522,3 +522,21 @@ def test_nextafter_has_torchs_gradient():
     b = st.tensor([1.0, 3.0, 2.0], requires_grad=True)
     st.nextafter(a, b).sum().backward()
     assert a.grad.tolist() == [0.0, 1.0, 1.0] and b.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_weighted_mse_loss_is_torchs(reduction):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    x, t, w = (rng.standard_normal((3, 4)).astype(np.float32) for _ in range(3))
+    w = np.abs(w)
+    ours = st.tensor(x, requires_grad=True)
+    theirs = torch.from_numpy(x.copy()).requires_grad_()
+    out = st.nn.functional.mse_loss(ours, st.tensor(t), reduction=reduction, weight=st.tensor(w))
+    want = torch.nn.functional.mse_loss(theirs, torch.from_numpy(t), reduction=reduction, weight=torch.from_numpy(w))
+    np.testing.assert_allclose(out.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+    out.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="Weights and input must have the same size."):
+        st.nn.functional.mse_loss(st.tensor(x), st.tensor(t), weight=st.ones(4))

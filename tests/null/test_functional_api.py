@@ -105,3 +105,21 @@ BAD_INPUTS = [
 def test_bad_inputs_name_the_op_and_value(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+def test_torchs_parameter_names_are_taken_as_keywords():
+    # found by comparing every torch / torch.nn.functional signature's parameter names with strided's
+    x = st.tensor(np.arange(12.0, dtype=np.float32).reshape(3, 4))
+    out = st.empty(3, 4)
+    assert st.nn.functional.normalize(x, out=out) is out
+    np.testing.assert_allclose(out.numpy(), (x / x.norm(dim=1, keepdim=True)).numpy(), rtol=1e-6)
+    try:
+        st.set_default_device(device="meta")
+        assert st.ones(1).device.type == "meta"
+    finally:
+        st.set_default_device(None)
+    state = st.get_rng_state()
+    first = st.rand(3)
+    st.set_rng_state(new_state=state)
+    assert st.rand(3).tolist() == first.tolist()
+    assert [t.tolist() for t in st.unravel_index(indices=st.tensor([5]), shape=(2, 3))] == [[1], [2]]
