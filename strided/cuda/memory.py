@@ -158,11 +158,11 @@ def caching_allocator_alloc(size: int, device=None, stream=None) -> int:
 _raw_owner: dict[int, int] = {}
 
 
-def caching_allocator_delete(ptr: int) -> None:
+def caching_allocator_delete(mem_ptr: int) -> None:
     for a in _alloc.initialized_allocators():
-        if a.try_raw_delete(ptr):
+        if a.try_raw_delete(mem_ptr):
             return
-    raise ValueError(f"caching_allocator_delete: {ptr:#x} was not allocated by caching_allocator_alloc")
+    raise ValueError(f"caching_allocator_delete: {mem_ptr:#x} was not allocated by caching_allocator_alloc")
 
 
 class MemPool:

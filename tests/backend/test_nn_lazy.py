@@ -156,3 +156,18 @@ def test_buffer_assignment_registers_a_buffer():
     with pytest.raises(TypeError, match="Buffer: data must be a Tensor, got list"):
         nn.Buffer([1, 2])
     assert nn.Buffer(st.ones(1), persistent=False).persistent is False
+
+
+def test_lazy_norms_take_bias_as_torchs():
+    import inspect
+
+    torch = pytest.importorskip("torch")
+    if "bias" not in inspect.signature(torch.nn.LazyBatchNorm1d.__init__).parameters:
+        pytest.skip("this torch's lazy norms have no bias=")
+    for name, shape in (("LazyBatchNorm1d", (3, 4)), ("LazyInstanceNorm1d", (2, 3, 5))):
+        ours = getattr(st.nn, name)(bias=False)
+        theirs = getattr(torch.nn, name)(bias=False)
+        assert ours.bias is None and theirs.bias is None
+        ours(st.randn(*shape))
+        theirs(torch.randn(*shape))
+        assert repr(ours) == repr(theirs) and ours.bias is None

@@ -144,3 +144,19 @@ def test_caching_allocator_disabled_restores_the_setting():
             assert allocator.NO_CACHING
             raise KeyError("inside")  # restored on the way out of an exception too
     assert allocator.NO_CACHING == before
+
+
+def test_torchs_parameter_names_are_taken_as_keywords():
+    # torch.cuda's parameter names (found by comparing signatures): keyword calls reach the function
+    with sc.stream(stream=None), sc.StreamContext(stream=None), sc.device(device=None):
+        sc.set_stream(stream=None)
+    with pytest.raises(ValueError, match="was not allocated by caching_allocator_alloc"):
+        sc.caching_allocator_delete(mem_ptr=12345)
+    sc.set_device(device=sc.current_device())  # the context is made on first use: no GPU needed to set it
+    for fn in (sc.get_device_name, sc.get_device_capability, sc.get_device_properties, sc.synchronize,
+               sc.mem_get_info):
+        if sc.is_available():
+            fn(device=0)
+        else:
+            with pytest.raises(RuntimeError):  # no GPU here: the function's own refusal, not a TypeError
+                fn(device=0)

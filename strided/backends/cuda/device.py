@@ -39,9 +39,9 @@ def current_device() -> int:
     return _tls.index
 
 
-def set_device(d) -> None:
-    """Make ``d`` this thread's current device (its context is created on first use)."""
-    i = _index(d)
+def set_device(device) -> None:  # torch's parameter name, here and below
+    """Make ``device`` this thread's current device (its context is created on first use)."""
+    i = _index(device)
     if i < 0:
         return
     if driver.is_available() and not 0 <= i < driver.device_count():
@@ -52,8 +52,8 @@ def set_device(d) -> None:
 class device:  # noqa: N801 - torch.cuda.device
     """Context manager that changes the current device (``with strided.cuda.device(1): ...``)."""
 
-    def __init__(self, d):
-        self.idx = -1 if d is None else _index(d)
+    def __init__(self, device):
+        self.idx = -1 if device is None else _index(device)
         self.prev = -1
 
     def __enter__(self):
@@ -108,31 +108,31 @@ def _props(i: int) -> DeviceProperties:
     )
 
 
-def get_device_properties(d=None) -> DeviceProperties:
+def get_device_properties(device=None) -> DeviceProperties:
     """Properties of a device (name, capability, memory, multiprocessors, L2)."""
-    return _props(_index(d))
+    return _props(_index(device))
 
 
-def get_device_name(d=None) -> str:
-    return _props(_index(d)).name
+def get_device_name(device=None) -> str:
+    return _props(_index(device)).name
 
 
-def get_device_capability(d=None) -> tuple[int, int]:
-    p = _props(_index(d))
+def get_device_capability(device=None) -> tuple[int, int]:
+    p = _props(_index(device))
     return (p.major, p.minor)
 
 
-def synchronize(d=None) -> None:
+def synchronize(device=None) -> None:
     """Wait for all work on a device (``cuCtxSynchronize``)."""
-    i = _index(d)
+    i = _index(device)
     driver.ensure_context(i)
     check(cu().cuCtxSynchronize())
     index_errors.raise_pending(i)  # Note [Deferred index errors]
 
 
-def mem_get_info(d=None) -> tuple[int, int]:
+def mem_get_info(device=None) -> tuple[int, int]:
     """``(free, total)`` bytes of a device (``cuMemGetInfo``)."""
-    i = _index(d)
+    i = _index(device)
     driver.ensure_context(i)
     free, total = check(cu().cuMemGetInfo())
     return int(free), int(total)

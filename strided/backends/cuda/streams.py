@@ -271,11 +271,11 @@ def default_stream(device=None) -> Stream:
     return Stream._default(current_device() if device is None else _index(device))
 
 
-def set_stream(s: Stream | None) -> None:
-    """Make ``s`` the current stream of its device in this thread."""
-    if s is None:
+def set_stream(stream: Stream | None) -> None:
+    """Make ``stream`` the current stream of its device in this thread."""
+    if stream is None:
         return
-    _streams()[s.device_index] = s
+    _streams()[stream.device_index] = stream
 
 
 class ExternalStream(Stream):
@@ -298,8 +298,8 @@ class StreamContext:
     """Context manager: ``with strided.cuda.stream(s):`` makes ``s`` current (and its device); a no-op
     for ``None`` (torch.cuda.StreamContext)."""
 
-    def __init__(self, s: Stream | None):
-        self.s = s
+    def __init__(self, stream: Stream | None):
+        self.s = stream
         self.prev = None
         self.prev_dev = None
 
@@ -324,6 +324,6 @@ class StreamContext:
         return False
 
 
-def stream(s: Stream | None) -> StreamContext:
+def stream(stream: Stream | None) -> StreamContext:
     """``with strided.cuda.stream(s):`` runs the block with ``s`` as the current stream (torch.cuda.stream)."""
-    return StreamContext(s)
+    return StreamContext(stream)
