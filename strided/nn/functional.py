@@ -144,6 +144,8 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``); into ``out`` when given."""
     if not isinstance(input, Tensor):
         raise TypeError(f"normalize(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if out is not None and not isinstance(out, Tensor):
+        raise TypeError(f"normalize(): argument 'out' must be Tensor, not {type(out).__name__}")
     denom = ops.clamp(ops.norm(input, p, [dim] if isinstance(dim, int) else dim, True), eps).expand_as(input)
     return input / denom if out is None else ops.div(input, denom, out=out)
 
@@ -277,6 +279,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
             input, target = (t.float() if t.dtype in (_dt.float16, _dt.bfloat16) else t for t in (input, target))
     input, target = _losses.broadcast_operands(input, target)  # one shape: the op's count is the loss's
     if weight is not None:  # torch's weighted form, composed of ops
+        if not isinstance(weight, Tensor):
+            raise TypeError(f"mse_loss(): argument 'weight' must be Tensor, not {type(weight).__name__}")
         if tuple(weight.shape) != tuple(input.shape):
             raise ValueError("Weights and input must have the same size.")
         weighted = ops.pow(input - target, 2) * weight

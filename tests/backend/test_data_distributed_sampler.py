@@ -38,3 +38,5 @@ def test_refusals_in_torchs_words():
         DistributedSampler(list(range(4)))  # no torch.distributed to ask for the world size
     with pytest.raises(ValueError, match=r"Invalid rank 2, rank should be in the interval \[0, 1\]"):
         DistributedSampler(list(range(4)), num_replicas=2, rank=2)
+    with pytest.raises(TypeError, match="DistributedSampler: rank must be an int, not str"):
+        DistributedSampler(list(range(4)), num_replicas=2, rank="1")

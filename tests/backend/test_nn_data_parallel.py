@@ -133,3 +133,14 @@ def test_data_parallel_device_ids_are_cuda_devices():
         _index("meta")
     with pytest.raises(TypeError, match="Expected a device index or a device, but got: True"):
         _index(True)
+
+
+def test_nonsense_is_refused_by_type():
+    with pytest.raises(TypeError, match="replicate\\(\\): network must be an nn.Module, not int"):
+        replicate(3, CPUS)
+    with pytest.raises(TypeError, match="DataParallel: module must be an nn.Module, not int"):
+        st.nn.DataParallel(3)
+    with pytest.raises(TypeError, match="Expected a device index or a device, but got: object"):
+        scatter(st.ones(4, 2), [object()])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        scatter(st.ones(4, 2), CPUS, dim=5)

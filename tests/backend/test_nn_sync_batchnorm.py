@@ -78,3 +78,8 @@ def test_converting_a_batchnorm_itself_returns_a_new_layer():
     assert out.eps == 1e-3 and out.weight is None and out.running_var is bn.running_var
     lin = st.nn.Linear(2, 2)
     assert st.nn.SyncBatchNorm.convert_sync_batchnorm(lin) is lin  # nothing to convert
+
+
+def test_converting_nonsense_is_refused():
+    with pytest.raises(TypeError, match="convert_sync_batchnorm\\(\\): module must be an nn.Module, not int"):
+        st.nn.SyncBatchNorm.convert_sync_batchnorm(3)

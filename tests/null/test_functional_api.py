@@ -112,6 +112,8 @@ def test_torchs_parameter_names_are_taken_as_keywords():
     x = st.tensor(np.arange(12.0, dtype=np.float32).reshape(3, 4))
     out = st.empty(3, 4)
     assert st.nn.functional.normalize(x, out=out) is out
+    with pytest.raises(TypeError, match="normalize\\(\\): argument 'out' must be Tensor, not list"):
+        st.nn.functional.normalize(x, out=[1])
     np.testing.assert_allclose(out.numpy(), (x / x.norm(dim=1, keepdim=True)).numpy(), rtol=1e-6)
     try:
         st.set_default_device(device="meta")

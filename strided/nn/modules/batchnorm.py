@@ -148,6 +148,8 @@ class SyncBatchNorm(_BatchNorm):
     def convert_sync_batchnorm(cls, module: Module, process_group=None) -> Module:
         """``module`` with every BatchNorm layer in it replaced by a SyncBatchNorm that shares its parameters and
         buffers (a BatchNorm ``module`` itself is returned as a new SyncBatchNorm), as torch's."""
+        if not isinstance(module, Module):
+            raise TypeError(f"convert_sync_batchnorm(): module must be an nn.Module, not {type(module).__name__}")
         out = module
         if isinstance(module, _BatchNorm):
             out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,

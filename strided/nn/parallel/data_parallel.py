@@ -81,6 +81,8 @@ class DataParallel(Module):
 
     def __init__(self, module: Module, device_ids=None, output_device=None, dim: int = 0) -> None:
         super().__init__()
+        if not isinstance(module, Module):
+            raise TypeError(f"DataParallel: module must be an nn.Module, not {type(module).__name__}")
         if not _cuda().is_available():
             self.module = module
             self.device_ids = []

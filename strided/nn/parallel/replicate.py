@@ -37,6 +37,8 @@ def _shallow_copy(module: Module) -> Module:
 
 def replicate(network: Module, devices, detach: bool = False) -> list[Module]:
     """One replica of ``network`` per device in ``devices`` (Note [Replicas])."""
+    if not isinstance(network, Module):
+        raise TypeError(f"replicate(): network must be an nn.Module, not {type(network).__name__}")
     if not devices:
         return []
     devices = [as_device(d) for d in devices]

@@ -28,6 +28,9 @@ class DistributedSampler(Sampler[int]):
                  shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
             raise RuntimeError("Requires distributed package to be available")
+        for name, v in (("num_replicas", num_replicas), ("rank", rank)):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"DistributedSampler: {name} must be an int, not {type(v).__name__}")
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset
