@@ -30,7 +30,9 @@ from .factories import (  # noqa: E402
     linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like,
 )
 from .random import Generator, initial_seed, manual_seed, seed, get_rng_state, set_rng_state  # noqa: E402
-from .backends.cpu.threads import get_num_threads, set_num_threads  # noqa: E402
+from .backends.cpu.threads import (  # noqa: E402
+    get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
+)
 from .warn_once import is_warn_always_enabled, set_warn_always  # noqa: E402
 from .denormals import set_flush_denormal  # noqa: E402
 from .sym_numbers import (  # noqa: E402
@@ -72,6 +74,7 @@ from . import autograd  # noqa: E402
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .backends.cuda.matmul import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from .backends import cudnn as _cudnn  # noqa: E402, F401 - strided.backends.cudnn, as torch.backends.cudnn
+from .backends import mkl as _mkl, mkldnn as _mkldnn, mps as _mps, openmp as _openmp  # noqa: E402, F401 - as torch's
 from .backends.determinism import (  # noqa: E402
     are_deterministic_algorithms_enabled, get_deterministic_debug_mode, is_deterministic_algorithms_warn_only_enabled,
     set_deterministic_debug_mode, use_deterministic_algorithms,
@@ -143,7 +146,7 @@ __version__ = "0.1.0"
 # cost import time (strided.cuda ~35 ms) and most CPU-only programs never touch them. Importing
 # strided.cuda does not initialize CUDA either way (Note [Lazy driver] in backends/cuda/driver.py).
 _LAZY_SUBMODULES = frozenset({"cuda", "utils", "testing", "linalg", "special", "distributions", "accelerator",
-                               "signal", "cpu"})
+                               "signal", "cpu", "distributed"})
 # torch.*'s linear-algebra functions live in strided.linalg.legacy, loaded (and bound here) on first use
 _LAZY_FUNCTIONS = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "cholesky_solve", "cholesky_inverse",
                              "pinverse", "matrix_power", "matrix_exp", "lu_unpack", "triangular_solve", "lu",

@@ -18,6 +18,7 @@ from .grad_mode import (
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck
 from .graph import Node
@@ -28,7 +29,7 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "gradgradcheck", "Node", "grad_mode",
            "anomaly_mode",
-           "detect_anomaly", "set_detect_anomaly", "Variable"]
+           "detect_anomaly", "set_detect_anomaly", "Variable", "set_multithreading_enabled"]
 
 _register_all()
 

@@ -8,12 +8,13 @@ starts with grad enabled, as in torch. Each class works as a context manager and
 from __future__ import annotations
 
 import functools
+import threading
 
 from ..dispatch.dispatcher import grad_mode
 from ..dispatch.state import set_inference
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled"]
 
 
 def is_grad_enabled() -> bool:
@@ -120,3 +121,44 @@ class inference_mode(_Mode):  # noqa: N801
 
     def _args(self) -> tuple:
         return (self.mode,)
+
+
+# Note [One backward thread]
+# torch's engine runs a CUDA backward on a worker thread per device; ``set_multithreading_enabled(False)``
+# makes it run on the calling thread instead. strided's engine always runs on the calling thread (each node on
+# the stream its forward used: Note [Backward streams]), so the flag is kept -- thread-local, set at once and
+# restored on exit, as torch's -- but both settings behave as torch's ``False``.
+class _MultithreadingTLS(threading.local):
+    enabled = True
+
+
+_multithreading = _MultithreadingTLS()
+
+
+class set_multithreading_enabled:  # noqa: N801 - torch's name
+    """Enable or disable multithreaded backward in this thread, at once and until ``__exit__``; a context
+    manager or a function, as torch's (strided's backward always runs on the calling thread:
+    Note [One backward thread])."""
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError("set_multithreading_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
+        self.prev = _multithreading.enabled
+        _multithreading.enabled = mode
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _multithreading.enabled = self.prev
+
+    def clone(self) -> set_multithreading_enabled:
+        """A copy of this context manager (torch's ``_DecoratorContextManager.clone``)."""
+        return self.__class__(self.mode)
+
+
+def is_multithreading_enabled() -> bool:
+    """The flag ``set_multithreading_enabled`` sets (this thread; Note [One backward thread])."""
+    return _multithreading.enabled

@@ -1,6 +1,9 @@
-"""torch's compatibility modules: ``backends.cudnn`` flags and the deprecated ``cuda.amp`` names."""
+"""torch's compatibility modules: ``backends.cudnn`` flags, the back ends and packages strided lacks, the
+deprecated ``cuda.amp`` names."""
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 
@@ -75,3 +78,47 @@ def test_is_bf16_supported_is_false_without_a_gpu():
     else:
         assert st.cuda.is_bf16_supported() is True
         assert st.cuda.is_bf16_supported(including_emulation=False) is (st.cuda.get_device_capability()[0] >= 8)
+
+
+def test_backends_strided_lacks_answer_as_a_build_without_them():
+    # Note [Backends strided lacks]: the device-selection idiom runs and picks the CPU here
+    device = "cuda" if st.cuda.is_available() else "mps" if st.backends.mps.is_available() else "cpu"
+    assert device in ("cuda", "cpu")
+    assert not st.backends.mps.is_built()
+    assert not st.backends.mkl.is_available() and not st.backends.openmp.is_available()
+    assert not st.backends.mkldnn.is_available() and st.backends.mkldnn.enabled
+    with st.backends.mkldnn.flags(enabled=False):
+        assert st.backends.mkldnn.enabled is False
+    assert st.backends.mkldnn.enabled is True
+    import strided.backends.mps  # noqa: F401 - importable by name, as torch.backends.mps
+
+
+def test_distributed_reports_no_process_groups():
+    # Note [No process groups]: the usual guard is False; other names say why they are missing
+    dist = st.distributed
+    assert dist.is_available() is False and dist.is_initialized() is False
+    assert not hasattr(dist, "get_rank")
+    with pytest.raises(AttributeError, match=r"init_process_group: strided has no process-group back end"):
+        dist.init_process_group("nccl")
+
+
+def test_set_multithreading_enabled_is_thread_local_and_restores():
+    from strided.autograd import grad_mode
+
+    assert grad_mode.is_multithreading_enabled()
+    with st.autograd.set_multithreading_enabled(False):
+        assert not grad_mode.is_multithreading_enabled()
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(grad_mode.is_multithreading_enabled()))
+        t.start()
+        t.join()
+        assert seen == [True]  # another thread keeps its own setting
+        x = st.ones(3, requires_grad=True)
+        (x * 2).sum().backward()  # backward runs (on this thread) either way
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    assert grad_mode.is_multithreading_enabled()
+    st.autograd.set_multithreading_enabled(False).clone()  # takes effect at once, as torch's function form
+    assert not grad_mode.is_multithreading_enabled()
+    st.autograd.set_multithreading_enabled(True)
+    with pytest.raises(TypeError, match="argument 'enabled' \\(position 1\\) must be bool, not int"):
+        st.autograd.set_multithreading_enabled(1)

@@ -152,7 +152,15 @@ def test_torchs_parameter_names_are_taken_as_keywords():
         sc.set_stream(stream=None)
     with pytest.raises(ValueError, match="was not allocated by caching_allocator_alloc"):
         sc.caching_allocator_delete(mem_ptr=12345)
-    sc.set_device(device=sc.current_device())  # the context is made on first use: no GPU needed to set it
+    sc.set_device(device=-1)  # a negative index does nothing, as torch's
+    if sc.is_available():
+        sc.set_device(device=sc.current_device())
+    else:
+        with pytest.raises(RuntimeError, match="Found no NVIDIA driver"):  # torch's refusal without a GPU
+            sc.set_device(device=0)
+        with pytest.raises(RuntimeError, match="Found no NVIDIA driver"):
+            with sc.device(0):
+                pass
     for fn in (sc.get_device_name, sc.get_device_capability, sc.get_device_properties, sc.synchronize,
                sc.mem_get_info):
         if sc.is_available():

@@ -65,3 +65,18 @@ def test_fallback_without_a_controllable_blas(monkeypatch):
 def test_set_num_threads_rejects_bad_values(value, message):
     with pytest.raises(RuntimeError, match=message):
         st.set_num_threads(value)
+
+
+def test_interop_threads_follow_torchs_rules(monkeypatch):
+    # Note [No inter-op pool]: kept with torch's checks and messages; settable once per process
+    monkeypatch.setattr(threads, "_num_interop_threads", None)
+    assert st.get_num_interop_threads() >= 1
+    for bad, match in ((0, "expects a positive integer"), (-2, "expects a positive integer"),
+                       (3.0, "expects an int, but got float"), (True, "expects an int, but got bool")):
+        with pytest.raises(RuntimeError, match=match):
+            st.set_num_interop_threads(bad)
+    st.set_num_interop_threads(3)
+    assert st.get_num_interop_threads() == 3
+    with pytest.raises(RuntimeError, match="cannot set number of interop threads after parallel work"):
+        st.set_num_interop_threads(4)
+    assert st.get_num_interop_threads() == 3

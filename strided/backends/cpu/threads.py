@@ -11,6 +11,12 @@ bundled next to NumPy (``numpy.libs``, ``numpy/.libs``, ``numpy/.dylibs``), open
 the source of truth. When no controllable library is found (Apple Accelerate, an unknown BLAS),
 ``set_num_threads`` only records the value and ``get_num_threads`` returns it: a clear, documented
 fallback rather than environment variables that a library already loaded would never read.
+
+Note [No inter-op pool]
+torch keeps a second pool for inter-op parallelism (``torch.jit.fork``); strided runs ops one at a time on
+the calling thread and has no such pool. ``set_num_interop_threads`` / ``get_num_interop_threads`` keep the
+setting with torch's rules -- a positive int, settable once -- and the default torch reports (the logical
+core count), so scripts that tune it run unchanged; it changes nothing here.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ import glob
 import os
 import re
 
-__all__ = ["get_num_threads", "set_num_threads", "blas_library", "BlasLibrary"]
+__all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
+           "blas_library", "BlasLibrary"]
 
 # (kind, setter base name, getter base name); names get the prefixes/suffixes below.
 _APIS = (
@@ -134,3 +141,24 @@ def set_num_threads(n: int) -> None:
     if lib is not None:
         lib.set_num_threads(n)
     _num_threads = n
+
+
+_num_interop_threads: int | None = None
+
+
+def get_num_interop_threads() -> int:
+    """The inter-op thread count torch would use (torch.get_num_interop_threads; Note [No inter-op pool])."""
+    return _num_interop_threads if _num_interop_threads is not None else (os.cpu_count() or 1)
+
+
+def set_num_interop_threads(n: int) -> None:
+    """Set the inter-op thread count, once (torch.set_num_interop_threads; Note [No inter-op pool])."""
+    global _num_interop_threads
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _num_interop_threads is not None:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started "
+                           "or set_num_interop_threads called")
+    _num_interop_threads = n

@@ -40,11 +40,13 @@ def current_device() -> int:
 
 
 def set_device(device) -> None:  # torch's parameter name, here and below
-    """Make ``device`` this thread's current device (its context is created on first use)."""
+    """Make ``device`` this thread's current device (its context is created on first use); without a usable
+    GPU this raises, as torch's does, and a negative index does nothing."""
     i = _index(device)
     if i < 0:
         return
-    if driver.is_available() and not 0 <= i < driver.device_count():
+    driver.require()
+    if not 0 <= i < driver.device_count():
         raise RuntimeError(f"CUDA error: invalid device ordinal {i}")
     _tls.index = i
 
