@@ -25,6 +25,9 @@ _registry.load()
 
 from . import ops  # noqa: E402
 from .dispatch import library  # noqa: E402
+import sys as _sys  # noqa: E402
+
+_sys.modules[f"{__name__}.library"] = library  # `import strided.library` / `from strided.library import custom_op`
 from .factories import (  # noqa: E402
     arange, as_tensor, bernoulli, empty, empty_like, empty_strided, eye, from_numpy, full, full_like,
     linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like,

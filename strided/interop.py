@@ -21,6 +21,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .device import CPU
+from .dispatch.state import grad_mode
 from .storage import UntypedStorage, host_byte_view
 from .tensor import Tensor, make_tensor
 
@@ -63,9 +64,10 @@ def tensor_to_numpy(t: Tensor, force: bool = False) -> np.ndarray:
     """``Tensor.numpy()``: a NumPy array sharing memory with a CPU tensor.
 
     ``force=True`` detaches, and copies tensors from other devices to the host (torch's rule);
-    without it, tensors that require grad and non-CPU tensors raise torch's errors.
+    without it, non-CPU tensors raise torch's errors, and so do tensors that require grad while grad mode is
+    on (under ``no_grad`` -- or in a custom op's kernel, which runs with it off -- torch lets them through).
     """
-    if not force and t._requires_grad:
+    if not force and t._requires_grad and grad_mode.enabled:
         raise RuntimeError(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
         )

@@ -165,10 +165,21 @@ def _plain_equal(base: str, value, default) -> bool:
     return type(value) is type(default) and value == default
 
 
+def schema_default(arg):
+    """An argument's default as a kernel gets it: a ScalarType default, kept in the schema by its name, as the
+    dtype (torch passes ``torch.float32``, not a string)."""
+    value = arg.default_value
+    if arg.type.base == "ScalarType" and isinstance(value, str):
+        from ..dtypes import _BY_NAME
+
+        return _BY_NAME[value]
+    return value
+
+
 def _normal(arg, value):
     """A positional value as torch passes it: a default filled in, an int for an ``int[N]`` as a list."""
     if value is _MISSING:
-        return arg.default_value
+        return schema_default(arg)
     if arg.type.is_list and arg.type.base in ("int", "SymInt") and isinstance(value, int):
         return [value] * (arg.type.list_size or 1)
     return value
@@ -238,3 +249,9 @@ class Library:
 
 
 __all__ += ["DispatchKey", "OpOverloadPacket"]
+
+# torch.library's operator-from-a-function API (Note [Custom ops]); imported last: it builds on the above
+from .custom_ops import CustomOpDef, custom_op, register_autograd, register_fake, register_kernel  # noqa: E402
+from .infer_schema import infer_schema  # noqa: E402
+
+__all__ += ["CustomOpDef", "custom_op", "register_fake", "register_kernel", "register_autograd", "infer_schema"]

@@ -156,10 +156,10 @@ class _NoDefault:
 _NO_DEFAULT = _NoDefault()
 
 _TYPE_RE = re.compile(
-    r"^(?P<base>[A-Za-z]+)(?P<eopt>\?)?(?P<ann>\([a-z]+!?(?: -> [a-z*]+)?\))?"
+    r"^(?P<base>[A-Za-z]+)(?P<eopt>\?)?(?P<ann>\([a-z][a-z0-9]*!?(?: -> [a-z*]+)?\))?"
     r"(?:\[(?P<size>\d*)\])?(?P<opt>\?)?$"
 )
-_ANN_RE = re.compile(r"^\((?P<set>[a-z]+)(?P<w>!)?(?: -> (?P<after>[a-z*]+))?\)$")
+_ANN_RE = re.compile(r"^\((?P<set>[a-z][a-z0-9]*)(?P<w>!)?(?: -> (?P<after>[a-z*]+))?\)$")
 
 
 def _parse_type(text: str) -> tuple[Type, Annotation | None]:
@@ -212,7 +212,12 @@ def _default_value(text: str):
     try:
         return float(text)
     except ValueError:
-        raise SchemaError(f"unknown default value '{text}'") from None
+        pass
+    from ..dtypes import _BY_NAME
+
+    if text in _BY_NAME:  # a ScalarType default written by its name ("float32"), kept as the name as "long" is
+        return _BY_NAME[text].name
+    raise SchemaError(f"unknown default value '{text}'") from None
 
 
 def _parse_argument(text: str, kwarg_only: bool) -> Argument:

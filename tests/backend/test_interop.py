@@ -63,6 +63,9 @@ def test_numpy_errors():
     ):
         st.ones(2, requires_grad=True).numpy()
     np.testing.assert_array_equal(st.ones(2, requires_grad=True).numpy(force=True), [1, 1])
+    with st.no_grad():  # torch refuses only while grad mode is on
+        np.testing.assert_array_equal(st.ones(2, requires_grad=True).numpy(), [1, 1])
+        np.testing.assert_array_equal(np.asarray(st.ones(2, requires_grad=True)), [1, 1])
     with pytest.raises(TypeError, match="can't convert meta device type tensor to numpy"):
         st.ones(2, device="meta").numpy()
 
