@@ -344,11 +344,36 @@ def register_dlpack_importer(device_code: int, fn, consumer_stream=None) -> None
         _CONSUMER_STREAMS[device_code] = consumer_stream
 
 
-def from_dlpack(ext_tensor) -> Tensor:
+def from_dlpack(ext_tensor, *, device=None, copy: bool | None = None) -> Tensor:
     """A tensor sharing memory with ``ext_tensor`` (any ``__dlpack__`` producer, or a capsule).
 
-    The producer stays alive until the returned tensor's storage dies.
+    The producer stays alive until the returned tensor's storage dies. ``device`` places the result there and
+    ``copy`` is the Array API's: True always copies, False never does (a ``BufferError`` when ``device`` would need
+    a copy), None copies only to move. strided imports zero-copy and then moves or copies itself, so any producer
+    serves every combination.
     """
+    if device is None and copy is None:
+        return _import_dlpack(ext_tensor)
+    if copy is not None and not isinstance(copy, bool):
+        raise TypeError(f"from_dlpack: copy must be a bool or None, got {type(copy).__name__}")
+    if type(ext_tensor).__name__ == "PyCapsule":
+        raise AssertionError("device and copy kwargs not supported when ext_tensor is already a DLPack capsule.")
+    from .device import device as _device
+
+    t = _import_dlpack(ext_tensor)
+    if device is not None:
+        target = _device(device)
+        if target.type == "cuda" and target.index is None:
+            target = _device("cuda", 0)
+        if target != t.device:
+            if copy is False:
+                raise BufferError(f"from_dlpack: the tensor is on {t.device}; reaching {target} needs a copy, "
+                                  "and copy=False")
+            return t.to(target)
+    return t.clone() if copy else t
+
+
+def _import_dlpack(ext_tensor) -> Tensor:
     if isinstance(ext_tensor, Tensor):
         return ext_tensor.detach()
     if hasattr(ext_tensor, "__dlpack__"):

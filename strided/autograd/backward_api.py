@@ -6,6 +6,8 @@ They check and build the seed gradients (``_make_grads``) and hand them to the e
 
 from __future__ import annotations
 
+import warnings
+
 from ..dispatch.dispatcher import grad_mode
 from ..tensor import Tensor
 from .engine import _GradMode, run_backward
@@ -70,13 +72,17 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 accumulate_grad(t, _meta(t), g, False)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
-         is_grads_batched=False, materialize_grads=False):
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of ``outputs`` w.r.t. ``inputs``, returned instead of accumulated (torch.autograd.grad).
 
     With ``is_grads_batched=True`` the first dimension of every ``grad_outputs`` tensor is a batch of
     vectors, and each returned gradient gains that leading dimension (Note [Batched gradients]).
     """
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=2)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")

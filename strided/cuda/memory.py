@@ -106,11 +106,25 @@ def _snapshot(device=None) -> dict:
     return _a(device).snapshot()
 
 
-def memory_snapshot(mempool_id=None) -> list:
-    """The segments of every initialized device (torch.cuda.memory_snapshot)."""
+def memory_snapshot(mempool_id=None, include_traces: bool = True) -> list:
+    """The segments of every initialized device, or of the pool ``mempool_id`` names (torch.cuda.memory_snapshot).
+
+    ``include_traces`` is torch's switch for collecting the trace entries; this function returns only the
+    segments (as torch's does), so it changes nothing in the result.
+    """
+    if not isinstance(include_traces, bool):
+        raise TypeError(f"memory_snapshot: include_traces must be a bool, got {type(include_traces).__name__}")
+    pool = None
+    if mempool_id is not None:
+        if not (isinstance(mempool_id, (tuple, list)) and len(mempool_id) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in mempool_id)):
+            raise TypeError(f"memory_snapshot: mempool_id must be a pair of ints (a MemPool's id), got {mempool_id!r}")
+        pool = tuple(mempool_id)
     segs = []
     for a in _alloc.initialized_allocators():
         segs.extend(a.snapshot()["segments"])
+    if pool is not None and pool != (0, 0):  # (0, 0): every segment, as c10's default id
+        segs = [s for s in segs if tuple(s.get("segment_pool_id", ())) == pool]
     return segs
 
 

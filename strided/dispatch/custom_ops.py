@@ -358,6 +358,10 @@ def custom_op(name: str, fn: Callable | None = None, /, *, mutates_args, device_
     def make(f):
         if not callable(f):
             raise TypeError(f"custom_op: expected a function, got {type(f).__name__}")
+        _device_keys(device_types)  # refused before the operator exists: a failed definition leaves nothing behind
+        if schema is not None and not (isinstance(schema, str) and schema.lstrip().startswith("(")):
+            raise ValueError(f"custom_op: schema must be the signature without a name, '(Tensor x) -> Tensor', "
+                             f"got {schema!r}")
         text = schema if schema is not None else infer_schema(f, mutates_args=mutates_args)
         op = define(f"{name}{text}")
         if any(a.kwarg_only and a.type.base == "Tensor" for a in op.schema.arguments):

@@ -15,7 +15,7 @@ _REMOVED = "This function was deprecated since version 1.9 and is now removed. "
 # torch removed these (deprecated since 1.9; torch.qr and torch.cholesky in 2.14): calling one raises a RuntimeError
 # that names the torch.linalg replacement, in torch's words (torch/_linalg_utils.py). strided follows the current
 # torch: code that still calls them gets those words rather than an AttributeError.
-def qr(input: Tensor, some: bool = True):  # noqa: A002 - torch's argument name
+def qr(input: Tensor, some: bool = True, *, out=None):  # noqa: A002 - torch's argument name
     """Removed, as in torch 2.14: raises torch's RuntimeError naming ``strided.linalg.qr``."""
     raise RuntimeError(
         "This function was deprecated since version 1.9 and is now removed. `torch.qr` is deprecated in favor of "
@@ -25,7 +25,7 @@ def qr(input: Tensor, some: bool = True):  # noqa: A002 - torch's argument name
         f"Since `some` was set to {bool(some)}, use mode='{'reduced' if some else 'complete'}'.")
 
 
-def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:  # noqa: A002
     """Removed, as in torch 2.14: raises torch's RuntimeError naming ``strided.linalg.cholesky``."""
     raise RuntimeError(
         "This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor "

@@ -266,3 +266,24 @@ def test_to_bad_arguments():
             t.to(*args, **kwargs)
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, meta device type"):
         t.to("foo")
+
+
+def test_from_dlpack_device_and_copy_follow_the_array_api():
+    a = np.arange(4.0)
+    shared = st.from_dlpack(a, device="cpu")  # already there: no copy
+    copied = st.from_dlpack(a, copy=True)
+    refused = st.from_dlpack(a, copy=False)
+    a[0] = 7.0
+    assert shared[0].item() == 7.0 and refused[0].item() == 7.0 and copied[0].item() == 0.0
+    assert st.from_dlpack(a, device=st.device("cpu"), copy=True)[0].item() == 7.0
+    with pytest.raises(TypeError, match="copy must be a bool or None"):
+        st.from_dlpack(a, copy="yes")
+    with pytest.raises(AssertionError, match="not supported when ext_tensor is already a DLPack capsule"):
+        st.from_dlpack(st.ones(2).__dlpack__(), copy=True)
+    if HAS_CUDA:
+        moved = st.from_dlpack(a, device="cuda")
+        assert moved.device.type == "cuda" and moved.cpu().tolist() == a.tolist()
+        with pytest.raises(BufferError, match="needs a copy, and copy=False"):
+            st.from_dlpack(a, device="cuda", copy=False)
+        back = st.from_dlpack(moved, device="cpu")
+        assert back.device.type == "cpu" and back.tolist() == a.tolist()

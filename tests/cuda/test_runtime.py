@@ -212,6 +212,9 @@ def test_mem_pool_routes_allocations():
     segs = cuda.memory._snapshot()["segments"]
     owner = [s for s in segs if s["address"] <= x.data_ptr() < s["address"] + s["total_size"]]
     assert owner and tuple(owner[0]["segment_pool_id"]) == tuple(pool.id)
+    only_pool = cuda.memory_snapshot(mempool_id=pool.id, include_traces=False)
+    assert only_pool and all(tuple(s["segment_pool_id"]) == tuple(pool.id) for s in only_pool)
+    assert len(cuda.memory_snapshot(mempool_id=(0, 0))) == len(cuda.memory_snapshot()) >= len(only_pool)
     del x
 
 

@@ -122,3 +122,19 @@ def test_set_multithreading_enabled_is_thread_local_and_restores():
     st.autograd.set_multithreading_enabled(True)
     with pytest.raises(TypeError, match="argument 'enabled' \\(position 1\\) must be bool, not int"):
         st.autograd.set_multithreading_enabled(1)
+
+
+def test_signature_leftovers_take_torchs_keywords():
+    x = st.ones(2, requires_grad=True)
+    with pytest.warns(FutureWarning, match="only_inputs argument is deprecated and is ignored now"):
+        (g,) = st.autograd.grad((x * 3).sum(), x, only_inputs=False)
+    assert g.tolist() == [3.0, 3.0]
+    assert st.cuda.memory_snapshot(mempool_id=None, include_traces=False) == [] or st.cuda.is_available()
+    with pytest.raises(TypeError, match="include_traces must be a bool"):
+        st.cuda.memory_snapshot(include_traces="no")
+    with pytest.raises(TypeError, match="mempool_id must be a pair of ints"):
+        st.cuda.memory_snapshot(mempool_id=3)
+    out = st.empty(2, 2)
+    for fn in (st.qr, st.cholesky):  # removed in torch 2.14: out= reaches the removal message, not a TypeError
+        with pytest.raises(RuntimeError, match="deprecated since version 1.9 and is now removed"):
+            fn(st.eye(2), out=out)

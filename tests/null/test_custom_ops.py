@@ -228,6 +228,10 @@ def test_bad_definitions_are_refused_clearly():
         def kw(x: Tensor, *, y: Tensor) -> Tensor:
             return x + y
     name = _name("twice")
+    with pytest.raises(ValueError, match="unknown device type 'tpu'"):
+        custom_op(name, lambda x: x * 2, mutates_args=(), schema="(Tensor x) -> Tensor", device_types="tpu")
+    with pytest.raises(ValueError, match="schema must be the signature without a name"):
+        custom_op(name, lambda x: x * 2, mutates_args=(), schema="twice(Tensor x) -> Tensor")
     custom_op(name, lambda x: x * 2, mutates_args=(), schema="(Tensor x) -> Tensor")
     with pytest.raises(RuntimeError, match="duplicate overload"):
         custom_op(name, lambda x: x * 2, mutates_args=(), schema="(Tensor x) -> Tensor")
