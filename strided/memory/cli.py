@@ -216,21 +216,48 @@ def format_table(trace: str, events, results, ref: dict | None = None) -> str:
     return "\n".join(out)
 
 
+def _unwritable(path: str) -> str | None:
+    """Why ``path`` cannot be written, or None: checked before a replay that may take a while."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        return "it is a directory"
+    if not os.path.isdir(folder):
+        return f"no directory '{folder}'"
+    if not os.access(folder, os.W_OK):
+        return f"directory '{folder}' is not writable"
+    return None
+
+
 def _cmd_plot(args: argparse.Namespace) -> int:
     if not args.output and not args.html:
         print("strided memory plot: give -o PNG and/or --html HTML", file=sys.stderr)
         return 2
+    for path in (args.output, args.html):
+        if path and (why := _unwritable(path)):
+            print(f"strided memory plot: cannot write '{path}': {why}", file=sys.stderr)
+            return 2
+    if args.output:
+        try:
+            import matplotlib  # noqa: F401 - checked before the replay, not after it
+        except ImportError:
+            print("strided memory plot: -o PNG needs matplotlib (pip install 'strided[plot]'); --html needs "
+                  "nothing", file=sys.stderr)
+            return 2
     from .viz import html_timelines, plot_timelines
 
     _, results = _run(args)
     title = os.path.basename(args.trace)
-    if args.output:
-        plot_timelines(results, args.output, title)
-        print(f"wrote {args.output}")
-    if args.html:
-        with open(args.html, "w") as f:
-            f.write(html_timelines(results, title))
-        print(f"wrote {args.html}")
+    try:
+        if args.output:
+            plot_timelines(results, args.output, title)
+            print(f"wrote {args.output}")
+        if args.html:
+            with open(args.html, "w") as f:
+                f.write(html_timelines(results, title))
+            print(f"wrote {args.html}")
+    except OSError as e:
+        print(f"strided memory plot: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
+        return 1
     return 0
 
 

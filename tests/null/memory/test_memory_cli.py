@@ -66,6 +66,15 @@ def test_plot_html_and_png(data_dir, tmp_path):
     assert main(["memory", "plot", trace]) == 2
 
 
+def test_plot_refuses_an_unwritable_output_before_replaying(data_dir, tmp_path, capsys):
+    trace = str(data_dir / "trace_resnet_train.pkl.gz")
+    missing = tmp_path / "no_such_dir" / "t.png"
+    assert main(["memory", "plot", trace, "-o", str(missing)]) == 2
+    assert f"cannot write '{missing}': no directory" in capsys.readouterr().err
+    assert main(["memory", "plot", trace, "--html", str(tmp_path)]) == 2
+    assert "it is a directory" in capsys.readouterr().err
+
+
 def test_stats_command(data_dir, capsys):
     assert main(["memory", "stats", str(data_dir / "trace_gpt2_train.pkl.gz")]) == 0
     out = capsys.readouterr().out
