@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import sys
 import time
 from dataclasses import replace
@@ -252,9 +253,24 @@ def main(argv=None) -> int:
                         help="CPU BLAS threads (default: 1 for the tiny config, whose matrices are too "
                              "small to gain from more; else the library default)")
     args = parser.parse_args(argv)
-    device = st.device(args.device or best_device())
-    if device.type not in ("cpu", "cuda"):
+    try:
+        device = st.device(args.device or best_device())
+    except (RuntimeError, ValueError, TypeError):
+        device = None
+    if device is None or device.type not in ("cpu", "cuda"):
         parser.error(f"--device must be cpu or cuda, got {args.device}")
+    if device.type == "cuda" and not st.cuda.is_available():
+        parser.error("--device cuda: no usable CUDA GPU here (strided.cuda.is_available() is False)")
+    if device.type == "cuda" and device.index is not None and device.index >= st.cuda.device_count():
+        parser.error(f"--device {args.device}: this machine has {st.cuda.device_count()} CUDA device(s)")
+    for name, value, least in (("--seed", args.seed, 0), ("--sample-tokens", args.sample_tokens, 0),
+                               ("--threads", args.threads, 1)):
+        if value is not None and value < least:
+            parser.error(f"{name} must be {'positive' if least else 'non-negative'}, got {value}")
+    if args.trace is not None:
+        folder = os.path.dirname(os.path.abspath(args.trace))
+        if os.path.isdir(args.trace) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            parser.error(f"--trace {args.trace}: cannot write there (checked before training, not after)")
     cfg = CONFIGS[args.config or ("small" if device.type == "cuda" else "tiny")]
     if args.steps is not None:
         if args.steps < 1:

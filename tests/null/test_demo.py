@@ -48,6 +48,20 @@ def test_cli_help_and_bad_arguments(capsys):
     with pytest.raises(SystemExit):
         demo.main(["--steps", "0", "--device", "cpu"])
     assert "--steps must be positive" in capsys.readouterr().err
+    # refused before any training, each in one line naming the flag
+    bad = [(["--device", "tpu"], "--device must be cpu or cuda, got tpu"),
+           (["--threads", "0"], "--threads must be positive, got 0"),
+           (["--sample-tokens", "-5"], "--sample-tokens must be non-negative, got -5"),
+           (["--seed", "-1"], "--seed must be non-negative, got -1"),
+           (["--trace", "/nonexistent_dir/t.json"], "cannot write there")]
+    if not st.cuda.is_available():
+        bad.append((["--device", "cuda"], "no usable CUDA GPU here"))
+    else:
+        bad.append((["--device", f"cuda:{st.cuda.device_count()}"], "CUDA device(s)"))
+    for argv, words in bad:
+        with pytest.raises(SystemExit):
+            demo.main(["--device", "cpu", "--steps", "1", *argv])
+        assert words in capsys.readouterr().err, argv
 
 
 def test_checkpointed_training_takes_the_same_steps():
