@@ -17,6 +17,17 @@ DEFAULT_CONFIGS = [
 ]
 
 
+def _gib(text: str) -> float:
+    """``--capacity-gb``: a finite, positive number of GiB (argparse reports anything else as a usage error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of GiB, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number of GiB, got {text}")
+    return value
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the ``memory`` group."""
     p = sub.add_parser(
@@ -38,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "Without it: PyTorch default, expandable_segments:True, and strided's eager unmap policy",
         )
         q.add_argument("--device", type=int, help="which device's trace (default: the longest)")
-        q.add_argument("--capacity-gb", type=float, default=141.0, help="simulated device memory (GiB)")
+        q.add_argument("--capacity-gb", type=_gib, default=141.0, help="simulated device memory (GiB)")
         q.add_argument(
             "--no-recorded-addresses",
             action="store_true",
@@ -70,7 +81,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="allocator settings to replay under (default: PyTorch's defaults)")
     pk.add_argument("--device", type=int, help="which device's trace (default: the longest)")
     pk.add_argument("--top", type=int, default=15, help="groups to list (default 15)")
-    pk.add_argument("--capacity-gb", type=float, default=141.0, help="simulated device memory (GiB)")
+    pk.add_argument("--capacity-gb", type=_gib, default=141.0, help="simulated device memory (GiB)")
     pk.add_argument("--json", action="store_true", help="print the live allocations' groups as JSON")
     pk.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     pk.set_defaults(func=_cmd_peak)
@@ -80,7 +91,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                          "(Note [Tuning grid] in strided/memory/tune.py) and rank them by peak reserved memory.")
     tu.add_argument("trace", help="snapshot with device_traces (PyTorch or strided; .pickle or .gz)")
     tu.add_argument("--device", type=int, help="which device's trace (default: the longest)")
-    tu.add_argument("--capacity-gb", type=float, default=141.0,
+    tu.add_argument("--capacity-gb", type=_gib, default=141.0,
                     help="device memory (GiB): settings that run out of it are ranked last (default 141)")
     tu.add_argument("--config", action="append", metavar="CONF",
                     help="try these settings instead of the grid (repeatable; 'default' = PyTorch's defaults)")
@@ -311,8 +322,6 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 
     if args.top is not None and args.top < 1:
         raise SystemExit(f"strided memory tune: --top must be at least 1, got {args.top}")
-    if not args.capacity_gb > 0:
-        raise SystemExit(f"strided memory tune: --capacity-gb must be positive, got {args.capacity_gb}")
     configs = GRID if not args.config else ["" if c == "default" else c for c in args.config]
     events = _events(_load(args.trace, "tune"), args.device, "tune")
     with Progress(total=len(configs), desc="settings", force=args.progress) as bar:

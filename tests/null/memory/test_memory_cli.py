@@ -141,8 +141,15 @@ def test_tune_bad_arguments(data_dir):
         main(["memory", "tune", trace, "--top", "0"])
     with pytest.raises(SystemExit, match="bad --config"):
         main(["memory", "tune", trace, "--config", "bogus:1"])
-    with pytest.raises(SystemExit, match="--capacity-gb must be positive, got -1.0"):
-        main(["memory", "tune", trace, "--capacity-gb", "-1"])
+
+
+def test_capacity_must_be_a_positive_finite_number_for_every_command(data_dir, capsys):
+    trace = str(data_dir / "trace_resnet_train.pkl.gz")
+    for command, value in (("tune", "-1"), ("replay", "nan"), ("peak", "inf"), ("plot", "0"), ("replay", "x")):
+        with pytest.raises(SystemExit):
+            main(["memory", command, trace, "--capacity-gb", value, *(["--html", "t.html"] * (command == "plot"))])
+        err = capsys.readouterr().err
+        assert "argument --capacity-gb:" in err and ("positive, finite" in err or "expected a number" in err), err
 
 
 def test_tune_fit_finds_the_least_capacity_each_setting_runs_in(data_dir, capsys):
