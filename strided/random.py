@@ -8,7 +8,9 @@ them (torch's CPU kernels are FMA-contracted: ``a * b + c`` is rounded once here
 ``strided.manual_seed(s)`` followed by ``rand`` / ``randint`` / ``randperm`` / ``bernoulli`` / ``dropout`` /
 ``exponential_`` / ``cauchy_`` / ``geometric_`` / ``multinomial`` / the uniform ``nn.init`` fills gives
 torch's values bit for bit, and ``randn`` / ``normal_`` / ``log_normal_`` to an ulp (a few for float32, whose
-AVX2 kernel has its own log / sin / cos) while consuming the same words -- a model initialized after the same
+AVX2 kernel has its own log / sin / cos; on a CPU with AVX-512F NumPy's float64 log / tan are its own SIMD
+routines too, so float64 ``exponential_`` / ``cauchy_`` / ``log_normal_`` are then torch's to an ulp) while
+consuming the same words -- a model initialized after the same
 seed starts from torch's weights. Box-Muller's cached second normal (``next_double_normal``) is part of the
 state, as in torch, and states are torch's bytes (Note [Generator state bytes]). Not matched: ``bernoulli_(p)``
 / dropout on an Intel CPU with torch's MKL build (MKL's own generator); the gamma-family samplers

@@ -1,8 +1,8 @@
 """The CPU generator is torch's (Note [CPU random streams]): after the same seed, strided's CPU fills give torch's
-values -- bit for bit for uniforms, integers, permutations and Bernoulli draws, to an ulp for normals (a few for
-float32: torch's AVX2 log / sin / cos approximations) -- and leave the stream where torch leaves it, so a
-sequence of calls stays in step; states are torch's bytes. Without torch: determinism, state round trips (the
-Box-Muller cache included, a checkpointed state) and the seeding."""
+values -- bit for bit for uniforms, integers, permutations and Bernoulli draws, to an ulp for normals and float64
+inverse-CDF fills (a few for float32 normals: torch's AVX2 log / sin / cos approximations) -- and leave the stream
+where torch leaves it, so a sequence of calls stays in step; states are torch's bytes. Without torch: determinism,
+state round trips (the Box-Muller cache included, a checkpointed state) and the seeding."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ import strided as st
 FLOATS = ["float32", "float64", "float16", "bfloat16"]
 INTS = ["int64", "int32", "int16", "int8", "uint8", "bool"]
 SEEDS = [0, 7, 2**40 + 5, 67280421310721]
+# float64 draws that go through log / sin / cos: NumPy's float64 versions are its own SIMD routines on a CPU with
+# AVX-512F (an AMD EPYC here), not libm's, and round an ulp from torch's now and then (seen: 2 values in 58)
+FLOAT64_ULP = 1e-15
 
 
 @pytest.fixture
@@ -73,7 +76,7 @@ def test_normals_cache_and_memory_order_are_torchs(torch, seed):
         c = m.empty(6, 5, dtype=m.float64).t().normal_(1.0, 2.0)  # non-contiguous: serial, in memory order
         d = m.empty(5, 8, dtype=m.float64)[:, ::2].uniform_()
         return m.cat([a, b, c.reshape(-1), d.reshape(-1)])
-    _same(torch, seed, calls, calls)
+    _same(torch, seed, calls, calls, FLOAT64_ULP)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -142,7 +145,8 @@ def test_inverse_cdf_fills_are_torchs(torch, dtype):
         for fill in (lambda t: t.exponential_(3.0), lambda t: t.cauchy_(0.7, 3.0), lambda t: t.log_normal_(0.5, 0.7),
                      lambda t: t.geometric_(0.3)):
             _same(torch, seed, lambda m, fill=fill: fill(m.empty(50, dtype=getattr(m, dtype))),
-                  lambda m, fill=fill: fill(m.empty(50, dtype=getattr(m, dtype))))
+                  lambda m, fill=fill: fill(m.empty(50, dtype=getattr(m, dtype))),
+                  FLOAT64_ULP if dtype == "float64" else 0.0)
 
 
 def test_module_initialization_is_torchs(torch):
