@@ -255,3 +255,11 @@ from .custom_ops import CustomOpDef, custom_op, register_autograd, register_fake
 from .infer_schema import infer_schema  # noqa: E402
 
 __all__ += ["CustomOpDef", "custom_op", "register_fake", "register_kernel", "register_autograd", "infer_schema"]
+
+
+def __getattr__(name: str):
+    if name in ("opcheck", "OpCheckError"):  # testing support (Note [Operator checks]), loaded on first use
+        from ..testing import opcheck as checks
+
+        return getattr(checks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -249,3 +249,47 @@ def test_scalar_type_defaults_reach_kernels_as_dtypes():
         warnings.simplefilter("error")
         assert cast(st.ones(2), k=3).dtype == st.float64  # the default in the middle is filled in
     assert seen == [st.float64]
+
+
+def test_opcheck_passes_a_well_registered_operator_and_names_each_broken_registration():
+    from strided.library import OpCheckError, opcheck
+
+    numpy_sin = _numpy_sin()
+    x = st.randn(3, requires_grad=True)
+    with pytest.raises(OpCheckError, match="test_faketensor failed with There was no fake impl registered"):
+        opcheck(numpy_sin, (x,))
+    numpy_sin.register_fake(lambda x, scale=1.0: st.empty(5))
+    with pytest.raises(OpCheckError, match=r"Shapes strided.Size\(\[3\]\) and strided.Size\(\[5\]\) are not equal"):
+        opcheck(numpy_sin, (x,), test_utils="test_faketensor")
+    numpy_sin.register_fake(lambda x, scale=1.0: st.empty_like(x))
+    numpy_sin.register_autograd(lambda ctx, g: (g, None))
+    assert opcheck(numpy_sin, (x, 2.0)) == {"test_schema": "SUCCESS", "test_autograd_registration": "SUCCESS",
+                                             "test_faketensor": "SUCCESS"}
+
+    @custom_op(_name("sneaky"), mutates_args=())
+    def sneaky(x: Tensor) -> Tensor:
+        x.add_(1)
+        return x.clone()
+
+    with pytest.raises(OpCheckError, match="test_schema failed with Argument x is not defined as mutable but was"):
+        opcheck(sneaky, (st.randn(3),), test_utils=("test_schema",))
+    result = opcheck(sneaky, (st.randn(3),), test_utils="test_schema", raise_exception=False)
+    assert isinstance(result["test_schema"], RuntimeError)
+
+    ns = _name("x").split("::")[0]
+    lib = st.library.Library(ns, "DEF")
+    lib.define("head(Tensor x) -> Tensor")
+    lib.impl("head", lambda x: x[:1], "CPU")  # a view of its input, which the schema does not say
+    lib.define("double(Tensor x) -> Tensor")
+    lib.impl("double", lambda x: x * 2, "CPU")  # differentiable ops in a backend kernel: autograd bypasses the op
+    ops = getattr(st.ops, ns)
+    with pytest.raises(OpCheckError, match="Argument x is not defined to alias output but was aliasing"):
+        opcheck(ops.head.default, (st.ones(3),), test_utils="test_schema")
+    with pytest.raises(OpCheckError, match="does not have an autograd kernel defined at an autograd key"):
+        opcheck(ops.double, (st.ones(3, requires_grad=True),), test_utils="test_autograd_registration")
+    with pytest.raises(OpCheckError, match="no inputs have requires_grad=True"):
+        opcheck(ops.double, (st.ones(3),), test_utils="test_autograd_registration")
+    with pytest.raises(ValueError, match="need a compiler, which strided does not have"):
+        opcheck(ops.double, (st.ones(3),), test_utils=("test_schema", "test_aot_dispatch_dynamic"))
+    with pytest.raises(ValueError, match="if you specify one of rtol/atol, you must specify both"):
+        opcheck(ops.double, (st.ones(3),), rtol=1e-5)
