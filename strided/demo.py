@@ -253,6 +253,8 @@ def main(argv=None) -> int:
                         help="CPU BLAS threads (default: 1 for the tiny config, whose matrices are too "
                              "small to gain from more; else the library default)")
     args = parser.parse_args(argv)
+    if args.checkpoint and args.cuda_graph:  # a combination refused on any machine, before asking for a GPU
+        parser.error("--checkpoint and --cuda-graph cannot be combined")
     try:
         device = st.device(args.device or best_device())
     except (RuntimeError, ValueError, TypeError):
@@ -280,8 +282,6 @@ def main(argv=None) -> int:
     if args.cuda_graph and device.type != "cuda":
         parser.error("--cuda-graph needs --device cuda")
     if args.checkpoint:
-        if args.cuda_graph:
-            parser.error("--checkpoint and --cuda-graph cannot be combined")
         cfg = replace(cfg, checkpoint=True)
     if args.threads is not None or (device.type == "cpu" and cfg.n_embd <= 64):
         # Note [Demo threads]: GEMMs of a few MFLOP lose to BLAS threads' start-up and, on a
