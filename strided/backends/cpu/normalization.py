@@ -12,6 +12,7 @@ from ... import dtypes as dt
 from ...dispatch.library import kernel
 from ..meta import normalization as meta
 from ..meta.common import new_output, wrap_dim
+from .blocked_sums import fast_sum
 from .common import as_numpy, compute_dtype, store
 
 __all__ = ["log_softmax_array"]
@@ -34,7 +35,7 @@ def _shifted(a: np.ndarray, axis: int) -> np.ndarray:
 def log_softmax_array(a: np.ndarray, axis: int) -> np.ndarray:
     """Stable log-softmax of a float array along ``axis`` (non-empty)."""
     z = _shifted(a, axis)
-    return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    return z - np.log(fast_sum(np.exp(z), axis, True))
 
 
 def _softmax_like(self, dim, out, log: bool):
@@ -52,10 +53,10 @@ def _softmax_like(self, dim, out, log: bool):
     z = dst.reshape(a.shape) if own else np.empty(a.shape, a.dtype)
     np.subtract(a, np.amax(a, axis=axis, keepdims=True), out=z)
     if log:
-        z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+        z -= np.log(fast_sum(np.exp(z), axis, True))
     else:
         np.exp(z, out=z)
-        z /= np.sum(z, axis=axis, keepdims=True)
+        z /= fast_sum(z, axis, True)
     return out if own else store(out, z.reshape(out._sizes))
 
 
@@ -79,9 +80,9 @@ def _softmax_backward(grad_output, output, dim, input_dtype, log: bool):
     g = as_numpy(grad_output).astype(cd)
     y = as_numpy(output).astype(cd)
     if log:
-        gi = g - np.exp(y) * g.sum(axis=axis, keepdims=True)
+        gi = g - np.exp(y) * fast_sum(g, axis, True)
     else:
-        gi = y * (g - (g * y).sum(axis=axis, keepdims=True))
+        gi = y * (g - fast_sum(g * y, axis, True))
     return store(res, gi)
 
 
