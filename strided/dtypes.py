@@ -170,7 +170,11 @@ def from_numpy_dtype(d) -> dtype:
 
 def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both ``a`` and ``b`` can be cast to (torch.promote_types)."""
-    return _PROMOTE[a._index][b._index]
+    try:
+        return _PROMOTE[a._index][b._index]
+    except AttributeError:  # checked only on failure: this is on every op's path
+        _dtype_arguments("promote_types", ("type1", a), ("type2", b))
+        raise
 
 
 def mantissa_digits(d: dtype) -> int:
@@ -181,7 +185,20 @@ def mantissa_digits(d: dtype) -> int:
 
 def can_cast(from_: dtype, to: dtype) -> bool:
     """torch.can_cast: no casting to a lower category (float -> int, int -> bool)."""
-    return from_.category <= to.category
+    try:
+        return from_.category <= to.category
+    except AttributeError:
+        _dtype_arguments("can_cast", ("from_", from_), ("to", to))
+        raise
+
+
+def _dtype_arguments(fn: str, *named) -> None:
+    """torch's binding error for the first argument that is not a dtype."""
+    for position, (name, value) in enumerate(named, 1):
+        if not isinstance(value, dtype):
+            t = type(value)
+            shown = t.__name__ if t.__module__ == "builtins" else t.__qualname__
+            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be strided.dtype, not {shown}")
 
 
 def default_complex_dtype() -> dtype:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import string
 
+from .dispatch.argument_checks import check_args
 from .ops import bound as _ops
 from .tensor import Tensor
 
@@ -152,6 +153,7 @@ def block_diag(*tensors) -> Tensor:
 def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """Contract the last ``dims`` dims of ``a`` with the first ``dims`` of ``b``, or the paired dims
     ``dims=([a dims], [b dims])``."""
+    check_args("tensordot", ("a", 1, a, "Tensor"), ("b", 2, b, "Tensor"))
     if isinstance(dims, Tensor):
         dims = dims.tolist() if dims.dim() else int(dims.item())
     if isinstance(dims, int) and not isinstance(dims, bool):

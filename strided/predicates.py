@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .dispatch.argument_checks import arg_tensor, check_args
 from .storage import UntypedStorage
 from .tensor import Tensor
 
@@ -27,31 +28,42 @@ def is_storage(obj) -> bool:
 
 def is_floating_point(input: Tensor) -> bool:  # noqa: A002 - torch's argument name
     """True if ``input``'s dtype is a floating-point dtype."""
+    if not isinstance(input, Tensor):
+        arg_tensor("is_floating_point", "input", 1, input)
     return input.is_floating_point()
 
 
 def is_complex(input: Tensor) -> bool:  # noqa: A002
     """True if ``input``'s dtype is complex (complex64 or complex128)."""
+    if not isinstance(input, Tensor):
+        arg_tensor("is_complex", "input", 1, input)
     return input.is_complex()
 
 
 def is_nonzero(input: Tensor) -> bool:  # noqa: A002
     """The truth value of a one-element tensor (torch's errors for none or several elements)."""
+    if not isinstance(input, Tensor):
+        arg_tensor("is_nonzero", "input", 1, input)
     return input.is_nonzero()
 
 
 def is_same_size(input: Tensor, other: Tensor) -> bool:  # noqa: A002
     """True if both tensors have the same shape."""
+    check_args("is_same_size", ("input", 1, input, "Tensor"), ("other", 2, other, "Tensor"))
     return input.is_same_size(other)
 
 
 def is_signed(input: Tensor) -> bool:  # noqa: A002
     """True if ``input``'s dtype is signed."""
+    if not isinstance(input, Tensor):
+        arg_tensor("is_signed", "input", 1, input)
     return input.is_signed()
 
 
 def numel(input: Tensor) -> int:  # noqa: A002
     """The number of elements of ``input``."""
+    if not isinstance(input, Tensor):
+        arg_tensor("numel", "input", 1, input)
     return input.numel()
 
 
@@ -67,11 +79,15 @@ def typename(obj) -> str:
 
 def is_conj(input: Tensor) -> bool:  # noqa: A002
     """Whether ``input``'s conjugate bit is set (never: Note [No conjugate bit] in ops/composite/complex_ops.py)."""
+    if not isinstance(input, Tensor):
+        arg_tensor("is_conj", "input", 1, input)
     return input.is_conj()
 
 
 def is_neg(input: Tensor) -> bool:  # noqa: A002
     """Whether ``input``'s negative bit is set (never: Note [No conjugate bit] in ops/composite/complex_ops.py)."""
+    if not isinstance(input, Tensor):
+        arg_tensor("is_neg", "input", 1, input)
     return input.is_neg()
 
 
@@ -84,4 +100,5 @@ def is_inference(input: Tensor) -> bool:  # noqa: A002
 
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:  # noqa: A002
     """``input.resize_as_(the_template)``."""
+    check_args("resize_as_", ("input", 1, input, "Tensor"), ("the_template", 2, the_template, "Tensor"))
     return input.resize_as_(the_template, memory_format=memory_format)

@@ -12,12 +12,18 @@ import numbers
 
 from ..tensor import Tensor
 
-__all__ = ["check_args", "arg_tensor", "arg_bool"]
+__all__ = ["check_args", "arg_tensor", "arg_bool", "type_name"]
+
+
+def type_name(value) -> str:
+    """A type as torch's binding errors name it: ``str``, ``NoneType``, ``numpy.ndarray``."""
+    t = type(value)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
 def _fail(fn: str, name: str, position: int | None, kind: str, value) -> None:
     where = f" (position {position})" if position is not None else ""
-    raise TypeError(f"{fn}(): argument '{name}'{where} must be {kind}, not {type(value).__name__}")
+    raise TypeError(f"{fn}(): argument '{name}'{where} must be {kind}, not {type_name(value)}")
 
 
 def arg_tensor(fn: str, name: str, position: int | None, value) -> None:

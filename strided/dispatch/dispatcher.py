@@ -21,6 +21,9 @@ Registering a kernel clears the op's cache; registering twice for one key is an 
 from __future__ import annotations
 
 import importlib
+import numbers
+
+import numpy as np
 
 from ..device import CPU, device
 from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKENDS, COMPLEX_BIT, DispatchKey
@@ -49,6 +52,14 @@ KERNEL_TABLES: dict[DispatchKey, dict[str, object]] = {k: {} for k in DispatchKe
 BACKEND_KERNEL_WRAPPERS: dict = {}
 
 _CROSS_DEVICE_PREFERENCE = {"cuda": 0, "meta": 1, "cpu": 2}
+_SCALAR_CLASSES = frozenset({int, float, bool, complex})  # the fast path's numbers; others go to _keyset
+_NUMBERS = (numbers.Number, np.generic)  # what a plain Tensor argument takes besides a Tensor (wrapped as a scalar)
+
+
+def _type_name(value) -> str:
+    """A type as torch's binding errors name it: ``str``, ``NoneType``, ``numpy.ndarray``."""
+    t = type(value)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 # Note [Explicit device keys]
 # A factory (an op with a Device argument and no Tensor argument: empty(n, device="cuda")) is
@@ -109,7 +120,10 @@ class OpOverload:
         tensor_args, device_arg = [], None
         for i, arg in enumerate(schema.arguments):
             if arg.type.base == "Tensor":
-                tensor_args.append((i, arg.name, arg.type.is_list))
+                # the last item: None is refused here -- for a plain ``Tensor`` argument, or as an element of a
+                # ``Tensor[]`` one (Note [Non-tensor arguments])
+                required = not arg.type.elem_optional if arg.type.is_list else not arg.type.optional
+                tensor_args.append((i, arg.name, arg.type.is_list, required))
             elif arg.type.base == "Device":
                 device_arg = (i, arg.name)
         self._tensor_args = tuple(tensor_args)
@@ -121,9 +135,9 @@ class OpOverload:
                                       and not arg.type.optional), None)
         # Note [Keyset fast path]: 1, 2 or 3 when the Tensor arguments are exactly the first one to
         # three positional arguments (no lists, no Device argument), else 0
-        positions = tuple(i for i, _, _ in tensor_args)
+        positions = tuple(i for i, _, _, _ in tensor_args)
         self._lead = (len(positions) if positions in ((0,), (0, 1), (0, 1, 2)) and device_arg is None
-                      and not any(is_list for _, _, is_list in tensor_args) else 0)
+                      and not any(is_list for _, _, is_list, _ in tensor_args) else 0)
         # Note [Factory fast path]: a factory (no Tensor arguments) whose ``device=`` is keyword-only
         # reads its key from the keyword alone; this is that keyword's name, else None
         self._factory_device = (device_arg[1] if device_arg is not None and not tensor_args
@@ -157,17 +171,23 @@ class OpOverload:
                     k |= b._key
                     grad = (b._requires_grad or ((x := b._base) is not None and x._requires_grad and _late(b))
                             or grad)
+                elif b.__class__ not in _SCALAR_CLASSES:
+                    same_device = False  # _keyset refuses what is neither a Tensor nor a number
             elif lead == 3:  # addmm, linear with a bias
                 if isinstance(b := args[1], _Tensor):
                     same_device = b.device is a.device
                     k |= b._key
                     grad = (b._requires_grad or ((x := b._base) is not None and x._requires_grad and _late(b))
                             or grad)
+                elif b.__class__ not in _SCALAR_CLASSES:
+                    same_device = False
                 if isinstance(c := args[2], _Tensor):
                     same_device = same_device and c.device is a.device
                     k |= c._key
                     grad = (c._requires_grad or ((x := c._base) is not None and x._requires_grad and _late(c))
                             or grad)
+                elif c.__class__ not in _SCALAR_CLASSES:
+                    same_device = False
             if same_device:
                 keyset = k
                 if grad and grad_mode.enabled:
@@ -213,13 +233,25 @@ class OpOverload:
         grad = False
         bits = 0  # COMPLEX_BIT when a complex tensor is among the arguments
         nargs = len(args)
-        for i, name, is_list in self._tensor_args:
+        for i, name, is_list, required in self._tensor_args:
             a = args[i] if i < nargs else kwargs.get(name)
             if a is None:
+                if required and not is_list and (i < nargs or name in kwargs):
+                    self._refuse(i, name, a)
                 continue
-            for t in (a if is_list else (a,)):
+            if not is_list and not isinstance(a, _Tensor):
+                if required and not isinstance(a, _NUMBERS):
+                    self._refuse(i, name, a)
+                continue  # a Python scalar where the schema allows wrapping, or None for an optional Tensor
+            if is_list and not isinstance(a, (list, tuple)):
+                shown = "input" if name == "self" else name
+                raise TypeError(f"{self.__name__.split('.')[0]}(): argument '{shown}' (position {i + 1}) must be "
+                                f"tuple of Tensors, not {_type_name(a)}")
+            for j, t in enumerate(a if is_list else (a,)):
                 if not isinstance(t, _Tensor):
-                    continue  # a Python scalar where the schema allows wrapping, or None
+                    if is_list and (required or t is not None):
+                        raise TypeError(f"expected Tensor as element {j} in argument {i}, but got {_type_name(t)}")
+                    continue
                 d = t.device
                 bits |= t._key
                 if dev is None:
@@ -255,10 +287,21 @@ class OpOverload:
         return key
 
     # Note [Non-tensor arguments]
-    # A kernel reads ``.dtype`` / ``.shape`` of its Tensor arguments, so ``strided.exp("a")`` would fail
-    # deep inside with an AttributeError. When no argument is a tensor (only then: this is the slow
-    # path of ``_keyset``, never the hot one), the first plain Tensor argument must be a tensor; anything
-    # else gets torch's binding error (torch's Python binding calls ``self`` ``input``).
+    # A kernel reads ``.dtype`` / ``.shape`` of its Tensor arguments, so ``strided.exp("a")`` or
+    # ``strided.dot(x, None)`` would fail deep inside with an AttributeError. ``_keyset`` refuses, in torch's
+    # binding words (torch's Python binding calls ``self`` ``input``), a plain ``Tensor`` argument that is
+    # neither a tensor nor a number (a number is wrapped as a scalar where the op allows it) and an element of
+    # a ``Tensor[]`` that is not a tensor (None is allowed in ``Tensor?[]``). The keyset fast path sends a
+    # second or third argument that is neither a tensor nor a plain Python number there, so the common calls
+    # pay one set lookup, and only when an argument is a number. When no argument is a tensor at all, the
+    # first plain Tensor argument must be a tensor (``_check_required_tensor``).
+    def _refuse(self, i: int, name: str, value) -> None:
+        """Neither a Tensor nor a number for a plain ``Tensor`` argument: torch's binding error, before a kernel
+        reads ``.dtype`` of it."""
+        shown = "input" if name == "self" else name
+        raise TypeError(f"{self.__name__.split('.')[0]}(): argument '{shown}' (position {i + 1}) must be Tensor, "
+                        f"not {_type_name(value)}")
+
     def _check_required_tensor(self, args, kwargs) -> None:
         i, name = self._required_tensor
         value = args[i] if i < len(args) else kwargs.get(name)

@@ -15,6 +15,7 @@ import warnings
 from .. import dtypes as _dt
 from ..backends.meta.pointwise import check_floating
 from ..backends.meta.reductions import type_name
+from ..dispatch.argument_checks import arg_tensor
 from ..ops import bound as ops
 from ..tensor import Tensor
 from ..type_info import finfo
@@ -112,6 +113,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:
     """Randomized leaky ReLU: when training, each element <= 0 is scaled by its own draw from U(lower, upper)
     (the gradient is that slope); otherwise ``leaky_relu`` with slope ``(lower + upper) / 2``."""
+    arg_tensor("rrelu", "input", 1, input)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:

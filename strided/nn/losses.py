@@ -19,6 +19,7 @@ from ..autograd.grad_mode import no_grad
 from ..backends.meta.common import broadcast_shapes
 from ..backends.meta.normalization import _nll_loss_nd
 from ..backends.meta.reductions import type_name
+from ..dispatch.argument_checks import check_args
 from ..ops import bound as ops
 from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
@@ -133,6 +134,7 @@ def binary_cross_entropy_with_logits(
 ) -> Tensor:
     """``binary_cross_entropy(sigmoid(input), target)`` computed stably from the logits;
     ``pos_weight`` (broadcast over the classes, the last dim) rescales the positive term."""
+    check_args("binary_cross_entropy_with_logits", ("input", 1, input, "Tensor"), ("target", 2, target, "Tensor"))
     code = get_enum(legacy_get_string(size_average, reduce, reduction))
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
@@ -210,6 +212,7 @@ def kl_div(
 ) -> Tensor:
     """Kullback-Leibler divergence ``target * (log target - input)`` of log-probabilities ``input``
     (``log_target``: ``target`` holds log-probabilities too); "batchmean" divides the sum by the batch size."""
+    check_args("kl_div", ("input", 1, input, "Tensor"), ("target", 2, target, "Tensor"))
     if size_average is not None or reduce is not None:
         code = get_enum(legacy_get_string(size_average, reduce, reduction))
     else:
@@ -237,6 +240,7 @@ def kl_div(
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``<x1, x2> / (max(|x1|, eps) max(|x2|, eps))`` along ``dim`` (torch's normalize-first form)."""
+    check_args("cosine_similarity", ("x1", 1, x1, "Tensor"), ("x2", 2, x2, "Tensor"))
     common = _dt.result_type(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {type_name(common)}")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import re
 
+import numpy as np
 import pytest
 
 import strided as st
@@ -270,3 +272,27 @@ def test_a_zero_dim_tensor_stands_for_a_scalar_as_in_torch():
     t = st.tensor(5.0)
     assert getattr(st.ops, ns).f(x, t) is t  # a 0-dim tensor binds the Tensor overload when there is one
     assert calls == []
+
+
+def test_non_tensor_arguments_get_torchs_binding_errors_not_attribute_errors():
+    # Note [Non-tensor arguments]: refused before a kernel reads .dtype of them, in torch's words
+    x = st.ones(2)
+    cases = [
+        (lambda: st.sin(None), "sin(): argument 'input' (position 1) must be Tensor, not NoneType"),
+        (lambda: st.addmm(st.ones(2, 2), None, st.ones(2, 2)), "argument 'mat1' (position 2) must be Tensor"),
+        (lambda: st.logical_and(x, "x"), "logical_and(): argument 'other' (position 2) must be Tensor, not str"),
+        (lambda: st.dot(x, "x"), "dot(): argument 'tensor' (position 2) must be Tensor, not str"),
+        (lambda: st.index_select(x, 0, [0]), "index_select(): argument 'index' (position 3) must be Tensor, not list"),
+        (lambda: st.stack([1, "a"]), "expected Tensor as element 0 in argument 0, but got int"),
+        (lambda: st.stack([x, "a"]), "expected Tensor as element 1 in argument 0, but got str"),
+        (lambda: st.ops.aten.index(x, "x"), "argument 'indices' (position 2) must be tuple of Tensors, not str"),
+        (lambda: st.is_floating_point("s"), "is_floating_point(): argument 'input' (position 1) must be Tensor"),
+        (lambda: st.promote_types(x, st.float32), "argument 'type1' (position 1) must be strided.dtype, not Tensor"),
+        (lambda: st.tensordot(x, "x"), "tensordot(): argument 'b' (position 2) must be Tensor, not str"),
+    ]
+    for call, words in cases:
+        with pytest.raises(TypeError, match=re.escape(words)):
+            call()
+    # numbers are still taken where a Tensor argument wraps a scalar, and None where the schema allows it
+    assert (x + np.float32(2)).tolist() == [3.0, 3.0] and st.add(x, 1).tolist() == [2.0, 2.0]
+    assert st.ops.aten.index(st.arange(4.0).reshape(2, 2), [None, st.tensor([1])]).tolist() == [[1.0], [3.0]]
