@@ -28,6 +28,11 @@ def _varargs(args) -> tuple:
     return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else tuple(args)
 
 
+def _not_a_tensor(method: str, name: str, value) -> None:
+    """torch's binding error for a method's Tensor argument (position 1: the first after ``self``)."""
+    raise TypeError(f"{method}(): argument '{name}' (position 1) must be Tensor, not {type(value).__name__}")
+
+
 class TensorExtras:
     """Mixin of :class:`strided.Tensor` (no state of its own)."""
 
@@ -66,6 +71,8 @@ class TensorExtras:
 
     def is_same_size(self, other) -> bool:
         """True if ``other`` has this tensor's shape."""
+        if not isinstance(other, TensorExtras):
+            _not_a_tensor("is_same_size", "other", other)
         return self._sizes == other._sizes
 
     @property
@@ -84,6 +91,8 @@ class TensorExtras:
 
     def is_set_to(self, tensor) -> bool:
         """True if both tensors view the same storage with the same offset, sizes and strides."""
+        if not isinstance(tensor, TensorExtras):
+            _not_a_tensor("is_set_to", "tensor", tensor)
         return (self._storage is tensor._storage and self._offset == tensor._offset
                 and self._sizes == tensor._sizes and self._strides == tensor._strides)
 
@@ -238,6 +247,8 @@ class TensorExtras:
 
     def resize_as_(self, the_template, *, memory_format=None):
         """Resize this tensor to ``the_template``'s shape (``resize_``)."""
+        if not isinstance(the_template, TensorExtras):
+            _not_a_tensor("resize_as_", "the_template", the_template)
         return self.resize_(the_template.shape, memory_format=memory_format)
 
     def hardshrink(self, lambd: float = 0.5):

@@ -15,7 +15,7 @@ import warnings
 from .. import dtypes as _dt
 from ..backends.meta.pointwise import check_floating
 from ..backends.meta.reductions import type_name
-from ..dispatch.argument_checks import arg_tensor
+from ..dispatch.argument_checks import arg_tensor, check_args
 from ..ops import bound as ops
 from ..tensor import Tensor
 from ..type_info import finfo
@@ -71,6 +71,7 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``negative_slope * x``."""
+    check_args("leaky_relu", ("input", 1, input, "Tensor"))
     _check_float(input, "leaky_relu")
     if inplace:  # Note [Functional operators]
         return ops.leaky_relu_(input, negative_slope)
@@ -78,6 +79,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    check_args("leaky_relu_", ("input", 1, input, "Tensor"))
     return leaky_relu(input, negative_slope, inplace=True)
 
 
@@ -169,6 +171,7 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """``clamp(x, min_val, max_val)``; the gradient is zero outside the open interval."""
+    check_args("hardtanh", ("input", 1, input, "Tensor"))
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if input.dtype is _dt.bool:
@@ -184,11 +187,13 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    check_args("hardtanh_", ("input", 1, input, "Tensor"))
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)`` (``hardtanh(x, 0, 6)``)."""
+    check_args("relu6", ("input", 1, input, "Tensor"))
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
@@ -209,11 +214,13 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``."""
+    check_args("softsign", ("input", 1, input, "Tensor"))
     return input / (input.abs() + 1)
 
 
 def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)``."""
+    check_args("tanhshrink", ("input", 1, input, "Tensor"))
     return input - input.tanh()
 
 
@@ -239,6 +246,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``softmax(-input, dim)``; ``dtype`` casts the input first."""
+    check_args("softmin", ("input", 1, input, "Tensor"))
     if dim is None:
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
     return ops.softmax(-input, dim, dtype)

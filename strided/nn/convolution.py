@@ -25,6 +25,7 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from ..backends.meta.pointwise import scalar_type_name
 from ..backends.meta.pooling import pooled_size as _out_size
+from ..dispatch.argument_checks import check_args
 from ..memory_formats import channels_last
 from ..ops import bound as ops
 from ..tensor import Tensor
@@ -220,6 +221,7 @@ def conv1d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1, groups: int = 1
 ) -> Tensor:
     """1-d convolution of (N, C_in, L) or (C_in, L) ``input`` with (C_out, C_in/groups, K) ``weight``."""
+    check_args("conv1d", ("input", 1, input, "Tensor"), ("weight", 2, weight, "Tensor"), ("bias", 3, bias, "Tensor?"))
     _check_tensors("conv1d", input=input, weight=weight, bias=bias)
     if input.dim() not in (2, 3):
         raise RuntimeError(

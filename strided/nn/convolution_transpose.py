@@ -21,6 +21,7 @@ add blocks the input lacks, so those calls keep the strided adds.
 
 from __future__ import annotations
 
+from ..dispatch.argument_checks import check_args
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
@@ -141,6 +142,9 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """1-d transposed convolution of (N, C_in, L) or (C_in, L) ``input`` with (C_in, C_out/groups, K)
     ``weight``: the ``convolution`` op, checked as the 2-d one over a height of one."""
+    check_args("conv_transpose1d", ("input", 1, input, "Tensor"),
+               ("weight", 2, weight, "Tensor"),
+               ("bias", 3, bias, "Tensor?"))
     _check_tensors("conv_transpose1d", input=input, weight=weight, bias=bias)
     if input.dim() not in (2, 3):
         raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "

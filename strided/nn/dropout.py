@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ..dispatch.argument_checks import check_args
 from ..ops import bound as ops
 from ..tensor import Tensor
 
@@ -67,6 +68,7 @@ def _unbatched(input: Tensor, batched_dim: int, inplace: bool, fn) -> Tensor:
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of (N, C, L) or (C, L) with probability ``p``; scale the rest by 1 / (1 - p)."""
+    check_args("dropout1d", ("input", 1, input, "Tensor"))
     _check_p(p)
     if input.dim() not in (2, 3):
         raise RuntimeError(
@@ -79,6 +81,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of (N, C, H, W) with probability ``p``; as torch, a 3-D input is read as (N, C, L)."""
+    check_args("dropout2d", ("input", 1, input, "Tensor"))
     _check_p(p)
     nd = input.dim()
     if nd not in (3, 4):
@@ -102,6 +105,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) with probability ``p``."""
+    check_args("dropout3d", ("input", 1, input, "Tensor"))
     _check_p(p)
     nd = input.dim()
     if nd not in (4, 5):

@@ -20,6 +20,7 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .. import factories
 from ..backends.meta.reductions import type_name
+from ..dispatch.argument_checks import check_args
 from ..ops import bound as ops
 from ..tensor import Tensor
 
@@ -108,6 +109,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     """Reduce bags of rows of ``weight`` (``mode`` "sum", "mean" or "max") without materializing each bag's
     lookup separately: (B, L) input -> (B, D); 1-D input with ``offsets`` (bag starts) -> (len(offsets), D),
     or len(offsets) - 1 bags with ``include_last_offset``."""
+    check_args("embedding_bag", ("input", 1, input, "Tensor"),
+               ("weight", 2, weight, "Tensor"),
+               ("offsets", 3, offsets, "Tensor?"),
+               ("per_sample_weights", 9, per_sample_weights, "Tensor?"))
     _check(input, weight, offsets, per_sample_weights, mode, scale_grad_by_freq, sparse)
     rows = weight.shape[0]
     if padding_idx is not None:

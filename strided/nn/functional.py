@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backends.meta.pointwise import scalar_type_name
+from ..dispatch.argument_checks import check_args
 from ..dispatch.dispatcher import autocast_state, grad_mode
 from ..ops import bound as ops
 from ..ops.complex_support import refuse_complex
@@ -152,12 +153,14 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``exp(x) / exp(x).sum(dim)``; ``dtype`` casts the input first (avoids overflow in half types)."""
+    check_args("softmax", ("input", 1, input, "Tensor"))
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     return ops.softmax(input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    check_args("log_softmax", ("input", 1, input, "Tensor"))
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     return ops.log_softmax(input, dim, dtype)
@@ -165,6 +168,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, generator=None) -> Tensor:
     """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (only when training)."""
+    check_args("dropout", ("input", 1, input, "Tensor"))
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0 or input.numel() == 0:
@@ -183,6 +187,9 @@ def layer_norm(
     input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5
 ) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dims, then scale and shift."""
+    check_args("layer_norm", ("input", 1, input, "Tensor"),
+               ("weight", 3, weight, "Tensor?"),
+               ("bias", 4, bias, "Tensor?"))
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     return ops.layer_norm(input, list(normalized_shape), weight, bias, eps)
@@ -247,6 +254,9 @@ def cross_entropy(
     ``reduction``: "mean" (weighted mean over non-ignored targets), "sum" or "none";
     ``ignore_index`` targets contribute nothing; ``label_smoothing`` mixes in the uniform distribution.
     """
+    check_args("cross_entropy", ("input", 1, input, "Tensor"),
+               ("target", 2, target, "Tensor"),
+               ("weight", 3, weight, "Tensor?"))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if weight is not None and weight._requires_grad and grad_mode.enabled and not target.dtype.is_floating_point:
         # torch's cross_entropy reaches nll_loss_forward / nll_loss2d_forward, whose weight has no gradient
@@ -260,6 +270,9 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
              weight: Tensor | None = None) -> Tensor:
     """Mean (or sum, or elementwise) squared error; runs in float32 under autocast, as torch. ``weight`` (input's
     size) scales each squared error, and the mean is then their sum over the weights' sum, as torch's."""
+    check_args("mse_loss", ("input", 1, input, "Tensor"),
+               ("target", 2, target, "Tensor"),
+               ("weight", 6, weight, "Tensor?"))
     reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_enum(reduction)
     refuse_complex(input, "mse_cpu", "mse_cuda")

@@ -112,6 +112,9 @@ def binary_cross_entropy(
 ) -> Tensor:
     """Binary cross entropy between probabilities ``input`` and ``target`` (same shape); ``weight``
     broadcasts to the target and rescales each element."""
+    check_args("binary_cross_entropy", ("input", 1, input, "Tensor"),
+               ("target", 2, target, "Tensor"),
+               ("weight", 3, weight, "Tensor?"))
     code = get_enum(legacy_get_string(size_average, reduce, reduction))
     if target.shape != input.shape:
         raise ValueError(
@@ -145,6 +148,9 @@ def l1_loss(
     input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", weight: Tensor | None = None
 ) -> Tensor:
     """Mean (or sum, or elementwise) absolute error; with ``weight`` the mean is ``sum(w |d|) / sum(w)``."""
+    check_args("l1_loss", ("input", 1, input, "Tensor"),
+               ("target", 2, target, "Tensor"),
+               ("weight", 6, weight, "Tensor?"))
     _warn_target_size(input, target)
     reduction = legacy_get_string(size_average, reduce, reduction)
     if weight is None:
@@ -166,6 +172,7 @@ def smooth_l1_loss(
     input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0
 ) -> Tensor:
     """``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``beta=0``: l1_loss)."""
+    check_args("smooth_l1_loss", ("input", 1, input, "Tensor"), ("target", 2, target, "Tensor"))
     _warn_target_size(input, target)
     code = get_enum(legacy_get_string(size_average, reduce, reduction))
     if beta == 0.0:
@@ -187,6 +194,9 @@ def huber_loss(
 ) -> Tensor:
     """``0.5 d**2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; ``weight`` (input's shape)
     rescales each element."""
+    check_args("huber_loss", ("input", 1, input, "Tensor"),
+               ("target", 2, target, "Tensor"),
+               ("weight", 5, weight, "Tensor?"))
     _warn_target_size(input, target)
     if weight is None:
         code = get_enum(reduction)
@@ -304,6 +314,9 @@ def margin_ranking_loss(
     reduction: str = "mean",
 ) -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``, with ``target`` in {1, -1}."""
+    check_args("margin_ranking_loss", ("input1", 1, input1, "Tensor"),
+               ("input2", 2, input2, "Tensor"),
+               ("target", 3, target, "Tensor"))
     code = get_enum(legacy_get_string(size_average, reduce, reduction))
     if isinstance(margin, (str, bytes)) or not hasattr(margin, "__float__"):  # numbers, bools, 1-element tensors
         raise TypeError(f"margin_ranking_loss(): argument 'margin' (position 4) must be float, not "

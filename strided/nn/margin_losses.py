@@ -22,6 +22,7 @@ from __future__ import annotations
 from ..autograd.grad_mode import is_grad_enabled
 from ..backends.meta.common import broadcast_shapes
 from ..backends.meta.reductions import type_name
+from ..dispatch.argument_checks import check_args
 from ..ops import bound as ops
 from ..tensor import Tensor
 from ._reduction import apply_reduction, get_enum, legacy_get_string
@@ -83,6 +84,9 @@ def cosine_embedding_loss(
 ) -> Tensor:
     """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1;
     the inputs are (N, D) with a (N,) target, or (D,) with a 0-d one."""
+    check_args("cosine_embedding_loss", ("input1", 1, input1, "Tensor"),
+               ("input2", 2, input2, "Tensor"),
+               ("target", 3, target, "Tensor"))
     code = _code(size_average, reduce, reduction)
     dim = target.dim()
     if dim not in (0, 1):
@@ -102,6 +106,7 @@ def cosine_embedding_loss(
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-target * x))`` (torch's form: it overflows to ``inf`` where torch's does)."""
+    check_args("soft_margin_loss", ("input", 1, input, "Tensor"), ("target", 2, target, "Tensor"))
     code = _code(size_average, reduce, reduction)
     if input.dtype.name == "bool":  # torch negates the input first
         raise NotImplementedError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
@@ -194,6 +199,9 @@ def multi_margin_loss(
 ) -> Tensor:
     """Multi-class hinge: per sample ``sum_{d != y} w[y] max(0, margin - x[y] + x[d])**p / C``
     (``p`` is 1 or 2), for class indices ``target`` (int64)."""
+    check_args("multi_margin_loss", ("input", 1, input, "Tensor"),
+               ("target", 2, target, "Tensor"),
+               ("weight", 5, weight, "Tensor?"))
     code = _code(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -232,6 +240,7 @@ def multilabel_margin_loss(
 ) -> Tensor:
     """Multi-label hinge: per sample ``sum_{j, d} max(0, 1 - x[y_j] + x[d]) / C`` over the targets ``y_j``
     before the first -1 of ``target`` (int64, the input's shape) and the classes ``d`` none of them names."""
+    check_args("multilabel_margin_loss", ("input", 1, input, "Tensor"), ("target", 2, target, "Tensor"))
     code = _code(size_average, reduce, reduction)
     nframe, dim = _frames(input)
     if input.dim() <= 1:
@@ -279,6 +288,9 @@ def triplet_margin_loss(
 ) -> Tensor:
     """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the ``p``-norm pairwise distance; ``swap`` uses
     ``min(d(a, n), d(p, n))``."""
+    check_args("triplet_margin_loss", ("anchor", 1, anchor, "Tensor"),
+               ("positive", 2, positive, "Tensor"),
+               ("negative", 3, negative, "Tensor"))
     code = _code(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -301,6 +313,9 @@ def triplet_margin_with_distance_loss(
     reduction: str = "mean",
 ) -> Tensor:
     """``triplet_margin_loss`` with any ``distance_function(x1, x2)`` (default ``pairwise_distance``)."""
+    check_args("triplet_margin_with_distance_loss", ("anchor", 1, anchor, "Tensor"),
+               ("positive", 2, positive, "Tensor"),
+               ("negative", 3, negative, "Tensor"))
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:

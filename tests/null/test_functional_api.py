@@ -125,3 +125,4 @@ def test_torchs_parameter_names_are_taken_as_keywords():
     st.set_rng_state(new_state=state)
     assert st.rand(3).tolist() == first.tolist()
     assert [t.tolist() for t in st.unravel_index(indices=st.tensor([5]), shape=(2, 3))] == [[1], [2]]
+
