@@ -18,7 +18,8 @@ __all__ = ["check_args", "arg_tensor", "arg_bool", "type_name"]
 def type_name(value) -> str:
     """A type as torch's binding errors name it: ``str``, ``NoneType``, ``numpy.ndarray``."""
     t = type(value)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    own = t.__module__ == "builtins" or t.__module__.startswith("strided")  # strided's Tensor is "Tensor", as torch's
+    return t.__name__ if own else f"{t.__module__}.{t.__qualname__}"
 
 
 def _fail(fn: str, name: str, position: int | None, kind: str, value) -> None:

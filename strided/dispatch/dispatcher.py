@@ -59,7 +59,8 @@ _NUMBERS = (numbers.Number, np.generic)  # what a plain Tensor argument takes be
 def _type_name(value) -> str:
     """A type as torch's binding errors name it: ``str``, ``NoneType``, ``numpy.ndarray``."""
     t = type(value)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    own = t.__module__ == "builtins" or t.__module__.startswith("strided")  # strided's Tensor is "Tensor", as torch's
+    return t.__name__ if own else f"{t.__module__}.{t.__qualname__}"
 
 # Note [Explicit device keys]
 # A factory (an op with a Device argument and no Tensor argument: empty(n, device="cuda")) is
