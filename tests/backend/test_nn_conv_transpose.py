@@ -112,7 +112,7 @@ def test_conv_transpose_is_the_adjoint_of_conv_for_any_geometry(sh, sw, p, dh, g
     (lambda: F.conv_transpose2d(st.ones(1, 4, 5, 5), st.ones(4, 3, 3, 3), padding=-1), RuntimeError,
      "negative padding is not supported"),
     (lambda: F.conv_transpose1d([1.0], st.ones(4, 3, 3)), TypeError,
-     r"conv_transpose1d\(\): argument 'input' must be Tensor, not list"),
+     r"conv_transpose1d\(\): argument 'input' \(position 1\) must be Tensor, not list"),
     (lambda: nn.ConvTranspose2d(4, 6, 3, padding_mode="reflect"), ValueError,
      'Only "zeros" padding mode is supported for ConvTranspose2d'),
     (lambda: nn.ConvTranspose2d(4, 6, 3, stride=2)(st.ones(1, 4, 5, 5), output_size=[14, 12]), ValueError,

@@ -540,5 +540,5 @@ def test_weighted_mse_loss_is_torchs(reduction):
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="Weights and input must have the same size."):
         st.nn.functional.mse_loss(st.tensor(x), st.tensor(t), weight=st.ones(4))
-    with pytest.raises(TypeError, match="mse_loss\\(\\): argument 'weight' must be Tensor, not list"):
+    with pytest.raises(TypeError, match="mse_loss\\(\\): argument 'weight' \\(position 6\\) must be Tensor, not list"):
         st.nn.functional.mse_loss(st.tensor(x), st.tensor(t), weight=[1.0])
