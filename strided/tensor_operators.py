@@ -40,10 +40,10 @@ class TensorOperators:
     def __add__(self, other):
         if isinstance(other, TensorOperators):
             return _T.add(self, other)
-        return _ops.add(self, other)
+        return _ops.add(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __radd__(self, other):
-        return _ops.add(self, other)
+        return _ops.add(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -51,7 +51,7 @@ class TensorOperators:
     def __sub__(self, other):
         if isinstance(other, TensorOperators):
             return _T.sub(self, other)
-        return _ops.sub(self, other)
+        return _ops.sub(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __rsub__(self, other):
         return _ops.sub(_reflected_operand(self, other), self)
@@ -62,10 +62,10 @@ class TensorOperators:
     def __mul__(self, other):
         if isinstance(other, TensorOperators):
             return _T.mul(self, other)
-        return _ops.mul(self, other)
+        return _ops.mul(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __rmul__(self, other):
-        return _ops.mul(self, other)
+        return _ops.mul(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __imul__(self, other):
         return self.mul_(other)
@@ -73,18 +73,18 @@ class TensorOperators:
     def __truediv__(self, other):
         if isinstance(other, TensorOperators):
             return _T.div(self, other)
-        return _ops.div(self, other)
+        return _ops.div(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __rtruediv__(self, other):
         if isinstance(other, TensorOperators):
-            return _ops.div(other, self)
+            return _ops.div(_arr(other) if other.__class__ is np.ndarray else other, self)
         return _ops.mul(_ops.reciprocal(self), other)  # torch's __rdiv__: an int tensor divides as floats
 
     def __itruediv__(self, other):
         return self.div_(other)
 
     def __floordiv__(self, other):
-        return _ops.floor_divide(self, other)
+        return _ops.floor_divide(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __rfloordiv__(self, other):
         return _ops.floor_divide(_reflected_operand(self, other), self)
@@ -93,7 +93,7 @@ class TensorOperators:
         return self.floor_divide_(other)
 
     def __mod__(self, other):
-        return _ops.remainder(self, other)
+        return _ops.remainder(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __rmod__(self, other):
         return _ops.remainder(_reflected_operand(self, other), self)
@@ -102,19 +102,19 @@ class TensorOperators:
         return self.remainder_(other)
 
     def __pow__(self, other):
-        return _ops.pow(self, other)
+        return _ops.pow(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __rpow__(self, other):
-        return _ops.pow(other, self)
+        return _ops.pow(_arr(other) if other.__class__ is np.ndarray else other, self)
 
     def __ipow__(self, other):
         return self.pow_(other)
 
     def __matmul__(self, other):
-        return _ops.matmul(self, other)
+        return _ops.matmul(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __rmatmul__(self, other):
-        return _ops.matmul(other, self)
+        return _ops.matmul(_arr(other) if other.__class__ is np.ndarray else other, self)
 
     def __neg__(self):
         return _ops.neg(self)
@@ -131,13 +131,13 @@ class TensorOperators:
         return _ops.bitwise_not(self)
 
     def __and__(self, other):
-        return _ops.bitwise_and(self, other)
+        return _ops.bitwise_and(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __or__(self, other):
-        return _ops.bitwise_or(self, other)
+        return _ops.bitwise_or(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __xor__(self, other):
-        return _ops.bitwise_xor(self, other)
+        return _ops.bitwise_xor(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
@@ -151,10 +151,10 @@ class TensorOperators:
         return self.bitwise_xor_(other)
 
     def __lshift__(self, other):
-        return _ops.bitwise_left_shift(self, other)
+        return _ops.bitwise_left_shift(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __rshift__(self, other):
-        return _ops.bitwise_right_shift(self, other)
+        return _ops.bitwise_right_shift(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __rlshift__(self, other):
         return _ops.bitwise_left_shift(_ops.full((), other, device=self.device), self)
@@ -176,7 +176,7 @@ class TensorOperators:
         if isinstance(other, TensorOperators):
             return _T.eq(self, other)
         try:
-            return _ops.eq(self, other)
+            return _ops.eq(self, _arr(other) if other.__class__ is np.ndarray else other)
         except TypeError:
             return NotImplemented
 
@@ -184,29 +184,29 @@ class TensorOperators:
         if isinstance(other, TensorOperators):
             return _T.ne(self, other)
         try:
-            return _ops.ne(self, other)
+            return _ops.ne(self, _arr(other) if other.__class__ is np.ndarray else other)
         except TypeError:
             return NotImplemented
 
     def __lt__(self, other):
         if isinstance(other, TensorOperators):
             return _T.lt(self, other)
-        return _ops.lt(self, other)
+        return _ops.lt(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __le__(self, other):
         if isinstance(other, TensorOperators):
             return _T.le(self, other)
-        return _ops.le(self, other)
+        return _ops.le(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __gt__(self, other):
         if isinstance(other, TensorOperators):
             return _T.gt(self, other)
-        return _ops.gt(self, other)
+        return _ops.gt(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __ge__(self, other):
         if isinstance(other, TensorOperators):
             return _T.ge(self, other)
-        return _ops.ge(self, other)
+        return _ops.ge(self, _arr(other) if other.__class__ is np.ndarray else other)
 
 
 def _reflected_operand(self, other):
@@ -220,7 +220,20 @@ def _reflected_operand(self, other):
     """
     if isinstance(other, TensorOperators):
         return other
+    if other.__class__ is np.ndarray:
+        return _arr(other)
     from .factories import from_numpy
 
     d = _dt.bool if isinstance(other, (bool, np.bool_)) else _dt.result_type(self, other)
     return from_numpy(np.asarray(other).astype(d.numpy_dtype))
+
+
+# Note [NumPy operands]
+# torch's operators take a NumPy array as the tensor it holds (``t + np.ones(2)`` is a float64 tensor; ``t ==
+# array`` compares elementwise), while its functions refuse one (``torch.add(t, array)``). The operator dunders
+# here convert an ``np.ndarray`` operand with ``as_tensor`` (sharing its memory, on the CPU) before the op; before,
+# ``==`` fell back to identity and answered False. The check is one class comparison, on the non-tensor path only.
+def _arr(a: np.ndarray):
+    from .factories import as_tensor
+
+    return as_tensor(a)

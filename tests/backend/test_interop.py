@@ -287,3 +287,17 @@ def test_from_dlpack_device_and_copy_follow_the_array_api():
             st.from_dlpack(a, device="cuda", copy=False)
         back = st.from_dlpack(moved, device="cpu")
         assert back.device.type == "cpu" and back.tolist() == a.tolist()
+
+
+def test_operators_take_numpy_arrays_as_tensors_as_torchs_do():
+    # Note [NumPy operands]: `==` used to fall back to identity and answer False
+    t, a = st.ones(2), np.array([1.0, 3.0])
+    eq = t == a
+    assert isinstance(eq, st.Tensor) and eq.tolist() == [True, False]
+    assert (t != a).tolist() == [False, True] and (t < a).tolist() == [False, True]
+    s = t + a
+    assert s.dtype == st.float64 and s.tolist() == [2.0, 4.0]  # a float64 array promotes, as torch's
+    assert (a - t).tolist() == [0.0, 2.0] and (a * t).tolist() == [1.0, 3.0]  # reflected through the tensor
+    assert (np.arange(4).reshape(2, 2) @ st.ones(2, dtype=st.int64)).tolist() == [1, 5]
+    with pytest.raises(TypeError, match="add"):  # the function form refuses an array, as torch.add does
+        st.add(t, a)
