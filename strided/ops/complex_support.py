@@ -114,9 +114,13 @@ _COLUMNS = {"im2col", "col2im", "convolution"}
 # kernel and the composite (which Meta runs) are real (Note [QR gradient] in linalg/qr.py has the complex gradient)
 _CPU_QR = {"_linalg_householder_qr", "geqrf"}
 
+# the truth-value ops' in-place forms (the autogen kernel: the functional op, then its bools copied into the complex
+# tensor, as torch's); CPU only until they have run on a GPU
+_CPU_INPLACE_TRUTH = {"logical_and_", "logical_or_", "logical_xor_", "logical_not_"}
+
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
                         | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU
-                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _CPU_QR)
+                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _CPU_QR | _CPU_INPLACE_TRUTH)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "eq_", "ne_", "real",
     "imag",

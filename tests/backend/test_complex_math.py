@@ -676,3 +676,15 @@ def test_rms_norm_renorm_ldexp_fold_and_embedding_of_complex_as_torch(dtype):
         with pytest.raises(RuntimeError, match="embedding does not support automatic differentiation for outputs "
                                                "with complex dtype"):
             st.nn.functional.embedding(st.from_numpy(idx), st.from_numpy(a[0].copy()).requires_grad_())
+
+
+@pytest.mark.parametrize("name", ["logical_and_", "logical_or_", "logical_xor_"])
+def test_inplace_truth_values_of_complex_tensors_are_torchs(name):
+    # the functional op's bools written into the complex tensor, as torch's (was a NotImplementedError)
+    zs = [1 + 1j, 0j, 2, complex(-0.0, 0.0)]
+    for other in ([1, 0, 1, 0], [0j, 1j, 0, 0]):
+        got = getattr(st.tensor(zs), name)(st.tensor(other))
+        want = getattr(torch.tensor(zs), name)(torch.tensor(other))
+        assert got.dtype == st.complex64
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(st.tensor(zs).logical_not_().numpy(), torch.tensor(zs).logical_not_().numpy())

@@ -291,6 +291,7 @@ def test_non_tensor_arguments_get_torchs_binding_errors_not_attribute_errors():
         (lambda: st.tensordot(x, "x"), "tensordot(): argument 'b' (position 2) must be Tensor, not str"),
         (lambda: x.is_same_size("s"), "is_same_size(): argument 'other' (position 1) must be Tensor, not str"),
         (lambda: x.resize_as_(None), "resize_as_(): argument 'the_template' (position 1) must be Tensor"),
+        (lambda: st.heaviside(x, 2), "heaviside(): argument 'values' (position 2) must be Tensor, not int"),
     ]
     for call, words in cases:
         with pytest.raises(TypeError, match=re.escape(words)):

@@ -56,6 +56,8 @@ def signbit(self):
 @kernel("CompositeImplicitAutograd")
 def heaviside(self, values):
     """0 where ``self < 0``, 1 where ``self > 0`` and ``values`` where ``self == 0``."""
+    if not isinstance(values, Tensor):  # a number: torch's binding refuses it (no Scalar overload)
+        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
     if self.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     if self.dtype is dt.bool:
