@@ -27,19 +27,19 @@ def _size(size, op):
     if len(size) == 1 and size[0].__class__ is not int:
         first = size[0]
         if isinstance(first, (list, tuple)):
-            return tuple(first)
+            size = tuple(first)
     for s in size:
         if s.__class__ is not int:
             break
     else:
         return size
     for s in size:
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+        if isinstance(s, bool) or not (isinstance(s, (int, np.integer)) or hasattr(s, "__index__")):
             raise TypeError(
                 f"{op}(): argument 'size' must be tuple of ints, but found element of type "
                 f"{type(s).__name__}"
             )
-    return tuple(int(s) for s in size)
+    return tuple(s.__index__() for s in size)
 
 
 def _size_keyword(sizes: tuple, size, op: str) -> tuple:

@@ -108,7 +108,10 @@ class UntypedStorage:
 
 def allocate_cpu(nbytes: int) -> UntypedStorage:
     """A fresh, uninitialized CPU storage of ``nbytes`` bytes (address read lazily)."""
-    buf = np.empty(nbytes, dtype=np.uint8)
+    try:
+        buf = np.empty(nbytes, dtype=np.uint8)
+    except MemoryError:  # torch's CPU allocator's words and type (NumPy's MemoryError names an array shape)
+        raise RuntimeError(f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes.") from None
     return UntypedStorage(nbytes, CPU, None, owner=buf, buffer=buf, allocator="cpu")
 
 

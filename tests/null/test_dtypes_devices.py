@@ -96,3 +96,22 @@ def test_the_meta_functions_fast_result_dtype_agrees_with_result_type():
                             result_dtype(*ops)
                         continue
                     assert result_dtype(*ops) is want, (d, shape, ops)
+
+
+def test_factories_refuse_impossible_sizes_and_fills_in_torchs_words():
+    # found by comparing torch's and strided's answers to bad factory arguments
+    with pytest.raises(RuntimeError, match=r"Storage size calculation overflowed with sizes=\[2305843009213693952\]"):
+        st.empty(2**61, device="meta")  # 2**63 bytes: past an int64 byte count, as c10 checks
+    assert st.empty(2**60, device="meta").shape == (2**60,)
+    with pytest.raises(RuntimeError, match=r"overflowed with sizes=\[1099511627776, 1073741824\]"):
+        st.zeros(2**40, 2**30)
+    with pytest.raises(RuntimeError, match=r"overflowed"):
+        st.empty_strided((2**62,), (1,))
+    with pytest.raises(RuntimeError, match="DefaultCPUAllocator: not enough memory: you tried to allocate"):
+        st.empty(2**60)  # fits the count, not the machine (was NumPy's MemoryError)
+    with pytest.raises(TypeError, match=r"full\(\): argument 'fill_value' \(position 2\) must be Number, not str"):
+        st.full((2,), "x")
+    with pytest.raises(TypeError, match=r"zeros\(\): argument 'size' must be tuple of ints, but found element of "
+                                        r"type str"):
+        st.zeros((2, "a"))  # named zeros (was empty, the op it calls)
+    assert st.zeros((st.tensor(2), 3)).shape == (2, 3)  # 0-dim integer tensors are sizes, as torch's

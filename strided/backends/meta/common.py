@@ -97,9 +97,22 @@ def new_output(sizes, dtype, dev, strides=None) -> Tensor:
             return target
     contiguous, numel = _contiguous_meta(sizes)
     if strides is None or strides == contiguous:
-        return make_tensor(allocate(numel * dtype.itemsize, dev), 0, sizes, contiguous, dtype)
+        nbytes = numel * dtype.itemsize
+        if nbytes > MAX_STORAGE_BYTES:
+            storage_overflow(sizes)
+        return make_tensor(allocate(nbytes, dev), 0, sizes, contiguous, dtype)
     nbytes = _storage_bytes(sizes, strides, dtype.itemsize)
+    if nbytes > MAX_STORAGE_BYTES:
+        storage_overflow(sizes)
     return make_tensor(allocate(nbytes, dev), 0, sizes, tuple(strides), dtype)
+
+
+MAX_STORAGE_BYTES = (1 << 63) - 1  # c10's storage sizes are int64 byte counts
+
+
+def storage_overflow(sizes) -> None:
+    """torch's error for a tensor whose bytes do not fit an int64 (NumPy would say "Maximum allowed dimension")."""
+    raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)}")
 
 
 def new_output_like(t: Tensor, dtype=None, sizes=None) -> Tensor:

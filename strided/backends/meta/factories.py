@@ -12,7 +12,7 @@ from ...dispatch.library import kernel
 from ...storage import UntypedStorage
 from ...tensor import Tensor, contiguous_strides, make_tensor, memory_format_strides
 from .. import allocate
-from .common import check, exact_ints, is_scalar, new_output, normalize_size
+from .common import MAX_STORAGE_BYTES, check, exact_ints, is_scalar, new_output, normalize_size, storage_overflow
 from .pointwise import check_scalar_fits
 
 __all__ = ["empty", "empty_strided", "resolve_options", "arange_length"]
@@ -79,6 +79,8 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
     else:
         raise RuntimeError(f"empty(): unsupported memory_format {memory_format!r}")
     nbytes = math.prod(sizes) * d.itemsize
+    if nbytes > MAX_STORAGE_BYTES:
+        storage_overflow(sizes)
     if key is not None:
         if len(_EMPTY_MEMO) > 4096:
             _EMPTY_MEMO.clear()
@@ -103,6 +105,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         nbytes = 0
     else:
         nbytes = (1 + sum((n - 1) * s for n, s in zip(sizes, strides))) * d.itemsize
+    if nbytes > MAX_STORAGE_BYTES:
+        storage_overflow(sizes)
     return make_tensor(allocate(nbytes, dev, bool(pin_memory)), 0, sizes, strides, d)
 
 

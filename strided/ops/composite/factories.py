@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ... import dtypes as dt
@@ -35,6 +37,8 @@ def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 @kernel("CompositeExplicitAutograd")
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if not isinstance(fill_value, (numbers.Number, np.generic, Tensor)):  # torch's binding words, not math's
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     d = _full_dtype(fill_value, dtype)
     return ops.empty(size, dtype=d, layout=layout, device=device, pin_memory=pin_memory).fill_(fill_value)
 
