@@ -147,6 +147,9 @@ def _api_cases(m):
                                                            "prod"),
         "repeat_interleave bool": lambda: m.repeat_interleave(b),
         "repeat_interleave uint8": lambda: m.repeat_interleave(m.tensor([5.0, 6.0]), m.tensor([2, 1], dtype=m.uint8)),
+        "nanmean dtype int": lambda: m.nanmean(m.ones(2), dtype=m.int32),
+        "nanmean dtype bool": lambda: m.ones(2).nanmean(dtype=m.bool),
+        "all repeated dims": lambda: m.ones(2, 3).all((0, 0)), "any dim out of range": lambda: m.ones(2, 3).any((5,)),
     }
 
 

@@ -1,5 +1,5 @@
-"""CompositeImplicitAutograd reductions composed of others: nansum, nanmean (NaN treated as absent),
-std_mean / var_mean (one call, two results), aminmax. Autograd goes through the ops they call."""
+"""Reductions composed of others: nansum, nanmean (NaN treated as absent), std_mean / var_mean (one call, two
+results), aminmax, all / any over a list of dims. Autograd goes through the ops they call."""
 
 from __future__ import annotations
 
@@ -32,6 +32,13 @@ def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_type_name(self.dtype)}")
+    if dtype is not None:
+        from ... import dtypes as dt
+
+        d = dt.to_dtype(dtype)
+        if not (d.is_floating_point or d.is_complex):
+            raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be either a floating "
+                               f"point or complex dtype. Got: {_type_name(d)}")
     count = ops.sum(ops.logical_not(ops.isnan(self)), _dims(dim, "nanmean"), keepdim)
     return ops.div(nansum(self, dim, keepdim, dtype=dtype), count)
 
@@ -88,3 +95,33 @@ def _type_name(d) -> str:
     from ...backends.meta.pointwise import scalar_type_name
 
     return scalar_type_name(d)
+
+
+def _truth_over_dims(self, dim, keepdim: bool, fn):
+    """all / any over ``dim`` (None: every element; (): none, each element's truth), one dim at a time."""
+    from ... import dtypes as dt
+    from ...backends.meta.common import reduction_dims
+
+    if dim is None:
+        r = fn(self)
+        return r.reshape([1] * self.dim()) if keepdim else r
+    if len(dim) == 0:  # nothing reduced: each element's truth, in the dtype all / any give (uint8 stays uint8)
+        r = ops.ne(self, 0)
+        return r.to(dt.uint8) if self.dtype is dt.uint8 else r
+    dims = reduction_dims(tuple(dim), self.dim())  # torch's range and repeated-dim errors
+    r = self
+    for d in reversed(dims):
+        r = fn(r, d, True)
+    return r if keepdim else r.squeeze(dims)
+
+
+@kernel("CompositeExplicitAutograd")
+def all_dims(self, dim=None, keepdim=False):
+    """``all`` over a list of dims (torch's ``all.dims``)."""
+    return _truth_over_dims(self, dim, keepdim, ops.all)
+
+
+@kernel("CompositeExplicitAutograd")
+def any_dims(self, dim=None, keepdim=False):
+    """``any`` over a list of dims (torch's ``any.dims``)."""
+    return _truth_over_dims(self, dim, keepdim, ops.any)

@@ -146,6 +146,30 @@ def _logical_dim_samples(dtype, rng):
     yield SampleInput((a((0, 3)), 1, True), {}, "zero-size, non-empty dim")
 
 
+def _logical_dims_samples(dtype, rng):
+    def a(shape, **kw):
+        return make_arg(shape, dtype, rng=rng, low=0, high=2, **kw)
+
+    yield SampleInput((a((3, 4)), (0, 1)), {}, "both dims")
+    yield SampleInput((a((2, 3, 4), noncontiguous=True), (-1, 0), True), {}, "noncontiguous keepdim")
+    yield SampleInput((a((3, 4)), ()), {}, "no dims: each element's truth")
+    yield SampleInput((a((3, 4)), None, True), {}, "None keepdim: every element")
+    yield SampleInput((a(()), (0,)), {}, "0-dim")
+    yield SampleInput((a((0, 3)), (0,)), {}, "zero-size, empty dim")
+    yield SampleInput((a((0, 3)), (1,), True), {}, "zero-size, non-empty dim")
+
+
+def _logical_dims_ref(fn):
+    def ref(a, dim=None, keepdim=False):
+        a = np.asarray(a)
+        if dim is not None and len(dim) == 0:
+            r = a != 0  # nothing reduced
+        else:
+            r = fn(a, axis=None if dim is None or a.ndim == 0 else tuple(d % a.ndim for d in dim), keepdims=keepdim)
+        return r.astype(np.uint8) if a.dtype == np.uint8 else r
+    return ref
+
+
 def _logical_ref(fn):
     def ref(a, dim=None, keepdim=False):
         r = fn(np.asarray(a), axis=axis_of(a, dim), keepdims=keepdim)
@@ -324,6 +348,8 @@ OPS = [
     OpInfo("all.dim", _logical_dim_samples, ref=_logical_ref(np.all), **_ALL),
     OpInfo("any", _logical_full_samples, ref=_logical_ref(np.any), **_ALL),
     OpInfo("any.dim", _logical_dim_samples, ref=_logical_ref(np.any), **_ALL),
+    OpInfo("all.dims", _logical_dims_samples, ref=_logical_dims_ref(np.all), **_ALL),
+    OpInfo("any.dims", _logical_dims_samples, ref=_logical_dims_ref(np.any), **_ALL),
     OpInfo("logsumexp", _logsumexp_samples, ref=_logsumexp_ref, tolerances=FLOAT_RESULT_TOL, **_ALL),
     OpInfo("cumsum", _cumsum_samples, ref=_cumsum_ref, tolerances=SUM_TOL, errors=_cumsum_errors, **_ALL),
     OpInfo("cumprod", _cumprod_samples, ref=_cumprod_ref, tolerances=SUM_TOL, errors=_cumsum_errors, **_ALL),
