@@ -10,6 +10,8 @@ the switch governs them all.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 __all__ = ["set_warn_always", "is_warn_always_enabled", "warn_once"]
@@ -31,9 +33,18 @@ def is_warn_always_enabled() -> bool:
     return _always
 
 
-def warn_once(key, message: str, category: type[Warning] = UserWarning, stacklevel: int = 2) -> None:
+def warn_once(key, message: str, category: type[Warning] = UserWarning, stacklevel: int | None = 2) -> None:
     """``warnings.warn(message, category)`` the first time ``key`` is seen, or every time under
-    ``set_warn_always(True)`` (Note [Warn once]). ``stacklevel`` counts from the caller of warn_once."""
+    ``set_warn_always(True)`` (Note [Warn once]). ``stacklevel`` counts from the caller of warn_once; None names
+    the first frame outside strided (a kernel reached through the dispatcher, whose depth varies)."""
     if _always or key not in _given:
         _given.add(key)
+        if stacklevel is None:
+            frame, level = sys._getframe(1), 1
+            while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+                frame, level = frame.f_back, level + 1
+            stacklevel = level
         warnings.warn(message, category, stacklevel=stacklevel + 1)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

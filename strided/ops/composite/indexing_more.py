@@ -1,5 +1,5 @@
 """Indexing compositions: index_fill, index_copy, index_reduce (over scatter_reduce), masked_scatter,
-put, take and fill_diagonal_, with torch's argument checks and messages.
+put, take, fill_diagonal_ and scatter's legacy ``reduce=`` forms, with torch's argument checks and messages.
 
 Note [Index bounds in compositions]
 Where torch's message for an out-of-range index is the composition's own (``take``, ``put_``,
@@ -237,3 +237,29 @@ def _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, 
     if not include_self:
         grad_self = ops.scatter(grad_self, dim, index, 0)
     return grad_self, grad_src
+
+
+# scatter(dim, index, src | value, reduce="add" | "multiply"): torch's older accumulating scatter, kept by torch (with
+# a deprecation warning, once, for the Tensor src form) and written here over scatter_add / scatter_reduce("prod")
+def _legacy_scatter_reduce(self, dim, index, src, reduce):
+    if reduce == "add":
+        return ops.scatter_add(self, dim, index, src)
+    if reduce == "multiply":
+        return ops.scatter_reduce(self, dim, index, src, "prod", include_self=True)
+    raise RuntimeError("reduce argument must be either add or multiply.")
+
+
+@kernel("CompositeImplicitAutograd")
+def scatter_with_reduce(self, dim, index, src, *, reduce):
+    from ...warn_once import warn_once
+
+    warn_once("scatter reduce", "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+              "removed in a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+              stacklevel=None)
+    return _legacy_scatter_reduce(self, dim, index, src, reduce)
+
+
+@kernel("CompositeImplicitAutograd")
+def scatter_value_with_reduce(self, dim, index, value, *, reduce):
+    src = ops.full(index.shape, value, dtype=self.dtype, device=self.device)
+    return _legacy_scatter_reduce(self, dim, index, src, reduce)

@@ -213,6 +213,41 @@ def _scatter_add_samples(dtype, rng):
                       "empty index")
 
 
+def _ref_scatter_legacy_reduce(a, dim, index, src, *, reduce):
+    """scatter(..., reduce="add" | "multiply"): np.add.at / np.multiply.at into a copy."""
+    out = np.array(np.atleast_1d(a), copy=True)
+    dim %= out.ndim
+    idx = np.atleast_1d(np.asarray(index))
+    if idx.size:
+        where = list(np.ix_(*(np.arange(n) for n in idx.shape)))
+        where[dim] = idx
+        vals = (np.atleast_1d(src)[tuple(slice(0, n) for n in idx.shape)] if isinstance(src, np.ndarray)
+                else np.full(idx.shape, src, out.dtype))
+        (np.add if reduce == "add" else np.multiply).at(out, tuple(where), vals)
+    return out.reshape(np.shape(a))
+
+
+def _scatter_legacy_reduce_samples(value: bool):
+    def samples(dtype, rng):
+        def src(shape):
+            return scalar_for(dtype) if value else make_arg(shape, dtype, rng=rng)
+
+        x = make_arg((4, 5), dtype, rng=rng, noncontiguous=True)
+        for reduce in ("add", "multiply"):
+            # src of the index's shape: a larger src has no gradient (torch's scatter_add backward refuses it too)
+            yield SampleInput((x, 0, index_tensor(rng.integers(0, 4, (3, 5))), src((3, 5))), {"reduce": reduce},
+                              f"dim 0, duplicates, {reduce}")
+            yield SampleInput((x, -1, index_tensor(rng.integers(0, 5, (2, 3))), src((2, 3))), {"reduce": reduce},
+                              f"dim -1, smaller, {reduce}")
+    return samples
+
+
+def _scatter_legacy_reduce_errors(rng):
+    x = make_arg((3, 4), rng=rng)
+    yield error((x, 0, index_tensor([[0]]), make_arg((1, 1), rng=rng)), RuntimeError,
+                "reduce argument must be either add or multiply.", kwargs={"reduce": "max"})
+
+
 def _scatter_errors(rng):
     x = make_arg((3, 4), rng=rng)
     yield error((x, 0, index_tensor([[0]]), make_arg((1, 1), dt.float64, rng=rng)), RuntimeError,
@@ -294,6 +329,8 @@ def _embedding_errors(rng):
                 "Int; but got strided.FloatTensor instead (while checking arguments for embedding)")
 
 
+_LEGACY_REDUCE_DTYPES = (dt.float32, dt.float64, dt.int32, dt.int64)
+
 OPS = [
     OpInfo("cat", _cat_samples, ref=_ref_cat, dtypes=ALL_DTYPES, check=_check_cat, errors=_cat_errors),
     OpInfo("cat.out", _cat_samples, ref=_ref_cat, op=_cat_out, dtypes=ALL_DTYPES),
@@ -310,6 +347,14 @@ OPS = [
            dtypes=ALL_DTYPES),
     OpInfo("scatter_.value", _scatter_samples(True), ref=_ref_scatter, op=inplace("scatter_"),
            dtypes=ALL_DTYPES),
+    OpInfo("scatter.reduce", _scatter_legacy_reduce_samples(False), ref=_ref_scatter_legacy_reduce,
+           dtypes=_LEGACY_REDUCE_DTYPES, errors=_scatter_legacy_reduce_errors),
+    OpInfo("scatter.value_reduce", _scatter_legacy_reduce_samples(True), ref=_ref_scatter_legacy_reduce,
+           dtypes=_LEGACY_REDUCE_DTYPES),
+    OpInfo("scatter_.reduce", _scatter_legacy_reduce_samples(False), ref=_ref_scatter_legacy_reduce,
+           op=inplace("scatter_"), dtypes=_LEGACY_REDUCE_DTYPES),
+    OpInfo("scatter_.value_reduce", _scatter_legacy_reduce_samples(True), ref=_ref_scatter_legacy_reduce,
+           op=inplace("scatter_"), dtypes=_LEGACY_REDUCE_DTYPES),
     OpInfo("scatter_add", _scatter_add_samples, ref=_ref_scatter_add, dtypes=ALL_DTYPES),
     OpInfo("scatter_add_", _scatter_add_samples, ref=_ref_scatter_add, op=inplace("scatter_add_"),
            dtypes=ALL_DTYPES),
