@@ -10,8 +10,9 @@ from ..tensor import Tensor
 __all__ = ["StateDictMixin", "IncompatibleKeys"]
 
 
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns: the keys it did not find and the keys it did not use."""
+class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it did not find and the keys it did not use (torch's class name,
+    which its repr shows)."""
 
     __slots__ = ()
 
@@ -21,6 +22,9 @@ class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpect
         return super().__repr__()
 
     __str__ = __repr__
+
+
+IncompatibleKeys = _IncompatibleKeys
 
 
 class StateDictMixin:

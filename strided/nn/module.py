@@ -306,6 +306,42 @@ class Module(StateDictMixin, ConversionMixin, HooksMixin):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
+    def get_parameter(self, target: str):
+        """The parameter at dotted path ``target`` (``"0.weight"``), with torch's errors."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if name not in mod._parameters:
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str):
+        """The buffer at dotted path ``target`` (``"0.running_mean"``), with torch's errors."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        buffer = getattr(mod, name)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at dotted path ``target`` (replacing what is there; ``strict``: only an existing one)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{atoms[-1]}`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError(f"`{atoms[-1]}` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     # ------------------------------------------------------------------ modes and gradients
     def train(self, mode: bool = True) -> Module:
         """Set training mode (Dropout active) on this module and all descendants."""

@@ -27,6 +27,8 @@ class Parameter(Tensor):
             data = factories.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter: data must be a Tensor, got {type(data).__name__}")
+        if requires_grad and not (data.dtype.is_floating_point or data.dtype.is_complex):  # torch's Parameter words
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t = data.detach()  # an alias of data's storage with no autograd history
         t.__class__ = cls
         t.requires_grad_(requires_grad)
