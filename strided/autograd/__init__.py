@@ -16,6 +16,7 @@ from .grad_mode import (
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
     no_grad,
     set_grad_enabled,
     set_multithreading_enabled,
@@ -29,7 +30,8 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "gradcheck", "gradgradcheck", "Node", "grad_mode",
            "anomaly_mode",
-           "detect_anomaly", "set_detect_anomaly", "Variable", "set_multithreading_enabled"]
+           "detect_anomaly", "set_detect_anomaly", "Variable", "set_multithreading_enabled",
+           "is_multithreading_enabled"]
 
 _register_all()
 

@@ -14,7 +14,7 @@ from ..dispatch.dispatcher import grad_mode
 from ..dispatch.state import set_inference
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "set_multithreading_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled", "is_multithreading_enabled"]
 
 
 def is_grad_enabled() -> bool:

@@ -91,6 +91,10 @@ class ConversionMixin:
     def bfloat16(self) -> ConversionMixin:
         return self._cast_floating(_dt.bfloat16)
 
+    def type(self, dst_type) -> ConversionMixin:
+        """Cast every parameter and buffer to ``dst_type`` (a dtype or a type name, as ``Tensor.type``)."""
+        return self._apply(lambda t: t.type(dst_type))
+
 
 def _parse_to(args, kwargs):
     """torch's ``_parse_to``: (device, dtype, non_blocking) from ``Module.to``'s call forms."""

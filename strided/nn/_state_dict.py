@@ -30,6 +30,22 @@ IncompatibleKeys = _IncompatibleKeys
 class StateDictMixin:
     """State-dict methods of ``Module`` (kept apart from the attribute machinery in module.py)."""
 
+    # Note [Extra state]
+    # As torch's: a module that overrides ``get_extra_state`` saves what it returns under ``<prefix>_extra_state``
+    # (strided.save writes tensors, numbers, strings and lists / dicts of them), and one that overrides ``set_extra_state`` gets that
+    # entry back on load (strictly: missing is an error). The defaults are never called.
+    def get_extra_state(self):
+        """Extra state to save in the state dict (override together with :meth:`set_extra_state`)."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
+    def set_extra_state(self, state) -> None:
+        """Restore the extra state :meth:`get_extra_state` saved (override together with it)."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
         for name, param in self._parameters.items():
             if param is not None:
@@ -37,20 +53,59 @@ class StateDictMixin:
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if type(self).get_extra_state is not StateDictMixin.get_extra_state:  # Note [Extra state]
+            destination[prefix + "_extra_state"] = self.get_extra_state()
 
     def state_dict(self, *, destination: dict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> dict:
         """Parameters and persistent buffers by dotted name, in registration order.
 
-        The tensors share storage with the module's (detached unless ``keep_vars``).
+        The tensors share storage with the module's (detached unless ``keep_vars``). State-dict pre-hooks run
+        before this module saves, post-hooks after it and its children have.
         """
         if destination is None:
             destination = OrderedDict()
+        hooks = self.__dict__.get("_state_dict_hooks")
+        if hooks:
+            for hook in tuple(hooks["pre"].values()):
+                hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        if hooks:
+            for hook in tuple(hooks["post"].values()):
+                if hook(self, destination, prefix, {}) is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
         return destination
+
+    def _state_dict_hook_table(self, kind: str) -> dict:
+        return self.__dict__.setdefault("_state_dict_hooks", {"pre": {}, "post": {}, "load_post": {}})[kind]
+
+    def register_state_dict_pre_hook(self, hook):
+        """Call ``hook(module, prefix, keep_vars)`` before this module's ``state_dict`` saves its entries."""
+        from ..utils.hooks import RemovableHandle
+
+        return RemovableHandle(self._state_dict_hook_table("pre"), hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` after this module's entries are saved; it may
+        change ``state_dict`` in place and must return None."""
+        from ..utils.hooks import RemovableHandle
+
+        return RemovableHandle(self._state_dict_hook_table("post"), hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` before this module loads its entries (it may rename keys)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """Call ``hook(module, incompatible_keys)`` after ``load_state_dict`` loaded this module and its children;
+        it may edit the missing / unexpected key lists (before strict mode reports them) and must return None."""
+        from ..utils.hooks import RemovableHandle
+
+        return RemovableHandle(self._state_dict_hook_table("load_post"), hook)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
         """Call ``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)``
@@ -68,6 +123,12 @@ class StateDictMixin:
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in {**self._parameters, **persistent}.items() if v is not None}
+        extra = type(self).set_extra_state is not StateDictMixin.set_extra_state  # Note [Extra state]
+        if extra:
+            if prefix + "_extra_state" in state_dict:
+                self.set_extra_state(state_dict[prefix + "_extra_state"])
+            elif strict:
+                missing_keys.append(prefix + "_extra_state")
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -101,7 +162,7 @@ class StateDictMixin:
                 if len(parts) > 1:
                     if parts[0] not in self._modules:
                         unexpected_keys.append(key)
-                elif parts[0] not in local_state:
+                elif parts[0] not in local_state and not (extra and parts[0] == "_extra_state"):
                     unexpected_keys.append(key)
 
     def _assign_loaded(self, name: str, current: Tensor, loaded: Tensor) -> None:
@@ -131,6 +192,14 @@ class StateDictMixin:
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
+            hooks = module.__dict__.get("_state_dict_hooks")
+            if hooks and hooks["load_post"]:
+                keys = IncompatibleKeys(missing, unexpected)  # the lists themselves: hooks may edit them
+                for hook in tuple(hooks["load_post"].values()):
+                    if hook(module, keys) is not None:  # torch's AssertionError and words
+                        raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                             "expected to return new values, if incompatible_keys need to be "
+                                             "modified, it should be done inplace.")
 
         load(self, "")
         if strict:

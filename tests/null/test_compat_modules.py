@@ -105,7 +105,7 @@ def test_distributed_reports_no_process_groups():
 def test_set_multithreading_enabled_is_thread_local_and_restores():
     from strided.autograd import grad_mode
 
-    assert grad_mode.is_multithreading_enabled()
+    assert grad_mode.is_multithreading_enabled() and st.autograd.is_multithreading_enabled()
     with st.autograd.set_multithreading_enabled(False):
         assert not grad_mode.is_multithreading_enabled()
         seen = []
