@@ -69,6 +69,15 @@ class TensorExtras:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
+    def new(self, *args, **kwargs):
+        """torch's legacy ``x.new(...)``: the legacy constructor (sizes, data, a tensor of this type, nothing) with
+        this tensor's dtype and device (Note [Legacy constructors])."""
+        from .legacy_tensor_types import legacy_new
+
+        if not (len(args) == 1 and isinstance(args[0], TensorExtras)):  # Tensor(tensor) keeps that tensor's device
+            kwargs.setdefault("device", self.device)
+        return legacy_new(self.dtype, self.device.type, args, kwargs)
+
     def is_same_size(self, other) -> bool:
         """True if ``other`` has this tensor's shape."""
         if not isinstance(other, TensorExtras):

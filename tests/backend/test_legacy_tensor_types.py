@@ -163,3 +163,15 @@ def test_against_torch():
         assert type(mine.value) is type(theirs.value) and str(mine.value) == str(theirs.value)
     assert st.FloatTensor((2, 3)).tolist() == torch.FloatTensor((2, 3)).tolist()
     assert st.IntTensor(np.array([1.5, -2.5])).tolist() == torch.IntTensor(np.array([1.5, -2.5])).tolist()
+
+
+def test_tensor_new_is_the_legacy_constructor_with_the_tensors_type():
+    x = st.ones(2, dtype=st.float64)
+    assert x.new(2, 3).dtype == st.float64 and x.new(2, 3).shape == (2, 3)
+    assert x.new([1, 2]).tolist() == [1.0, 2.0] and x.new().shape == (0,)
+    assert x.new(st.Size([2])).shape == (2,)  # a Size is sizes; a tuple is data, as torch's
+    assert st.ones(2, dtype=st.int32).new((2,)).tolist() == [2]
+    same = st.ones(2, dtype=st.float64)
+    assert x.new(same) is not same and x.new(same).tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match="expected TensorOptions\\(dtype=double"):
+        x.new(st.ones(2))  # a tensor of another type
