@@ -32,7 +32,7 @@ NON_DIFFERENTIABLE = {
     "detach", "eq.Tensor", "eq.Scalar", "ne.Tensor", "ne.Scalar", "lt.Tensor", "lt.Scalar", "le.Tensor",
     "le.Scalar", "gt.Tensor", "gt.Scalar", "ge.Tensor", "ge.Scalar", "logical_and", "logical_or",
     "logical_xor", "logical_not", "where.Scalar", "isnan", "isinf", "isfinite", "argmax", "argmin", "all",
-    "all.dim", "any", "any.dim", "one_hot",
+    "all.dim", "all.dims", "any", "any.dim", "any.dims", "one_hot",
     "bitwise_and.Tensor", "bitwise_and.Scalar", "bitwise_or.Tensor", "bitwise_or.Scalar", "bitwise_xor.Tensor",
     "bitwise_xor.Scalar", "bitwise_not", "bitwise_left_shift.Tensor", "bitwise_left_shift.Tensor_Scalar",
     "bitwise_right_shift.Tensor", "bitwise_right_shift.Tensor_Scalar",

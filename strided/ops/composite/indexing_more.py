@@ -263,3 +263,11 @@ def scatter_with_reduce(self, dim, index, src, *, reduce):
 def scatter_value_with_reduce(self, dim, index, value, *, reduce):
     src = ops.full(index.shape, value, dtype=self.dtype, device=self.device)
     return _legacy_scatter_reduce(self, dim, index, src, reduce)
+
+
+@kernel("CompositeImplicitAutograd")
+def scatter_with_reduce_(self, dim, index, src, *, reduce):
+    """In-place ``scatter(..., reduce=)`` of a Tensor src or a value (Note [In-place compositions])."""
+    from .inplace_compositions import _assign, grad_safe_source
+
+    return _assign(self, ops.scatter(grad_safe_source(self, index, src), dim, index, src, reduce=reduce))
