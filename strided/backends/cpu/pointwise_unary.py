@@ -69,8 +69,8 @@ trunc = _rounding("trunc", np.trunc)
 # Note [Pointwise chains in place]
 # A chain such as ``1 / (1 + np.exp(-x))`` makes a new array per step; at 2 MB each one is fresh pages the kernel
 # must fault in (NumPy frees big arrays back to the system). The chains below make one array and write every step
-# into it: the same operations in the same order, so the same bits, in 25-30% less time (sigmoid of (512, 1024)
-# float32 595 -> 429 µs, silu 427 -> 372 on the CI machine).
+# into it: the same operations in the same order, so the same bits, in less time (bench/RESULTS.md, thirty-fourth
+# session).
 def _rsqrt(x):
     t = np.sqrt(x)
     return np.divide(1, t, out=t) if isinstance(t, np.ndarray) else 1 / t
@@ -82,7 +82,7 @@ def _sigmoid(x):
         return 1 / (1 + np.exp(t))
     np.exp(t, out=t)
     t += 1
-    return np.reciprocal(t, out=t)
+    return np.divide(1, t, out=t)  # not np.reciprocal: NumPy's reciprocal loop is not vectorized (10-20% slower)
 
 
 _FLOAT_FNS = {
