@@ -308,25 +308,20 @@ class Module(StateDictMixin, ConversionMixin, HooksMixin):
 
     def get_parameter(self, target: str):
         """The parameter at dotted path ``target`` (``"0.weight"``), with torch's errors."""
-        path, _, name = target.rpartition(".")
-        mod = self.get_submodule(path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
-        param = getattr(mod, name)
-        if name not in mod._parameters:
-            raise AttributeError(f"`{name}` is not an nn.Parameter")
-        return param
+        return self._tensor_at(target, "_parameters", "an nn.Parameter")
 
     def get_buffer(self, target: str):
         """The buffer at dotted path ``target`` (``"0.running_mean"``), with torch's errors."""
+        return self._tensor_at(target, "_buffers", "a buffer")
+
+    def _tensor_at(self, target: str, table: str, kind: str):
         path, _, name = target.rpartition(".")
         mod = self.get_submodule(path)
         if not hasattr(mod, name):
             raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
-        buffer = getattr(mod, name)
-        if name not in mod._buffers:
-            raise AttributeError(f"`{name}` is not a buffer")
-        return buffer
+        if name not in getattr(mod, table):
+            raise AttributeError(f"`{name}` is not {kind}")
+        return getattr(mod, name)
 
     def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
         """Put ``module`` at dotted path ``target`` (replacing what is there; ``strict``: only an existing one)."""

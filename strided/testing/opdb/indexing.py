@@ -177,14 +177,7 @@ def _ref_scatter(a, dim, index, src=None, value=None):
 
 
 def _ref_scatter_add(a, dim, index, src):
-    out = np.array(np.atleast_1d(a), copy=True)
-    dim %= out.ndim
-    idx = np.atleast_1d(np.asarray(index))
-    if idx.size:
-        where = list(np.ix_(*(np.arange(n) for n in idx.shape)))
-        where[dim] = idx
-        np.add.at(out, tuple(where), np.atleast_1d(src)[tuple(slice(0, n) for n in idx.shape)])
-    return out.reshape(np.shape(a))
+    return _ref_scatter_legacy_reduce(a, dim, index, np.asarray(src), reduce="add")
 
 
 def _scatter_samples(value: bool):
