@@ -101,7 +101,7 @@ class OpOverload:
     __slots__ = (
         "schema", "namespace", "name", "overload_name", "location", "_dispatch_names", "_kernels",
         "_cache", "_tensor_args", "_device_arg", "__name__", "__qualname__", "packet", "device_check",
-        "_mutated", "_mutated_lists", "_lead", "_factory_device", "_required_tensor",
+        "_mutated", "_mutated_lists", "_lead", "_factory_device", "_required_tensor", "_lead_optional",
     )
 
     def __init__(self, schema, namespace: str = "aten", location: str = "", dispatch_names=None,
@@ -139,6 +139,9 @@ class OpOverload:
         positions = tuple(i for i, _, _, _ in tensor_args)
         self._lead = (len(positions) if positions in ((0,), (0, 1), (0, 1, 2)) and device_arg is None
                       and not any(is_list for _, _, is_list, _ in tensor_args) else 0)
+        # whether the second / third leading Tensor argument is optional: None there stays on the fast path
+        # (``linear(x, w, None)``), a None for a plain Tensor goes to ``_keyset``'s refusal
+        self._lead_optional = tuple(not required for _, _, _, required in tensor_args[1:3]) + (False, False)
         # Note [Factory fast path]: a factory (no Tensor arguments) whose ``device=`` is keyword-only
         # reads its key from the keyword alone; this is that keyword's name, else None
         self._factory_device = (device_arg[1] if device_arg is not None and not tensor_args
@@ -172,7 +175,7 @@ class OpOverload:
                     k |= b._key
                     grad = (b._requires_grad or ((x := b._base) is not None and x._requires_grad and _late(b))
                             or grad)
-                elif b.__class__ not in _SCALAR_CLASSES:
+                elif b.__class__ not in _SCALAR_CLASSES and not (b is None and self._lead_optional[0]):
                     same_device = False  # _keyset refuses what is neither a Tensor nor a number
             elif lead == 3:  # addmm, linear with a bias
                 if isinstance(b := args[1], _Tensor):
@@ -180,14 +183,14 @@ class OpOverload:
                     k |= b._key
                     grad = (b._requires_grad or ((x := b._base) is not None and x._requires_grad and _late(b))
                             or grad)
-                elif b.__class__ not in _SCALAR_CLASSES:
+                elif b.__class__ not in _SCALAR_CLASSES and not (b is None and self._lead_optional[0]):
                     same_device = False
                 if isinstance(c := args[2], _Tensor):
                     same_device = same_device and c.device is a.device
                     k |= c._key
                     grad = (c._requires_grad or ((x := c._base) is not None and x._requires_grad and _late(c))
                             or grad)
-                elif c.__class__ not in _SCALAR_CLASSES:
+                elif c.__class__ not in _SCALAR_CLASSES and not (c is None and self._lead_optional[1]):
                     same_device = False
             if same_device:
                 keyset = k

@@ -299,3 +299,19 @@ def test_non_tensor_arguments_get_torchs_binding_errors_not_attribute_errors():
     # numbers are still taken where a Tensor argument wraps a scalar, and None where the schema allows it
     assert (x + np.float32(2)).tolist() == [3.0, 3.0] and st.add(x, 1).tolist() == [2.0, 2.0]
     assert st.ops.aten.index(st.arange(4.0).reshape(2, 2), [None, st.tensor([1])]).tolist() == [[1.0], [3.0]]
+
+
+def test_the_keyset_fast_path_keeps_numbers_and_an_optional_none(monkeypatch):
+    # Note [Non-tensor arguments]: only a non-tensor, non-number (or a None for a plain Tensor) leaves the fast path
+    from strided.dispatch.dispatcher import OpOverload
+
+    slow = []
+    original = OpOverload._keyset
+    monkeypatch.setattr(OpOverload, "_keyset", lambda self, *a, **k: slow.append(self.name) or original(self, *a, **k))
+    x, w = st.ones(2, 3), st.ones(4, 3)
+    st.ops.aten.linear.default(x, w, None)  # an optional bias given as None (linear without bias, every layer)
+    _ = x + 1, x * 2.0, st.add(x, x), st.where(x > 0, x, x)
+    assert slow == []
+    with pytest.raises(TypeError, match="argument 'mat2' \\(position 3\\) must be Tensor, not NoneType"):
+        st.addmm(st.ones(2, 2), st.ones(2, 2), None)
+    assert slow  # the refusal came from the slow path
