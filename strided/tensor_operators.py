@@ -46,7 +46,7 @@ class TensorOperators:
         return _ops.add(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __iadd__(self, other):
-        return self.add_(other)
+        return self.add_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __sub__(self, other):
         if isinstance(other, TensorOperators):
@@ -57,7 +57,7 @@ class TensorOperators:
         return _ops.sub(_reflected_operand(self, other), self)
 
     def __isub__(self, other):
-        return self.sub_(other)
+        return self.sub_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __mul__(self, other):
         if isinstance(other, TensorOperators):
@@ -68,7 +68,7 @@ class TensorOperators:
         return _ops.mul(self, _arr(other) if other.__class__ is np.ndarray else other)
 
     def __imul__(self, other):
-        return self.mul_(other)
+        return self.mul_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __truediv__(self, other):
         if isinstance(other, TensorOperators):
@@ -77,11 +77,13 @@ class TensorOperators:
 
     def __rtruediv__(self, other):
         if isinstance(other, TensorOperators):
-            return _ops.div(_arr(other) if other.__class__ is np.ndarray else other, self)
+            return _ops.div(other, self)
+        if other.__class__ is np.ndarray:  # Note [NumPy operands]
+            return _ops.div(_arr(other), self)
         return _ops.mul(_ops.reciprocal(self), other)  # torch's __rdiv__: an int tensor divides as floats
 
     def __itruediv__(self, other):
-        return self.div_(other)
+        return self.div_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __floordiv__(self, other):
         return _ops.floor_divide(self, _arr(other) if other.__class__ is np.ndarray else other)
@@ -90,7 +92,7 @@ class TensorOperators:
         return _ops.floor_divide(_reflected_operand(self, other), self)
 
     def __ifloordiv__(self, other):
-        return self.floor_divide_(other)
+        return self.floor_divide_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __mod__(self, other):
         return _ops.remainder(self, _arr(other) if other.__class__ is np.ndarray else other)
@@ -99,7 +101,7 @@ class TensorOperators:
         return _ops.remainder(_reflected_operand(self, other), self)
 
     def __imod__(self, other):
-        return self.remainder_(other)
+        return self.remainder_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __pow__(self, other):
         return _ops.pow(self, _arr(other) if other.__class__ is np.ndarray else other)
@@ -108,7 +110,7 @@ class TensorOperators:
         return _ops.pow(_arr(other) if other.__class__ is np.ndarray else other, self)
 
     def __ipow__(self, other):
-        return self.pow_(other)
+        return self.pow_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __matmul__(self, other):
         return _ops.matmul(self, _arr(other) if other.__class__ is np.ndarray else other)
@@ -142,13 +144,13 @@ class TensorOperators:
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def __iand__(self, other):
-        return self.bitwise_and_(other)
+        return self.bitwise_and_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __ior__(self, other):
-        return self.bitwise_or_(other)
+        return self.bitwise_or_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __ixor__(self, other):
-        return self.bitwise_xor_(other)
+        return self.bitwise_xor_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __lshift__(self, other):
         return _ops.bitwise_left_shift(self, _arr(other) if other.__class__ is np.ndarray else other)
@@ -163,10 +165,10 @@ class TensorOperators:
         return _ops.bitwise_right_shift(_ops.full((), other, device=self.device), self)
 
     def __ilshift__(self, other):
-        return self.bitwise_left_shift_(other)
+        return self.bitwise_left_shift_(_arr(other) if other.__class__ is np.ndarray else other)
 
     def __irshift__(self, other):
-        return self.bitwise_right_shift_(other)
+        return self.bitwise_right_shift_(_arr(other) if other.__class__ is np.ndarray else other)
 
     # Note [Comparing with other objects]
     # torch turns a TypeError of ``==`` / ``!=`` into NotImplemented, so that Python falls back to identity:

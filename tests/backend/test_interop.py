@@ -299,5 +299,9 @@ def test_operators_take_numpy_arrays_as_tensors_as_torchs_do():
     assert s.dtype == st.float64 and s.tolist() == [2.0, 4.0]  # a float64 array promotes, as torch's
     assert (a - t).tolist() == [0.0, 2.0] and (a * t).tolist() == [1.0, 3.0]  # reflected through the tensor
     assert (np.arange(4).reshape(2, 2) @ st.ones(2, dtype=st.int64)).tolist() == [1, 5]
+    assert (np.full(2, 2.0) / t).tolist() == [2.0, 2.0]  # torch's __rdiv__ takes an array too
+    u = st.ones(2)
+    u += a  # in place (torch rebinds u to u + a, a float64 tensor, through its NotImplemented fallback)
+    assert u.dtype == st.float32 and u.tolist() == [2.0, 4.0]
     with pytest.raises(TypeError, match="add"):  # the function form refuses an array, as torch.add does
         st.add(t, a)
