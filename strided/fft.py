@@ -9,6 +9,7 @@ backends/cuda/kernels/fft_ops.py) and Meta backends (Note [FFT ops]); gradients 
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -377,3 +378,20 @@ _wrap_policies(globals(), {name: _CPU_FP32 for name in (
     "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn", "hfft",
     "ihfft")})
 _wrap_policies(globals(), {name: _NATIVE for name in ("hfft2", "ihfft2", "hfftn", "ihfftn")})
+
+
+# torch's fft functions are generated bindings: a non-tensor ``input`` is refused in its words, before any work
+def _input_checked(fn):
+    @functools.wraps(fn)
+    def checked(input, *args, **kwargs):  # noqa: A002 - torch's argument name
+        if not isinstance(input, Tensor):
+            raise TypeError(f"fft_{fn.__name__}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return fn(input, *args, **kwargs)
+
+    return checked
+
+
+for _name in __all__:
+    if _name not in ("fftfreq", "rfftfreq"):
+        globals()[_name] = _input_checked(globals()[_name])

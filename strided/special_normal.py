@@ -25,6 +25,7 @@ import math
 
 from . import dtypes as _dt
 from .autograd.function import Function
+from .dispatch.argument_checks import arg_tensor
 from .ops import bound as _ops
 from .ops.complex_support import refuse_complex
 from .special import _horner, _opmath, _out, _type_name
@@ -77,6 +78,7 @@ class _Erfcx(Function):
 
 def erfcx(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """The scaled complementary error function ``exp(x^2) erfc(x)`` (Note [Normal-distribution functions])."""
+    arg_tensor("special_erfcx", "input", 1, input)
     refuse_complex(input, "erfcx_cpu", "erfcx_cuda")
     return _out("erfcx", _Erfcx.apply(input), out, (input,))
 
@@ -110,6 +112,7 @@ class _LogNdtr(Function):
 
 def log_ndtr(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """log of the standard normal CDF, accurate in both tails (Note [Normal-distribution functions])."""
+    arg_tensor("special_log_ndtr", "input", 1, input)
     return _out("log_ndtr", _LogNdtr.apply(input), out, (input,))
 
 
@@ -140,4 +143,5 @@ class _Ndtri(Function):
 
 def ndtri(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """The inverse of ``ndtr`` (Note [Normal-distribution functions])."""
+    arg_tensor("special_ndtri", "input", 1, input)
     return _out("ndtri", _Ndtri.apply(input), out, (input,))

@@ -1,5 +1,5 @@
-"""strided.nn.functional's forms check their Tensor arguments first, in torch's binding words, rather than fail
-with an AttributeError deep inside."""
+"""strided's Python-level forms -- nn.functional, fft, special -- check their Tensor arguments first, in torch's
+binding words, rather than fail with an AttributeError deep inside."""
 
 from __future__ import annotations
 
@@ -27,3 +27,17 @@ def test_functional_forms_name_themselves_when_given_a_non_tensor():
     for call, words in cases:
         with pytest.raises(TypeError, match=re.escape(words)):
             call()
+
+
+def test_fft_and_special_forms_name_themselves_when_given_a_non_tensor():
+    cases = [
+        (lambda: st.fft.fft("s"), "fft_fft(): argument 'input' (position 1) must be Tensor, not str"),
+        (lambda: st.fft.rfft2(None), "fft_rfft2(): argument 'input' (position 1) must be Tensor, not NoneType"),
+        (lambda: st.fft.fftshift([1]), "fft_fftshift(): argument 'input' (position 1) must be Tensor, not list"),
+        (lambda: st.special.erfcx("s"), "special_erfcx(): argument 'input' (position 1) must be Tensor, not str"),
+        (lambda: st.special.round(None), "special_round(): argument 'input' (position 1) must be Tensor"),
+    ]
+    for call, words in cases:
+        with pytest.raises(TypeError, match=re.escape(words)):
+            call()
+    assert st.fft.fft(input=st.ones(2)).tolist() == [2.0, 0.0]  # the keyword form still works
