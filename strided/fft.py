@@ -17,6 +17,7 @@ from . import dtypes as _dt
 from .autograd.grad_mode import is_grad_enabled
 from .backends.meta.common import wrap_dim
 from .backends.meta.pointwise import scalar_type_name
+from .dispatch.argument_checks import arg_tensor
 from .ops import bound as _ops
 from .tensor import Tensor
 
@@ -385,8 +386,7 @@ def _input_checked(fn):
     @functools.wraps(fn)
     def checked(input, *args, **kwargs):  # noqa: A002 - torch's argument name
         if not isinstance(input, Tensor):
-            raise TypeError(f"fft_{fn.__name__}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
+            arg_tensor(f"fft_{fn.__name__}", "input", 1, input)
         return fn(input, *args, **kwargs)
 
     return checked

@@ -233,7 +233,9 @@ def to_dlpack(t: Tensor, *, stream=None, max_version=None, dl_device=None, copy=
     ``max_version`` with major >= 1 gets a versioned capsule (DLPack 1.0); otherwise a legacy one.
     """
     if not isinstance(t, Tensor):
-        raise TypeError(f"to_dlpack(): argument 'tensor' (position 1) must be Tensor, not {type(t).__name__}")
+        from .dispatch.argument_checks import arg_tensor
+
+        arg_tensor("to_dlpack", "tensor", 1, t)
     if t._requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     if dl_device is not None:

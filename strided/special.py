@@ -25,6 +25,7 @@ import warnings
 from . import dtypes as _dt
 from .autograd.function import Function
 from .autograd.grad_mode import is_grad_enabled
+from .dispatch.argument_checks import arg_tensor
 from .factories import full
 from .ops import bound as _ops
 from .tensor import Tensor
@@ -264,8 +265,7 @@ def log_softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
 
 def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001, A002 - torch's names
     """Round half to even, to ``decimals`` decimal digits (negative: to tens, hundreds ...)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"special_round(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    arg_tensor("special_round", "input", 1, input)
     if not isinstance(decimals, int) or isinstance(decimals, bool):
         raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
     if not input.dtype.is_floating_point:

@@ -30,7 +30,9 @@ def _varargs(args) -> tuple:
 
 def _not_a_tensor(method: str, name: str, value) -> None:
     """torch's binding error for a method's Tensor argument (position 1: the first after ``self``)."""
-    raise TypeError(f"{method}(): argument '{name}' (position 1) must be Tensor, not {type(value).__name__}")
+    from .dispatch.argument_checks import arg_tensor
+
+    arg_tensor(method, name, 1, value)
 
 
 class TensorExtras:

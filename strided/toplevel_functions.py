@@ -67,7 +67,9 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
 def detach_(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name
     """``input.detach_()``."""
     if not isinstance(input, Tensor):
-        raise TypeError(f"detach_(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        from .dispatch.argument_checks import arg_tensor
+
+        arg_tensor("detach_", "input", 1, input)
     return input.detach_()
 
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from ..tensor import Tensor
 
-__all__ = ["check_args", "arg_tensor", "arg_bool", "type_name"]
+__all__ = ["check_args", "arg_tensor", "arg_bool", "type_name", "NUMBERS", "refuse_tensor_argument",
+           "refuse_tensor_list", "refuse_list_element"]
 
 
 def type_name(value) -> str:
@@ -20,6 +23,41 @@ def type_name(value) -> str:
     t = type(value)
     own = t.__module__ == "builtins" or t.__module__.startswith("strided")  # strided's Tensor is "Tensor", as torch's
     return t.__name__ if own else f"{t.__module__}.{t.__qualname__}"
+
+
+# Note [Non-tensor arguments]
+# A kernel reads ``.dtype`` / ``.shape`` of its Tensor arguments, so ``strided.exp("a")`` or
+# ``strided.dot(x, None)`` would fail deep inside with an AttributeError. The dispatcher's ``OpOverload._keyset``
+# refuses, in torch's
+# binding words (torch's Python binding calls ``self`` ``input``), a plain ``Tensor`` argument that is
+# neither a tensor nor a number (a number is wrapped as a scalar where the op allows it) and an element of
+# a ``Tensor[]`` that is not a tensor (None is allowed in ``Tensor?[]``). The keyset fast path sends a
+# second or third argument that is neither a tensor nor a plain Python number there, so the common calls
+# pay one set lookup, and only when an argument is a number. When no argument is a tensor at all, the
+# first plain Tensor argument must be a tensor (``OpOverload._check_required_tensor`` in dispatcher.py).
+
+# what a plain ``Tensor`` argument of an operator takes besides a tensor (wrapped as a scalar where the op allows)
+NUMBERS = (numbers.Number, np.generic)
+
+
+def _shown(name: str) -> str:
+    return "input" if name == "self" else name  # torch's Python binding calls ``self`` ``input``
+
+
+def refuse_tensor_argument(op: str, i: int, name: str, value) -> None:
+    """An operator's plain Tensor argument ``i`` got neither a tensor nor a number (Note [Non-tensor arguments])."""
+    raise TypeError(f"{op}(): argument '{_shown(name)}' (position {i + 1}) must be Tensor, not {type_name(value)}")
+
+
+def refuse_tensor_list(op: str, i: int, name: str, value) -> None:
+    """An operator's ``Tensor[]`` argument ``i`` got something that is not a list or tuple."""
+    raise TypeError(f"{op}(): argument '{_shown(name)}' (position {i + 1}) must be tuple of Tensors, not "
+                    f"{type_name(value)}")
+
+
+def refuse_list_element(i: int, j: int, value) -> None:
+    """Element ``j`` of an operator's ``Tensor[]`` argument ``i`` is not a tensor."""
+    raise TypeError(f"expected Tensor as element {j} in argument {i}, but got {type_name(value)}")
 
 
 def _fail(fn: str, name: str, position: int | None, kind: str, value) -> None:

@@ -21,9 +21,6 @@ Registering a kernel clears the op's cache; registering twice for one key is an 
 from __future__ import annotations
 
 import importlib
-import numbers
-
-import numpy as np
 
 from ..device import CPU, device
 from .keys import AUTOCAST_BIT, AUTOGRAD_BIT, BACKEND_KEYS, BACKENDS, COMPLEX_BIT, DispatchKey
@@ -53,14 +50,6 @@ BACKEND_KERNEL_WRAPPERS: dict = {}
 
 _CROSS_DEVICE_PREFERENCE = {"cuda": 0, "meta": 1, "cpu": 2}
 _SCALAR_CLASSES = frozenset({int, float, bool, complex})  # the fast path's numbers; others go to _keyset
-_NUMBERS = (numbers.Number, np.generic)  # what a plain Tensor argument takes besides a Tensor (wrapped as a scalar)
-
-
-def _type_name(value) -> str:
-    """A type as torch's binding errors name it: ``str``, ``NoneType``, ``numpy.ndarray``."""
-    t = type(value)
-    own = t.__module__ == "builtins" or t.__module__.startswith("strided")  # strided's Tensor is "Tensor", as torch's
-    return t.__name__ if own else f"{t.__module__}.{t.__qualname__}"
 
 # Note [Explicit device keys]
 # A factory (an op with a Device argument and no Tensor argument: empty(n, device="cuda")) is
@@ -241,20 +230,18 @@ class OpOverload:
             a = args[i] if i < nargs else kwargs.get(name)
             if a is None:
                 if required and not is_list and (i < nargs or name in kwargs):
-                    self._refuse(i, name, a)
+                    _refuse_argument(self.__name__.split(".")[0], i, name, a)
                 continue
             if not is_list and not isinstance(a, _Tensor):
                 if required and not isinstance(a, _NUMBERS):
-                    self._refuse(i, name, a)
+                    _refuse_argument(self.__name__.split(".")[0], i, name, a)
                 continue  # a Python scalar where the schema allows wrapping, or None for an optional Tensor
             if is_list and not isinstance(a, (list, tuple)):
-                shown = "input" if name == "self" else name
-                raise TypeError(f"{self.__name__.split('.')[0]}(): argument '{shown}' (position {i + 1}) must be "
-                                f"tuple of Tensors, not {_type_name(a)}")
+                _refuse_list(self.__name__.split(".")[0], i, name, a)
             for j, t in enumerate(a if is_list else (a,)):
                 if not isinstance(t, _Tensor):
                     if is_list and (required or t is not None):
-                        raise TypeError(f"expected Tensor as element {j} in argument {i}, but got {_type_name(t)}")
+                        _refuse_element(i, j, t)
                     continue
                 d = t.device
                 bits |= t._key
@@ -290,29 +277,12 @@ class OpOverload:
             key |= AUTOCAST_BIT  # Note [Autocast state]
         return key
 
-    # Note [Non-tensor arguments]
-    # A kernel reads ``.dtype`` / ``.shape`` of its Tensor arguments, so ``strided.exp("a")`` or
-    # ``strided.dot(x, None)`` would fail deep inside with an AttributeError. ``_keyset`` refuses, in torch's
-    # binding words (torch's Python binding calls ``self`` ``input``), a plain ``Tensor`` argument that is
-    # neither a tensor nor a number (a number is wrapped as a scalar where the op allows it) and an element of
-    # a ``Tensor[]`` that is not a tensor (None is allowed in ``Tensor?[]``). The keyset fast path sends a
-    # second or third argument that is neither a tensor nor a plain Python number there, so the common calls
-    # pay one set lookup, and only when an argument is a number. When no argument is a tensor at all, the
-    # first plain Tensor argument must be a tensor (``_check_required_tensor``).
-    def _refuse(self, i: int, name: str, value) -> None:
-        """Neither a Tensor nor a number for a plain ``Tensor`` argument: torch's binding error, before a kernel
-        reads ``.dtype`` of it."""
-        shown = "input" if name == "self" else name
-        raise TypeError(f"{self.__name__.split('.')[0]}(): argument '{shown}' (position {i + 1}) must be Tensor, "
-                        f"not {_type_name(value)}")
-
+    # Note [Non-tensor arguments] (in argument_checks.py): the refusals of ``_keyset`` and this check
     def _check_required_tensor(self, args, kwargs) -> None:
         i, name = self._required_tensor
         value = args[i] if i < len(args) else kwargs.get(name)
         if value is not None and not isinstance(value, _Tensor):
-            shown = "input" if name == "self" else name
-            raise TypeError(f"{self.__name__.split('.')[0]}(): argument '{shown}' (position {i + 1}) must be "
-                            f"Tensor, not {type(value).__name__}")
+            _refuse_argument(self.__name__.split(".")[0], i, name, value)
 
     # ------------------------------------------------------------------ kernels
     def kernel(self, key: DispatchKey):
@@ -464,5 +434,9 @@ def backend_loaded(key: DispatchKey) -> bool:
 
 from ..ops.complex_support import complex_refusal, complex_supported  # noqa: E402
 from ..tensor import Tensor as _Tensor  # noqa: E402
+from .argument_checks import NUMBERS as _NUMBERS  # noqa: E402
+from .argument_checks import refuse_list_element as _refuse_element  # noqa: E402
+from .argument_checks import refuse_tensor_argument as _refuse_argument  # noqa: E402
+from .argument_checks import refuse_tensor_list as _refuse_list  # noqa: E402
 
 __all__ += ["KERNEL_TABLES", "KERNEL_MODULES", "BACKENDS", "BACKEND_KERNEL_WRAPPERS"]
