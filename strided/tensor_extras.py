@@ -5,10 +5,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import dtypes as _dt
 
 __all__ = ["TensorExtras"]
 
+_PY_NUMBERS = frozenset((int, float, bool, complex))
+_COPY = []  # [the aten::copy_ overload], found on the first copy
 
 def _ops():
     from .ops import bound
@@ -37,6 +41,22 @@ def _not_a_tensor(method: str, name: str, value) -> None:
 
 class TensorExtras:
     """Mixin of :class:`strided.Tensor` (no state of its own)."""
+
+    def copy_(self, other, non_blocking=False):
+        """Copy ``other`` into ``self`` (broadcast to its shape, cast to its dtype); a Python number is copied as
+        torch copies one (Note [Numbers as tensors]). torch's method names the source ``other`` (the ATen
+        schema: ``src``)."""
+        if other.__class__ in _PY_NUMBERS or isinstance(other, np.generic):
+            from .dispatch.numbers_as_tensors import wrapped_number
+
+            other = wrapped_number(other, None, self.device)
+        elif not hasattr(other, "_storage"):
+            _not_a_tensor("copy_", "other", other)
+        try:
+            copy = _COPY[0]
+        except IndexError:
+            copy = _COPY.append(_ops().copy_.default) or _COPY[0]
+        return copy(self, other, non_blocking)
 
     __slots__ = ()
 

@@ -20,7 +20,7 @@ def _is_scalar(x) -> bool:
     return isinstance(x, (numbers.Number, np.bool_, np.number)) and not isinstance(x, Tensor)
 
 
-def _fits(value, typ, scalar_tensors: bool = False) -> bool:
+def _fits(value, typ, scalar_tensors: bool = False, numbers: bool = False) -> bool:
     if value is None:
         return typ.optional
     base = typ.base
@@ -35,8 +35,8 @@ def _fits(value, typ, scalar_tensors: bool = False) -> bool:
         if base == "Tensor":
             return all(isinstance(v, Tensor) or (v is None and typ.elem_optional) for v in value)
         return all(_fits(v, type(typ)(base)) for v in value)
-    if base == "Tensor":
-        return isinstance(value, Tensor)
+    if base == "Tensor":  # Note [Numbers as tensors] (numbers_as_tensors.py) for ``numbers``
+        return isinstance(value, Tensor) or (numbers and _is_scalar(value))
     if base == "Scalar":  # Note [Tensors as Scalars]
         return _is_scalar(value) or (scalar_tensors and isinstance(value, Tensor) and value.dim() == 0
                                      and not value._requires_grad)
@@ -64,22 +64,23 @@ def _fits(value, typ, scalar_tensors: bool = False) -> bool:
 # ``int? to`` with no default (random_.from's) may be None but must be passed, as in torch's
 # Python argument parser: only a default makes an argument omissible. So ``x.random_(5)`` binds
 # ``random_.to`` instead of ``random_.from`` with ``to`` missing.
-def matches(schema, args, kwargs, scalar_tensors: bool = False) -> bool:
+def matches(schema, args, kwargs, scalar_tensors: bool = False, numbers: bool = False) -> bool:
     """True if ``args``/``kwargs`` bind to ``schema``'s arguments with compatible types (with
-    ``scalar_tensors``, a 0-dim tensor binds to a Scalar too: Note [Tensors as Scalars])."""
+    ``scalar_tensors``, a 0-dim tensor binds to a Scalar too: Note [Tensors as Scalars]; with ``numbers``, a
+    Python number to a Tensor other than ``out``: Note [Numbers as tensors])."""
     arguments = schema.arguments
     positional = [a for a in arguments if not a.kwarg_only]
     if len(args) > len(positional):
         return False
     for value, arg in zip(args, positional):
-        if not _fits(value, arg.type, scalar_tensors):
+        if not _fits(value, arg.type, scalar_tensors, numbers):
             return False
     names = {a.name: a for a in arguments}
     for k, v in kwargs.items():
         arg = names.get(k)
         if arg is None or (not arg.kwarg_only and positional.index(arg) < len(args)):
             return False
-        if not _fits(v, arg.type, scalar_tensors):
+        if not _fits(v, arg.type, scalar_tensors, numbers and k != "out"):
             return False
     for i, arg in enumerate(arguments):
         given = (not arg.kwarg_only and i < len(args)) or arg.name in kwargs

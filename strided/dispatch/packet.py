@@ -14,6 +14,12 @@ if TYPE_CHECKING:
 
 __all__ = ["OpOverloadPacket"]
 
+# Note [Numbers as tensors] (numbers_as_tensors.py): torch's list, each name with its in-place form (the out
+# forms are overloads of these packets); its copy_ is Tensor.copy_'s own test (tensor_extras.py)
+NUMBERS_AS_TENSORS = frozenset(
+    n + s for n in ("add", "sub", "mul", "div", "divide", "multiply", "subtract", "true_divide", "floor_divide")
+    for s in ("", "_"))
+
 
 # Note [Overload match cache]
 # Matching a call against a packet's schemas (``matching.matches``) costs several µs, and it
@@ -164,6 +170,12 @@ class OpOverloadPacket:
                 from .matching import scalars_from_tensors
 
                 return scalars_from_tensors(op)
+        if self.name in NUMBERS_AS_TENSORS:  # Note [Numbers as tensors]: after every other reading
+            for op in self._ordered:
+                if matches(op.schema, args, kwargs, numbers=True):
+                    from .numbers_as_tensors import numbers_to_tensors
+
+                    return numbers_to_tensors(op)
         if kwargs.get("out") is not None:  # Note [Out arguments]: e.g. add(tensor, 2, out=o), whose out overload
             rest = {k: v for k, v in kwargs.items() if k != "out"}  # takes a Tensor other: compute, then write
             if any(matches(op.schema, args, rest, scalar_tensors=True) for op in self._ordered):

@@ -167,7 +167,14 @@ def remainder(self, other):
     b = rounded_arg(other, d)  # torch's kernel reads the divisor as the half type
     if not d.is_floating_point:
         _zero_division_check(b)
-    return quiet(apply_ufunc, np.remainder, out, operand(self, d), b)
+    a = operand(self, d)
+    quiet(apply_ufunc, np.remainder, out, a, b)
+    if d.is_floating_point:  # a zero takes the dividend's sign, as torch's fmod-based kernel (NumPy: the divisor's)
+        dst = as_numpy(out)
+        zero = dst == 0
+        if zero.any():
+            np.copysign(dst, a, out=dst, where=zero, casting="unsafe")
+    return out
 
 
 def _int_pow(a, b):

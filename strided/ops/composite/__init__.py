@@ -37,6 +37,7 @@ from . import (  # noqa: F401
     pooling,
     random_fills,
     rearranging,
+    scalar_first,
     recurrent,
     reduction_stats,
     sampling,

@@ -84,12 +84,30 @@ def _bool_shift_error(name):
     return errors
 
 
+def _scalar_first_samples(d, rng):
+    """``op(scalar, tensor)``: the Scalar_Tensor overloads."""
+    for s in scalars_for(d, ints=(3, -2, 6)):
+        yield SampleInput((s, make_arg((3, 4), d, rng=rng)), name=f"scalar {s}")
+        yield SampleInput((s, make_arg((2, 3), d, rng=rng, noncontiguous=True)), name=f"scalar {s} noncontiguous")
+        yield SampleInput((s, make_arg((), d, rng=rng)), name=f"scalar {s} 0-dim")
+    if d is not dt.bool:
+        yield SampleInput((True, make_arg((2, 3), d, rng=rng)), name="bool scalar")
+
+
+def _scalar_first_ref(ufunc):
+    return lambda s, b: ufunc(np.asarray(s, b.dtype), b)
+
+
 def _binary_infos(name: str, ufunc):
     tensor = OpInfo(f"bitwise_{name}.Tensor", lambda d, rng: binary_samples(d, rng), ref=ufunc,
                     dtypes=BITWISE_DTYPES, errors=_float_error(f"bitwise_{name}_cpu"))
     scalar = OpInfo(f"bitwise_{name}.Scalar", _scalar_samples, ref=lambda a, s: ufunc(a, np.asarray(s, a.dtype)),
                     dtypes=INTEGRAL)
-    return [tensor, scalar, inplace_variant(tensor, f"bitwise_{name}_.Tensor", f"bitwise_{name}_"),
+    scalar_first = OpInfo(f"bitwise_{name}.Scalar_Tensor", _scalar_first_samples, ref=_scalar_first_ref(ufunc),
+                          dtypes=BITWISE_DTYPES, errors=lambda rng: iter([err(
+                              (2.5, make_arg((3,), dt.int64, rng=rng)), NotImplementedError,
+                              f"\"bitwise_{name}_cpu\" not implemented for 'Float'")]))
+    return [tensor, scalar, scalar_first, inplace_variant(tensor, f"bitwise_{name}_.Tensor", f"bitwise_{name}_"),
             inplace_variant(scalar, f"bitwise_{name}_.Scalar", f"bitwise_{name}_")]
 
 
@@ -99,7 +117,15 @@ def _shift_infos(side: str, kernel_name: str):
                     errors=_bool_shift_error(kernel_name))
     scalar = OpInfo(f"bitwise_{side}_shift.Tensor_Scalar", _shift_scalar_samples,
                     ref=lambda a, s: _shift_ref(left)(a, np.asarray(s)), dtypes=INTEGRAL)
-    return [tensor, scalar, inplace_variant(tensor, f"bitwise_{side}_shift_.Tensor", f"bitwise_{side}_shift_"),
+    def scalar_first_samples(d, rng):
+        for s in (1, 100) if d is dt.uint8 else (1, -3, 100):
+            yield SampleInput((s, _shift_counts(d, rng, (3, 4))), name=f"value {s}")
+            yield SampleInput((s, _shift_counts(d, rng, (2, 3)).t()), name=f"value {s} noncontiguous")
+
+    scalar_first = OpInfo(f"bitwise_{side}_shift.Scalar_Tensor", scalar_first_samples,
+                          ref=lambda s, b: _shift_ref(left)(np.asarray(s, b.dtype), b), dtypes=INTEGRAL)
+    return [tensor, scalar, scalar_first,
+            inplace_variant(tensor, f"bitwise_{side}_shift_.Tensor", f"bitwise_{side}_shift_"),
             inplace_variant(scalar, f"bitwise_{side}_shift_.Tensor_Scalar", f"bitwise_{side}_shift_")]
 
 

@@ -161,6 +161,24 @@ remainder = OpInfo(
 remainder_scalar = OpInfo("remainder.Scalar", _div_scalar_samples(("default",)), ref=quiet_ref(np.remainder),
                           dtypes=NO_BOOL)
 
+
+def _scalar_dividend_samples(dtype, rng):
+    divisors = _divisor_range(dtype)
+    for s in scalars_for(dtype):
+        yield SampleInput((s, make_arg((3, 4), dtype, rng=rng, **divisors)), {}, "scalar dividend")
+        yield SampleInput((s, make_arg((3, 4), dtype, rng=rng, noncontiguous=True, **divisors)), {},
+                          "scalar dividend noncontiguous")
+        yield SampleInput((s, make_arg((), dtype, rng=rng, **divisors)), {}, "scalar dividend 0-dim divisor")
+    if dtype in SIGNED and not dtype.is_floating_point:
+        yield SampleInput((7, make_arg((6,), dtype, low=-6, high=0, rng=rng)), {}, "negative divisors")
+
+
+remainder_scalar_tensor = OpInfo(
+    "remainder.Scalar_Tensor", _scalar_dividend_samples, dtypes=NO_BOOL,
+    ref=quiet_ref(lambda s, b: np.remainder(np.asarray(s, b.dtype), b)),
+    errors=lambda rng: [error((True, make_arg((2,), dt.bool, rng=rng)), NotImplementedError,
+                              "\"remainder_cpu\" not implemented for 'Bool'")])
+
 # ---------------------------------------------------------------------------- pow
 
 
@@ -306,8 +324,8 @@ logical_not = OpInfo("logical_not",
 # ---------------------------------------------------------------------------- in-place and out= forms
 BINARY_OPS = [
     add, add_scalar, sub, sub_scalar, mul, mul_scalar, div, div_scalar, div_mode, div_scalar_mode,
-    floor_divide, floor_divide_scalar, remainder, remainder_scalar, pow_tt, pow_ts, pow_st, maximum, minimum,
-    max_other, min_other, square, type_as,
+    floor_divide, floor_divide_scalar, remainder, remainder_scalar, remainder_scalar_tensor, pow_tt, pow_ts, pow_st,
+    maximum, minimum, max_other, min_other, square, type_as,
     *COMPARISON_OPS, *LOGICAL_OPS, logical_not,
 ]
 VARIANT_OPS = [
