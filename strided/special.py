@@ -146,10 +146,13 @@ def _binary_operands(name: str, input, other):
                         " * (Number self, Tensor other, *, Tensor out = None)\n"
                         " * (Tensor input, Number other, *, Tensor out = None)\n")
     d = _dt.result_type(input, other)
+    device = (input if isinstance(input, Tensor) else other).device
+    if d.is_complex:  # never the real part alone: torch has no complex kernel
+        raise NotImplementedError(f"\"{name}_{'cuda' if device.type == 'cuda' else 'cpu'}\" not implemented for "
+                                  f"'{_type_name(d)}'")
     if not d.is_floating_point:
         d = _dt.get_default_dtype()
     c = _dt.float32 if d is _dt.float16 or d is _dt.bfloat16 else d
-    device = (input if isinstance(input, Tensor) else other).device
 
     def cast(v):
         return v.to(c) if isinstance(v, Tensor) else full((), v, dtype=c, device=device)

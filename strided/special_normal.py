@@ -41,7 +41,7 @@ _SQRT_HALF = math.sqrt(0.5)
 def _wide(input: Tensor, name: str):
     """``input`` in float64 and the dtype to return (input's floating dtype or the default); torch has
     no half-type kernel for erfcx, log_ndtr and ndtri."""
-    if input.dtype is _dt.float16 or input.dtype is _dt.bfloat16:
+    if input.dtype is _dt.float16 or input.dtype is _dt.bfloat16 or input.dtype.is_complex:
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_type_name(input.dtype)}'")
     d = input.dtype if input.dtype.is_floating_point else _dt.get_default_dtype()
     return input.to(_dt.float64), d

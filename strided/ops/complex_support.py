@@ -103,7 +103,15 @@ _LOGADDEXP_AND_SILU = {"logaddexp", "silu"}
 # the covariance's conjugated product and the correlation's real-part deviations (torch's Correlation.cpp),
 # ldexp (self * 2 ** other), renorm (slices scaled by their real norms) and embedding (rows gathered; no complex
 # gradient, as torch); compositions of listed ops on every backend (CUDA: tests/cuda/test_complex_cov_norms_cuda.py)
-_COVARIANCES_AND_GATHERS = {"cov", "corrcoef", "ldexp", "renorm", "embedding"}
+_COVARIANCES_AND_GATHERS = {"cov", "corrcoef", "ldexp", "ldexp_", "renorm", "embedding"}
+
+# torch's aliases (ops/composite/aliases_more.py) call their op, which takes complex or refuses it in its own words,
+# as torch's aliases do (``greater_equal`` of complex: "ge_cpu" not implemented); the *_scatter ops write ``src``
+# into a clone through a view (select, slice, diagonal: index_put; as_strided: index_put at linear positions)
+_ALIAS_TARGETS = {"absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "negative", "fix",
+                  "arctan2", "greater", "greater_equal", "less", "less_equal", "not_equal", "multiply"}
+_ALIASES_AND_SCATTER_VIEWS = _ALIAS_TARGETS | {a + "_" for a in _ALIAS_TARGETS} | {
+    "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter"}
 
 # F.unfold / F.fold's columns: a window view copied, strided adds (their composites in ops/composite/im2col.py;
 # the CUDA kernels take the real floating dtypes and hand complex to the composites); the convolution op, columns
@@ -120,7 +128,8 @@ _CPU_INPLACE_TRUTH = {"logical_and_", "logical_or_", "logical_xor_", "logical_no
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
                         | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU
-                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _CPU_QR | _CPU_INPLACE_TRUTH)
+                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _CPU_QR | _CPU_INPLACE_TRUTH
+                        | _ALIASES_AND_SCATTER_VIEWS)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "eq_", "ne_", "real",
     "imag",
@@ -130,7 +139,7 @@ CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.
     "linalg_ldl_factor_ex", "linalg_ldl_solve",  # on a host copy, as eig
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
 } | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT
-   | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU | _COVARIANCES_AND_GATHERS | _COLUMNS)
+   | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU | _COVARIANCES_AND_GATHERS | _COLUMNS | _ALIASES_AND_SCATTER_VIEWS)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:
