@@ -64,14 +64,14 @@ def _type_name(d) -> str:
     return type_name(d)
 
 
-def _opmath(input: Tensor, name: str, arg: str = "input", complex_ok: bool = False):
+def _opmath(input: Tensor, name: str, arg: str = "input", complex_ok: bool = False, half_ok: bool = True):
     """``input`` in the dtype a composition computes in, and the dtype it returns: integer and bool
     inputs give the default float; float16 and bfloat16 compute in float32 (torch's opmath) and are
-    rounded once at the end. A non-tensor or (unless ``complex_ok``) a complex input raises torch's error for
-    ``special_<name>``."""
+    rounded once at the end. A non-tensor, (unless ``complex_ok``) a complex input or (unless ``half_ok``: torch's
+    kernel takes float and double only) a half-type one raises torch's error for ``special_<name>``."""
     if not isinstance(input, Tensor):
         raise TypeError(f"special_{name}(): argument '{arg}' (position 1) must be Tensor, not {type(input).__name__}")
-    if input.dtype.is_complex and not complex_ok:
+    if input.dtype.is_complex and not complex_ok or not half_ok and input.dtype in (_dt.float16, _dt.bfloat16):
         device = "cuda" if input.device.type == "cuda" else "cpu"
         raise NotImplementedError(f"\"{name}_{device}\" not implemented for '{_type_name(input.dtype)}'")
     d = input.dtype if input.dtype.is_floating_point or input.dtype.is_complex else _dt.get_default_dtype()

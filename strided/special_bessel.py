@@ -45,7 +45,7 @@ _ASYMPTOTE = {0: _asymptotic(0), 1: _asymptotic(1)}
 
 
 def _bessel_i(input: Tensor, v: int, scaled: bool, name: str) -> Tensor:
-    x, d = _special._opmath(input, name)
+    x, d = _special._opmath(input, name, half_ok=not name.startswith("modified_"))  # the newer names: float, double
     a = x.abs()
     small = x.clamp(-20.0, 20.0)
     near = _special._horner(_SERIES[v], small * small / 4)
@@ -94,7 +94,7 @@ _J0_SERIES = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(6, -1, -
 def spherical_bessel_j0(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """``sin(x) / x``, the spherical Bessel function of the first kind of order 0: its Taylor series below |x| = 0.5
     (torch's), 0 at +-inf."""
-    x, d = _special._opmath(input, "spherical_bessel_j0", "x")
+    x, d = _special._opmath(input, "spherical_bessel_j0", "x", half_ok=False)
     near = x.abs() < 0.5
     small = x.clamp(-0.5, 0.5)
     series = _special._horner(_J0_SERIES, small * small)

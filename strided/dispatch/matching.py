@@ -90,31 +90,42 @@ def matches(schema, args, kwargs, scalar_tensors: bool = False, numbers: bool = 
 
 
 # Note [Tensors as Scalars]
-# torch's argument parser lets a 0-dim tensor that does not require grad stand for a Scalar (``x.add(y,
+# torch's argument parser lets a 0-dim tensor that does not require grad stand for a Scalar or a float (``x.add(y,
 # alpha=torch.tensor(2.))``), reading its value with ``item()``. strided matches the strict way first, so every
 # call that binds today binds the same overload (``clamp(x, min=t)`` keeps clamp.Tensor and reads nothing from
 # the device); only when no overload fits is the call matched again with 0-dim tensors allowed as Scalars, and
 # the chosen overload is called with their values (``scalars_from_tensors``; a CUDA tensor's read waits for
 # the device, as torch's does). A packet's lone overload is called without matching; there a 0-dim CPU tensor
-# in a Scalar argument is read (``arange(lengths.max())``), and other tensors reach the kernels as before.
+# in a Scalar argument is read (``arange(lengths.max())``) and a 0-dim device tensor reaches the kernel. Any other
+# tensor is refused as torch's parser refuses it (``F.elu(x, alpha=t)``: "argument 'alpha' (position 2) must be
+# Number, not Tensor"), except by the lone overloads whose Scalar argument torch also takes as a Tensor in an
+# overload strided folds into the Scalar one (clamp_min.Tensor, fill_.Tensor, lerp_.Tensor, ...): their kernels
+# take the tensor.
+_TENSOR_SCALARS = frozenset({"_foreach_addcdiv_", "clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "clip_",
+                             "fill_", "lerp_", "linspace", "masked_fill_"})
+_NUMBER_TYPES = {"Scalar": "Number", "float": "float"}  # schema type -> torch's word for it
+
+
 def scalars_from_tensors(op, lone: bool = False):
     """``op`` behind a converter: the 0-dim tensors its call binds to Scalar arguments become Python numbers.
 
-    ``lone``: ``op`` is its packet's only overload, whose kernels received tensors in Scalar arguments before
-    this conversion existed (``fill_``, ``masked_fill_``, ``clamp_min`` stand in for torch's missing ``.Tensor``
-    overloads); there only 0-dim CPU tensors are read, and any other tensor passes through unchanged.
+    ``lone``: ``op`` is its packet's only overload; there only 0-dim CPU tensors are read, 0-dim device tensors
+    pass through, and other tensors pass only into the overloads of ``_TENSOR_SCALARS`` (``fill_``,
+    ``masked_fill_``, ``clamp_min`` stand in for torch's ``.Tensor`` overloads).
     """
     arguments = op.schema.arguments
     names = [a.name for a in arguments if not a.kwarg_only]
-    positional = [i for i, a in enumerate(a for a in arguments if not a.kwarg_only) if a.type.base == "Scalar"]
-    named = {a.name for a in arguments if a.type.base == "Scalar"}
+    positional = [i for i, a in enumerate(a for a in arguments if not a.kwarg_only) if a.type.base in _NUMBER_TYPES]
+    named = {a.name for a in arguments if a.type.base in _NUMBER_TYPES}
+    words = {a.name: _NUMBER_TYPES[a.type.base] for a in arguments if a.type.base in _NUMBER_TYPES}
 
     def value(t, name):
         # the match is cached by argument types, so each call checks its own tensors as torch's parser does
         if t.dim() != 0 or t._requires_grad:
-            if lone:
+            if lone and op.schema.name in _TENSOR_SCALARS:
                 return t
-            raise TypeError(f"{op.schema.name}(): argument '{name}' must be Number, not Tensor")
+            position = f" (position {names.index(name) + 1})" if name in names else ""
+            raise TypeError(f"{op.schema.name}(): argument '{name}'{position} must be {words[name]}, not Tensor")
         if lone and t.device.type != "cpu":
             return t
         return t.item()

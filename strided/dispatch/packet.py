@@ -58,6 +58,7 @@ def _tensor_in(slots, args, kwargs) -> bool:
 
 
 _NUMBERS = frozenset((int, float, bool, complex))
+_NUMBER_TYPES = ("Scalar", "float")  # the schema types a 0-dim tensor may stand for (Note [Tensors as Scalars])
 
 
 def _is_tensor(v) -> bool:
@@ -78,7 +79,8 @@ class OpOverloadPacket:
         self.overloads: dict[str, OpOverload] = {}
         self._ordered: list[OpOverload] = []
         self._match_cache: dict = {}
-        self._scalar_slots = None  # a lone overload's Scalar arguments: (positions, names) (Note [Tensors as Scalars])
+        self._scalar_slots = None  # a lone overload's Scalar / float arguments: (positions, names) (Note [Tensors
+        # as Scalars])
         self._generic_out = False  # out= written by out_arguments.py (Note [Out arguments])
         self.__name__ = name
         self.__qualname__ = name
@@ -101,8 +103,8 @@ class OpOverloadPacket:
         self.__dict__.pop("_lone", None)
         if len(self._ordered) == 1:
             args = op.schema.arguments
-            pos = tuple(i for i, a in enumerate(a for a in args if not a.kwarg_only) if a.type.base == "Scalar")
-            names = frozenset(a.name for a in args if a.type.base == "Scalar")
+            pos = tuple(i for i, a in enumerate(a for a in args if not a.kwarg_only) if a.type.base in _NUMBER_TYPES)
+            names = frozenset(a.name for a in args if a.type.base in _NUMBER_TYPES)
             if names:
                 self._scalar_slots = (pos, names)
         self.__doc__ = "\n".join(f"{self.namespace}::{o.schema}" for o in self._ordered)

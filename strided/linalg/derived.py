@@ -88,8 +88,9 @@ def _chain(mats: list[Tensor], split, i: int, j: int) -> Tensor:
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of ``x`` along its last dim: column j holds ``x ** j`` for j < N."""
     arg_tensor("linalg.vander", "x", 1, x)
-    if x.dtype is _dt.bool:
-        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
+    if x.dtype in (_dt.bool, _dt.float16, _dt.bfloat16):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{type_name(x.dtype)}")
     n = x.shape[-1] if x.dim() > 0 else 1
     N = n if N is None else N
     if x.dim() == 0 or N <= 1:

@@ -118,6 +118,9 @@ def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """``strided.linalg.pinv`` with ``rcond`` as its relative tolerance."""
     arg_tensor("pinverse", "input", 1, input)
+    if isinstance(rcond, Tensor) and (rcond.dim() != 0 or rcond.requires_grad) or isinstance(rcond, str) \
+            or rcond is None:  # torch's parser: a float, or a 0-dim tensor standing for one
+        raise TypeError(f"pinverse(): argument 'rcond' (position 2) must be float, not {type(rcond).__name__}")
     if input.dim() >= 2 and input.dtype.is_complex:
         refuse_complex("pinverse", input)
     if input.dim() < 2 or not input.dtype.is_floating_point:

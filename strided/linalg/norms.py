@@ -14,6 +14,7 @@ from .. import dtypes as _dt
 from ..dispatch.argument_checks import arg_tensor
 from ..ops import bound as _ops
 from ..tensor import Tensor
+from ._common import type_name
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cross", "vecdot", "matmul", "diagonal"]
 
@@ -135,7 +136,13 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of vectors along ``dim`` (other dims broadcast)."""
     _tensor("vecdot", "x", 1, x)
     _tensor("vecdot", "y", 2, y)
-    return _ops.sum(_ops.mul(x, y), [dim])
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+                           f"{type_name(x.dtype)}")
+    if x.dtype is not y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{type_name(x.dtype)} and y of type {type_name(y.dtype)} instead")
+    return _ops.sum(_ops.mul(x.conj() if x.dtype.is_complex else x, y), [dim])  # x conjugated, as torch's
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:

@@ -102,6 +102,26 @@ REFUSALS = {
     "special.xlogy complex": lambda m: m.special.xlogy(m.tensor([0.5 + 0.1j]), m.tensor([2.0])),
     "special.xlogy number, complex": lambda m: m.special.xlogy(2, m.tensor([0.5 + 0.1j])),
     "special.xlog1py complex": lambda m: m.special.xlog1py(m.tensor([1.0]), m.tensor([0.5 + 0.1j], dtype=m.complex128)),
+    # dtypes torch's kernels do not take (a dtype sweep of every torch function against torch found them computed)
+    "isin bool": lambda m: m.isin(m.tensor([True]), m.tensor([True, False])),
+    "isin bool scalar": lambda m: m.isin(True, m.tensor([True])),
+    "linalg.vander half": lambda m: m.linalg.vander(m.tensor([1.0, 2.0], dtype=m.float16)),
+    "linalg.vecdot long": lambda m: m.linalg.vecdot(m.tensor([1, 2]), m.tensor([1, 2])),
+    "linalg.vecdot float double": lambda m: m.linalg.vecdot(m.tensor([1.0]), m.tensor([1.0], dtype=m.float64)),
+    "special.modified_bessel_i0 half": lambda m: m.special.modified_bessel_i0(m.tensor([1.0], dtype=m.float16)),
+    "special.modified_bessel_i1 bfloat16": lambda m: m.special.modified_bessel_i1(m.tensor([1.0], dtype=m.bfloat16)),
+    "special.spherical_bessel_j0 half": lambda m: m.special.spherical_bessel_j0(m.tensor([1.0], dtype=m.float16)),
+    # a tensor where a Scalar / float is taken: only a 0-dim one without grad stands for a number (Note [Tensors as
+    # Scalars]); these computed elementwise with the tensor
+    "elu alpha tensor": lambda m: m.nn.functional.elu(m.ones(2, 2), m.ones(2, 2)),
+    "elu alpha requiring grad": lambda m: m.nn.functional.elu(m.ones(2), m.tensor(1.0, requires_grad=True)),
+    "hardshrink lambd tensor": lambda m: m.nn.functional.hardshrink(m.ones(2, 2), m.ones(2, 2)),
+    "softplus beta tensor": lambda m: m.nn.functional.softplus(m.ones(2, 2), m.ones(2, 2)),
+    "leaky_relu slope tensor": lambda m: m.nn.functional.leaky_relu(m.ones(2, 2), m.ones(2, 2)),
+    "logit eps tensor": lambda m: m.logit(m.ones(2, 2), m.ones(2, 2)),
+    "nan_to_num_ nan tensor": lambda m: m.nan_to_num_(m.ones(2, 2), m.ones(2, 2)),
+    "pinverse rcond tensor": lambda m: m.pinverse(m.ones(2, 2), m.ones(2, 2)),
+    "pinverse rcond str": lambda m: m.pinverse(m.ones(2, 2), "a"),
 }
 
 
@@ -167,3 +187,24 @@ def test_rsub_scalar_is_cast_as_torchs_wrapped_number():
     for lib in (st, torch):
         assert lib.rsub(lib.tensor([1, 2, 3], dtype=lib.int8), 300).tolist() == [43, 42, 41]
         assert lib.rsub(lib.tensor([1, 2], dtype=lib.int8), 2.5).tolist() == [1.5, 0.5]
+
+
+def test_vecdot_conjugates_x_and_cumulative_trapezoid_keeps_torchs_integer_order():
+    x, y = [1 + 2j, 3j, -1 - 1j], [1 - 1j, 2 + 0j, 0.5j]
+    got = st.linalg.vecdot(st.tensor(x), st.tensor(y))
+    want = torch.linalg.vecdot(torch.tensor(x), torch.tensor(y))
+    assert complex(got.item()) == complex(want.item())  # sum(conj(x) * y): it was sum(x * y)
+    yv, xv = [[1, 3, 200], [250, 7, 9]], [[1, 2, 4], [0, 3, 9]]
+    for d in ("uint8", "int64", "float32"):  # torch adds and multiplies in the operands' dtype, halves last
+        got = st.cumulative_trapezoid(st.tensor(yv, dtype=getattr(st, d)), st.tensor(xv, dtype=getattr(st, d)))
+        want = torch.cumulative_trapezoid(torch.tensor(yv, dtype=getattr(torch, d)),
+                                          torch.tensor(xv, dtype=getattr(torch, d)))
+        assert got.tolist() == want.tolist(), d
+
+
+def test_zero_dim_tensors_stand_for_numbers_as_in_torch():
+    for call in (lambda m: m.nn.functional.elu(m.tensor([-1.0, 2.0]), m.tensor(2.0)),
+                 lambda m: m.logit(m.tensor([0.05, 0.5]), m.tensor(0.1)),
+                 lambda m: m.nan_to_num(m.tensor([float("nan"), 1.0]), m.tensor(3.0)),
+                 lambda m: m.clamp_min(m.tensor([1.0, -2.0]), m.tensor([0.0, 0.0]))):  # clamp_min.Tensor
+        assert call(st).tolist() == call(torch).tolist()

@@ -195,18 +195,27 @@ def _isin(elements, test, invert):
 @kernel("CompositeImplicitAutograd")
 def isin_tensor_tensor(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of ``elements`` is in ``test_elements``."""
+    _check_isin_dtype(elements)
+    _check_isin_dtype(test_elements)
     return _isin(elements, test_elements, invert)
+
+
+def _check_isin_dtype(t) -> None:
+    if t.dtype is dt.bool:  # torch's isin sorts, and has no bool loop (complex: Note [Complex operators])
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
 
 
 @kernel("CompositeImplicitAutograd")
 def isin_tensor_scalar(elements, test_element, *, assume_unique=False, invert=False):
     """True where an element of ``elements`` equals ``test_element``."""
+    _check_isin_dtype(elements)
     return ops.ne(elements, test_element) if invert else ops.eq(elements, test_element)
 
 
 @kernel("CompositeImplicitAutograd")
 def isin_scalar_tensor(element, test_elements, *, assume_unique=False, invert=False):
     """A 0-dim bool: is ``element`` in ``test_elements``."""
+    _check_isin_dtype(test_elements)
     e = ops.full((), element, device=test_elements.device,
                  dtype=dt.float32 if isinstance(element, float) else (dt.bool if isinstance(element, bool)
                                                                       else dt.int64))

@@ -354,7 +354,8 @@ def cumulative_trapezoid_x(y, x, *, dim=-1):
     """Running trapezoidal integrals along ``dim`` at sample points ``x`` (one fewer than ``y``)."""
     d = wrap_dim(dim, y.dim())
     dx = _x_spacing(y, x, d, "cumulative_trapezoid")
-    return ops.cumsum(ops.mul(ops.div(dx, 2.0), ops.add(ops.slice(y, d, 0, -1), ops.slice(y, d, 1))), d)
+    # torch's order (Integration.cpp): the sums and products in the operands' dtype, halved after the cumsum
+    return ops.div(ops.cumsum(ops.mul(dx, ops.add(ops.slice(y, d, 0, -1), ops.slice(y, d, 1))), d), 2.0)
 
 
 @kernel("CompositeImplicitAutograd")
