@@ -81,7 +81,7 @@ def suggest_memory_format(t: Tensor) -> str:
     n = len(t._sizes)
     if n == 4 or n == 5:
         mf = "channels_last" if n == 4 else "channels_last_3d"
-        if not t.is_contiguous() and t.is_contiguous(mf):
+        if not t.is_contiguous() and t.is_contiguous(memory_format=mf):
             return mf
     return "contiguous_format"
 

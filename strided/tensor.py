@@ -165,7 +165,7 @@ class Tensor(TensorAutograd, TensorConversions, TensorOperators, TensorLinalg, T
     def get_device(self) -> int:
         return -1 if self.device.type == "cpu" else (self.device.index or 0)
 
-    def is_contiguous(self, memory_format="contiguous_format") -> bool:
+    def is_contiguous(self, *, memory_format="contiguous_format") -> bool:
         """True when the strides are the dense strides of ``memory_format`` (size-1 dims ignored)."""
         if memory_format == "contiguous_format" or memory_format is None:
             key = (self._sizes, self._strides)  # Note [Contiguity memo]

@@ -77,9 +77,8 @@ class TensorConversions:
     def type(self, dtype=None, non_blocking: bool = False):
         """The legacy type name (``strided.FloatTensor``, ``strided.cuda.FloatTensor``) without ``dtype``; else a
         cast to ``dtype`` (a dtype, or a legacy name such as ``"strided.DoubleTensor"``)."""
-        from .backends.meta.indexing import TYPE_WORDS
+        from .backends.meta.indexing import TYPE_WORDS as words
 
-        words = {**TYPE_WORDS, _dt.complex64: "ComplexFloat", _dt.complex128: "ComplexDouble"}
         cuda = "cuda." if self.device.type == "cuda" else ""
         if dtype is None:
             return f"strided.{cuda}{words[self.dtype]}Tensor"
@@ -135,25 +134,25 @@ class TensorConversions:
 
     def resize_(self, *sizes, memory_format=None) -> Tensor:
         """Resize in place (torch's varargs form too: ``x.resize_(2, 3)``)."""
-        return _ops.resize_(self, _varargs(sizes), memory_format=memory_format)
+        return _ops.resize_(self, _varargs(sizes, "resize_"), memory_format=memory_format)
 
     def reshape(self, *shape) -> Tensor:
-        return _ops.reshape(self, _varargs(shape))
+        return _ops.reshape(self, _varargs(shape, "reshape", "shape"))
 
     def permute(self, *dims) -> Tensor:
-        return _ops.permute(self, _varargs(dims))
+        return _ops.permute(self, _varargs(dims, "permute", "dims"))
 
     def expand(self, *sizes) -> Tensor:
-        return _ops.expand(self, _varargs(sizes))
+        return _ops.expand(self, _varargs(sizes, "expand", "size"))
 
     def repeat(self, *repeats) -> Tensor:
-        return _ops.repeat(self, _varargs(repeats))
+        return _ops.repeat(self, _varargs(repeats, "repeat", "repeats"))
 
     def tile(self, *dims) -> Tensor:
-        return _ops.tile(self, _varargs(dims))
+        return _ops.tile(self, _varargs(dims, "tile", "dims"))
 
     def flip(self, *dims) -> Tensor:
-        return _ops.flip(self, _varargs(dims))
+        return _ops.flip(self, _varargs(dims, "flip", "dims"))
 
     def nonzero(self, *, as_tuple: bool = False):
         from .functional import nonzero
@@ -240,21 +239,21 @@ class TensorConversions:
         """An uninitialized tensor of ``size`` (ints or one sequence), this tensor's dtype and device."""
         from .factories import empty
 
-        return empty(_varargs(size), dtype=dtype or self.dtype, device=device or self.device,
+        return empty(_varargs(size, "new_empty"), dtype=dtype or self.dtype, device=device or self.device,
                      requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
         """Zeros of ``size`` (ints or one sequence), this tensor's dtype and device."""
         from .factories import zeros
 
-        return zeros(_varargs(size), dtype=dtype or self.dtype, device=device or self.device,
+        return zeros(_varargs(size, "new_zeros"), dtype=dtype or self.dtype, device=device or self.device,
                      requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
         """Ones of ``size`` (ints or one sequence), this tensor's dtype and device."""
         from .factories import ones
 
-        return ones(_varargs(size), dtype=dtype or self.dtype, device=device or self.device,
+        return ones(_varargs(size, "new_ones"), dtype=dtype or self.dtype, device=device or self.device,
                      requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -292,8 +291,11 @@ class TensorConversions:
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-def _varargs(args: tuple):
-    """``(2, 3)`` or ``((2, 3),)`` -> the shape/dims sequence (a single list/tuple is unpacked)."""
+def _varargs(args: tuple, method: str | None = None, name: str = "size"):
+    """``(2, 3)`` or ``((2, 3),)`` -> the shape/dims sequence (a single list/tuple is unpacked); no arguments at
+    all for ``method`` (whose ``name`` argument torch requires) is torch's binding error."""
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         return args[0]
+    if not args and method is not None:
+        raise TypeError(f'{method}() missing 1 required positional arguments: "{name}"')
     return args

@@ -254,6 +254,8 @@ class TensorExtras:
 
     def sum_to_size(self, *size):
         """Sum this tensor down to ``size`` (which must expand to this tensor's shape)."""
+        if not size:
+            raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
         size = tuple(_varargs(size))
         n, k = len(self._sizes), len(size)
         ok = k <= n and all(s == 1 or s == self._sizes[n - k + i] for i, s in enumerate(size))

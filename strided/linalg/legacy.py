@@ -21,6 +21,7 @@ from .derived import householder_product as _householder_product
 from .derived import matrix_exp as _matrix_exp
 from .lu import det as _det
 from .lu import inv as _inv
+from .lu import low_precision as _low_precision
 from .lu import matrix_power as _matrix_power
 from .lu import slogdet as _slogdet
 from .removed import cholesky, eig, lstsq, matrix_rank, qr, solve, symeig  # noqa: F401 - torch.*'s names
@@ -60,6 +61,7 @@ def logdet(input: Tensor) -> Tensor:
     arg_tensor("logdet", "input", 1, input)
     square("logdet", input)
     floating("logdet", input)
+    _low_precision("logdet", input)
     sign, logabsdet = _slogdet(input)
     return _ops.where(sign < 0, _ops.full_like(logabsdet, float("nan")), logabsdet)
 
@@ -125,7 +127,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
         refuse_complex("pinverse", input)
     if input.dim() < 2 or not input.dtype.is_floating_point:
         dtype = {"float32": "Float", "float64": "Double"}.get(input.dtype.name, type_name(input.dtype))
-        raise RuntimeError(f"linalg.pinv({dtype}{list(input.shape)}): expected a tensor with 2 or more dimensions "
+        raise RuntimeError(f"linalg.pinv({dtype}{{{list(input.shape)}}}): expected a tensor with 2 or more dimensions "
                            "of float, double, cfloat or cdouble types")
     return _pinv(input, rtol=rcond)
 

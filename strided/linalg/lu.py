@@ -175,16 +175,24 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
 
 # -- inv, det, slogdet, matrix_power ---------------------------------------------------------------
-def _square_float(fn: str, op: str, A, kernel: str) -> None:
+def _square_float(fn: str, op: str, A, kernel: str, low_precision_check: bool = False) -> None:
     arg_tensor(fn, "A", 1, A)
     square(op, A)
     floating(op, A)
+    if low_precision_check:  # torch's linalg_inv / slogdet refuse half types before dispatching
+        low_precision(op, A)
     kernel_dtype(kernel, A)
+
+
+def low_precision(op: str, A) -> None:
+    """torch's ``checkNotLowPrecision`` words for float16 / bfloat16."""
+    if A.dtype.is_floating_point and A.dtype.itemsize == 2:
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {_name(A)}")
 
 
 def inv_ex(A: Tensor, *, check_errors: bool = False):
     """``(inverse, info)``: A^-1 and the LU ``info`` of A (0, or the first zero pivot, 1-based)."""
-    _square_float("linalg_inv_ex", "linalg.inv", A, "linalg_inv")
+    _square_float("linalg_inv_ex", "linalg.inv", A, "linalg_inv", True)
     arg_bool("linalg_inv_ex", "check_errors", check_errors)
     X, info = G.inv_fn(A)
     if check_errors:
@@ -194,7 +202,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False):
 
 def inv(A: Tensor) -> Tensor:
     """A^-1; raises ``LinAlgError`` for singular A (a host sync, as torch)."""
-    _square_float("linalg_inv", "linalg.inv", A, "linalg_inv")
+    _square_float("linalg_inv", "linalg.inv", A, "linalg_inv", True)
     X, info = G.inv_fn(A)
     _raise(info, "linalg.inv", A)
     return X
@@ -209,7 +217,7 @@ def det(A: Tensor) -> Tensor:
 
 def slogdet(A: Tensor):
     """``(sign, logabsdet)`` with ``det = sign * exp(logabsdet)``; (0, -inf) for singular A."""
-    _square_float("linalg_slogdet", "linalg.slogdet", A, "lu")
+    _square_float("linalg_slogdet", "linalg.slogdet", A, "lu", True)
     return linalg_slogdet(G.slogdet_fn(A))
 
 

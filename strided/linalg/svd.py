@@ -253,7 +253,7 @@ def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None, rtol=None
         refuse_complex("linalg.pinv", A)
     if A.dim() < 2 or A.dtype not in (_dt.float32, _dt.float64):
         word = {"float32": "Float", "float64": "Double"}.get(A.dtype.name, type_name(A.dtype))
-        raise RuntimeError(f"linalg.pinv({word}{list(A.shape)}): expected a tensor with 2 or more dimensions of "
+        raise RuntimeError(f"linalg.pinv({word}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of "
                            "float, double, cfloat or cdouble types")
     if hermitian:
         check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False)

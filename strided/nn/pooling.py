@@ -107,7 +107,7 @@ def max_pool2d(
     """Window maxima (NaN propagates); with ``return_indices`` also each maximum's flat index in its
     (H, W) input plane."""
     k, s, p, d = _pool_setup(input, kernel_size, stride, padding, dilation, "max_pool2d")
-    cl = input.dim() == 4 and not input.is_contiguous() and input.is_contiguous("channels_last")
+    cl = input.dim() == 4 and not input.is_contiguous() and input.is_contiguous(memory_format="channels_last")
     check_max_pool_dtype(input, "max_pool2d_channels_last" if cl else "max_pool2d",
                          "max_pool2d_with_indices_out_cuda_frame")
     out, idx = ops.max_pool2d_with_indices(input, k, s, p, d, ceil_mode)  # Note [The element a max pool chooses]

@@ -26,8 +26,8 @@ __all__ = ["COMPLEX_OPS", "CUDA_COMPLEX_OPS", "complex_supported", "complex_refu
 _LAYOUT = {
     "empty_like", "zeros_like", "ones_like", "full_like", "new_empty", "new_zeros", "new_ones", "new_full",
     "new_empty_strided", "clone", "copy_", "_to_copy", "contiguous", "detach", "alias", "set_", "resize_",
-    "view", "view_as", "_unsafe_view", "reshape", "as_strided", "transpose", "transpose_", "t", "permute", "expand",
-    "expand_as", "broadcast_to", "broadcast_tensors", "select", "slice", "narrow", "unsqueeze", "unsqueeze_",
+    "view", "view_as", "_unsafe_view", "reshape", "reshape_as", "as_strided", "transpose", "transpose_", "t", "permute",
+    "expand", "expand_as", "broadcast_to", "broadcast_tensors", "select", "slice", "narrow", "unsqueeze", "unsqueeze_",
     "squeeze", "squeeze_", "flatten", "unflatten", "split", "split_with_sizes", "chunk", "unbind", "movedim",
     "swapaxes", "cat", "stack", "fill_", "zero_", "_local_scalar_dense", "type_as", "unfold",
     "constant_pad_nd",  # a fill and a copy (Note [Constant padding])
@@ -210,6 +210,8 @@ _TORCH_WORDS = {
     "max.other": (RuntimeError, "maximum not implemented for complex tensors."),  # max(a, b) is maximum
     "min.other": (RuntimeError, "minimum not implemented for complex tensors."),
     "min.dim": (RuntimeError, "min(): does not support complex input"),
+    **{name: (RuntimeError, "quantile() input tensor must be either float or double dtype")
+       for name in ("quantile", "nanquantile")},  # the overloads' dtype check, before any kernel
     **{name: (RuntimeError, "Unsupported input type encountered for isin(): {dtype}")
        for name in ("isin.Tensor_Tensor", "isin.Tensor_Scalar", "isin.Scalar_Tensor")},
     **{(name, "cpu"): (RuntimeError, " Sort does not support complex dtypes on CPU")

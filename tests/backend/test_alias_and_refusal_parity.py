@@ -35,6 +35,9 @@ ALIASES = {
     "diagonal_scatter": lambda m, z: m.diagonal_scatter(m.outer(z, z), z.conj(), 0),
     "as_strided_scatter": lambda m, z: m.as_strided_scatter(m.outer(z, z), z[:2], (2,), (4,), 1),
     "ldexp_": lambda m, z: z.clone().ldexp_(m.tensor([1, -2, 3])),
+    "ldexp complex exponent": lambda m, z: m.ldexp(z, z.conj()),  # 2 ** (a + bi): the imaginary part was dropped
+    "ldexp real, complex exponent": lambda m, z: m.ldexp(z.real, z),
+    "reshape_as": lambda m, z: z.reshape_as(m.zeros(3, 1)),
 }
 
 
@@ -122,6 +125,25 @@ REFUSALS = {
     "nan_to_num_ nan tensor": lambda m: m.nan_to_num_(m.ones(2, 2), m.ones(2, 2)),
     "pinverse rcond tensor": lambda m: m.pinverse(m.ones(2, 2), m.ones(2, 2)),
     "pinverse rcond str": lambda m: m.pinverse(m.ones(2, 2), "a"),
+    # a Tensor-method sweep against torch: arguments torch's bindings require, half-type linear algebra
+    "expand no size": lambda m: m.ones(2, 2).expand(),
+    "permute no dims": lambda m: m.ones(2, 2).permute(),
+    "reshape no shape": lambda m: m.ones(2, 2).reshape(),
+    "repeat no repeats": lambda m: m.ones(2, 2).repeat(),
+    "flip no dims": lambda m: m.ones(2, 2).flip(),
+    "tile no dims": lambda m: m.ones(2, 2).tile(),
+    "new_ones no size": lambda m: m.ones(2, 2).new_ones(),
+    "new_zeros no size": lambda m: m.ones(2, 2).new_zeros(),
+    "resize_ no size": lambda m: m.ones(2, 2).resize_(),
+    "sum_to_size no size": lambda m: m.ones(2, 2).sum_to_size(),
+    "inverse half": lambda m: m.inverse(m.eye(2, dtype=m.float16)),
+    "linalg.inv_ex bfloat16": lambda m: m.linalg.inv_ex(m.eye(2, dtype=m.bfloat16)),
+    "slogdet half": lambda m: m.slogdet(m.eye(2, dtype=m.float16)),
+    "logdet bfloat16": lambda m: m.logdet(m.eye(2, dtype=m.bfloat16)),
+    "linalg.pinv vector": lambda m: m.linalg.pinv(m.ones(3)),
+    "pinverse half": lambda m: m.pinverse(m.ones(2, 2, dtype=m.float16)),
+    "quantile complex": lambda m: m.quantile(m.tensor([1j, 2j]), 0.3),
+    "nanquantile complex": lambda m: m.nanquantile(m.tensor([1j, 2j]), m.tensor([0.3])),
 }
 
 
@@ -208,3 +230,12 @@ def test_zero_dim_tensors_stand_for_numbers_as_in_torch():
                  lambda m: m.nan_to_num(m.tensor([float("nan"), 1.0]), m.tensor(3.0)),
                  lambda m: m.clamp_min(m.tensor([1.0, -2.0]), m.tensor([0.0, 0.0]))):  # clamp_min.Tensor
         assert call(st).tolist() == call(torch).tolist()
+
+
+def test_complex_expand_refusal_and_keyword_only_memory_format():
+    with pytest.raises(RuntimeError, match=r"expand\(strided.ComplexFloatTensor\{\[2, 2\]\}, size=\[3\]\): the number"):
+        st.ones(2, 2, dtype=st.complex64).expand(3)  # was a KeyError: the type-name table had no complex dtypes
+    with pytest.raises(TypeError):  # torch's is_contiguous takes memory_format by keyword only
+        st.ones(2, 2).is_contiguous("channels_last")
+    assert st.ones(1, 2, 3, 4).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2).is_contiguous(
+        memory_format=st.channels_last)

@@ -24,6 +24,7 @@ CALLS = {
     "diagonal_scatter": lambda z: st.diagonal_scatter(st.outer(z, z), z.conj(), 0),
     "as_strided_scatter": lambda z: st.as_strided_scatter(st.outer(z, z), z[:2], (2,), (4,), 1),
     "ldexp_": lambda z: z.clone().ldexp_(st.tensor([1, -2, 3], device=z.device)),
+    "ldexp complex exponent": lambda z: st.ldexp(z, z.conj()), "reshape_as": lambda z: z.reshape_as(z[:, None]),
 }
 
 

@@ -22,6 +22,7 @@ __all__ = ["TYPE_WORDS", "type_string", "nonempty_size", "one_hot_output", "scat
 TYPE_WORDS = {
     dt.float32: "Float", dt.float64: "Double", dt.float16: "Half", dt.bfloat16: "BFloat16",
     dt.int64: "Long", dt.int32: "Int", dt.int16: "Short", dt.int8: "Char", dt.uint8: "Byte", dt.bool: "Bool",
+    dt.complex64: "ComplexFloat", dt.complex128: "ComplexDouble",
 }
 _INDEX_DTYPES = (dt.int64, dt.int32)
 

@@ -39,7 +39,8 @@ def ldexp(self, other):
         out = dt.get_default_dtype()
     if self.dtype.is_floating_point and other.dtype is dt.bool and self.device.type == "cpu":
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
-    scale = ops.pow(2.0, other.to(out.to_real() if out.is_complex else out))
+    # a complex exponent stays complex (2 ** (a + bi)); a real one in the result's real dtype
+    scale = ops.pow(2.0, other.to(out if other.dtype.is_complex else out.to_real() if out.is_complex else out))
     return ops.mul(self, scale).to(out)
 
 

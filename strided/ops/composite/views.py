@@ -78,10 +78,9 @@ def int_list(values, op: str = "", arg: str = "size") -> tuple:
 
 def _type_name(t: Tensor) -> str:
     """torch's legacy type string, e.g. ``strided.FloatTensor`` (used in expand's message)."""
-    word = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[t.dtype.name]
-    return f"strided.{word}Tensor"
+    from ...backends.meta.indexing import type_string
+
+    return type_string(t)
 
 
 # ---------------------------------------------------------------------- view / reshape
@@ -334,7 +333,7 @@ def unflatten(self, dim, sizes):
 # ---------------------------------------------------------------------- layout
 @kernel("CompositeImplicitAutograd")
 def contiguous(self, *, memory_format="contiguous_format"):
-    if self.is_contiguous("contiguous_format" if memory_format == "preserve_format" else memory_format):
+    if self.is_contiguous(memory_format="contiguous_format" if memory_format == "preserve_format" else memory_format):
         return self
     if memory_format == "preserve_format":
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")

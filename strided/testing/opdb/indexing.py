@@ -54,9 +54,9 @@ def _check_cat(result, sample):
     tensors = sample.args[0]
     assert result.dtype is dt.result_type(*tensors), f"cat dtype {result.dtype}"
     kept = [t for t in tensors if t.shape != (0,)]
-    if kept and all(t.dim() == 4 and not t.is_contiguous() and t.is_contiguous("channels_last")
+    if kept and all(t.dim() == 4 and not t.is_contiguous() and t.is_contiguous(memory_format="channels_last")
                     for t in kept):
-        assert result.is_contiguous("channels_last"), "cat of channels_last inputs must be channels_last"
+        assert result.is_contiguous(memory_format="channels_last"), "cat of channels_last inputs must be channels_last"
 
 
 def _cat_errors(rng):

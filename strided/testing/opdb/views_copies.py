@@ -42,10 +42,10 @@ def _contiguous_samples(d, rng):
 def _contiguous_check(result, sample):
     x = sample.args[0]
     fmt = sample.kwargs.get("memory_format", "contiguous_format")
-    assert result.is_contiguous(fmt), f"contiguous({fmt}) returned strides {result.stride()}"
+    assert result.is_contiguous(memory_format=fmt), f"contiguous({fmt}) returned strides {result.stride()}"
     if result.device != x.device:
         return  # the check gets the CPU sample: identity is only checkable on the CPU
-    if x.is_contiguous(fmt):
+    if x.is_contiguous(memory_format=fmt):
         assert result is x, "contiguous() of a contiguous tensor must return the tensor itself"
     else:
         assert not _shares(result, x), "contiguous() of a non-contiguous tensor must copy"
