@@ -58,7 +58,7 @@ def _step(data, t, a):
         return t.transpose(d0, d1), np.swapaxes(a, d0, d1), False
     if op == "permute":
         perm = data.draw(hs.permutations(range(ndim)))
-        return t.permute(*perm), np.transpose(a, perm), False
+        return t.permute(perm), np.transpose(a, perm), False  # tuple form: torch refuses permute()
     if op == "t":
         return t.t(), a.T, False
     if op == "movedim":
@@ -105,7 +105,7 @@ def _step(data, t, a):
         ]
         full = tuple(lead) + tuple(target)
         return (
-            t.expand(*full),
+            t.expand(full),  # the tuple form: torch refuses expand() with no sizes (a 0-dim t, no lead)
             np.broadcast_to(a, tuple(lead) + tuple(s if x == -1 else x for s, x in zip(shape, target))),
             False,
         )
