@@ -32,8 +32,8 @@ class StateDictMixin:
 
     # Note [Extra state]
     # As torch's: a module that overrides ``get_extra_state`` saves what it returns under ``<prefix>_extra_state``
-    # (strided.save writes tensors, numbers, strings and lists / dicts of them), and one that overrides ``set_extra_state`` gets that
-    # entry back on load (strictly: missing is an error). The defaults are never called.
+    # (strided.save writes tensors, numbers, strings and lists / dicts of them), and one that overrides
+    # ``set_extra_state`` gets that entry back on load (strictly: missing is an error). The defaults are never called.
     def get_extra_state(self):
         """Extra state to save in the state dict (override together with :meth:`set_extra_state`)."""
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "

@@ -276,8 +276,9 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_enum(reduction)
     refuse_complex(input, "mse_cpu", "mse_cuda")
-    if not input.dtype.is_floating_point:  # torch's mse kernel: floating dtypes only
-        raise NotImplementedError(f"\"mse_{input.device.type}\" not implemented for '{scalar_type_name(input.dtype)}'")
+    kind = _dt.promote_types(input.dtype, target.dtype) if isinstance(target, Tensor) else input.dtype
+    if not kind.is_floating_point:  # torch's mse kernel, on the operands' promoted dtype: floating dtypes only
+        raise NotImplementedError(f"\"mse_{input.device.type}\" not implemented for '{scalar_type_name(kind)}'")
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -290,6 +291,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
 
         if input.device.type in ("cpu", "cuda") and is_autocast_enabled(input.device.type):
             input, target = (t.float() if t.dtype in (_dt.float16, _dt.bfloat16) else t for t in (input, target))
+    if _dt.bool in (input.dtype, target.dtype):  # the kernel reads both in the common (floating) dtype
+        input, target = _losses._in_dtype(kind, input, target)
     input, target = _losses.broadcast_operands(input, target)  # one shape: the op's count is the loss's
     if weight is not None:  # torch's weighted form, composed of ops
         if not isinstance(weight, Tensor):

@@ -153,12 +153,20 @@ def l1_loss(
                ("weight", 6, weight, "Tensor?"))
     _warn_target_size(input, target)
     reduction = legacy_get_string(size_average, reduce, reduction)
+    if input.shape != target.shape:  # torch broadcasts first, so a 0-dim operand promotes as a full one
+        input, target = broadcast_operands(input, target)
     if weight is None:
         return apply_reduction((input - target).abs(), get_enum(reduction))
     if weight.shape != input.shape:
         raise ValueError("Weights and input must have the same size.")
     loss = (input - target).abs() * weight
     return _weighted_reduction(loss, weight, reduction, lambda x: x.sum() / weight.sum())
+
+
+def _in_dtype(kind, *operands) -> tuple:
+    """The operands in the kernel's dtype where they differ from it (a bool input of a float loss computes in
+    float, as torch's kernels, which read their operands in the common dtype)."""
+    return tuple(t if t.dtype is kind else t.to(kind) for t in operands)
 
 
 def broadcast_operands(input: Tensor, target: Tensor) -> tuple:
@@ -180,12 +188,12 @@ def smooth_l1_loss(
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     refuse_complex(input, "smooth_l1_cpu", "smooth_l1_cuda")
-    if input.dtype.name == "bool":  # torch's kernel refuses it before any subtraction
-        raise NotImplementedError(f"\"smooth_l1_{input.device.type}\" not implemented for 'Bool'")
-    kind = _dt.result_type(input, target)
+    # the kernel's dtype, of the operands broadcast first (a 0-dim one promotes as a full one; bool input with a
+    # float target: float), as torch's
+    kind = _dt.promote_types(input.dtype, target.dtype)
     if not kind.is_floating_point:
         raise NotImplementedError(f"\"smooth_l1_{input.device.type}\" not implemented for '{type_name(kind)}'")
-    input, target = broadcast_operands(input, target)
+    input, target = broadcast_operands(*_in_dtype(kind, input, target))
     return ops.smooth_l1_loss(input, target, code, beta)  # Note [Functional operators]
 
 
@@ -205,15 +213,19 @@ def huber_loss(
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     refuse_complex(input, "huber_cpu", "huber_cuda")
-    if input.dtype.name == "bool":  # torch's kernel refuses it before any subtraction
-        raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for 'Bool'")
-    kind = _dt.result_type(input, target)
+    kind = _dt.promote_types(input.dtype, target.dtype)
+    if kind is not input.dtype and not _dt.can_cast(kind, input.dtype):  # torch's kernel writes input's dtype
+        raise RuntimeError(f"result type {type_name(kind)} can't be cast to the desired output type "
+                           f"{type_name(input.dtype)}")
     if not kind.is_floating_point:
         raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for '{type_name(kind)}'")
-    input, target = broadcast_operands(input, target)
+    out = input.dtype
+    input, target = broadcast_operands(*_in_dtype(kind, input, target))
     if weight is None:
-        return ops.huber_loss(input, target, code, delta)  # Note [Functional operators]
+        loss = ops.huber_loss(input, target, code, delta)  # Note [Functional operators]
+        return loss if loss.dtype is out else loss.to(out)
     loss = ops.huber_loss(input, target, 0, delta)
+    loss = loss if loss.dtype is out else loss.to(out)
     return _weighted_reduction(loss * weight, weight, reduction, lambda x: x.mean())
 
 

@@ -239,3 +239,51 @@ def test_complex_expand_refusal_and_keyword_only_memory_format():
         st.ones(2, 2).is_contiguous("channels_last")
     assert st.ones(1, 2, 3, 4).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2).is_contiguous(
         memory_format=st.channels_last)
+
+
+MIXED_DTYPES = {  # a sweep of every two-tensor torch function over mixed dtypes found these differing from torch
+    "block_diag 0-dim bfloat16 + half": lambda m: m.block_diag(m.tensor(1.0, dtype=m.bfloat16),
+                                                               m.ones(2, 2, dtype=m.float16)),
+    "block_diag 0-dim int8 + uint8": lambda m: m.block_diag(m.tensor(1, dtype=m.int8), m.ones(2, 2, dtype=m.uint8)),
+    "ldexp 0-dim bfloat16, half": lambda m: m.ldexp(m.tensor(1.0, dtype=m.bfloat16), m.ones(2, dtype=m.float16)),
+    "l1_loss 0-dim half, float": lambda m: m.nn.functional.l1_loss(m.tensor(0.5, dtype=m.float16), m.ones(3)),
+    "l1_loss 0-dim double, float": lambda m: m.nn.functional.l1_loss(m.tensor(0.5, dtype=m.float64), m.ones(3)),
+    "mse_loss bool, float": lambda m: m.nn.functional.mse_loss(m.tensor([True, False]), m.tensor([0.5, 1.0])),
+    "smooth_l1_loss float, bool": lambda m: m.nn.functional.smooth_l1_loss(m.tensor([0.5, 1.0]),
+                                                                           m.tensor([True, False])),
+    "smooth_l1_loss 0-dim bfloat16, half": lambda m: m.nn.functional.smooth_l1_loss(
+        m.tensor(0.5, dtype=m.bfloat16), m.tensor([0.5, 1.5], dtype=m.float16)),
+    "huber_loss half, float": lambda m: m.nn.functional.huber_loss(m.tensor([0.5, 1.5], dtype=m.float16),
+                                                                   m.tensor([0.5, 1.0])),
+    "bce_with_logits double, float": lambda m: m.nn.functional.binary_cross_entropy_with_logits(
+        m.tensor([0.5, -1.0], dtype=m.float64), m.tensor([1.0, 0.0])),
+    "bce_with_logits float, half": lambda m: m.nn.functional.binary_cross_entropy_with_logits(
+        m.tensor([0.5, -1.0]), m.tensor([1.0, 0.0], dtype=m.float16), reduction="none"),
+    "cumsum 0-dim int dim": lambda m: m.cumsum(m.ones(2, 3), m.tensor(1)),
+    "amax 0-dim int dim": lambda m: m.amax(m.ones(2, 3), m.tensor(1)),
+}
+
+
+@pytest.mark.parametrize("name", list(MIXED_DTYPES))
+def test_mixed_dtypes_give_torchs_dtype_and_values(name):
+    got, want = MIXED_DTYPES[name](st), MIXED_DTYPES[name](torch)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_allclose(np.asarray(got.to(st.float64)), want.double().numpy(), rtol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits"])
+def test_loss_dtype_refusals_as_torch(name):
+    for a, b in (("b", "b"), ("i", "i"), ("i", "f"), ("b", "i"), ("f", "i")):
+        def call(m, a=a, b=b):
+            values = {"b": m.tensor([True, False]), "i": m.tensor([1, 2]), "f": m.tensor([0.5, 1.0])}
+            return getattr(m.nn.functional, name)(values[a], values[b])
+
+        try:
+            want = call(torch)
+        except Exception as e:  # noqa: BLE001 - compared with strided's
+            with pytest.raises(type(e)) as got:
+                call(st)
+            assert str(got.value).splitlines()[0][:60] == str(e).splitlines()[0][:60], (a, b)
+        else:
+            got = call(st)
+            assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], (a, b)

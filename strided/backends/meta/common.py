@@ -152,12 +152,19 @@ def common_device(*tensors) -> device:
 exact_ints = frozenset((int,)).issuperset
 
 
+def _is_index_tensor(value) -> bool:
+    """A 0-dim integer tensor (not bool), which torch's parser takes for an int argument."""
+    return isinstance(value, Tensor) and not value._sizes and value.dtype.category == 1
+
+
 def wrap_dim(dim: int, ndim: int) -> int:
     """Wrap a possibly negative ``dim`` for a tensor of ``ndim`` dims (0-d tensors accept 0 and -1)."""
     if dim.__class__ is int and -ndim <= dim < ndim:  # the common case, first (exact int: not a bool)
         return dim + ndim if dim < 0 else dim
     if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        if not _is_index_tensor(dim):
+            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        dim = dim.__index__()  # a 0-dim integer tensor stands for an int, as in torch's argument parser
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
@@ -238,7 +245,7 @@ def reduction_dims(dim, ndim: int) -> tuple:
     """Normalize a reduction's ``dim`` argument (None/[] = all dims) to sorted unique dims."""
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = (dim,) if isinstance(dim, int) or _is_index_tensor(dim) else tuple(dim)
     wrapped = [wrap_dim(d, ndim) for d in dims]
     unique = sorted(set(wrapped))
     if len(unique) != len(wrapped):

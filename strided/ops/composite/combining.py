@@ -124,9 +124,7 @@ def block_diag(tensors):
         blocks.append(ops.reshape(t, (1, -1)) if t.dim() < 2 else t)
     if not blocks:
         return ops.empty((1, 0), dtype=dt.get_default_dtype())
-    dtype = blocks[0].dtype
-    for b in blocks[1:]:
-        dtype = dt.promote_types(dtype, b.dtype)
+    dtype = dt.result_type(*tensors)  # torch's: a 0-dim block promotes as a 0-dim operand, not as a matrix
     device = blocks[0].device
     cols = sum(b._sizes[1] for b in blocks)
     rows, before = [], 0

@@ -181,4 +181,11 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
     loss = (1 - target) * self - log_sig
     if weight is not None:
         loss = loss * weight
+    # torch's form is an in-place chain on ``1 - target``: the loss has target's dtype (float64 logits with a
+    # float32 target give float32), and an integer target cannot hold it
+    if loss.dtype is not target.dtype:
+        if not dt.can_cast(loss.dtype, target.dtype):
+            raise RuntimeError(f"result type {scalar_type_name(loss.dtype)} can't be cast to the desired output type "
+                               f"{scalar_type_name(target.dtype)}")
+        loss = loss.to(target.dtype)
     return _reduce(loss, reduction)

@@ -34,7 +34,7 @@ def ldexp(self, other):
 
     torch's CPU kernel for a floating ``self`` and an integer exponent has no bool loop; a bool exponent of a
     floating ``self`` is refused in its words there."""
-    out = dt.promote_types(self.dtype, other.dtype)
+    out = dt.result_type(self, other)  # as torch's mul: a 0-dim operand promotes by category only
     if not (out.is_floating_point or out.is_complex):
         out = dt.get_default_dtype()
     if self.dtype.is_floating_point and other.dtype is dt.bool and self.device.type == "cpu":
