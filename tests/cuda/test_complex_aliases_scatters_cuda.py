@@ -74,3 +74,25 @@ def test_numbers_only_and_copy_on_cuda():
     assert t.copy_(2.7) is t and t.tolist() == [2, 2, 2]
     r = st.remainder(st.tensor([2.0, -2.0], device="cuda"), st.tensor([-2.0, 2.0], device="cuda"))
     assert [str(v) for v in r.tolist()] == ["0.0", "-0.0"]  # the dividend's sign, as torch's fmod-based kernel
+
+
+MIXED = {  # dtype rules fixed against torch on the CPU (tests/backend/test_alias_and_refusal_parity.py): same on CUDA
+    "block_diag": lambda d: st.block_diag(st.tensor(1.0, dtype=st.bfloat16, device=d), st.ones(2, 2, dtype=st.float16,
+                                                                                                   device=d)),
+    "ldexp": lambda d: st.ldexp(st.tensor(1.5, dtype=st.bfloat16, device=d), st.ones(2, dtype=st.float16, device=d)),
+    "l1_loss": lambda d: st.nn.functional.l1_loss(st.tensor(0.5, dtype=st.float16, device=d), st.ones(3, device=d)),
+    "mse_loss bool": lambda d: st.nn.functional.mse_loss(st.tensor([True, False], device=d),
+                                                         st.tensor([0.5, 1.0], device=d)),
+    "huber_loss": lambda d: st.nn.functional.huber_loss(st.tensor([0.5, 1.5], dtype=st.float16, device=d),
+                                                        st.tensor([0.5, 3.0], device=d)),
+    "bce_with_logits": lambda d: st.nn.functional.binary_cross_entropy_with_logits(
+        st.tensor([0.5, -1.0], dtype=st.float64, device=d), st.tensor([1.0, 0.0], device=d)),
+    "cumsum 0-dim dim": lambda d: st.cumsum(st.ones(2, 3, device=d), st.tensor(1)),
+}
+
+
+@pytest.mark.parametrize("name", list(MIXED))
+def test_mixed_dtype_rules_match_the_cpu(name):
+    want, got = MIXED[name]("cpu"), MIXED[name]("cuda")
+    assert got.device.type == "cuda" and got.dtype is want.dtype
+    np.testing.assert_allclose(np.asarray(got.cpu().to(st.float64)), np.asarray(want.to(st.float64)), rtol=1e-3)
