@@ -163,6 +163,13 @@ def l1_loss(
     return _weighted_reduction(loss, weight, reduction, lambda x: x.sum() / weight.sum())
 
 
+def _autocast_on(t: Tensor) -> bool:
+    from ..amp.autocast_mode import is_autocast_enabled
+    from ..dispatch.dispatcher import autocast_state
+
+    return autocast_state.active and t.device.type in ("cpu", "cuda") and is_autocast_enabled(t.device.type)
+
+
 def _in_dtype(kind, *operands) -> tuple:
     """The operands in the kernel's dtype where they differ from it (a bool input of a float loss computes in
     float, as torch's kernels, which read their operands in the common dtype)."""
@@ -219,13 +226,13 @@ def huber_loss(
                            f"{type_name(input.dtype)}")
     if not kind.is_floating_point:
         raise NotImplementedError(f"\"huber_{input.device.type}\" not implemented for '{type_name(kind)}'")
-    out = input.dtype
+    out = None if _autocast_on(input) else input.dtype  # under autocast the op's float32 input decides
     input, target = broadcast_operands(*_in_dtype(kind, input, target))
     if weight is None:
         loss = ops.huber_loss(input, target, code, delta)  # Note [Functional operators]
-        return loss if loss.dtype is out else loss.to(out)
+        return loss if out is None or loss.dtype is out else loss.to(out)
     loss = ops.huber_loss(input, target, 0, delta)
-    loss = loss if loss.dtype is out else loss.to(out)
+    loss = loss if out is None or loss.dtype is out else loss.to(out)
     return _weighted_reduction(loss * weight, weight, reduction, lambda x: x.mean())
 
 
