@@ -61,6 +61,8 @@ def test_number_first_operands_match_the_cpu(name, dtype):
         return
     t = st.tensor([1, 2, 3, 6, 7], dtype=d)
     for n in (5, -3, 2.5, True) if d.is_floating_point else (5, -3, True):
+        if n is True and name == "sub":
+            continue  # sub(True, t) is refused, as torch's (a bool operand of subtraction)
         want = NUMBER_FIRST[name](n, t)
         got = NUMBER_FIRST[name](n, t.cuda())
         assert got.device.type == "cuda" and got.dtype is want.dtype, (n, got.dtype, want.dtype)
