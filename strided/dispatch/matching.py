@@ -121,9 +121,9 @@ def scalars_from_tensors(op, lone: bool = False):
 
     def value(t, name):
         # the match is cached by argument types, so each call checks its own tensors as torch's parser does
-        if lone and op.schema.name in _TENSOR_SCALARS:
-            return t  # its kernels take the tensor (a 0-dim one too: clip_(x, t0, t) is clamp_'s Tensor overload)
         if t.dim() != 0 or t._requires_grad:
+            if lone and op.schema.name in _TENSOR_SCALARS:
+                return t
             position = f" (position {names.index(name) + 1})" if name in names else ""
             raise TypeError(f"{op.schema.name}(): argument '{name}'{position} must be {words[name]}, not Tensor")
         if lone and t.device.type != "cpu":
