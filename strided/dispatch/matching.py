@@ -101,8 +101,8 @@ def matches(schema, args, kwargs, scalar_tensors: bool = False, numbers: bool = 
 # Number, not Tensor"), except by the lone overloads whose Scalar argument torch also takes as a Tensor in an
 # overload strided folds into the Scalar one (clamp_min.Tensor, fill_.Tensor, lerp_.Tensor, ...): their kernels
 # take the tensor.
-_TENSOR_SCALARS = frozenset({"_foreach_addcdiv_", "clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "clip_",
-                             "fill_", "lerp_", "linspace", "masked_fill_"})
+_TENSOR_SCALARS = frozenset({"_foreach_addcdiv_", "clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "fill_",
+                             "lerp_", "linspace", "masked_fill_"})
 _NUMBER_TYPES = {"Scalar": "Number", "float": "float"}  # schema type -> torch's word for it
 
 

@@ -228,7 +228,10 @@ def test_zero_dim_tensors_stand_for_numbers_as_in_torch():
     for call in (lambda m: m.nn.functional.elu(m.tensor([-1.0, 2.0]), m.tensor(2.0)),
                  lambda m: m.logit(m.tensor([0.05, 0.5]), m.tensor(0.1)),
                  lambda m: m.nan_to_num(m.tensor([float("nan"), 1.0]), m.tensor(3.0)),
-                 lambda m: m.clamp_min(m.tensor([1.0, -2.0]), m.tensor([0.0, 0.0]))):  # clamp_min.Tensor
+                 lambda m: m.clamp_min(m.tensor([1.0, -2.0]), m.tensor([0.0, 0.0])),  # clamp_min.Tensor
+                 lambda m: m.clip_(m.tensor([0.1, 1.0, 3.0]), m.tensor(0.5), m.full((3,), 2.0)),  # clip_.Tensor
+                 lambda m: m.tensor([0.1, 3.0]).clip_(m.zeros(2), m.ones(2)),
+                 lambda m: m.tensor([0.1, 3.0]).clip_(0.5, 2.0)):
         assert call(st).tolist() == call(torch).tolist()
 
 

@@ -113,6 +113,11 @@ def clip_tensor(self, min=None, max=None):  # noqa: A002 - torch's argument name
 
 
 @kernel(_CIA)
+def clip__tensor(self, min=None, max=None):  # noqa: A002 - torch's argument names
+    return ops.clamp_(self, min, max)
+
+
+@kernel(_CIA)
 def square_(self):
     return ops.pow_(self, 2)
 

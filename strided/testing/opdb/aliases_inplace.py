@@ -94,6 +94,7 @@ ALIASES += [
     _like("chunk", "unsafe_chunk"), _like("split.Tensor", "unsafe_split.Tensor"),
     _like("split_with_sizes", "unsafe_split_with_sizes"),
 ]
+ALIASES.append(inplace_variant(next(a for a in ALIASES if a.name == "clip.Tensor"), "clip_.Tensor", "clip_"))
 
 
 def _positive_errors(rng):
