@@ -15,37 +15,15 @@ from .. import bound as ops
 __all__ = []
 
 
-@kernel("CompositeImplicitAutograd")
-def remainder_scalar_tensor(self, other):
-    """``remainder`` of a Scalar by a tensor (Python's sign rule: the result has ``other``'s sign)."""
-    return ops.remainder(number_operand(self, other), other)
+def _scalar_first(name: str) -> None:
+    def fn(self, other):
+        return getattr(ops, name)(number_operand(self, other), other)
+
+    fn.__name__ = fn.__qualname__ = f"{name}_scalar_tensor"  # the YAML's kernel name for <name>.Scalar_Tensor
+    fn.__doc__ = f"``{name}`` of a Scalar and a tensor."
+    kernel("CompositeImplicitAutograd")(fn)
 
 
-@kernel("CompositeImplicitAutograd")
-def bitwise_and_scalar_tensor(self, other):
-    """``bitwise_and`` of a Scalar and a tensor."""
-    return ops.bitwise_and(number_operand(self, other), other)
-
-
-@kernel("CompositeImplicitAutograd")
-def bitwise_or_scalar_tensor(self, other):
-    """``bitwise_or`` of a Scalar and a tensor."""
-    return ops.bitwise_or(number_operand(self, other), other)
-
-
-@kernel("CompositeImplicitAutograd")
-def bitwise_xor_scalar_tensor(self, other):
-    """``bitwise_xor`` of a Scalar and a tensor."""
-    return ops.bitwise_xor(number_operand(self, other), other)
-
-
-@kernel("CompositeImplicitAutograd")
-def bitwise_left_shift_scalar_tensor(self, other):
-    """A Scalar shifted left by each element of ``other``."""
-    return ops.bitwise_left_shift(number_operand(self, other), other)
-
-
-@kernel("CompositeImplicitAutograd")
-def bitwise_right_shift_scalar_tensor(self, other):
-    """A Scalar shifted right (arithmetically) by each element of ``other``."""
-    return ops.bitwise_right_shift(number_operand(self, other), other)
+for _name in ("remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
+    _scalar_first(_name)
+del _name
