@@ -41,6 +41,15 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or _dt.get_default_dtype()
+    if steps and dtype.category == _dt.INTEGRAL:  # torch's integer rule: pow in double, truncated (10 ** 1.5 -> 31)
+        import numpy as np
+
+        from .backends.meta.factories import integer_linspace
+        from .tensor_data import tensor
+
+        exponents = integer_linspace(start, end, steps, dtype, truncate=False)
+        t = tensor(np.trunc(np.power(float(base), exponents))).to(dtype)
+        return _finish(t if device is None else t.to(device), requires_grad)
     exponents = _ops.linspace(start, end, steps, dtype=_dt.float64, device=device)
     t = _ops.pow(float(base), exponents)
     if not dtype.is_floating_point:

@@ -299,3 +299,20 @@ def test_channels_last_3d(device):
                  lambda: st.empty(2, 3, device=device, memory_format=cl)):
         with pytest.raises(RuntimeError, match="required rank 5 tensor to use channels_last_3d format"):
             call()
+
+
+def test_integer_ranges_follow_torchs_casts():
+    """A factory sweep against torch found arange / linspace / logspace of an integer dtype computed in float and
+    rounded once; torch casts start / end / step to the integer type first (arange(0.5, 2.5, 0.5, dtype=int32) is
+    zeros), counts linspace's second half down from end, and truncates logspace's powers (10 ** 1.5 -> 31)."""
+    torch = pytest.importorskip("torch")
+    calls = ["arange(0.5, 2.5, 0.5, dtype=M.int32)", "arange(-3, 3, 1.5, dtype=M.int32)",
+             "arange(1, 0, -0.3, dtype=M.int64)", "arange(0, 300, 7, dtype=M.uint8)",
+             "linspace(0.5, 10.5, 4, dtype=M.int32)", "linspace(-2, 2, 7, dtype=M.uint8)",
+             "linspace(-2, 2, 7, dtype=M.int64)", "linspace(0, 100, 13, dtype=M.int8)",
+             "linspace(3, 3, 1, dtype=M.int32)", "logspace(0, 2, 5, dtype=M.int32)",
+             "logspace(1.5, 3.7, 5, base=3.5, dtype=M.int64)", "logspace(0, 6, 4, base=2, dtype=M.uint8)"]
+    for call in calls:
+        got = eval("M." + call, {"M": st})
+        want = eval("M." + call, {"M": torch})
+        assert got.tolist() == want.tolist() and str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], call

@@ -98,3 +98,15 @@ def test_mixed_dtype_rules_match_the_cpu(name):
     want, got = MIXED[name]("cpu"), MIXED[name]("cuda")
     assert got.device.type == "cuda" and got.dtype is want.dtype
     np.testing.assert_allclose(np.asarray(got.cpu().to(st.float64)), np.asarray(want.to(st.float64)), rtol=1e-3)
+
+
+@pytest.mark.parametrize("call", ["arange(0.5, 2.5, 0.5, dtype=st.int32, device=D)",
+                                  "arange(-3, 3, 1.5, dtype=st.int64, device=D)",
+                                  "linspace(0.5, 10.5, 4, dtype=st.int32, device=D)",
+                                  "linspace(-2, 2, 7, dtype=st.uint8, device=D)",
+                                  "logspace(0, 2, 5, dtype=st.int32, device=D)",
+                                  "linspace(0.0, 1.0, 5, device=D)"])
+def test_integer_ranges_match_the_cpu(call):
+    want = eval("st." + call, {"st": st, "D": "cpu"})
+    got = eval("st." + call, {"st": st, "D": "cuda"})
+    assert got.device.type == "cuda" and got.dtype is want.dtype and got.tolist() == want.tolist()

@@ -28,13 +28,18 @@ def _gen(generator):
 def arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
     out = meta.arange(start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     n = out._sizes[0]
-    # torch computes start + i * step in double (accscalar) and casts once.
-    return store(out, start + np.arange(n, dtype=np.float64 if out.dtype.is_floating_point else np.int64) * step)
+    if out.dtype.is_floating_point:  # torch computes start + i * step in double (accscalar) and casts once
+        return store(out, start + np.arange(n, dtype=np.float64) * step)
+    # an integer dtype: start and step are cast to it first (truncated: arange(0.5, 2.5, 0.5, dtype=int32) is all
+    # zeros in torch), as the CUDA kernel does
+    return store(out, int(start) + np.arange(n, dtype=np.int64) * int(step))
 
 
 @kernel("CPU")
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
     out = meta.linspace(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if steps and out.dtype.category == dt.INTEGRAL:
+        return store(out, meta.integer_linspace(start, end, steps, out.dtype))
     return store(out, np.linspace(start, end, steps, dtype=np.float64))
 
 

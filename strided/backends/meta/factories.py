@@ -115,6 +115,25 @@ def _check_layout(layout, op):
         raise RuntimeError(f"{op}(): only the strided layout is supported, got {layout!r}")
 
 
+def integer_linspace(start, end, steps: int, d: dt.dtype, truncate: bool = True):
+    """torch's CPU linspace of an integer dtype, as a float64 NumPy array of the values to store: ``start`` and ``end``
+    cast to the dtype first (truncated, wrapped), a float64 step, the first half counted up from ``start`` and the
+    rest down from ``end``, each value truncated (C++'s double -> integer conversion) unless not ``truncate``
+    (logspace's exponents)."""
+    import numpy as np
+
+    def cast(v):
+        return float(np.array(int(v), dtype=np.int64).astype(d.numpy_dtype))  # wraps as the C++ conversion
+
+    s, e = cast(start), cast(end)
+    if steps == 1:
+        return np.array([s])
+    step = (e - s) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    values = np.where(i < steps // 2, s + step * i, e - step * (steps - i - 1))
+    return np.trunc(values) if truncate else values
+
+
 def arange_length(start, end, step) -> int:
     for v in (start, end, step):
         check(is_scalar(v), lambda: f"unsupported range: {start} -> {end}")

@@ -254,6 +254,10 @@ def one_hot(self, num_classes=-1):
 @kernel("CUDA")
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
     out = fmeta.linspace(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if steps and out.dtype.category == dt.INTEGRAL:  # torch's integer rule (rare: made on the host, then copied)
+        from ....tensor_data import tensor
+
+        return out.copy_(tensor(fmeta.integer_linspace(start, end, steps, out.dtype)).to(out.dtype))
     if steps:
         step = (float(end) - float(start)) / (steps - 1) if steps > 1 else 0.0
         run("misc.cu", out.dtype, "linspace", "<Qqddd", out.device.index, steps, out.data_ptr(), steps,
