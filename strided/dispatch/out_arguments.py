@@ -9,7 +9,8 @@ and the rules are torch's:
 * ``out`` is a Tensor (a tuple of them for ops returning several), else torch's TypeError; ``out=None`` is no out;
 * no autograd: with grad mode on, an argument or ``out`` that requires grad raises torch's error;
 * factories (ops taking ``dtype`` / ``device`` options and no tensor) build in ``out``'s dtype and device; an
-  explicit different dtype is refused in torch's words;
+  explicit different dtype is refused in torch's words; sum / prod / cumsum / cumprod (and mean into a floating
+  ``out``) without ``dtype`` compute in ``out``'s dtype, as torch's;
 * the result is computed by the functional overload and copied into ``out``: its dtype must be castable to
   ``out``'s (each of several outputs must match exactly, as torch's ``Expected out tensor to have dtype``); a
   wrong shape resizes ``out`` with torch's deprecation warning when it held elements; a device other than the
@@ -28,6 +29,10 @@ from ..backends.meta.pointwise import type_meta_name
 __all__ = ["call_with_out", "run_with_out", "write_out", "accepting_out"]
 
 _FACTORY_OPTIONS = frozenset(("dtype", "device", "layout"))
+# the reductions whose out= gives their dtype when none is passed (torch's get_dtype_from_result): sum(x, 1, out=long)
+# casts x to int64 and sums, where a computed float result could not be written into a long out; mean(x, 1,
+# out=double) computes in double
+_DTYPE_FROM_OUT = frozenset(("sum", "prod", "cumsum", "cumprod", "mean"))
 
 
 def _tensors(values):
@@ -86,6 +91,9 @@ def run_with_out(fn, name: str, args, kwargs, out, factory: bool = False):
         kwargs["dtype"] = outs[0].dtype
         if kwargs.get("device") is None:
             kwargs["device"] = outs[0].device
+    elif name in _DTYPE_FROM_OUT and len(outs) == 1 and kwargs.get("dtype") is None and (
+            name != "mean" or outs[0].dtype.is_floating_point or outs[0].dtype.is_complex):
+        kwargs = {**kwargs, "dtype": outs[0].dtype}  # mean into an integer out: the cast check below refuses
     result = fn(*args, **kwargs)
     if isinstance(result, Tensor):
         if len(outs) != 1 or isinstance(out, (list, tuple)):

@@ -130,3 +130,21 @@ def test_out_resizes_with_torch_warning():
     assert len(messages) == 1 and messages[0].startswith(
         "An output with one or more elements was resized since it had shape [4], which does not match the required "
         "output shape [2, 3].")
+
+
+def test_reductions_take_their_dtype_from_out_as_torch():
+    """sum / prod / cumsum / cumprod without dtype= compute in out's dtype (torch's get_dtype_from_result: a float
+    input summed into a long out is cast first, not refused), and mean into a double out computes in double."""
+    torch = pytest.importorskip("torch")
+    for name in ("sum", "prod", "cumsum", "cumprod", "mean"):
+        for out_dtype in ("int64", "float64", "float16"):
+            got, want = [], []
+            for m, into in ((st, got), (torch, want)):
+                a = m.tensor([[0.5, -1.5, 2.0], [3.0, 0.25, -0.75]])
+                o = m.empty(0, dtype=getattr(m, out_dtype))
+                try:
+                    getattr(m, name)(a, 1, out=o)
+                    into.append(o.tolist())
+                except RuntimeError as e:
+                    into.append(str(e).splitlines()[0])
+            assert got == want, (name, out_dtype)
