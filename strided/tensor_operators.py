@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes as _dt
 from .ops import bound as _ops
 
 __all__ = ["TensorOperators"]
@@ -212,7 +211,7 @@ class TensorOperators:
 
 
 def _reflected_operand(self, other):
-    """``other`` of ``other - self`` as a 0-dim CPU tensor of the promoted dtype.
+    """``other`` of ``other - self`` as a 0-dim CPU tensor of the promoted dtype (Note [Numbers as tensors]).
 
     A zero-dim tensor of the result dtype promotes exactly as the Python scalar would (both only
     win across categories), and a 0-dim CPU tensor may join any device (torch's rsub/rfloordiv do this).
@@ -224,10 +223,16 @@ def _reflected_operand(self, other):
         return other
     if other.__class__ is np.ndarray:
         return _arr(other)
-    from .factories import from_numpy
+    try:
+        operand = _NUMBER_OPERAND[0]
+    except IndexError:  # imported on first use: numbers_as_tensors imports tensor.py, which imports this module
+        from .dispatch.numbers_as_tensors import number_operand as operand
 
-    d = _dt.bool if isinstance(other, (bool, np.bool_)) else _dt.result_type(self, other)
-    return from_numpy(np.asarray(other).astype(d.numpy_dtype))
+        _NUMBER_OPERAND.append(operand)
+    return operand(other, self, on_other_device=False)
+
+
+_NUMBER_OPERAND = []
 
 
 # Note [NumPy operands]

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..dtypes import dtype as _dtype
 from ..tensor import Tensor
+from .packet import NUMBER_TYPES
 
 __all__ = ["matches", "describe_call", "scalars_from_tensors"]
 
@@ -103,7 +104,6 @@ def matches(schema, args, kwargs, scalar_tensors: bool = False, numbers: bool = 
 # take the tensor.
 _TENSOR_SCALARS = frozenset({"_foreach_addcdiv_", "clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "fill_",
                              "lerp_", "linspace", "masked_fill_"})
-_NUMBER_TYPES = {"Scalar": "Number", "float": "float"}  # schema type -> torch's word for it
 
 
 def scalars_from_tensors(op, lone: bool = False):
@@ -115,9 +115,9 @@ def scalars_from_tensors(op, lone: bool = False):
     """
     arguments = op.schema.arguments
     names = [a.name for a in arguments if not a.kwarg_only]
-    positional = [i for i, a in enumerate(a for a in arguments if not a.kwarg_only) if a.type.base in _NUMBER_TYPES]
-    named = {a.name for a in arguments if a.type.base in _NUMBER_TYPES}
-    words = {a.name: _NUMBER_TYPES[a.type.base] for a in arguments if a.type.base in _NUMBER_TYPES}
+    positional = [i for i, a in enumerate(a for a in arguments if not a.kwarg_only) if a.type.base in NUMBER_TYPES]
+    named = {a.name for a in arguments if a.type.base in NUMBER_TYPES}
+    words = {a.name: NUMBER_TYPES[a.type.base] for a in arguments if a.type.base in NUMBER_TYPES}
 
     def value(t, name):
         # the match is cached by argument types, so each call checks its own tensors as torch's parser does

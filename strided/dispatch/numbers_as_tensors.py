@@ -22,6 +22,8 @@ copies the number from its own dtype: a copy casts, never promotes.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as dt
 from ..tensor import Tensor
 from .packet import NUMBERS_AS_TENSORS
@@ -29,28 +31,31 @@ from .packet import NUMBERS_AS_TENSORS
 __all__ = ["NUMBERS_AS_TENSORS", "numbers_to_tensors", "number_operand", "wrapped_number"]
 
 
-def wrapped_number(value, dtype: dt.dtype | None, device) -> Tensor:
-    """``value`` as a 0-dim tensor of ``dtype`` (None: its own) on ``device``, cast from its own tensor dtype as
-    torch casts."""
-    from ..tensor_data import tensor
+def wrapped_number(value, dtype: dt.dtype | None, device=None) -> Tensor:
+    """``value`` as a 0-dim tensor of ``dtype`` (None: its own) on ``device`` (None: the CPU, where a 0-dim tensor
+    joins an operation on any device), cast from its own NumPy dtype as torch casts (an int wraps, a float past the
+    dtype's range is inf)."""
+    from ..tensor_data import from_numpy
 
-    own = dt.scalar_dtype(value)  # bool, int64, or the default float / complex dtype: torch wraps those as double
-    own = dt.complex128 if own.is_complex else dt.float64 if own.is_floating_point else own
-    out = tensor(value, dtype=own)
-    if dtype is not None and dtype is not own:
-        out = out.to(dtype=dtype)
-    if device is not None and out.device != device:
-        out = out.to(device)
-    return out
+    a = np.asarray(value)  # bool, int64, float64 or complex128; a Python int past int64 raises OverflowError
+    if dtype is not None and a.dtype != dtype.numpy_dtype:
+        if a.dtype.kind in "fc" and dtype.itemsize < a.dtype.itemsize:
+            with np.errstate(over="ignore"):  # 70000 as float16, 1e40 as float32: inf, quietly as torch's
+                a = a.astype(dtype.numpy_dtype)
+        else:
+            a = a.astype(dtype.numpy_dtype)
+    out = from_numpy(a)
+    return out if device is None or device.type == "cpu" else out.to(device)
 
 
-def number_operand(value, other: Tensor) -> Tensor:
-    """A Scalar operand of a binary op with the tensor ``other`` (``remainder(2, t)``) as a tensor: Note [Numbers
-    as tensors]."""
+def number_operand(value, other: Tensor, on_other_device: bool = True) -> Tensor:
+    """A Scalar operand of a binary op with the tensor ``other`` (``remainder(2, t)``, ``2 - t``) as a 0-dim tensor in
+    the dtype the op casts it to (a bool stays bool): Note [Numbers as tensors]. ``on_other_device``: made on
+    ``other``'s device, else on the CPU."""
     if isinstance(value, Tensor):
         return value
     d = dt.bool if dt.scalar_dtype(value) is dt.bool else dt.result_type(other, value)
-    return wrapped_number(value, d, other.device)
+    return wrapped_number(value, d, other.device if on_other_device else None)
 
 
 def numbers_to_tensors(op):

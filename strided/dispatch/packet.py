@@ -58,7 +58,8 @@ def _tensor_in(slots, args, kwargs) -> bool:
 
 
 _NUMBERS = frozenset((int, float, bool, complex))
-_NUMBER_TYPES = ("Scalar", "float")  # the schema types a 0-dim tensor may stand for (Note [Tensors as Scalars])
+# the schema types a 0-dim tensor may stand for (Note [Tensors as Scalars]) -> torch's word for them in its errors
+NUMBER_TYPES = {"Scalar": "Number", "float": "float"}
 
 
 def _is_tensor(v) -> bool:
@@ -103,8 +104,8 @@ class OpOverloadPacket:
         self.__dict__.pop("_lone", None)
         if len(self._ordered) == 1:
             args = op.schema.arguments
-            pos = tuple(i for i, a in enumerate(a for a in args if not a.kwarg_only) if a.type.base in _NUMBER_TYPES)
-            names = frozenset(a.name for a in args if a.type.base in _NUMBER_TYPES)
+            pos = tuple(i for i, a in enumerate(a for a in args if not a.kwarg_only) if a.type.base in NUMBER_TYPES)
+            names = frozenset(a.name for a in args if a.type.base in NUMBER_TYPES)
             if names:
                 self._scalar_slots = (pos, names)
         self.__doc__ = "\n".join(f"{self.namespace}::{o.schema}" for o in self._ordered)
