@@ -52,7 +52,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
         return _finish(t if device is None else t.to(device), requires_grad)
     exponents = _ops.linspace(start, end, steps, dtype=_dt.float64, device=device)
     t = _ops.pow(float(base), exponents)
-    if not dtype.is_floating_point:
+    if not (dtype.is_floating_point or dtype.is_complex):
         t = _ops.round(t)
     return _finish(t.to(dtype), requires_grad)
 

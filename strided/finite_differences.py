@@ -30,6 +30,8 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
         raise RuntimeError("torch.gradient does not support uint8 input.")
     n = input.dim()
     dims = _dims(dim, n)
+    if spacing is None:  # torch's binding: None is the default spacing
+        spacing = 1
     if isinstance(spacing, (list, tuple)):
         if dim is None and len(spacing) != n:
             raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar, or a list of length "

@@ -81,6 +81,8 @@ class TensorOperators:
             return _ops.div(_arr(other), self)
         return _ops.mul(_ops.reciprocal(self), other)  # torch's __rdiv__: an int tensor divides as floats
 
+    __rdiv__ = __rtruediv__  # torch's older name, still a Tensor method
+
     def __itruediv__(self, other):
         return self.div_(_arr(other) if other.__class__ is np.ndarray else other)
 

@@ -302,7 +302,7 @@ def logit_backward(grad, self, eps=None):
     """torch's logit_backward: ``grad / (x (1 - x))``; NaN outside [0, 1] (no ``eps``: the value is NaN there too),
     zero outside [eps, 1 - eps] (the clamp's flat parts); at 0 and 1 the division gives torch's infinities."""
     g = grad / (self * (1 - self))
-    if eps is None:
+    if eps is None or eps < 0:  # a negative eps does not clamp (torch's kernels)
         return ops.where(ops.logical_or(ops.lt(self, 0), ops.gt(self, 1)), math.nan, g)
     return ops.where(ops.logical_or(ops.lt(self, eps), ops.gt(self, 1 - eps)), 0.0, g)
 

@@ -93,8 +93,10 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
                            f"{type_name(x.dtype)}")
     n = x.shape[-1] if x.dim() > 0 else 1
     N = n if N is None else N
-    if x.dim() == 0 or N <= 1:
+    if N <= 1:
         raise RuntimeError("N must be greater than 1.")
+    if x.dim() == 0:  # torch's: one sample, one row
+        x = x.unsqueeze(0)
     ones = _ops.ones_like(x).unsqueeze(-1)
     powers = x.unsqueeze(-1).expand(*x.shape, N - 1)
     return _ops.cumprod(_ops.cat([ones, powers], -1), -1)

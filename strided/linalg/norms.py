@@ -48,7 +48,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     if x.dim() == 0:
         x = x.reshape(1)
         dims = [0]
-        squeeze_scalar = not keepdim
+        squeeze_scalar = True  # keepdim too: a 0-dim input has no dim to keep (torch)
     else:
         squeeze_scalar = False
     if ord == -math.inf or (ord < 0 and ord != -math.inf):

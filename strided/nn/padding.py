@@ -8,6 +8,7 @@ through the ops they call. Both run on every backend.
 
 from __future__ import annotations
 
+from .. import dtypes as _dt
 from ..backends.meta.pointwise import not_implemented
 from ..factories import tensor as _tensor
 from ..ops import bound as ops
@@ -79,18 +80,24 @@ def _gather(x: Tensor, dim: int, lo: int, hi: int, mode: str) -> Tensor:
                            f"padding ({lo}, {hi}) at dimension {dim} of input {list(x._sizes)}")
     if mode == "circular" and (lo > n or hi > n):
         raise RuntimeError("Padding value causes wrapping around more than once.")
+    if mode == "circular" and n + lo + hi < 0:
+        raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    # Note [Circular padding after the crop]: torch copies the cropped input into the middle of the output, then
+    # wraps the pads from that middle; a negative pad on one side therefore crops before the other side wraps.
+    start = max(-lo, 0)
+    kept = n - start - max(-hi, 0)
     idx = []
     for i in range(-lo, n + hi):
         if mode == "replicate":
             r = min(max(i, 0), n - 1)
         elif mode == "circular":
-            r = i % n
+            r = start + (i - start) % kept if kept > 0 else 0
         else:
             r = abs(i)
             if r >= n:
                 r = 2 * (n - 1) - r
         idx.append(r)
-    return ops.index_select(x, dim, _tensor(idx, device=x.device))
+    return ops.index_select(x, dim, _tensor(idx, dtype=_dt.int64, device=x.device))
 
 
 def _autocast_policy(device_type: str):

@@ -30,6 +30,7 @@ _LAYOUT = {
     "expand", "expand_as", "broadcast_to", "broadcast_tensors", "select", "slice", "narrow", "unsqueeze", "unsqueeze_",
     "squeeze", "squeeze_", "flatten", "unflatten", "split", "split_with_sizes", "chunk", "unbind", "movedim",
     "swapaxes", "cat", "stack", "fill_", "zero_", "_local_scalar_dense", "type_as", "unfold",
+    "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",  # chunk / split, the outputs unmarked as views
     "constant_pad_nd",  # a fill and a copy (Note [Constant padding])
 }
 # Complex math with complex kernels (CPU through NumPy's complex ufuncs). ``polar``, ``complex`` and
@@ -96,7 +97,8 @@ _LOG_SUM_EXP = {"logsumexp", "logcumsumexp"}
 # no complex gradient, as in torch, and the in-place one torch's formula) and put (a composite over index_put)
 _SCATTER_REDUCE_AND_PUT = {"scatter_reduce", "scatter_reduce_", "_scatter_reduce_backward", "put", "put_"}
 # compositions of layout ops, gathers and cumsum (values and gradients compared with torch)
-_GRIDS_AND_REPEATS = {"meshgrid", "cartesian_prod", "repeat_interleave", "fill_diagonal_", "cumulative_trapezoid"}
+_GRIDS_AND_REPEATS = {"meshgrid", "cartesian_prod", "repeat_interleave", "fill_diagonal_", "cumulative_trapezoid",
+                      "combinations"}
 
 # c10's complex log-add-exp (CPU: backends/cpu/complex_math.py; CUDA: complex.cuh) and silu's x / (1 + exp(-x))
 _LOGADDEXP_AND_SILU = {"logaddexp", "silu"}

@@ -63,6 +63,12 @@ def gemm_scalar(value, d: dt.dtype):
     """
     if d.is_complex:
         return complex(value)
+    if isinstance(value, complex):  # c10's overflows(): complex -> real overflows when the imaginary part is not 0
+        if value.imag != 0:
+            name = ("double" if d is dt.float64 else "float" if d.is_floating_point
+                    else _SCALAR_TYPES.get(d.name, d.name))
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        value = value.real
     if d.is_floating_point:
         v = float(value)
         if d is not dt.float64 and math.isfinite(v) and abs(v) > _FLOAT32_MAX:

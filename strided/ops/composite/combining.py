@@ -157,8 +157,12 @@ def tensordot(self, other, dims_self, dims_other):
         raise RuntimeError("both dimension lists should have same length")
     if self.dtype is not other.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    for a, b in zip(ds, do):
-        if self._sizes[a] != other._sizes[b]:
+    for a, b in zip(ds, do):  # torch's: a size-1 side broadcasts, so the other side is summed over that dim first
+        if other._sizes[b] == 1 and self._sizes[a] != 1:
+            self = ops.sum(self, [a], True, dtype=self.dtype)
+        elif self._sizes[a] == 1 and other._sizes[b] != 1:
+            other = ops.sum(other, [b], True, dtype=other.dtype)
+        elif self._sizes[a] != other._sizes[b]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {self._sizes[a]} in dim "
                                f"{a} and second has size {other._sizes[b]} in dim {b}")
     free_s = [d for d in range(self.dim()) if d not in ds]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+from ... import dtypes as dt
 from ...backends import cudnn
 from ...backends.cuda.matmul import float32_matmuls
 from ...dispatch.library import kernel
@@ -113,6 +114,13 @@ def _by_function(input, weight, bias, s, p, d, transposed, q, groups):
     k = weight.dim() - 2
     if not transposed:
         return conv3d_gemm(input, weight, bias, s, p, d, groups)
+    if input.dtype in (dt.float16, dt.bfloat16) and input.device.type == "cpu":
+        # Note [Half transposed convolutions on the CPU]: col2im adds up to KH * KW (* KD) window contributions per
+        # output element; rounded to bfloat16 each and added in bfloat16 they drifted ~1 ulp (0.32 at 35 in a 3-d
+        # one) where torch's CPU kernel, accumulating in float32, rounds once. The CPU's half GEMMs run in float32
+        # anyway, so the whole transposed convolution does, and rounds at the end.
+        f32 = [None if t is None else ops._to_copy(t, dtype=dt.float32) for t in (input, weight, bias)]
+        return ops._to_copy(_by_function(*f32, s, p, d, transposed, q, groups), dtype=input.dtype)
     if k == 3:
         return conv_transpose3d_gemm(input, weight, bias, s, p, d, q, groups)
     if k == 1:

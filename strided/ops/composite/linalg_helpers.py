@@ -17,6 +17,7 @@ import warnings
 
 from ... import dtypes as dt
 from ...backends.meta.common import wrap_dim
+from ...backends.meta.linalg import gemm_scalar
 from ...backends.meta.pointwise import scalar_type_name
 from ...dispatch.library import kernel
 from ...warn_once import warn_once
@@ -103,7 +104,8 @@ def mv(self, vec):
 
 
 def _axpby(self, product, beta, alpha):
-    """``beta * self + alpha * product`` (Note [beta and alpha])."""
+    """``beta * self + alpha * product`` (Note [beta and alpha]), ``beta`` and ``alpha`` already of the result's
+    type (``gemm_scalar``: a float factor of an integer product truncates, as torch's ``Scalar.to<T>``)."""
     out = product if alpha == 1 else ops.mul(product, alpha)
     if beta == 0:
         return ops.expand(out, out._sizes)  # shape already checked; self ignored
@@ -115,6 +117,9 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
     """``beta * self + alpha * (mat @ vec)``."""
     _mv_checks(self, mat, vec)
     _same_dtype("addmv", self, mat, vec)
+    if self.dtype is dt.bool:
+        raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
+    beta, alpha = gemm_scalar(beta, self.dtype), gemm_scalar(alpha, self.dtype)
     return _axpby(self, _matvec(mat, vec), beta, alpha)
 
 
@@ -138,7 +143,21 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
     _check_1d("addr", "vec2", vec2)
     product = ops.outer(vec1, vec2)
     ops.expand(self, product._sizes)  # torch's broadcast check and message
+    result_type = dt.promote_types(self.dtype, product.dtype)
+    beta, alpha = _addr_scalar(result_type, beta, "beta"), _addr_scalar(result_type, alpha, "alpha")
+    if result_type is dt.bool:  # torch's bool kernel: (beta && self) || (alpha && vec1 && vec2)
+        out = product if alpha else ops.zeros_like(product)
+        return ops.logical_or(out, self) if beta else ops.expand(out, out._sizes)
     return _axpby(self, product, beta, alpha)
+
+
+def _addr_scalar(result_type, value, name: str):
+    """torch's ``check_addr_scalar``, then the value as the result's type."""
+    if isinstance(value, bool) and result_type is not dt.bool:
+        raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+    if not (result_type.is_floating_point or result_type.is_complex or isinstance(value, int)):
+        raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+    return gemm_scalar(value, result_type)
 
 
 @kernel("CompositeImplicitAutograd")
@@ -154,13 +173,19 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     if batch1._sizes[2] != batch2._sizes[1]:
         b1, b2 = batch1._sizes, batch2._sizes
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({b1[1]}x{b1[2]} and {b2[1]}x{b2[2]})")
-    n, m = batch1._sizes[1], batch2._sizes[2]
+    b, n, k = batch1._sizes
+    m = batch2._sizes[2]
     ops.expand(self, (n, m))
-    if batch1._sizes[0] == 0:
+    for name, first in (("self", self), ("mat1", batch1)):  # torch's addbmm runs addmm's checks
+        if first.dtype is not batch2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {scalar_type_name(first.dtype)} "
+                               f"and {scalar_type_name(batch2.dtype)}")
+    beta, alpha = gemm_scalar(beta, self.dtype), gemm_scalar(alpha, self.dtype)
+    if b == 0:
         product = ops.zeros((n, m), dtype=batch1.dtype, device=batch1.device)
-    else:  # one GEMM: (n, b*k) @ (b*k, m)
-        lhs = ops.reshape(ops.permute(batch1, [1, 0, 2]), (n, -1))
-        product = ops.mm(lhs, ops.reshape(batch2, (-1, m)))
+    else:  # one GEMM: (n, b*k) @ (b*k, m); sizes written out, as -1 is ambiguous for n == 0 or m == 0
+        lhs = ops.reshape(ops.permute(batch1, [1, 0, 2]), (n, b * k))
+        product = ops.mm(lhs, ops.reshape(batch2, (b * k, m)))
     return _axpby(self, product, beta, alpha)
 
 

@@ -125,7 +125,7 @@ def _quantile_result(out, self, dim, d, keepdim, scalar_q):
     """(nq, ...) quantiles, the reduced dim gone, shaped as torch returns them."""
     if dim is None:
         out = ops.reshape(out, (out._sizes[0],) + ((1,) * self.dim() if keepdim else ()))
-    elif keepdim:
+    elif keepdim and self.dim():  # a 0-dim input keeps no dim (torch)
         out = ops.unsqueeze(out, d + 1)
     return ops.reshape(out, out._sizes[1:]) if scalar_q else out
 

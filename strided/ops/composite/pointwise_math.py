@@ -69,10 +69,13 @@ def heaviside(self, values):
 
 @kernel("CompositeExplicitAutograd")
 def logit(self, eps=None):
-    """``log(x / (1 - x))``, ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    """``log(x / (1 - x))``, ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given (and not negative: torch's
+    kernel does not clamp then). Past ``eps = 0.5`` the bounds cross and torch's ``x < lo ? lo : x > hi ? hi : x``
+    gives ``lo`` below ``lo`` and ``hi`` from there, where ``clamp`` gives ``hi`` everywhere."""
     x = _float(self)
-    if eps is not None:
-        x = ops.clamp(x, eps, 1 - eps)
+    if eps is not None and eps >= 0:
+        lo, hi = eps, 1 - eps
+        x = ops.clamp(x, lo, hi) if lo <= hi else ops.where(ops.lt(x, lo), lo, ops.where(ops.gt(x, hi), hi, x))
     return ops.log(ops.div(x, ops.rsub(x, 1)))
 
 

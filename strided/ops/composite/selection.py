@@ -18,7 +18,7 @@ def masked_select(self, mask):
     """The elements of ``self`` where the (broadcast) bool ``mask`` is True, as a 1-D tensor."""
     if mask.dtype is not dt.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    shape = broadcast_shapes(self._sizes, mask._sizes)
+    shape = broadcast_shapes(self._sizes, mask._sizes) or (1,)  # 0-dim operands: one element to select or not
     return ops.index(ops.expand(self, shape), [ops.expand(mask, shape)])
 
 

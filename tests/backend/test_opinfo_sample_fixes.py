@@ -1,0 +1,178 @@
+"""Differences from torch found by running torch's own OpInfo sample inputs (common_methods_invocations.op_db)
+through strided: each case pins torch 2.14's answer (values written out, so the test needs no torch).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import strided as st
+
+L = st.int64
+
+
+def _ones(*shape, dtype=L):
+    return st.ones(*shape, dtype=dtype)
+
+
+# -- the GEMM family's beta / alpha: a float factor of an integer product truncates (torch's Scalar.to<T>) ----
+@pytest.mark.parametrize("name, args", [
+    ("addmv", lambda: (_ones(2), _ones(2, 2), _ones(2))),
+    ("addbmm", lambda: (_ones(2, 2), _ones(1, 2, 2), _ones(1, 2, 2))),
+    ("addmm", lambda: (_ones(2, 2), _ones(2, 2), _ones(2, 2))),
+])
+@pytest.mark.parametrize("kwargs, value", [({"beta": 2.5}, 4), ({"alpha": 1.5}, 3), ({"beta": 2.5, "alpha": 1.5}, 4),
+                                           ({"beta": True}, 3), ({"beta": 0.2, "alpha": 0.6}, 0)])
+def test_integer_gemm_factors_truncate(name, args, kwargs, value):
+    out = getattr(st, name)(*args(), **kwargs)
+    assert out.dtype is L
+    assert (out == value).all().item()
+
+
+@pytest.mark.parametrize("name, args", [
+    ("addmv", lambda: (_ones(2), _ones(2, 2), _ones(2))),
+    ("addbmm", lambda: (_ones(2, 2), _ones(1, 2, 2), _ones(1, 2, 2))),
+])
+def test_complex_factor_of_a_real_product_overflows(name, args):
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        getattr(st, name)(*args(), alpha=1 + 1j)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
+        st.addmv(st.ones(2), st.ones(2, 2), st.ones(2), beta=1 + 1j)
+    assert st.addmv(st.ones(2), st.ones(2, 2), st.ones(2), beta=1 + 0j).tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"beta": 2.5}, "For integral input tensors, argument beta must not be a floating point number."),
+    ({"alpha": 1.5}, "For integral input tensors, argument alpha must not be a floating point number."),
+    ({"beta": True}, "Boolean beta only supported for Boolean results."),
+    ({"alpha": 1 + 1j}, "For integral input tensors, argument alpha must not be a floating point number."),
+])
+def test_addr_scalar_checks(kwargs, words):
+    with pytest.raises(RuntimeError, match=words):
+        st.addr(_ones(2, 2), _ones(2), _ones(2), **kwargs)
+
+
+def test_addr_bool_is_logical_and_mixed_dtypes_promote():
+    s, v1, v2 = st.tensor([[True, False]]), st.tensor([True, False]), st.tensor([False, True])
+    assert st.addr(s, v1, v2, beta=0, alpha=5).tolist() == [[False, True], [False, False]]
+    assert st.addr(s, v1, v2, beta=1, alpha=0).tolist() == [[True, False], [True, False]]
+    assert st.addr(_ones(2, 2, dtype=st.bool), _ones(2, dtype=st.bool), _ones(2, dtype=st.bool), beta=3,
+                   alpha=2).dtype is st.bool
+    assert st.addr(st.tensor([[1, 2]]), st.tensor([2]), st.tensor([1, 3]), beta=2, alpha=3).tolist() == [[8, 22]]
+    with pytest.raises(RuntimeError, match="Boolean beta only supported for Boolean results."):
+        st.addr(st.ones(2, 2), st.ones(2), st.ones(2), beta=True)
+    mixed = st.addr(st.ones(2, 2), st.ones(2, dtype=L), st.ones(2))
+    assert mixed.dtype is st.float32 and mixed.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_addmv_bool_and_addbmm_checks():
+    with pytest.raises(NotImplementedError, match="\"addmv_impl_cpu\" not implemented for 'Bool'"):
+        st.addmv(_ones(2, dtype=st.bool), _ones(2, 2, dtype=st.bool), _ones(2, dtype=st.bool))
+    with pytest.raises(RuntimeError, match="self and mat2 must have the same dtype, but got Float and Long"):
+        st.addbmm(st.ones(2, 2), _ones(1, 2, 2), _ones(1, 2, 2))
+    with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype, but got Float and Long"):
+        st.addbmm(_ones(2, 2), st.ones(1, 2, 2), _ones(1, 2, 2))
+    empty_rows = st.addbmm(st.ones(0, 10), st.ones(5, 0, 5), st.ones(5, 5, 10))  # -1 in a reshape was ambiguous
+    assert tuple(empty_rows.shape) == (0, 10)
+
+
+# -- logit with crossed bounds and a negative eps ---------------------------------------------------------------
+def test_logit_eps_past_one_half_and_negative():
+    out = st.logit(st.tensor([0.1, 0.5, 0.7, math.nan]), eps=0.6).tolist()
+    np.testing.assert_allclose(out[:3], [0.4054651, 0.4054651, -0.4054651], rtol=1e-6)
+    assert math.isnan(out[3])
+    x = st.tensor([-0.5, 0.3, 1.5], requires_grad=True)
+    st.logit(x, eps=-0.1).backward(st.ones(3))  # a negative eps does not clamp: NaN outside [0, 1]
+    g = x.grad.tolist()
+    assert math.isnan(g[0]) and math.isnan(g[2]) and g[1] == pytest.approx(4.7619047)
+
+
+# -- circular padding crops first, then wraps ---------------------------------------------------------------------
+@pytest.mark.parametrize("pad, expected", [
+    ((-2, 1), [[[2.0, 3.0, 4.0, 2.0]]]),
+    ((2, -3), [[[0.0, 1.0, 0.0, 1.0]]]),
+])
+def test_circular_pad_with_a_negative_side(pad, expected):
+    assert st.nn.functional.pad(st.arange(5.0).reshape(1, 1, 5), pad, mode="circular").tolist() == expected
+
+
+def test_circular_pad_two_dims_and_empty_result():
+    x = st.arange(12.0).reshape(1, 1, 3, 4)
+    out = st.nn.functional.pad(x, (-1, 1, 1, -1), mode="circular")
+    assert out.tolist() == [[[[5.0, 6.0, 7.0, 5.0], [1.0, 2.0, 3.0, 1.0], [5.0, 6.0, 7.0, 5.0]]]]
+    assert tuple(st.nn.functional.pad(x, (-2, -2, 0, 0), mode="circular").shape) == (1, 1, 3, 0)
+    with pytest.raises(RuntimeError, match="^Negative padding value is resulting in an empty dimension$"):
+        st.nn.functional.pad(x, (-3, -2, 0, 0), mode="circular")
+
+
+# -- factories, shapes, small ops ------------------------------------------------------------------------------
+def test_complex_logspace_is_not_rounded():
+    out = st.logspace(-3, 2, 2, dtype=st.complex64)
+    np.testing.assert_allclose(out.numpy(), [1e-3, 100.0], rtol=1e-6)
+    np.testing.assert_allclose(st.logspace(0, 1, 3, dtype=st.complex128).numpy(), [1, 10 ** 0.5, 10], rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: st.quantile(x, 0.5, dim=0, keepdim=True), lambda x: st.nanquantile(x, 0.5, dim=-1, keepdim=True),
+    lambda x: st.linalg.vector_norm(x, 6, dim=0, keepdim=True), lambda x: st.norm(x, dim=0, keepdim=True),
+    lambda x: st.linalg.vector_norm(x, keepdim=True),
+])
+def test_zero_dim_input_keeps_no_dim(fn):
+    assert tuple(fn(st.tensor(1.5)).shape) == ()
+
+
+def test_masked_select_of_zero_dim_operands():
+    assert st.masked_select(st.tensor(1.5), st.tensor(True)).tolist() == [1.5]
+    assert st.masked_select(st.tensor(1.5), st.tensor(False)).tolist() == []
+    x = st.tensor(1.5, requires_grad=True)
+    st.masked_select(x, st.tensor(True)).sum().backward()
+    assert x.grad.item() == 1.0
+
+
+def test_tensordot_broadcasts_a_size_one_contracted_dim():
+    out = st.tensordot(st.arange(6.0).reshape(2, 3), st.arange(4.0).reshape(1, 4), dims=([0], [0]))
+    assert out.tolist() == [[0.0, 3.0, 6.0, 9.0], [0.0, 5.0, 10.0, 15.0], [0.0, 7.0, 14.0, 21.0]]
+    a = st.ones(1, 3, requires_grad=True)
+    b = st.arange(8.0).reshape(2, 4).requires_grad_()
+    st.tensordot(a, b, dims=([0], [0])).sum().backward()
+    assert a.grad.tolist() == [[28.0, 28.0, 28.0]] and b.grad.tolist() == [[3.0] * 4] * 2
+    with pytest.raises(RuntimeError, match="contracted dimensions need to match, but first has size 2"):
+        st.tensordot(st.ones(2, 3), st.ones(3, 4), dims=([0], [0]))
+
+
+def test_gradient_spacing_none_rdiv_and_vander_of_a_zero_dim_tensor():
+    assert st.gradient(st.arange(5.0), spacing=None, dim=None, edge_order=1)[0].tolist() == [1.0] * 5
+    assert st.tensor(2.0).__rdiv__(st.tensor(3.0)).item() == 1.5
+    assert st.tensor([2, 4]).__rdiv__(3).tolist() == [1.5, 0.75]
+    assert st.linalg.vander(st.tensor(2.0), N=3).tolist() == [[1.0, 2.0, 4.0]]
+    with pytest.raises(RuntimeError, match="N must be greater than 1."):
+        st.linalg.vander(st.tensor(2.0))
+
+
+def test_unsafe_splits_and_combinations_take_complex():
+    z = st.tensor([1 + 2j, 3 - 1j, 2j])
+    assert st.combinations(z).tolist() == [[1 + 2j, 3 - 1j], [1 + 2j, 2j], [3 - 1j, 2j]]
+    assert [t.tolist() for t in st.unsafe_chunk(z, 2)] == [[1 + 2j, 3 - 1j], [2j]]
+    assert [t.tolist() for t in st.unsafe_split(z, 2)] == [[1 + 2j, 3 - 1j], [2j]]
+    assert [t.tolist() for t in z.unsafe_split_with_sizes([1, 2])] == [[1 + 2j], [3 - 1j, 2j]]
+    zr = z.clone().requires_grad_()
+    st.combinations(zr).abs().sum().backward()
+    np.testing.assert_allclose(zr.grad.numpy(), [0.8944272 + 1.7888544j, 1.8973666 - 0.6324555j, 2j], rtol=1e-6)
+
+
+# -- half transposed convolutions round once (Note [Half transposed convolutions on the CPU]) ------------------
+@pytest.mark.parametrize("dtype", [st.bfloat16, st.float16])
+@pytest.mark.parametrize("fn, x_shape, w_shape, kwargs", [
+    (st.nn.functional.conv_transpose1d, (1, 4, 5), (4, 8, 3), {}),
+    (st.nn.functional.conv_transpose2d, (4, 4, 4), (4, 1, 3, 3), {"groups": 4}),
+    (st.nn.functional.conv_transpose3d, (1, 4, 5, 5, 5), (4, 8, 3, 3, 3), {"stride": 2, "output_padding": 1}),
+])
+def test_half_transposed_convolution_is_the_float32_one_rounded(dtype, fn, x_shape, w_shape, kwargs):
+    g = st.Generator().manual_seed(0)
+    x = st.randn(x_shape, generator=g).to(dtype)
+    w = st.randn(w_shape, generator=g).to(dtype)
+    expected = fn(x.float(), w.float(), **kwargs).to(dtype)
+    assert st.equal(fn(x, w, **kwargs), expected)
