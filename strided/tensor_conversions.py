@@ -102,30 +102,32 @@ class TensorConversions:
         target = _device("cuda") if device is None else _device(device)
         return self.to(target, non_blocking=non_blocking)
 
-    def float(self) -> Tensor:
-        return self.to(_dt.float32)
+    def float(self, memory_format=None) -> Tensor:
+        return self.to(_dt.float32) if memory_format is None else self.to(_dt.float32, memory_format=memory_format)
 
-    def double(self) -> Tensor:
-        return self.to(_dt.float64)
+    def double(self, memory_format=None) -> Tensor:
+        return self.to(_dt.float64) if memory_format is None else self.to(_dt.float64, memory_format=memory_format)
 
-    def half(self) -> Tensor:
-        return self.to(_dt.float16)
+    def half(self, memory_format=None) -> Tensor:
+        return self.to(_dt.float16) if memory_format is None else self.to(_dt.float16, memory_format=memory_format)
 
-    def bfloat16(self) -> Tensor:
-        return self.to(_dt.bfloat16)
+    def bfloat16(self, memory_format=None) -> Tensor:
+        return self.to(_dt.bfloat16) if memory_format is None else self.to(_dt.bfloat16, memory_format=memory_format)
 
-    def long(self) -> Tensor:
-        return self.to(_dt.int64)
+    def long(self, memory_format=None) -> Tensor:
+        return self.to(_dt.int64) if memory_format is None else self.to(_dt.int64, memory_format=memory_format)
 
-    def int(self) -> Tensor:
-        return self.to(_dt.int32)
+    def int(self, memory_format=None) -> Tensor:
+        return self.to(_dt.int32) if memory_format is None else self.to(_dt.int32, memory_format=memory_format)
 
-    def bool(self) -> Tensor:
-        return self.to(_dt.bool)
+    def bool(self, memory_format=None) -> Tensor:
+        return self.to(_dt.bool) if memory_format is None else self.to(_dt.bool, memory_format=memory_format)
 
     # torch's Python-level varargs forms: x.view(2, 3) as well as x.view((2, 3))
-    def view(self, *shape, dtype=None) -> Tensor:
+    def view(self, *shape, dtype=None, **size) -> Tensor:
         """A view with another shape, or (``view(dtype)``) the same bytes read as another dtype."""
+        if size:
+            shape = (_keyword(shape, size, "view", "size"),)
         if dtype is None and len(shape) == 1 and isinstance(shape[0], _dt.dtype):
             dtype = shape[0]
         if dtype is not None:
@@ -136,23 +138,23 @@ class TensorConversions:
         """Resize in place (torch's varargs form too: ``x.resize_(2, 3)``)."""
         return _ops.resize_(self, _varargs(sizes, "resize_"), memory_format=memory_format)
 
-    def reshape(self, *shape) -> Tensor:
-        return _ops.reshape(self, _varargs(shape, "reshape", "shape"))
+    def reshape(self, *shape, **kwargs) -> Tensor:
+        return _ops.reshape(self, _varargs(shape, "reshape", "shape", kwargs))
 
-    def permute(self, *dims) -> Tensor:
-        return _ops.permute(self, _varargs(dims, "permute", "dims"))
+    def permute(self, *dims, **kwargs) -> Tensor:
+        return _ops.permute(self, _varargs(dims, "permute", "dims", kwargs))
 
-    def expand(self, *sizes) -> Tensor:
-        return _ops.expand(self, _varargs(sizes, "expand", "size"))
+    def expand(self, *sizes, **kwargs) -> Tensor:
+        return _ops.expand(self, _varargs(sizes, "expand", "size", kwargs))
 
-    def repeat(self, *repeats) -> Tensor:
-        return _ops.repeat(self, _varargs(repeats, "repeat", "repeats"))
+    def repeat(self, *repeats, **kwargs) -> Tensor:
+        return _ops.repeat(self, _varargs(repeats, "repeat", "repeats", kwargs))
 
-    def tile(self, *dims) -> Tensor:
-        return _ops.tile(self, _varargs(dims, "tile", "dims"))
+    def tile(self, *dims, **kwargs) -> Tensor:
+        return _ops.tile(self, _varargs(dims, "tile", "dims", kwargs))
 
-    def flip(self, *dims) -> Tensor:
-        return _ops.flip(self, _varargs(dims, "flip", "dims"))
+    def flip(self, *dims, **kwargs) -> Tensor:
+        return _ops.flip(self, _varargs(dims, "flip", "dims", kwargs))
 
     def nonzero(self, *, as_tuple: bool = False):
         from .functional import nonzero
@@ -291,9 +293,21 @@ class TensorConversions:
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-def _varargs(args: tuple, method: str | None = None, name: str = "size"):
+def _keyword(args: tuple, kwargs: dict, method: str, name: str):
+    """The ``name=`` form of a varargs method (``x.flip(dims=(0,))``), torch's only keyword for it."""
+    for key in kwargs:
+        if key != name or args:
+            raise TypeError(f"{method}() got an unexpected keyword argument '{key}'" if key != name else
+                            f"{method}() got multiple values for argument '{name}'")
+    return kwargs[name]
+
+
+def _varargs(args: tuple, method: str | None = None, name: str = "size", kwargs: dict | None = None):
     """``(2, 3)`` or ``((2, 3),)`` -> the shape/dims sequence (a single list/tuple is unpacked); no arguments at
-    all for ``method`` (whose ``name`` argument torch requires) is torch's binding error."""
+    all for ``method`` (whose ``name`` argument torch requires) is torch's binding error; ``kwargs``: the
+    ``name=`` keyword form."""
+    if kwargs:
+        return _keyword(args, kwargs, method, name)
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         return args[0]
     if not args and method is not None:

@@ -193,25 +193,27 @@ class TensorExtras:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}")
 
     # ------------------------------------------------------------------ casts and new tensors
-    def byte(self):
+    def byte(self, memory_format=None):
         """``self.to(strided.uint8)``."""
-        return self.to(_dt.uint8)
+        return self.to(_dt.uint8) if memory_format is None else self.to(_dt.uint8, memory_format=memory_format)
 
-    def char(self):
+    def char(self, memory_format=None):
         """``self.to(strided.int8)``."""
-        return self.to(_dt.int8)
+        return self.to(_dt.int8) if memory_format is None else self.to(_dt.int8, memory_format=memory_format)
 
-    def short(self):
+    def short(self, memory_format=None):
         """``self.to(strided.int16)``."""
-        return self.to(_dt.int16)
+        return self.to(_dt.int16) if memory_format is None else self.to(_dt.int16, memory_format=memory_format)
 
-    def cfloat(self):
+    def cfloat(self, memory_format=None):
         """``self.to(strided.complex64)``."""
-        return self.to(_dt.complex64)
+        return self.to(_dt.complex64) if memory_format is None else self.to(_dt.complex64, memory_format=memory_format)
 
-    def cdouble(self):
+    def cdouble(self, memory_format=None):
         """``self.to(strided.complex128)``."""
-        return self.to(_dt.complex128)
+        if memory_format is None:
+            return self.to(_dt.complex128)
+        return self.to(_dt.complex128, memory_format=memory_format)
 
     def to_dense(self, dtype=None, *, masked_grad=None):
         """This tensor (strided tensors are dense), converted to ``dtype`` when given."""
@@ -261,6 +263,8 @@ class TensorExtras:
         ok = k <= n and all(s == 1 or s == self._sizes[n - k + i] for i, s in enumerate(size))
         if not ok:
             raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(self._sizes)}}}.")
+        if not size:  # torch's sum_to: an empty shape is a full sum, which promotes integers (a 0-dim input too)
+            return self.sum()
         lead = tuple(range(n - k))
         dims = lead + tuple(n - k + i for i, s in enumerate(size) if s == 1 and self._sizes[n - k + i] != 1)
         out = self.sum(list(dims), keepdim=True) if dims else self

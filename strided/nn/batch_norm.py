@@ -43,8 +43,15 @@ def batch_norm(
     c = input.shape[1]
     if training:
         count = input.numel() // c if c else 0
-        if count <= 1:
+        if count == 1:  # torch's _verify_batch_size: an empty batch passes (and normalizes nothing)
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if input.numel() == 0:  # torch's _batch_norm_impl_index: a clone kept in the graph, running statistics untouched
+        out = ops.clone(input)
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     # one op, one node keeping the input and the statistics (Note [Batch-norm node]); the running statistics are
     # updated in place without a gradient (Note [Batch-norm statistics])
     return ops.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]

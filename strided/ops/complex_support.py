@@ -31,6 +31,7 @@ _LAYOUT = {
     "squeeze", "squeeze_", "flatten", "unflatten", "split", "split_with_sizes", "chunk", "unbind", "movedim",
     "swapaxes", "cat", "stack", "fill_", "zero_", "_local_scalar_dense", "type_as", "unfold",
     "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",  # chunk / split, the outputs unmarked as views
+    "as_strided_", "t_",
     "constant_pad_nd",  # a fill and a copy (Note [Constant padding])
 }
 # Complex math with complex kernels (CPU through NumPy's complex ufuncs). ``polar``, ``complex`` and
@@ -54,7 +55,7 @@ _COMMON_MATH = {
     "tan_", "sinh", "sinh_", "cosh", "cosh_", "tanh", "tanh_", "sigmoid", "sigmoid_", "reciprocal", "reciprocal_",
     "square", "square_", "pow", "pow_", "isnan", "isinf", "isfinite", "where", "masked_fill", "masked_fill_",
     "prod", "cumsum", "cumsum_", "flip", "roll", "index_select", "gather",
-    "matmul", "mm", "bmm", "index_add", "scatter_add",
+    "matmul", "mm", "bmm", "index_add", "scatter_add", "index_add_", "scatter_add_",
     # composites over the ops above (Note [Complex operators]: listed once their callees are)
     "diagonal", "repeat", "einsum", "tensordot", "dot", "vdot", "inner", "outer", "trace", "diag",
     "count_nonzero", "masked_select", "index", "index_put", "index_put_", "nonzero",
@@ -105,7 +106,7 @@ _LOGADDEXP_AND_SILU = {"logaddexp", "silu"}
 # the covariance's conjugated product and the correlation's real-part deviations (torch's Correlation.cpp),
 # ldexp (self * 2 ** other), renorm (slices scaled by their real norms) and embedding (rows gathered; no complex
 # gradient, as torch); compositions of listed ops on every backend (CUDA: tests/cuda/test_complex_cov_norms_cuda.py)
-_COVARIANCES_AND_GATHERS = {"cov", "corrcoef", "ldexp", "ldexp_", "renorm", "embedding"}
+_COVARIANCES_AND_GATHERS = {"cov", "corrcoef", "ldexp", "ldexp_", "renorm", "renorm_", "embedding"}
 
 # torch's aliases (ops/composite/aliases_more.py) call their op, which takes complex or refuses it in its own words,
 # as torch's aliases do (``greater_equal`` of complex: "ge_cpu" not implemented); the *_scatter ops write ``src``

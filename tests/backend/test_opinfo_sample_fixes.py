@@ -176,3 +176,63 @@ def test_half_transposed_convolution_is_the_float32_one_rounded(dtype, fn, x_sha
     w = st.randn(w_shape, generator=g).to(dtype)
     expected = fn(x.float(), w.float(), **kwargs).to(dtype)
     assert st.equal(fn(x, w, **kwargs), expected)
+
+
+# -- Tensor methods: torch's keyword forms -------------------------------------------------------------------------
+def test_varargs_methods_take_their_keyword():
+    x = st.arange(6.0).reshape(2, 3)
+    assert x.reshape(shape=(3, 2)).shape == (3, 2)
+    assert x.permute(dims=(1, 0)).shape == (3, 2)
+    assert x.expand(size=(2, 2, 3)).shape == (2, 2, 3)
+    assert x.repeat(repeats=(1, 2)).shape == (2, 6)
+    assert x.tile(dims=(2,)).shape == (2, 6)
+    assert x.flip(dims=(0,)).tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]]
+    assert x.view(size=(3, 2)).shape == (3, 2)
+    with pytest.raises(TypeError, match="flip\\(\\) got an unexpected keyword argument 'dim'"):
+        x.flip(dim=(0,))
+    with pytest.raises(TypeError, match="flip\\(\\) got multiple values for argument 'dims'"):
+        x.flip(0, dims=(1,))
+
+
+@pytest.mark.parametrize("method, dtype", [("float", st.float32), ("double", st.float64), ("half", st.float16),
+                                           ("bfloat16", st.bfloat16), ("long", st.int64), ("int", st.int32),
+                                           ("bool", st.bool), ("byte", st.uint8), ("char", st.int8),
+                                           ("short", st.int16), ("cfloat", st.complex64), ("cdouble", st.complex128)])
+def test_cast_methods_take_memory_format(method, dtype):
+    x = st.ones(2, 3, 4, 5)
+    out = getattr(x, method)(memory_format=st.channels_last)
+    assert out.dtype is dtype and out.is_contiguous(memory_format=st.channels_last)
+    assert getattr(x, method)(st.contiguous_format).is_contiguous()
+
+
+def test_sum_to_size_of_an_empty_shape_is_a_full_sum():
+    assert st.tensor(3, dtype=st.int8).sum_to_size(()).dtype is st.int64
+    assert st.tensor([[3]], dtype=st.int8).sum_to_size(()).dtype is st.int64
+    assert st.tensor([3], dtype=st.int8).sum_to_size(1).dtype is st.int8
+
+
+def test_batch_norm_of_an_empty_batch_in_training():
+    m = st.nn.BatchNorm1d(5)
+    x = st.ones(0, 5, 9, requires_grad=True)
+    y = m(x)
+    assert y.shape == (0, 5, 9)
+    assert m.running_mean.tolist() == [0.0] * 5 and m.running_var.tolist() == [1.0] * 5
+    assert m.num_batches_tracked.item() == 1
+    y.sum().backward()
+    assert x.grad.shape == (0, 5, 9) and m.weight.grad.tolist() == [0.0] * 5
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+        m(st.ones(1, 5, 1))
+
+
+def test_in_place_forms_of_complex_ops_take_complex():
+    def z():
+        return st.tensor([[1 + 2j, 3 - 1j, 0.5j], [2, -1 + 1j, 4 - 2j]], dtype=st.complex64)
+
+    assert z().as_strided_((3,), (1,), 1).tolist() == [3 - 1j, 0.5j, 2]
+    assert z().t_().tolist() == [[1 + 2j, 2], [3 - 1j, -1 + 1j], [0.5j, 4 - 2j]]
+    added = z().index_add_(1, st.tensor([0, 2, 0]), z() * 1j, alpha=2)
+    np.testing.assert_allclose(added.numpy(), [[-4 + 4j, 3 - 1j, 2 + 6.5j], [6 + 12j, -1 + 1j, 2 - 4j]], rtol=1e-6)
+    scattered = z().scatter_add_(1, st.tensor([[0, 0, 2], [1, 1, 1]]), z())
+    np.testing.assert_allclose(scattered.numpy(), [[5 + 3j, 3 - 1j, 1j], [2, 4, 4 - 2j]], rtol=1e-6)
+    np.testing.assert_allclose(z().renorm_(2, 0, 1.5).numpy()[0], [0.38411063 + 0.76822126j, 1.1523318 - 0.38411063j,
+                                                                   0.19205531j], rtol=1e-6)
