@@ -8,6 +8,7 @@ from __future__ import annotations
 from builtins import range as builtins_range
 
 from .. import dtypes as _dt
+from ..dispatch.dispatcher import grad_mode
 from ..dispatch.out_arguments import accepting_out as _accepting_out
 from ..factories import eye as _eye
 from ..ops import bound as _ops
@@ -302,6 +303,9 @@ def _ormqr_checks(input: Tensor, tau: Tensor, other: Tensor, left: bool) -> None
 # costs an m x m matrix and O(m^2 n). A reflector with tau = 0 is the identity: its vector is zeroed and its 1 / tau
 # taken as 1, which leaves it out of V S V^H. Every step is a differentiable op, so the gradients follow. Complex
 # input runs on the CPU (with QR, Note [QR gradient]); S then comes from the composite back substitution.
+# When tau needs a gradient the reflectors are applied one by one instead (t rank-1 updates, the same O(m t n)):
+# d/dtau of H = I - tau v v^H is -v v^H also at tau = 0, which geqrf gives the last reflector of a square matrix,
+# and the 1 / tau of the WY form has no gradient there (it read 0, torch's is not).
 def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
     """``op(Q) @ other`` (``left``) or ``other @ op(Q)``, where ``Q`` (m x m, m = input.shape[-2]) is the product
     of the Householder reflectors ``(input, tau)`` -- geqrf's result -- and ``op`` transposes when ``transpose``
@@ -311,6 +315,8 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpos
     if t == 0:
         return other.clone()
     unit = _eye(m, t, dtype=input.dtype, device=input.device)
+    if tau.requires_grad and grad_mode.enabled:
+        return _ormqr_by_reflectors(_ops.add(_ops.tril(input[..., :, :t], -1), unit), tau, other, left, transpose)
     V = _ops.add(_ops.tril(input[..., :, :t], -1), unit)
     identity = _ops.eq(tau, 0)  # (..., t)
     V = _ops.where(_ops.unsqueeze(identity, -2), 0.0, V)
@@ -323,6 +329,21 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpos
     if left:  # op(Q) C = C - V op(S) V^H C
         return _ops.sub(other, V @ (S @ (V.mH @ other)))
     return _ops.sub(other, ((other @ V) @ S) @ V.mH)  # C op(Q) = C - C V op(S) V^H
+
+
+def _ormqr_by_reflectors(V: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: bool) -> Tensor:
+    """``ormqr`` one reflector at a time (Note [ormqr by the compact WY form]): op(Q) = H_1 ... H_t or its adjoint
+    H_t^H ... H_1^H, with H_i^H = I - conj(tau_i) v_i v_i^H."""
+    if transpose:
+        tau = _ops.conj(tau)
+    order = builtins_range(tau.shape[-1])
+    if left != transpose:  # H_t acts first on C from the left, H_1 first from the right
+        order = reversed(order)
+    for i in order:
+        v = V[..., :, i:i + 1]
+        scale = tau[..., i:i + 1].unsqueeze(-1)
+        C = _ops.sub(C, scale * (v @ (v.mH @ C))) if left else _ops.sub(C, scale * ((C @ v) @ v.mH))
+    return C
 
 
 # Note [Out arguments]

@@ -57,8 +57,11 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
                                "operation does not have an identity")
     if ord == -math.inf:
         out = _ops.amin(_ops.abs(x), dims, keepdim)
-    elif ord < 0:
-        out = _ops.pow(_ops.sum(_ops.pow(_ops.abs(x), ord), dims, keepdim), 1.0 / ord)
+    elif ord < 0:  # a zero entry makes its slice's norm 0; torch's norm_backward gives that slice a zero gradient
+        a = _ops.abs(x)
+        zero = _ops.eq(_ops.amin(a, dims, keepdim), 0)
+        safe = _ops.where(_ops.eq(_ops.amin(a, dims, True), 0), 1.0, a)  # no inf ** (1 / ord) chain in backward
+        out = _ops.where(zero, 0.0, _ops.pow(_ops.sum(_ops.pow(safe, ord), dims, keepdim), 1.0 / ord))
     else:
         out = _ops.norm(x, float(ord), dims, keepdim)
     return out.reshape(()) if squeeze_scalar else out

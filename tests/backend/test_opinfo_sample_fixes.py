@@ -236,3 +236,30 @@ def test_in_place_forms_of_complex_ops_take_complex():
     np.testing.assert_allclose(scattered.numpy(), [[5 + 3j, 3 - 1j, 1j], [2, 4, 4 - 2j]], rtol=1e-6)
     np.testing.assert_allclose(z().renorm_(2, 0, 1.5).numpy()[0], [0.38411063 + 0.76822126j, 1.1523318 - 0.38411063j,
                                                                    0.19205531j], rtol=1e-6)
+
+
+# -- gradients (torch's OpInfo samples with requires_grad, the same cotangents) ------------------------------------
+_GEQRF = ([[-2.23606797749979, -2.2360679774997894, -0.4472135954999579],
+           [0.2360679774997897, -2.449489742783178, -2.4494897427831783],
+           [0.0, 0.2134217652833884, 3.286335345030997]], [1.8944271909999157, 1.912870929175277, 0.0])
+
+
+def test_ormqr_gradient_of_a_zero_tau():
+    """geqrf's last tau of a square matrix is 0; d/dtau of I - tau v v^H is -v v^H there too (it read 0)."""
+    a = st.tensor(_GEQRF[0], dtype=st.float64, requires_grad=True)
+    tau = st.tensor(_GEQRF[1], dtype=st.float64, requires_grad=True)
+    st.ormqr(a, tau, st.eye(3, dtype=st.float64)).sum().backward()
+    np.testing.assert_allclose(tau.grad.numpy(), [-0.8505705845095863, -0.8016293256903566, -0.7302967433402214],
+                               rtol=1e-12)
+    with st.no_grad():  # the compact WY form, the same product
+        wy = st.ormqr(a, tau, st.eye(3, dtype=st.float64))
+    np.testing.assert_allclose(st.ormqr(a, tau, st.eye(3, dtype=st.float64)).detach().numpy(), wy.numpy(), atol=1e-14)
+
+
+@pytest.mark.parametrize("ord_, grad", [(-0.5, [0.01614244, 0.08387857, 0.02965555]),
+                                        (-1, [0.03305785, 0.29752066, 0.07438017]),
+                                        (-2, [0.02332362, 0.62973761, 0.0787172])])
+def test_negative_order_norm_gradient_is_zero_where_the_norm_is(ord_, grad):
+    x = st.tensor([[0.0, 1.0, 2.0], [3.0, 1.0, 2.0]], dtype=st.float64, requires_grad=True)
+    st.linalg.norm(x, ord_, dim=1).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[0.0, 0.0, 0.0], grad], rtol=1e-6)
