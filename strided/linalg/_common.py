@@ -56,10 +56,21 @@ def refuse_complex(op: str, A: Tensor) -> None:
     raise NotImplementedError(f'"{kernel}_{A.device.type}" not implemented for \'{type_name(A.dtype)}\'')
 
 
+# Note [Complex linear algebra on the CPU]
+# The LU family (lu_factor, lu, lu_solve, solve, inv, det, slogdet, logdet, matrix_power), the triangular solves
+# and Cholesky (with cholesky_solve / cholesky_inverse) take complex64 / complex128 on the CPU, as torch's: their
+# kernels (ops/composite/linalg_solvers.py, and NumPy's zpotrf for Cholesky) run on complex values with the
+# conjugate transposes where the real code transposes, and their gradients are torch's complex formulas (Note
+# [Solver gradients]). The CUDA kernels of those ops are real, so CUDA refuses complex in torch's words, as before;
+# eigh, svd and what builds on them are real on every device.
+COMPLEX_CPU = ("cpu",)
+_COMPLEX = ("complex64", "complex128")
+
+
 def kernel_dtype(kernel: str, A: Tensor) -> None:
-    """The dtype dispatch of a LAPACK-backed kernel: float32 and float64 only, else torch's
-    ``"lu_cpu" not implemented for 'Long'``."""
-    if A.dtype.name not in _FLOATS:
+    """The dtype dispatch of a LAPACK-backed kernel: float32 and float64 (and complex on the CPU: Note [Complex
+    linear algebra on the CPU]), else torch's ``"lu_cpu" not implemented for 'Long'``."""
+    if A.dtype.name not in _FLOATS and not (A.dtype.name in _COMPLEX and A.device.type in COMPLEX_CPU):
         raise NotImplementedError(f"\"{kernel}_{A.device.type}\" not implemented for '{type_name(A.dtype)}'")
 
 

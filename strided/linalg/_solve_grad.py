@@ -20,8 +20,10 @@ Note [Solver gradients]
   pivot comes out exactly zero depends on rounding (LAPACK on the CPU and strided on CUDA differ for
   the same singular matrix), so this keeps the gradient right either way. Double backward is not
   supported.
-* slogdet (``slogdet_backward``): G_A = g_logabsdet A^-H; the sign has no gradient (real inputs), and
-  a singular A (not differentiable) gives inf / nan.
+* slogdet (``slogdet_backward``): G_A = g_logabsdet A^-H; the sign has no gradient for real inputs (complex:
+  g = g_logabsdet - i Im(conj(g_sign) sign)), and a singular A (not differentiable) gives inf / nan.
+* Complex matrices (the CPU, Note [Complex linear algebra on the CPU]): every transpose above is the conjugate
+  transpose (``mH``, the same view as ``mT`` for real ones), and det's G_A = g conj(det) A^-H.
 Backward calls the differentiable functions, so gradients are themselves built from recorded ops.
 """
 
@@ -58,10 +60,10 @@ class _SolveTriangular(Function):
     def backward(ctx, gX):
         A, X = ctx.saved_tensors
         upper, left, unit = ctx.flags
-        gB = solve_triangular_fn(A.mT, gX, not upper, left, unit)
+        gB = solve_triangular_fn(A.mH, gX, not upper, left, unit)
         gA = None
         if ctx.needs_input_grad[0]:
-            gA = ops.neg(gB @ X.mT) if left else ops.neg(X.mT @ gB)
+            gA = ops.neg(gB @ X.mH) if left else ops.neg(X.mH @ gB)
             gA = ops.triu(gA, int(unit)) if upper else ops.tril(gA, -int(unit))
         return gA, (gB if ctx.needs_input_grad[1] else None), None, None, None
 
@@ -78,8 +80,8 @@ def _tri(A, B, upper, unit):
 class _Cholesky(Function):
     @staticmethod
     def forward(ctx, A, upper):
-        L, info = ops._linalg_cholesky_lower(A.mT if upper else A)
-        out = L.mT.contiguous() if upper else L
+        L, info = ops._linalg_cholesky_lower(A.mH if upper else A)
+        out = L.mH.contiguous() if upper else L
         ctx.upper = upper
         ctx.save_for_backward(out)
         ctx.mark_non_differentiable(info)
@@ -89,10 +91,10 @@ class _Cholesky(Function):
     def backward(ctx, gL, _ginfo):
         (L,) = ctx.saved_tensors
         if ctx.upper:
-            L, gL = L.mT, gL.mT
-        gA = ops.tril(L.mT @ gL)
-        gA = 0.5 * (gA + ops.tril(gA, -1).mT)
-        gA = solve_triangular_fn(L.mT, gA, True, True, False)
+            L, gL = L.mH, gL.mH
+        gA = ops.tril(L.mH @ gL)
+        gA = 0.5 * (gA + ops.tril(gA, -1).mH)
+        gA = solve_triangular_fn(L.mH, gA, True, True, False)
         return solve_triangular_fn(L, gA, False, False, False), None
 
 
@@ -110,21 +112,21 @@ def lu_backward(gL: Tensor, gU: Tensor, perm: Tensor | None, L: Tensor, U: Tenso
     m, n = L.shape[-2], U.shape[-1]
     k = min(m, n)
     if m == n:
-        gA = ops.tril(L.mT @ gL, -1) + ops.triu(gU @ U.mT)
-        gA = solve_triangular_fn(U.mT, gA, False, False, False)
-        gA = solve_triangular_fn(L.mT, gA, True, True, True)
+        gA = ops.tril(L.mH @ gL, -1) + ops.triu(gU @ U.mH)
+        gA = solve_triangular_fn(U.mH, gA, False, False, False)
+        gA = solve_triangular_fn(L.mH, gA, True, True, True)
     elif m < n:
         U1 = U[..., :, :k]
-        gA = L.mT @ gL - ops.triu(gU) @ U.mT
-        gA = solve_triangular_fn(U1.mT, ops.tril(gA, -1), False, False, False)
+        gA = L.mH @ gL - ops.triu(gU) @ U.mH
+        gA = solve_triangular_fn(U1.mH, ops.tril(gA, -1), False, False, False)
         gA = ops.cat([gA + ops.triu(gU[..., :, :k]), gU[..., :, k:]], -1)
-        gA = solve_triangular_fn(L.mT, gA, True, True, True)
+        gA = solve_triangular_fn(L.mH, gA, True, True, True)
     else:
         L1 = L[..., :k, :]
-        gA = gU @ U.mT - L.mT @ ops.tril(gL, -1)
-        gA = solve_triangular_fn(L1.mT, ops.triu(gA), True, True, True)
+        gA = gU @ U.mH - L.mH @ ops.tril(gL, -1)
+        gA = solve_triangular_fn(L1.mH, ops.triu(gA), True, True, True)
         gA = ops.cat([gA + ops.tril(gL[..., :k, :], -1), gL[..., k:, :]], -2)
-        gA = solve_triangular_fn(U.mT, gA, False, False, False)
+        gA = solve_triangular_fn(U.mH, gA, False, False, False)
     return gA if perm is None else _apply_P(gA, perm)
 
 
@@ -175,7 +177,7 @@ class _Solve(Function):
         gB = K.lu_solve_perm(ctx.LU, ctx.perm, gX, ctx.left, True, _tri)
         gA = None
         if ctx.needs_input_grad[0]:
-            gA = ops.neg(gB @ X.mT) if ctx.left else ops.neg(X.mT @ gB)
+            gA = ops.neg(gB @ X.mH) if ctx.left else ops.neg(X.mH @ gB)
         return gA, (gB if ctx.needs_input_grad[1] else None), None
 
 
@@ -197,7 +199,7 @@ class _Inv(Function):
     @staticmethod
     def backward(ctx, g, _ginfo):
         (X,) = ctx.saved_tensors
-        return ops.neg(X.mT @ (g @ X.mT))
+        return ops.neg(X.mH @ (g @ X.mH))
 
 
 def inv_fn(A: Tensor) -> tuple:
@@ -235,6 +237,8 @@ class _Det(Function):
         nudge = ops.where(d == 0, eps(LU.dtype), 0.0)  # Note [Solver gradients]: det
         nudged = LU + nudge.unsqueeze(-2) * _eye_like(LU, n)
         det = ctx.sign * ops.prod(d + nudge, -1)
+        if det.dtype.is_complex:  # torch's linalg_det_backward: (g conj(det)) A^-H
+            det = ops.conj(det)
         return K.lu_solve_perm(nudged, ctx.perm, _diag_matrix(g * det, n), True, True, _tri)
 
 
@@ -253,15 +257,22 @@ class _Slogdet(Function):
                     ops.zeros(batch, dtype=A.dtype, device=A.device))
         LU, perm, sign, d = _det_parts(A)
         ctx.LU, ctx.perm = LU, perm
-        return sign * ops.prod(ops.sign(d), -1), ops.sum(ops.log(ops.abs(d)), [-1])
+        sign = sign * ops.prod(ops.sgn(d) if d.dtype.is_complex else ops.sign(d), -1)
+        ctx.sign = sign
+        return sign, ops.sum(ops.log(ops.abs(d)), [-1])
 
     @staticmethod
-    def backward(ctx, _gsign, glogabsdet):
+    def backward(ctx, gsign, glogabsdet):
         if ctx.empty:
             shape, dtype, device = ctx.zeros
             return ops.zeros(shape, dtype=dtype, device=device)
         n = ctx.LU.shape[-1]
-        return K.lu_solve_perm(ctx.LU, ctx.perm, _diag_matrix(glogabsdet, n), True, True, _tri)
+        g = glogabsdet
+        if ctx.LU.dtype.is_complex:  # torch's slogdet_backward: (g_abs - i Im(conj(g_sign) sign)) A^-H
+            g = ops.zeros_like(ctx.sign) if g is None else g.to(ctx.LU.dtype)
+            if gsign is not None:
+                g = g - 1j * ops.imag(ops.conj(gsign) * ctx.sign)
+        return K.lu_solve_perm(ctx.LU, ctx.perm, _diag_matrix(g, n), True, True, _tri)
 
 
 def slogdet_fn(A: Tensor) -> tuple:

@@ -17,7 +17,7 @@ from ..ops.composite.linalg_solvers import perm_from_pivots
 from ..return_types import structseq
 from ..tensor import Tensor
 from ..warn_once import warn_once
-from ._common import arg_tensor, floating, refuse_complex, square, type_name
+from ._common import COMPLEX_CPU, arg_tensor, floating, refuse_complex, square, type_name
 from .derived import householder_product as _householder_product
 from .derived import matrix_exp as _matrix_exp
 from .lu import det as _det
@@ -61,9 +61,11 @@ def logdet(input: Tensor) -> Tensor:
     """``log(det(input))``: nan where the determinant is negative, -inf where it is zero."""
     arg_tensor("logdet", "input", 1, input)
     square("logdet", input)
-    floating("logdet", input)
+    floating("logdet", input, COMPLEX_CPU)
     _low_precision("logdet", input)
     sign, logabsdet = _slogdet(input)
+    if input.dtype.is_complex:  # torch's: log(sign) + logabsdet, a complex logarithm of det
+        return _ops.log(sign) + logabsdet
     return _ops.where(sign < 0, _ops.full_like(logabsdet, float("nan")), logabsdet)
 
 
@@ -96,18 +98,18 @@ def _cholesky_args(op: str, b: Tensor, L: Tensor) -> None:
 
 
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
-    """The X with ``A X = B`` for ``A = L L^T`` (``U^T U`` with ``upper``), given the Cholesky factor."""
+    """The X with ``A X = B`` for ``A = L L^H`` (``U^H U`` with ``upper``), given the Cholesky factor."""
     arg_tensor("cholesky_solve", "input", 1, B)
     arg_tensor("cholesky_solve", "input2", 2, L)
     _cholesky_args("cholesky_solve", B, L)
     if upper:
-        L = L.mT
+        L = L.mH
     Y = _solve_triangular(L, B, upper=False)
-    return _solve_triangular(L.mT, Y, upper=True)
+    return _solve_triangular(L.mH, Y, upper=True)
 
 
 def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
-    """``(L L^T)^-1`` (``(U^T U)^-1`` with ``upper``) from a Cholesky factor."""
+    """``(L L^H)^-1`` (``(U^H U)^-1`` with ``upper``) from a Cholesky factor."""
     arg_tensor("cholesky_inverse", "input", 1, L)
     if L.dim() < 2:
         raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")

@@ -23,6 +23,7 @@ from ..return_types import structseq
 from ..tensor import Tensor
 from . import _solve_grad as G
 from ._common import (
+    COMPLEX_CPU,
     LinAlgError,
     arg_bool,
     arg_tensor,
@@ -96,8 +97,8 @@ def lu(A: Tensor, *, pivot: bool = True):
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
-    """The solution X of ``A X = B`` from ``lu_factor(A)``; ``A^T X = B`` with ``adjoint``, ``X A = B`` (or
-    ``X A^T = B``) when not ``left``. Differentiable in LU and B."""
+    """The solution X of ``A X = B`` from ``lu_factor(A)``; ``A^H X = B`` with ``adjoint``, ``X A = B`` (or
+    ``X A^H = B``) when not ``left``. Differentiable in LU and B."""
     fn = "linalg_lu_solve"
     arg_tensor(fn, "LU", 1, LU)
     arg_tensor(fn, "pivots", 2, pivots)
@@ -105,7 +106,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
     arg_bool(fn, "left", left)
     arg_bool(fn, "adjoint", adjoint)
     if LU.dim() >= 2:
-        floating("torch.linalg.lu_solve", LU)
+        floating("torch.linalg.lu_solve", LU, COMPLEX_CPU)
     if LU.dtype != B.dtype:
         raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
                            f"{_name(LU)} and B of type {_name(B)} instead")
@@ -140,7 +141,7 @@ def _solve(fn: str, A, B, left: bool):
     arg_tensor(fn, "B", 2, B)
     arg_bool(fn, "left", left)
     if A.dim() >= 2:
-        floating("linalg.solve", A)
+        floating("linalg.solve", A, COMPLEX_CPU)
     if A.dtype != B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type {_name(A)} and "
                            f"B of type {_name(B)} instead")
@@ -178,7 +179,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 def _square_float(fn: str, op: str, A, kernel: str, low_precision_check: bool = False) -> None:
     arg_tensor(fn, "A", 1, A)
     square(op, A)
-    floating(op, A)
+    floating(op, A, COMPLEX_CPU)
     if low_precision_check:  # torch's linalg_inv / slogdet refuse half types before dispatching
         low_precision(op, A)
     kernel_dtype(kernel, A)

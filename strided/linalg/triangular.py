@@ -7,7 +7,17 @@ from __future__ import annotations
 
 from ..return_types import structseq
 from ..tensor import Tensor
-from ._common import arg_bool, arg_tensor, batch_of, check_errors, floating, kernel_dtype, solver_shapes, square
+from ._common import (
+    COMPLEX_CPU,
+    arg_bool,
+    arg_tensor,
+    batch_of,
+    check_errors,
+    floating,
+    kernel_dtype,
+    solver_shapes,
+    square,
+)
 from ._solve_grad import cholesky_fn, solve_triangular_fn
 
 __all__ = ["solve_triangular", "cholesky", "cholesky_ex"]
@@ -36,7 +46,7 @@ def _cholesky_checks(fn: str, A, upper) -> None:
     arg_tensor(fn, "input", 1, A)
     arg_bool(fn, "upper", upper)
     square("linalg.cholesky", A)
-    floating("linalg.cholesky", A)
+    floating("linalg.cholesky", A, COMPLEX_CPU)
     kernel_dtype("cholesky", A)
 
 

@@ -124,6 +124,9 @@ _COLUMNS = {"im2col", "col2im", "convolution"}
 # Householder QR through LAPACK's complex routines (numpy.linalg.qr: zgeqrf / zungqr), on the CPU only: the CUDA
 # kernel and the composite (which Meta runs) are real (Note [QR gradient] in linalg/qr.py has the complex gradient)
 _CPU_QR = {"_linalg_householder_qr", "geqrf"}
+# the LU, triangular-solve and Cholesky ops (Note [Complex linear algebra on the CPU] in linalg/_common.py): the
+# composite kernels on complex values, NumPy's zpotrf for Cholesky; the CUDA kernels are real
+_CPU_SOLVERS = {"_linalg_tri_solve", "_linalg_lu_factor", "_linalg_cholesky_lower"}
 
 # the truth-value ops' in-place forms (the autogen kernel: the functional op, then its bools copied into the complex
 # tensor, as torch's); CPU only until they have run on a GPU
@@ -131,7 +134,7 @@ _CPU_INPLACE_TRUTH = {"logical_and_", "logical_or_", "logical_xor_", "logical_no
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
                         | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU
-                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _CPU_QR | _CPU_INPLACE_TRUTH
+                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _CPU_QR | _CPU_SOLVERS | _CPU_INPLACE_TRUTH
                         | _ALIASES_AND_SCATTER_VIEWS)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "eq_", "ne_", "real",

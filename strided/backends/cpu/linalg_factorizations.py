@@ -110,7 +110,7 @@ def geqrf(self):
 
 @kernel("CPU")
 def _linalg_cholesky_lower(self):
-    check_matrices("_linalg_cholesky_lower", self, square=True)
+    check_matrices("_linalg_cholesky_lower", self, square=True, complex_ok=True)  # zpotrf for complex
     a = _array(self)
     if a.size == 0 or not np.isfinite(np.tril(a)).all():  # OpenBLAS's potrf does not flag a NaN pivot
         return _composite("_linalg_cholesky_lower")(self)

@@ -191,14 +191,15 @@ def tri_solve_any(A: Tensor, B: Tensor, upper: bool, left: bool, unit: bool) -> 
 # -- Cholesky -------------------------------------------------------------------------------------
 def _chol_leaf(A: Tensor) -> Tensor:
     batch, n = tuple(A.shape[:-2]), A.shape[-1]
-    T = ops.tril(A)  # only the lower triangle is read; T is its symmetric completion
-    T = (T + ops.tril(T, -1).mT).reshape(-1, n, n)
+    T = ops.tril(A)  # only the lower triangle is read; T is its Hermitian (real: symmetric) completion
+    T = (T + ops.tril(T, -1).mH).reshape(-1, n, n)
     cols = []
     for j in range(n):  # right-looking on the whole block: rows above j are never read back (Note [Recursive Cholesky])
-        col = T[:, :, j:j + 1] / ops.sqrt(T[:, j:j + 1, j:j + 1])
+        pivot = T[:, j:j + 1, j:j + 1]
+        col = T[:, :, j:j + 1] / ops.sqrt(ops.real(pivot) if pivot.dtype.is_complex else pivot)
         cols.append(col)
         if j + 1 < n:
-            T = ops.baddbmm(T, col, col.mT, alpha=-1)
+            T = ops.baddbmm(T, col, col.mH, alpha=-1)
     return ops.tril(ops.cat(cols, -1)).reshape(*batch, n, n)
 
 
@@ -208,8 +209,8 @@ def _chol(A: Tensor) -> Tensor:
         return _chol_leaf(A)
     n1 = _split(n)
     L11 = _chol(A[..., :n1, :n1])
-    L21 = tri_solve(L11, A[..., n1:, :n1].mT, upper=False).mT
-    L22 = _chol(A[..., n1:, n1:] - L21 @ L21.mT)
+    L21 = tri_solve(L11, A[..., n1:, :n1].mH, upper=False).mH
+    L22 = _chol(A[..., n1:, n1:] - L21 @ L21.mH)
     return _blocks(L11, _zeros(A, (*A.shape[:-2], n1, n - n1)), L21, L22)
 
 
@@ -219,7 +220,8 @@ def cholesky_lower(A: Tensor) -> tuple:
     if A.numel() == 0:
         return _zeros(A, A.shape), ops.zeros(info_shape, dtype=_dt.int32, device=A.device)
     L = _chol(A)
-    return L, first_failure(ops.logical_not(ops.diagonal(L, 0, -2, -1) > 0))
+    d = ops.diagonal(L, 0, -2, -1)
+    return L, first_failure(ops.logical_not((ops.real(d) if d.dtype.is_complex else d) > 0))
 
 
 # -- LU -------------------------------------------------------------------------------------------
@@ -242,14 +244,17 @@ def _lu_panel(A: Tensor, pivot: bool) -> tuple:
     count = T.shape[0]
     ar = ops.arange(0, m, dtype=_dt.int64, device=A.device)
     if pivot:  # the extra column of row numbers (exact in float32 below 2^24 rows)
-        T = ops.cat([T, ar.to(A.dtype).expand(count, m).unsqueeze(-1)], -1)
+        T = ops.cat([T, ar.to(A.dtype).expand(count, m).unsqueeze(-1)], -1)  # complex: in the real part
         rows = ar.expand(count, m)
         first = ops.zeros((count, 1), dtype=_dt.int64, device=A.device)
     done, chosen = [], []
     for j in range(w):
         h = m - j
         if pivot:  # swap rows 0 and r of T: one gather with the transposition as index
-            r = ops.argmax(ops.abs(T[:, :, j]), -1, True)
+            column = T[:, :, j]
+            # complex: LAPACK's izamax compares |re| + |im| (cabs1), not the modulus, so the rows match torch's
+            size = ops.abs(ops.real(column)) + ops.abs(ops.imag(column)) if column.dtype.is_complex else ops.abs(column)
+            r = ops.argmax(size, -1, True)
             swap = rows[:, :h].scatter(-1, r, 0).scatter(-1, first, r)
             T = T.gather(-2, swap.unsqueeze(-1).expand(count, h, T.shape[-1]))
             chosen.append(r)
@@ -268,7 +273,8 @@ def _lu_panel(A: Tensor, pivot: bool) -> tuple:
     steps = ops.arange(0, w, dtype=_dt.int64, device=A.device)
     if pivot:
         piv = (ops.cat(chosen, -1) + steps).reshape(*batch, w)
-        perm = P[:, :, w].to(_dt.int64).reshape(*batch, m)
+        numbers = P[:, :, w]
+        perm = (ops.real(numbers) if numbers.dtype.is_complex else numbers).to(_dt.int64).reshape(*batch, m)
         return P[:, :, :w].reshape(*batch, m, w), piv, perm
     return P.reshape(*batch, m, w), steps.expand(*batch, w), ar.expand(*batch, m)
 
@@ -311,11 +317,21 @@ def lu_factor_core(A: Tensor, pivot: bool = True) -> tuple:
 
 
 def lu_solve_perm(LU: Tensor, perm: Tensor, B: Tensor, left: bool, adjoint: bool, solve=None) -> Tensor:
-    """X from an LU factorization ``A[perm] = L U`` (LU square): ``A X = B``, ``A^T X = B`` (adjoint),
-    ``X A = B`` or ``X A^T = B`` (not left, as the transposed left solve). ``solve(A, B, upper, unit)``
-    is the triangular solver (the differentiable one when gradients must flow through)."""
+    """X from an LU factorization ``A[perm] = L U`` (LU square): ``A X = B``, ``A^H X = B`` (adjoint),
+    ``X A = B`` or ``X A^H = B`` (not left, as the transposed left solve). ``solve(A, B, upper, unit)``
+    is the triangular solver (the differentiable one when gradients must flow through).
+
+    Complex: the transposed solve (``A^T X = B``) is the real adjoint's; ``A^H X = B`` is its conjugate,
+    ``conj(A^T conj(X) = conj(B))``, and ``X A = B`` is ``A^T X^T = B^T``, ``X A^H = B`` ``A conj(X)^T = conj(B)^T``."""
     solve = solve or ops._linalg_tri_solve
-    if not left:
+    if LU.dtype.is_complex:
+        if not left:
+            if adjoint:
+                return ops.conj(lu_solve_perm(LU, perm, ops.conj(B.mT), True, False, solve)).mT
+            return _lu_solve_transposed(LU, perm, B.mT, solve).mT
+        if adjoint:
+            return ops.conj(_lu_solve_transposed(LU, perm, ops.conj(B), solve))
+    elif not left:
         return lu_solve_perm(LU, perm, B.mT, True, not adjoint, solve).mT
     n, k = LU.shape[-1], B.shape[-1]
     batch = batch_of(LU, B)
@@ -324,7 +340,16 @@ def lu_solve_perm(LU: Tensor, perm: Tensor, B: Tensor, left: bool, adjoint: bool
     if not adjoint:  # U^-1 L^-1 B[perm]
         Y = solve(LU, gather_rows(B, perm), False, True)
         return solve(LU, Y, True, False)
-    Y = solve(LU.mT, B, False, False)  # A^T = U^T L^T P^T
+    return _lu_solve_transposed(LU, perm, B, solve)
+
+
+def _lu_solve_transposed(LU: Tensor, perm: Tensor, B: Tensor, solve) -> Tensor:
+    """X with ``A^T X = B`` (no conjugation), B already broadcast: A^T = U^T L^T P^T."""
+    n, k = LU.shape[-1], B.shape[-1]
+    batch = batch_of(LU, B)
+    B = B.expand(*batch, n, k)
+    perm = perm.expand(*batch, n)
+    Y = solve(LU.mT, B, False, False)
     Y = solve(LU.mT, Y, True, True)
     return gather_rows(Y, inverse_perm(perm))
 
@@ -359,7 +384,7 @@ def perm_from_pivots(pivots: Tensor, m: int) -> Tensor:
 # -- the ops' CompositeExplicitAutograd kernels (Note [Linear-algebra kernels]) ------------------------------
 @kernel("CompositeExplicitAutograd")
 def _linalg_tri_solve(A, B, upper, unitriangular=False):
-    check_matrices("_linalg_tri_solve", A, B)
+    check_matrices("_linalg_tri_solve", A, B, complex_ok=True)
     check(A.shape[-1] == A.shape[-2] and B.shape[-2] == A.shape[-1],
           lambda: f"_linalg_tri_solve: expected A (*, n, n) and B (*, n, k), got {list(A.shape)} and {list(B.shape)}")
     return tri_solve(A, B, upper, unitriangular)
@@ -367,11 +392,11 @@ def _linalg_tri_solve(A, B, upper, unitriangular=False):
 
 @kernel("CompositeExplicitAutograd")
 def _linalg_cholesky_lower(self):
-    check_matrices("_linalg_cholesky_lower", self, square=True)
+    check_matrices("_linalg_cholesky_lower", self, square=True, complex_ok=True)
     return cholesky_lower(self)
 
 
 @kernel("CompositeExplicitAutograd")
 def _linalg_lu_factor(self, pivot=True):
-    check_matrices("_linalg_lu_factor", self)
+    check_matrices("_linalg_lu_factor", self, complex_ok=True)
     return lu_factor_core(self, pivot)

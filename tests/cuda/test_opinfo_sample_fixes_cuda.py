@@ -1,0 +1,88 @@
+"""The fixes found by running torch's OpInfo / ModuleInfo samples through strided (tests/backend/
+test_opinfo_sample_fixes.py) hold on CUDA as on the CPU: the composites they changed run the same ops there; the
+complex in-place forms and splits run on CUDA; complex LU / Cholesky stay CPU-only and CUDA refuses them in torch's
+words (Note [Complex linear algebra on the CPU])."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import strided as st
+import strided.cuda as cuda
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not cuda.is_available(), reason="no CUDA GPU / driver on this machine")]
+
+L = st.int64
+
+CALLS = {
+    "addmv int, float factors": lambda d: st.addmv(st.ones(2, dtype=L, device=d), st.ones(2, 2, dtype=L, device=d),
+                                                   st.ones(2, dtype=L, device=d), beta=2.5, alpha=1.5),
+    "addbmm zero rows": lambda d: st.addbmm(st.ones(0, 10, device=d), st.ones(5, 0, 5, device=d),
+                                            st.ones(5, 5, 10, device=d)),
+    "addr bool": lambda d: st.addr(st.tensor([[True, False]], device=d), st.tensor([True, False], device=d),
+                                   st.tensor([False, True], device=d), beta=0, alpha=5),
+    "addr mixed": lambda d: st.addr(st.ones(2, 2, device=d), st.ones(2, dtype=L, device=d), st.ones(2, device=d)),
+    "logit crossed eps": lambda d: st.logit(st.tensor([0.1, 0.5, 0.7, math.nan], device=d), eps=0.6),
+    "circular pad": lambda d: st.nn.functional.pad(st.arange(12.0, device=d).reshape(1, 1, 3, 4), (-1, 1, 1, -1),
+                                                   mode="circular"),
+    "complex logspace": lambda d: st.logspace(-3, 2, 2, dtype=st.complex64, device=d),
+    "quantile 0-dim keepdim": lambda d: st.quantile(st.tensor(1.5, device=d), 0.5, dim=0, keepdim=True),
+    "vector_norm 0-dim keepdim": lambda d: st.linalg.vector_norm(st.tensor(1.5, device=d), 6, dim=0, keepdim=True),
+    "masked_select 0-dim": lambda d: st.masked_select(st.tensor(1.5, device=d), st.tensor(True, device=d)),
+    "tensordot size-1": lambda d: st.tensordot(st.arange(6.0, device=d).reshape(2, 3),
+                                               st.arange(4.0, device=d).reshape(1, 4), dims=([0], [0])),
+    "vander 0-dim": lambda d: st.linalg.vander(st.tensor(2.0, device=d), N=3),
+    "sum_to_size int": lambda d: st.tensor(3, dtype=st.int8, device=d).sum_to_size(()),
+    "flip(dims=)": lambda d: st.arange(6.0, device=d).reshape(2, 3).flip(dims=(0,)),
+    "float(memory_format)": lambda d: st.ones(2, 3, 4, 5, dtype=L, device=d).float(memory_format=st.channels_last),
+    "unsafe_chunk complex": lambda d: st.unsafe_chunk(st.tensor([1 + 2j, 3 - 1j, 2j], device=d), 2)[0],
+    "combinations complex": lambda d: st.combinations(st.tensor([1 + 2j, 3 - 1j, 2j], device=d)),
+    "index_add_ complex": lambda d: st.zeros(2, 3, dtype=st.complex64, device=d).index_add_(
+        1, st.tensor([0, 2, 0], device=d), st.full((2, 3), 1 + 2j, dtype=st.complex64, device=d), alpha=2),
+    "scatter_add_ complex": lambda d: st.zeros(2, 3, dtype=st.complex64, device=d).scatter_add_(
+        1, st.tensor([[0, 0, 2], [1, 1, 1]], device=d), st.full((2, 3), 1 - 1j, dtype=st.complex64, device=d)),
+    "renorm_ complex": lambda d: st.tensor([[1 + 2j, 3 - 1j], [0.5j, 2]], device=d).renorm_(2, 0, 1.5),
+    "t_ complex": lambda d: st.tensor([[1 + 2j, 3 - 1j]], device=d).t_(),
+}
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_matches_the_cpu(name):
+    want = CALLS[name]("cpu")
+    got = CALLS[name]("cuda")
+    assert got.device.type == "cuda" and got.dtype is want.dtype and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(np.asarray(got.cpu()), np.asarray(want), rtol=1e-6, equal_nan=True)
+
+
+def test_gradients_match_the_cpu():
+    def grads(d):
+        x = st.tensor([[0.0, 1.0, 2.0], [3.0, 1.0, 2.0]], dtype=st.float64, device=d, requires_grad=True)
+        st.linalg.norm(x, -1, dim=1).sum().backward()
+        a = st.tensor([[-2.23606797749979, -2.2360679774997894, -0.4472135954999579],
+                       [0.2360679774997897, -2.449489742783178, -2.4494897427831783],
+                       [0.0, 0.2134217652833884, 3.286335345030997]], dtype=st.float64, device=d, requires_grad=True)
+        tau = st.tensor([1.8944271909999157, 1.912870929175277, 0.0], dtype=st.float64, device=d, requires_grad=True)
+        st.ormqr(a, tau, st.eye(3, dtype=st.float64, device=d)).sum().backward()
+        m = st.nn.BatchNorm1d(5).to(d)
+        e = st.ones(0, 5, 9, device=d, requires_grad=True)
+        m(e).sum().backward()
+        return [x.grad, a.grad, tau.grad, m.running_mean, m.weight.grad]
+
+    for got, want in zip(grads("cuda"), grads("cpu")):
+        assert got.device.type == "cuda"
+        np.testing.assert_allclose(np.asarray(got.cpu()), np.asarray(want), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("call, kernel", [
+    (lambda z: st.linalg.solve(z, z), "linalg_solve"), (lambda z: st.linalg.det(z), "linalg_det"),
+    (lambda z: st.linalg.cholesky(z), "linalg_cholesky"), (lambda z: st.linalg.lu_factor(z), "lu"),
+    (lambda z: st.linalg.solve_triangular(z, z, upper=True), "triangular_solve"),
+])
+def test_complex_lu_and_cholesky_refuse_on_cuda(call, kernel):
+    z = st.eye(3, dtype=st.complex64, device="cuda")
+    with pytest.raises(NotImplementedError, match=f"\"{kernel}_cuda\" not implemented for 'ComplexFloat'"):
+        call(z)
