@@ -57,12 +57,15 @@ def refuse_complex(op: str, A: Tensor) -> None:
 
 
 # Note [Complex linear algebra on the CPU]
-# The LU family (lu_factor, lu, lu_solve, solve, inv, det, slogdet, logdet, matrix_power), the triangular solves
-# and Cholesky (with cholesky_solve / cholesky_inverse) take complex64 / complex128 on the CPU, as torch's: their
-# kernels (ops/composite/linalg_solvers.py, and NumPy's zpotrf for Cholesky) run on complex values with the
-# conjugate transposes where the real code transposes, and their gradients are torch's complex formulas (Note
-# [Solver gradients]). The CUDA kernels of those ops are real, so CUDA refuses complex in torch's words, as before;
-# eigh, svd and what builds on them are real on every device.
+# The LU family (lu_factor, lu, lu_solve, solve, inv, det, slogdet, logdet, matrix_power), the triangular solves,
+# Cholesky (with cholesky_solve / cholesky_inverse), eigh / eigvalsh, svd / svdvals and what builds on them (pinv,
+# pinverse, matrix_rank, cond, the nuclear and spectral norms, tensorinv / tensorsolve) take complex64 / complex128
+# on the CPU, as torch's: their kernels (ops/composite/linalg_solvers.py; NumPy's zpotrf, zheevd and zgesdd) run on
+# complex values with the conjugate transposes where the real code transposes, LU pivots by |re| + |im| as
+# LAPACK's izamax, and the gradients are torch's complex formulas (Note [Solver gradients], eigh_backward,
+# svd_backward: mH for mT, and the checks that a loss does not see the eigen / singular vectors' phases). The CUDA
+# kernels of those ops are real, so CUDA refuses complex in torch's words, as before; polar, lstsq and matrix_exp
+# are real on every device.
 COMPLEX_CPU = ("cpu",)
 _COMPLEX = ("complex64", "complex128")
 
@@ -125,6 +128,9 @@ def check_matrix(op: str, A: Tensor, kernel: str, square: bool = False, integer_
     if A.dtype.is_complex and A.device.type in complex_devices and A.dtype in (_dt.complex64, _dt.complex128):
         if A.dim() < 2:
             raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+        if square and A.shape[-1] != A.shape[-2]:
+            raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                               f"{A.shape[-1]} matrices")
         return
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")

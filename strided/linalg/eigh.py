@@ -31,7 +31,7 @@ from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
 from ..return_types import structseq
 from ..tensor import Tensor
-from ._common import all_finite, arg_tensor, check_matrix, diag_embed, max_abs
+from ._common import COMPLEX_CPU, all_finite, arg_tensor, check_matrix, diag_embed, max_abs
 
 __all__ = ["eigh", "eigvalsh", "matrix_sqrth"]
 
@@ -47,7 +47,11 @@ def _uplo(UPLO) -> bool:
 
 # -- the kernel ---------------------------------------------------------------------------------------
 def symmetrize(A: Tensor, upper: bool) -> Tensor:
-    """The symmetric matrix whose lower (upper) triangle is A's."""
+    """The symmetric (complex: Hermitian) matrix whose lower (upper) triangle is A's; a complex diagonal is read by
+    its real part, as LAPACK's zheevd."""
+    if A.dtype.is_complex:
+        part = ops.triu(A, 1) if upper else ops.tril(A, -1)
+        return part + part.mH + diag_embed(ops.real(ops.diagonal(A, 0, -2, -1))).to(A.dtype)
     return ops.triu(A) + ops.triu(A, 1).mT if upper else ops.tril(A) + ops.tril(A, -1).mT
 
 
@@ -58,7 +62,8 @@ def eigh_kernel(A: Tensor, upper: bool = False):
     batch = tuple(A.shape[:-2])
     S = symmetrize(A, upper)
     if n <= 1 or A.numel() == 0:
-        w = S.diagonal(0, -2, -1).clone()
+        w = S.diagonal(0, -2, -1)
+        w = ops.real(w).clone() if w.dtype.is_complex else w.clone()
         return w, ops.ones((*batch, n, n), dtype=A.dtype, device=A.device) if n else S.clone()
     scale = max_abs(S)
     w, V = ops._linalg_symmetric_jacobi(S / scale)
@@ -74,14 +79,22 @@ def eigh_backward(gw, gV, w: Tensor, V: Tensor):
     if gw is None and gV is None:
         return None
     if gV is None:
-        return (V * gw.unsqueeze(-2)) @ V.mT
-    VhgV = V.mT @ gV
-    VhgV = 0.5 * (VhgV - VhgV.mT)
+        return (V * gw.unsqueeze(-2)) @ V.mH
+    VhgV = V.mH @ gV
+    if VhgV.dtype.is_complex:  # torch's check: a loss that sees the eigenvectors' phases is ill-defined
+        phases = ops.imag(ops.diagonal(VhgV, 0, -2, -1))
+        if not bool(ops.all(ops.abs(phases) <= 1e-2).item()):
+            raise RuntimeError("linalg_eigh_backward: The eigenvectors in the complex case are specified up to "
+                               "multiplication by e^{i phi}. The specified loss function depends on this quantity, so "
+                               "it is ill-defined.")
+    VhgV = 0.5 * (VhgV - VhgV.mH)
     E = w.unsqueeze(-2) - w.unsqueeze(-1) + ops.eye(w.shape[-1], w.shape[-1], dtype=w.dtype, device=w.device)
     inner = VhgV / E
-    if gw is not None:
+    if gw is not None:  # torch's: the diagonal becomes gw (a real skew-symmetric part has none to replace)
+        if inner.dtype.is_complex:
+            inner = inner - diag_embed(ops.diagonal(inner, 0, -2, -1))
         inner = inner + diag_embed(gw)
-    return V @ (inner @ V.mT)
+    return V @ (inner @ V.mH)
 
 
 class _Eigh(Function):
@@ -108,7 +121,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
     lower triangle is read, or the upper with ``UPLO='U'``), as ``linalg_eigh(eigenvalues, eigenvectors)``
     with ``A = V diag(w) V^T``."""
     arg_tensor("linalg_eigh", "input", 1, A)
-    check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False)
+    check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_CPU)
     upper = _uplo(UPLO)
     w, V = _Eigh.apply(A, upper) if _needs_grad(A) else eigh_kernel(A, upper)
     return linalg_eigh((w, V))
@@ -117,7 +130,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues (ascending) of the symmetric matrices in ``A`` (one triangle read, as ``eigh``)."""
     arg_tensor("linalg_eigvalsh", "input", 1, A)
-    check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False)
+    check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_CPU)
     upper = _uplo(UPLO)
     if _needs_grad(A):
         return _Eigh.apply(A, upper)[0]

@@ -126,9 +126,9 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     if isinstance(rcond, Tensor) and (rcond.dim() != 0 or rcond.requires_grad) or isinstance(rcond, str) \
             or rcond is None:  # torch's parser: a float, or a 0-dim tensor standing for one
         raise TypeError(f"pinverse(): argument 'rcond' (position 2) must be float, not {type(rcond).__name__}")
-    if input.dim() >= 2 and input.dtype.is_complex:
+    if input.dim() >= 2 and input.dtype.is_complex and input.device.type not in COMPLEX_CPU:
         refuse_complex("pinverse", input)
-    if input.dim() < 2 or not input.dtype.is_floating_point:
+    if input.dim() < 2 or not (input.dtype.is_floating_point or input.dtype.is_complex):
         dtype = {"float32": "Float", "float64": "Double"}.get(input.dtype.name, type_name(input.dtype))
         raise RuntimeError(f"linalg.pinv({dtype}{{{list(input.shape)}}}): expected a tensor with 2 or more dimensions "
                            "of float, double, cfloat or cdouble types")

@@ -87,13 +87,14 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         from .svd import svdvals  # svd.py imports this module's neighbours; imported here to avoid a cycle
 
         if not A.dtype.is_floating_point:
-            if A.dtype.is_complex:  # torch takes it; strided's SVD has no complex path: its refusal
+            if A.dtype.is_complex and A.device.type != "cpu":  # the CUDA SVD is real: its refusal
                 from ._common import refuse_complex
 
                 refuse_complex("linalg_svd", A)
-            raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
-                               f"{_type_word(A.dtype)}")
-        if A.dtype not in (_dt.float32, _dt.float64):
+            if not A.dtype.is_complex:
+                raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                                   f"{_type_word(A.dtype)}")
+        if A.dtype not in (_dt.float32, _dt.float64, _dt.complex64, _dt.complex128):
             raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {_type_word(A.dtype)}")
         rest = [d for d in range(A.dim()) if d not in (d0, d1)]
         S = svdvals(A.permute(*rest, d0, d1))  # the two dims moved to the end, as torch

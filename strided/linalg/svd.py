@@ -39,7 +39,17 @@ from ..ops import bound as ops
 from ..return_types import structseq
 from ..tensor import Tensor
 from ..type_info import finfo as _finfo
-from ._common import LinAlgError, all_finite, arg_tensor, check_matrix, diag_embed, max_abs, refuse_complex, type_name
+from ._common import (
+    COMPLEX_CPU,
+    LinAlgError,
+    all_finite,
+    arg_tensor,
+    check_matrix,
+    diag_embed,
+    max_abs,
+    refuse_complex,
+    type_name,
+)
 from .eigh import eigh_kernel
 from .lu import inv_ex
 from .norms import matrix_norm
@@ -52,6 +62,9 @@ _CUDA_DRIVERS = ("gesvd", "gesvdj", "gesvda")
 
 
 # -- the kernel ---------------------------------------------------------------------------------------
+_REAL = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}
+
+
 def _raise_on_nan(A: Tensor) -> None:
     if A.device.type != "meta" and A.numel() and bool(ops.isnan(A).any().item()):  # Note [SVD by one-sided Jacobi]
         raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix contained "
@@ -64,12 +77,13 @@ def svd_kernel(A: Tensor, full_matrices: bool = False, compute_uv: bool = True):
     _raise_on_nan(A)
     m, n = A.shape[-2], A.shape[-1]
     wide = m < n
-    X = A.mT if wide else A  # (*, M, K), M >= K
+    X = A.mH if wide else A  # (*, M, K), M >= K
     M, K = X.shape[-2], X.shape[-1]
     batch = tuple(A.shape[:-2])
     dt, dev = A.dtype, A.device
+    real_dt = _REAL.get(dt, dt)  # the singular values of a complex matrix are real
     if K == 0 or A.numel() == 0:
-        S = ops.zeros((*batch, min(m, n)), dtype=dt, device=dev)
+        S = ops.zeros((*batch, min(m, n)), dtype=real_dt, device=dev)
         if not compute_uv:
             return None, S, None
         U = ops.eye(M, M if full_matrices else K, dtype=dt, device=dev).expand(*batch, M, M if full_matrices else K)
@@ -78,7 +92,8 @@ def svd_kernel(A: Tensor, full_matrices: bool = False, compute_uv: bool = True):
         scale = max_abs(X)
         X = X / scale
         G, V = ops._linalg_onesided_jacobi(X) if K > 1 else (X, ops.ones((*batch, 1, 1), dtype=dt, device=dev))
-        norms, order = ops.sort(ops.sqrt(ops.sum(G * G, [-2])), -1, True)
+        squares = ops.real(G * ops.conj(G)) if dt.is_complex else G * G
+        norms, order = ops.sort(ops.sqrt(ops.sum(squares, [-2])), -1, True)
         V = V.gather(-1, order.unsqueeze(-2).expand(V.shape))
         finite = all_finite(A)
         S = ops.where(finite.unsqueeze(-1), norms * scale[..., 0], math.nan)
@@ -87,33 +102,44 @@ def svd_kernel(A: Tensor, full_matrices: bool = False, compute_uv: bool = True):
         finite = finite.unsqueeze(-1).unsqueeze(-1)
         G = G.gather(-1, order.unsqueeze(-2).expand(G.shape))
         Q, R = ops._linalg_householder_qr(G / ops.where(norms > 0, norms, 1.0).unsqueeze(-2), full_matrices and M > K)
-        signs = ops.where(ops.diagonal(R, 0, -2, -1) < 0, -1.0, 1.0).to(dt)
+        diagonal = ops.diagonal(R, 0, -2, -1)  # real-valued for complex too (zgeqrf's beta is real)
+        signs = ops.where((ops.real(diagonal) if dt.is_complex else diagonal) < 0, -1.0, 1.0).to(dt)
         if Q.shape[-1] > K:
             signs = ops.cat([signs, ops.ones((*batch, Q.shape[-1] - K), dtype=dt, device=dev)], -1)
         U = ops.where(finite, Q * signs.unsqueeze(-2), math.nan)
         V = ops.where(finite, V, math.nan)
     if wide:
-        return V, S, U.mT
-    return U, S, V.mT
+        return V, S, U.mH
+    return U, S, V.mH
 
 
 def svd_backward(gU, gS, gVh, U: Tensor, S: Tensor, Vh: Tensor):
-    """torch's real ``svd_backward`` for reduced factors (Note [SVD-based gradients]); gU / gS / gVh may be None."""
+    """torch's ``svd_backward`` for reduced factors (Note [SVD-based gradients]); gU / gS / gVh may be None.
+    Complex: conjugate transposes, torch's check that the loss does not see the singular vectors' phases, and the
+    phase term i Im(diag(U^H gU)) / (2 S) on the diagonal."""
     if gU is None and gS is None and gVh is None:
         return None
     m, n = U.shape[-2], Vh.shape[-1]
     if gU is None and gVh is None:
         return U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh
+    is_complex = U.dtype.is_complex
     k = S.shape[-1]
     eye = ops.eye(k, k, dtype=S.dtype, device=S.device)
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
     if gU is not None:
-        UhgU = U.mT @ gU
-        UhgU = UhgU - UhgU.mT
+        UhgU = U.mH @ gU
+        UhgU = UhgU - UhgU.mH
     if gVh is not None:
-        VhgV = Vh @ gVh.mT
-        VhgV = VhgV - VhgV.mT
+        VhgV = Vh @ gVh.mH
+        VhgV = VhgV - VhgV.mH
+    if is_complex:
+        im_u = ops.imag(ops.diagonal(UhgU, 0, -2, -1)) if gU is not None else ops.zeros_like(S)
+        im_v = ops.imag(ops.diagonal(VhgV, 0, -2, -1)) if gVh is not None else ops.zeros_like(S)
+        if not bool(ops.all(ops.abs(im_u + im_v) <= 1e-2 + 1e-2 * ops.abs(im_v)).item()):
+            raise RuntimeError("svd_backward: The singular vectors in the complex case are specified up to "
+                               "multiplication by e^{i phi}. The specified loss function depends on this phase term, "
+                               "making it ill-defined.")
     if gU is not None and gVh is not None:
         gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
     elif gU is not None:
@@ -122,13 +148,15 @@ def svd_backward(gU, gS, gVh, U: Tensor, S: Tensor, Vh: Tensor):
         gA = S.unsqueeze(-1) * (VhgV / E)
     if gS is not None:
         gA = gA + diag_embed(gS)
+    if is_complex and gU is not None:
+        gA = gA + diag_embed(ops.mul(im_u / (2 * S), 1j))
     if m > n and gU is not None:
         gUSinv = gU / S.unsqueeze(-2)
-        gA = U @ gA + gUSinv - U @ (U.mT @ gUSinv)
+        gA = U @ gA + gUSinv - U @ (U.mH @ gUSinv)
         return gA @ Vh
     if m < n and gVh is not None:
         SinvgVh = gVh / S.unsqueeze(-1)
-        gA = gA @ Vh + SinvgVh - (SinvgVh @ Vh.mT) @ Vh
+        gA = gA @ Vh + SinvgVh - (SinvgVh @ Vh.mH) @ Vh
         return U @ gA
     return U @ (gA @ Vh) if m >= n else (U @ gA) @ Vh
 
@@ -161,7 +189,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None):
     """``linalg_svd(U, S, Vh)`` with ``A = U diag(S) Vh``, S descending; ``full_matrices`` gives square U
     and Vh (Note [SVD by one-sided Jacobi]). ``driver`` (cuSOLVER's name) is accepted on CUDA and ignored."""
     arg_tensor("linalg_svd", "A", 1, A)
-    check_matrix("linalg.svd", A, "linalg_svd")
+    check_matrix("linalg.svd", A, "linalg_svd", complex_devices=COMPLEX_CPU)
     if driver is not None and (A.device.type != "cuda" or driver not in _CUDA_DRIVERS):
         raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
                            "cuSOLVER backend.")
@@ -172,7 +200,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None):
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of ``A``, descending."""
     arg_tensor("linalg_svdvals", "A", 1, A)
-    check_matrix("linalg.svd", A, "linalg_svd")
+    check_matrix("linalg.svd", A, "linalg_svd", complex_devices=COMPLEX_CPU)
     if driver is not None and (A.device.type != "cuda" or driver not in _CUDA_DRIVERS):
         raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
                            "cuSOLVER backend.")
@@ -211,23 +239,23 @@ def _pinv_kernel(A: Tensor, atol, rtol, hermitian: bool) -> Tensor:
         w, V = eigh_kernel(A)
         mag = ops.abs(w)
         keep = mag > _threshold(atol, rtol, ops.amax(mag, [-1], True))
-        return (V * ops.where(keep, 1.0 / ops.where(keep, w, 1.0), 0.0).unsqueeze(-2)) @ V.mT
+        return (V * ops.where(keep, 1.0 / ops.where(keep, w, 1.0), 0.0).unsqueeze(-2)) @ V.mH
     U, S, Vh = svd_kernel(A)
     keep = S > _threshold(atol, rtol, S[..., :1])
-    return (Vh.mT * ops.where(keep, 1.0 / ops.where(keep, S, 1.0), 0.0).unsqueeze(-2)) @ U.mT
+    return (Vh.mH * ops.where(keep, 1.0 / ops.where(keep, S, 1.0), 0.0).unsqueeze(-2)) @ U.mH
 
 
 def pinv_backward(g: Tensor, P: Tensor, A: Tensor) -> Tensor:
     """torch's ``pinv_backward`` (Note [SVD-based gradients])."""
     m, n = A.shape[-2], A.shape[-1]
-    Ph, gh = P.mT, g.mT
+    Ph, gh = P.mH, g.mH
     if m <= n:
         K = gh @ P
         KPh = K @ Ph
-        return -(P @ K).mT + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+        return -(P @ K).mH + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
     K = P @ gh
     PhK = Ph @ K
-    return -(K @ P).mT + ((gh - A @ K) @ P) @ Ph + PhK - (PhK @ P) @ A
+    return -(K @ P).mH + ((gh - A @ K) @ P) @ Ph + PhK - (PhK @ P) @ A
 
 
 class _Pinv(Function):
@@ -249,14 +277,14 @@ def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None, rtol=None
     ``rcond`` (positional, torch's older form) is ``rtol``."""
     if not isinstance(A, Tensor):
         raise TypeError(f"linalg_pinv(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}")
-    if A.dim() >= 2 and A.dtype.is_complex:
+    if A.dim() >= 2 and A.dtype.is_complex and A.device.type not in COMPLEX_CPU:
         refuse_complex("linalg.pinv", A)
-    if A.dim() < 2 or A.dtype not in (_dt.float32, _dt.float64):
+    if A.dim() < 2 or A.dtype not in (_dt.float32, _dt.float64, _dt.complex64, _dt.complex128):
         word = {"float32": "Float", "float64": "Double"}.get(A.dtype.name, type_name(A.dtype))
         raise RuntimeError(f"linalg.pinv({word}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of "
                            "float, double, cfloat or cdouble types")
     if hermitian:
-        check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False)
+        check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_CPU)
     if rcond is not None:
         atol, rtol = (0.0 if atol is None else atol), rcond
     atol, rtol = _tolerances(A, atol, rtol)
@@ -272,13 +300,13 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
         raise TypeError(f"linalg_matrix_rank(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}")
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
-    if A.dtype not in (_dt.float32, _dt.float64):
+    if A.dtype not in (_dt.float32, _dt.float64) and not (A.dtype.is_complex and A.device.type in COMPLEX_CPU):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, (0.0 if rtol is None else rtol)
     atol, rtol = _tolerances(A, atol, rtol)
     if hermitian:
-        check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False)
+        check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_CPU)
     if A.numel() == 0:
         return ops.zeros(tuple(A.shape[:-2]), dtype=_dt.int64, device=A.device)
     A = A.detach()

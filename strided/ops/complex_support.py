@@ -124,9 +124,11 @@ _COLUMNS = {"im2col", "col2im", "convolution"}
 # Householder QR through LAPACK's complex routines (numpy.linalg.qr: zgeqrf / zungqr), on the CPU only: the CUDA
 # kernel and the composite (which Meta runs) are real (Note [QR gradient] in linalg/qr.py has the complex gradient)
 _CPU_QR = {"_linalg_householder_qr", "geqrf"}
-# the LU, triangular-solve and Cholesky ops (Note [Complex linear algebra on the CPU] in linalg/_common.py): the
-# composite kernels on complex values, NumPy's zpotrf for Cholesky; the CUDA kernels are real
-_CPU_SOLVERS = {"_linalg_tri_solve", "_linalg_lu_factor", "_linalg_cholesky_lower"}
+# the LU, triangular-solve, Cholesky, Hermitian eigen and SVD ops (Note [Complex linear algebra on the CPU] in
+# linalg/_common.py): the composite kernels on complex values, NumPy's zpotrf / zheevd / zgesdd; the CUDA kernels
+# are real
+_CPU_SOLVERS = {"_linalg_tri_solve", "_linalg_lu_factor", "_linalg_cholesky_lower", "_linalg_symmetric_jacobi",
+                "_linalg_onesided_jacobi"}
 
 # the truth-value ops' in-place forms (the autogen kernel: the functional op, then its bools copied into the complex
 # tensor, as torch's); CPU only until they have run on a GPU

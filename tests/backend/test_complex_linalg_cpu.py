@@ -1,6 +1,7 @@
-"""Complex matrices through the LU, triangular-solve and Cholesky families on the CPU (Note [Complex linear algebra
-on the CPU]): values against NumPy's LAPACK, gradients by finite differences (strided.autograd.gradcheck, complex
-inputs through Wirtinger derivatives, as torch's), and the CUDA-side refusal where the kernels are real.
+"""Complex matrices through the LU, triangular-solve, Cholesky, eigh and SVD families on the CPU (Note [Complex
+linear algebra on the CPU]): values against NumPy's LAPACK, gradients by finite differences (strided.autograd.gradcheck,
+complex inputs through Wirtinger derivatives, as torch's), torch's refusal of phase-dependent losses, and the
+refusal where the kernels are real.
 """
 
 from __future__ import annotations
@@ -131,3 +132,79 @@ def test_real_inputs_unchanged_and_other_devices_refuse():
         st.linalg.solve(z, z)
     with pytest.raises(NotImplementedError, match="\"lu_meta\" not implemented for 'ComplexDouble'"):
         st.linalg.lu_factor(z)
+
+
+# -- eigh and svd (zheevd, zgesdd) ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("upper", [False, True])
+def test_eigh_values_and_reconstruction(upper):
+    A = _c(2, 4, 4)
+    w, V = st.linalg.eigh(_t(A), UPLO="U" if upper else "L")
+    H = np.triu(A, 1) if upper else np.tril(A, -1)
+    H = H + np.conj(np.swapaxes(H, -1, -2)) + np.real(np.diagonal(A, 0, -2, -1))[..., None] * np.eye(4)
+    assert w.dtype is st.float64 and V.dtype is st.complex128
+    np.testing.assert_allclose(w.numpy(), np.linalg.eigvalsh(H), atol=1e-12)
+    np.testing.assert_allclose((V.numpy() * w.numpy()[..., None, :]) @ np.conj(np.swapaxes(V.numpy(), -1, -2)), H,
+                               atol=1e-12)
+    np.testing.assert_allclose(st.linalg.eigvalsh(_t(A), UPLO="U" if upper else "L").numpy(), w.numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+def test_svd_values_and_reconstruction(shape):
+    A = _c(*shape)
+    U, S, Vh = st.linalg.svd(_t(A), full_matrices=False)
+    assert S.dtype is st.float64
+    np.testing.assert_allclose(S.numpy(), np.linalg.svd(A, compute_uv=False), atol=1e-12)
+    np.testing.assert_allclose((U.numpy() * S.numpy()[..., None, :]) @ Vh.numpy(), A, atol=1e-12)
+    full = st.linalg.svd(_t(A))
+    k = min(shape[-2:])
+    gram = np.conj(np.swapaxes(full.U.numpy(), -1, -2)) @ full.U.numpy()
+    np.testing.assert_allclose(gram, np.broadcast_to(np.eye(shape[-2]), gram.shape), atol=1e-12)
+    np.testing.assert_allclose(full.S.numpy(), S.numpy(), atol=1e-12)
+    np.testing.assert_allclose(np.abs(full.Vh.numpy()[..., :k, :]), np.abs(Vh.numpy()), atol=1e-12)
+
+
+def test_svd_family_values():
+    A = _c(4, 3)
+    np.testing.assert_allclose(st.linalg.pinv(_t(A)).numpy(), np.linalg.pinv(A), atol=1e-12)
+    np.testing.assert_allclose(st.pinverse(_t(A)).numpy(), np.linalg.pinv(A), atol=1e-12)
+    Hm = A @ np.conj(A.T)  # rank 3 of 4
+    np.testing.assert_allclose(st.linalg.pinv(_t(Hm), hermitian=True).numpy(), np.linalg.pinv(Hm), atol=1e-10)
+    assert st.linalg.matrix_rank(_t(Hm)).item() == 3 and st.linalg.matrix_rank(_t(Hm), hermitian=True).item() == 3
+    s = np.linalg.svd(A, compute_uv=False)
+    assert st.linalg.matrix_norm(_t(A), "nuc").item() == pytest.approx(s.sum())
+    assert st.linalg.matrix_norm(_t(A), 2).item() == pytest.approx(s[0])
+    assert st.linalg.matrix_norm(_t(A), -2).item() == pytest.approx(s[-1])
+    assert st.linalg.cond(_t(A)).item() == pytest.approx(s[0] / s[-1])
+
+
+_SPECTRAL_GRADS = {
+    # losses that do not see the vectors' phases (torch's gradients require it, as checked below)
+    "eigh": (lambda a: st.linalg.eigh(a + a.mH)[0], lambda: (_c(3, 3),)),
+    "eigh_projector": (lambda a: (lambda w, V: (V * w.unsqueeze(-2)) @ V.mH)(*st.linalg.eigh(a + a.mH)),
+                       lambda: (_c(3, 3),)),
+    "eigvalsh": (lambda a: st.linalg.eigvalsh(a + a.mH, UPLO="U"), lambda: (_c(2, 3, 3),)),
+    "svdvals": (lambda a: st.linalg.svdvals(a), lambda: (_c(4, 3),)),
+    "svd_product_tall": (lambda a: (lambda U, S, Vh: U @ Vh)(*st.linalg.svd(a, full_matrices=False)),
+                         lambda: (_c(4, 3),)),
+    "svd_product_wide": (lambda a: (lambda U, S, Vh: (U * S.unsqueeze(-2)) @ Vh)(*st.linalg.svd(a, False)),
+                         lambda: (_c(2, 4),)),
+    "pinv": (lambda a: st.linalg.pinv(a), lambda: (_c(4, 3),)),
+    "nuclear_norm": (lambda a: st.linalg.matrix_norm(a, "nuc"), lambda: (_c(3, 3),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SPECTRAL_GRADS))
+def test_spectral_gradients(name):
+    fn, make = _SPECTRAL_GRADS[name]
+    assert gradcheck(fn, tuple(_t(a, grad=True) for a in make()))
+
+
+def test_phase_dependent_losses_are_refused_as_torch():
+    a = _t(_c(3, 3), grad=True)
+    w, V = st.linalg.eigh(a)
+    with pytest.raises(RuntimeError, match="linalg_eigh_backward: The eigenvectors in the complex case are specified "
+                                           "up to multiplication by e\\^\\{i phi\\}"):
+        V.real.sum().backward()
+    U, S, Vh = st.linalg.svd(_t(_c(3, 3), grad=True))
+    with pytest.raises(RuntimeError, match="svd_backward: The singular vectors in the complex case are specified"):
+        U.real.sum().backward()

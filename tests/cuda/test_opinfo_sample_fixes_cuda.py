@@ -86,3 +86,13 @@ def test_complex_lu_and_cholesky_refuse_on_cuda(call, kernel):
     z = st.eye(3, dtype=st.complex64, device="cuda")
     with pytest.raises(NotImplementedError, match=f"\"{kernel}_cuda\" not implemented for 'ComplexFloat'"):
         call(z)
+
+
+@pytest.mark.parametrize("call, kernel", [
+    (lambda z: st.linalg.eigh(z), "linalg_eigh"), (lambda z: st.linalg.svd(z), "linalg_svd"),
+    (lambda z: st.linalg.pinv(z), "linalg_pinv"), (lambda z: st.linalg.matrix_norm(z, "nuc"), "linalg_svd"),
+])
+def test_complex_spectral_decompositions_refuse_on_cuda(call, kernel):
+    z = st.eye(3, dtype=st.complex64, device="cuda")
+    with pytest.raises(NotImplementedError, match=f"\"{kernel}_cuda\" not implemented for 'ComplexFloat'"):
+        call(z)

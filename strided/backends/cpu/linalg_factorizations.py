@@ -47,10 +47,15 @@ def _out(value: np.ndarray, like, dtype=None) -> object:
     return out if out.numel() == 0 else store(out, value)
 
 
+_REAL_OF = {dt.complex64: dt.float32, dt.complex128: dt.float64}
+
+
 @kernel("CPU")
 def _linalg_symmetric_jacobi(self):
-    check_matrices("_linalg_symmetric_jacobi", self, square=True)
+    check_matrices("_linalg_symmetric_jacobi", self, square=True, complex_ok=True)
     a = _array(self)
+    if self.dtype.is_complex:  # zheevd (Note [Complex linear algebra on the CPU]): real eigenvalues
+        return _hermitian_eigh(a, self)
     if self.shape[-1] < 2 or a.size == 0 or not np.isfinite(a).all():
         return _composite("_linalg_symmetric_jacobi")(self)
     try:
@@ -60,10 +65,29 @@ def _linalg_symmetric_jacobi(self):
     return _out(w, self), _out(v, self)
 
 
+def _hermitian_eigh(a: np.ndarray, like):
+    """(w real, V) of Hermitian matrices; one with a NaN or inf gives NaN throughout, as torch's CPU eigh."""
+    real = _REAL_OF[like.dtype]
+    n = a.shape[-1]
+    if a.size == 0:
+        return _out(np.zeros(a.shape[:-1]), like, real), _out(a, like)
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    safe = np.where(finite[..., None, None], a, np.eye(n))
+    w, v = np.linalg.eigh(safe)
+    w = np.where(finite[..., None], w, np.nan)
+    v = np.where(finite[..., None, None], v, np.nan)
+    return _out(w, like, real), _out(v, like)
+
+
 @kernel("CPU")
 def _linalg_onesided_jacobi(self):
-    check_matrices("_linalg_onesided_jacobi", self)
+    check_matrices("_linalg_onesided_jacobi", self, complex_ok=True)
     a = _array(self)
+    if self.dtype.is_complex:  # zgesdd (Note [Complex linear algebra on the CPU]): G = U S, V = Vh^H
+        finite = np.isfinite(a).all(axis=(-2, -1))[..., None, None]
+        u, s, vh = np.linalg.svd(np.where(finite, a, 0), full_matrices=False)
+        G, V = u * s[..., None, :], np.conj(np.swapaxes(vh, -1, -2))
+        return _out(np.where(finite, G, np.nan), self), _out(np.where(finite, V, np.nan), self)
     if self.shape[-1] < 2 or a.size == 0 or self.shape[-2] < self.shape[-1] or not np.isfinite(a).all():
         return _composite("_linalg_onesided_jacobi")(self)
     try:
