@@ -19,8 +19,8 @@ pytestmark = [pytest.mark.cuda,
 L = st.int64
 
 CALLS = {
-    "addmv int, float factors": lambda d: st.addmv(st.ones(2, dtype=L, device=d), st.ones(2, 2, dtype=L, device=d),
-                                                   st.ones(2, dtype=L, device=d), beta=2.5, alpha=1.5),
+    "addmv float, complex-with-zero factor": lambda d: st.addmv(st.ones(2, device=d), st.ones(2, 2, device=d),
+                                                                st.ones(2, device=d), beta=1 + 0j, alpha=1.5),
     "addbmm zero rows": lambda d: st.addbmm(st.ones(0, 10, device=d), st.ones(5, 0, 5, device=d),
                                             st.ones(5, 5, 10, device=d)),
     "addr bool": lambda d: st.addr(st.tensor([[True, False]], device=d), st.tensor([True, False], device=d),
@@ -96,3 +96,10 @@ def test_complex_spectral_decompositions_refuse_on_cuda(call, kernel):
     z = st.eye(3, dtype=st.complex64, device="cuda")
     with pytest.raises(NotImplementedError, match=f"\"{kernel}_cuda\" not implemented for 'ComplexFloat'"):
         call(z)
+
+
+def test_integer_gemm_refuses_on_cuda_as_torch():
+    """torch's CUDA GEMMs have no integer kernels; the typed beta / alpha of the CPU test do not change that."""
+    with pytest.raises(NotImplementedError, match="\"addmm_cuda\" not implemented for 'Long'"):
+        st.addmv(st.ones(2, dtype=L, device="cuda"), st.ones(2, 2, dtype=L, device="cuda"),
+                 st.ones(2, dtype=L, device="cuda"), beta=2.5, alpha=1.5)
