@@ -146,17 +146,18 @@ def _lstsq_kernel(A: Tensor, B: Tensor, rcond: float, driver: str):
         if driver == "gels":
             return X, None, None
         rank = ops.zeros(batch, dtype=_dt.int64, device=A.device)
-        return X, rank, ops.zeros((*batch, min(m, n)), dtype=A.dtype, device=A.device)
-    if driver == "gels":
+        real = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}.get(A.dtype, A.dtype)
+        return X, rank, ops.zeros((*batch, min(m, n)), dtype=real, device=A.device)
+    if driver == "gels":  # (complex: every ^T a ^H)
         if m >= n:
             Q, R = ops._linalg_householder_qr(A)
-            return solve_upper(R, Q.mT @ B), None, None
-        Q, R = ops._linalg_householder_qr(A.mT)
-        return Q @ _solve_lower(R.mT, B), None, None
+            return solve_upper(R, Q.mH @ B), None, None
+        Q, R = ops._linalg_householder_qr(A.mH)
+        return Q @ _solve_lower(R.mH, B), None, None
     U, S, Vh = svd_kernel(A)
     keep = S > rcond * S[..., :1]
     inv = ops.where(keep, 1.0 / ops.where(keep, S, 1.0), 0.0)
-    X = (Vh.mT * inv.unsqueeze(-2)) @ (U.mT @ B)
+    X = (Vh.mH * inv.unsqueeze(-2)) @ (U.mH @ B)
     return X, ops.sum(keep, [-1]), S
 
 
@@ -172,8 +173,8 @@ class _Lstsq(Function):
     def backward(ctx, gX, grank, gS):
         A, B = ctx.saved_tensors
         P = pinv(A)
-        gA = pinv_backward(gX @ B.mT, P, A) if ctx.needs_input_grad[0] else None
-        gB = P.mT @ gX if ctx.needs_input_grad[1] else None
+        gA = pinv_backward(gX @ B.mH, P, A) if ctx.needs_input_grad[0] else None
+        gB = P.mH @ gX if ctx.needs_input_grad[1] else None
         return gA, gB, None, None
 
 
@@ -204,7 +205,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     driver = "gelsy" if driver is None else driver
     if driver not in _DRIVERS:
         raise RuntimeError(f"{op}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    if A.dtype not in (_dt.float32, _dt.float64):
+    if A.dtype not in (_dt.float32, _dt.float64) and not (A.dtype.is_complex and A.device.type == "cpu"):
         raise RuntimeError("This function doesn't handle types other than float and double")
     m, n = A.shape[-2], A.shape[-1]
     eps = _finfo(A.dtype).eps
@@ -219,7 +220,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         full_rank = driver == "gels" or A.device.type == "meta" or rank.numel() == 0 or \
             bool(ops.all(rank == n).item())  # Note [lstsq drivers]: torch reads the ranks too
         if full_rank:
-            residuals = ops.sum((A @ X - Bm) ** 2, [-2])
+            r = A @ X - Bm
+            residuals = ops.sum(ops.real(r * ops.conj(r)) if r.dtype.is_complex else r ** 2, [-2])
     if rank is None:
         rank = ops.empty((0,), dtype=_dt.int64, device=A.device)
     if driver in ("gels", "gelsy"):

@@ -361,17 +361,18 @@ def cond(A: Tensor, p=None) -> Tensor:
 
 
 # Note [Polar decomposition]
-# A = U H (A (*, m, n), m >= n): from the thin SVD A = W S V^T, U = W V^T (orthonormal columns) and H = V S V^T
-# (symmetric positive-semidefinite), as torch's CPU path. The gradient is not svd's composed (it divides by
-# s_i^2 - s_j^2 and fails at repeated singular values, an orthogonal A among them) but that of H = sqrt(A^T A) and
-# U = A H^-1, defined wherever A has full column rank: with gH' = gH - U^T gU H^-1, the Sylvester equation of the
-# square root gives gM = V ((V^T gH' V) / (s_i + s_j)) V^T, and gA = gU H^-1 + A (gM + gM^T).
+# A = U H (A (*, m, n), m >= n): from the thin SVD A = W S V^H, U = W V^H (orthonormal columns) and H = V S V^H
+# (Hermitian positive-semidefinite), as torch's CPU path. The gradient is not svd's composed (it divides by
+# s_i^2 - s_j^2 and fails at repeated singular values, an orthogonal A among them) but that of H = sqrt(A^H A) and
+# U = A H^-1, defined wherever A has full column rank: with gH' = gH - U^H gU H^-1, the Sylvester equation of the
+# square root gives gM = V ((V^H gH' V) / (s_i + s_j)) V^H, and gA = gU H^-1 + A (gM + gM^H). (Real: every ^H a ^T;
+# complex on the CPU, Note [Complex linear algebra on the CPU].)
 class _Polar(Function):
     @staticmethod
     def forward(ctx, A):
         W, S, Vh = svd_kernel(A, False)
         U = W @ Vh
-        H = (Vh.mT * S.unsqueeze(-2)) @ Vh
+        H = (Vh.mH * S.unsqueeze(-2)) @ Vh
         ctx.set_materialize_grads(False)
         ctx.save_for_backward(A, U, S, Vh)
         return U, H
@@ -379,14 +380,14 @@ class _Polar(Function):
     @staticmethod
     def backward(ctx, gU, gH):
         A, U, S, Vh = ctx.saved_tensors
-        V = Vh.mT
+        V = Vh.mH
         h_inv = (V / S.unsqueeze(-2)) @ Vh
         gA = gU @ h_inv if gU is not None else None
-        g = gH if gU is None else (-(U.mT @ gU @ h_inv) if gH is None else gH - U.mT @ gU @ h_inv)
+        g = gH if gU is None else (-(U.mH @ gU @ h_inv) if gH is None else gH - U.mH @ gU @ h_inv)
         if g is None:
             return gA
         gM = V @ ((Vh @ g @ V) / (S.unsqueeze(-1) + S.unsqueeze(-2))) @ Vh
-        gA_h = A @ (gM + gM.mT)
+        gA_h = A @ (gM + gM.mH)
         return gA_h if gA is None else gA + gA_h
 
 
@@ -402,8 +403,8 @@ def polar(A: Tensor):
     if A.shape[-2] < A.shape[-1]:
         raise RuntimeError(f"linalg.polar: input must have at least as many rows as columns, but got "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    check_matrix("linalg.polar", A, "linalg_svd")
+    check_matrix("linalg.polar", A, "linalg_svd", complex_devices=COMPLEX_CPU)
     if _needs_grad(A):
         return linalg_polar(_Polar.apply(A))
     W, S, Vh = svd_kernel(A, False)
-    return linalg_polar((W @ Vh, (Vh.mT * S.unsqueeze(-2)) @ Vh))
+    return linalg_polar((W @ Vh, (Vh.mH * S.unsqueeze(-2)) @ Vh))

@@ -170,13 +170,3 @@ def test_abs_and_angle_dtypes_follow_torch():
         assert str(st.angle(x).dtype).split(".")[1] == str(torch.angle(tx).dtype).split(".")[1]
         if d is not st.bool:
             assert str(st.abs(x).dtype).split(".")[1] == str(torch.abs(tx).dtype).split(".")[1]
-
-
-@pytest.mark.parametrize("call", [lambda z: st.linalg.matrix_exp(z)])
-def test_real_only_linear_algebra_refuses_complex_in_torchs_words(call):
-    """matrix_exp is real (the LU, Cholesky, eigh and SVD families take complex on the CPU: Note [Complex linear
-    algebra on the CPU]): a complex matrix gets the dispatcher's refusal naming the kernel, not the integer-input
-    message that names complex as accepted."""
-    z = st.eye(3, dtype=st.complex128)
-    with pytest.raises(NotImplementedError, match=r"_cpu\" not implemented for 'ComplexDouble'"):
-        call(z)

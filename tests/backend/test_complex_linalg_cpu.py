@@ -208,3 +208,35 @@ def test_phase_dependent_losses_are_refused_as_torch():
     U, S, Vh = st.linalg.svd(_t(_c(3, 3), grad=True))
     with pytest.raises(RuntimeError, match="svd_backward: The singular vectors in the complex case are specified"):
         U.real.sum().backward()
+
+
+def test_polar_lstsq_and_matrix_exp_values():
+    A = _c(4, 3)
+    U, H = st.linalg.polar(_t(A))
+    np.testing.assert_allclose(U.numpy() @ H.numpy(), A, atol=1e-12)
+    np.testing.assert_allclose(H.numpy(), np.conj(H.numpy().T), atol=1e-12)
+    B = _c(4, 2)
+    expected = np.linalg.lstsq(A, B, rcond=None)[0]
+    for driver in ("gels", "gelsy", "gelsd", "gelss"):
+        np.testing.assert_allclose(st.linalg.lstsq(_t(A), _t(B), driver=driver).solution.numpy(), expected,
+                                   atol=1e-12)
+    residuals = st.linalg.lstsq(_t(A), _t(B), driver="gelsd").residuals
+    assert residuals.dtype is st.float64
+    np.testing.assert_allclose(residuals.numpy(), np.linalg.lstsq(A, B, rcond=None)[1], rtol=1e-10)
+    M = _c(3, 3)
+    w, V = np.linalg.eig(M)
+    np.testing.assert_allclose(st.linalg.matrix_exp(_t(M)).numpy(), (V * np.exp(w)) @ np.linalg.inv(V), atol=1e-10)
+
+
+_MORE_GRADS = {
+    "polar": (lambda a: st.linalg.polar(a), lambda: (_c(4, 3),)),
+    "lstsq_gels": (lambda a, b: st.linalg.lstsq(a, b, driver="gels").solution, lambda: (_c(4, 3), _c(4, 2))),
+    "lstsq_gelsd_residuals": (lambda a, b: st.linalg.lstsq(a, b, driver="gelsd")[:2], lambda: (_c(4, 3), _c(4, 2))),
+    "matrix_exp": (lambda a: st.linalg.matrix_exp(a), lambda: (_c(3, 3),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MORE_GRADS))
+def test_more_complex_gradients(name):
+    fn, make = _MORE_GRADS[name]
+    assert gradcheck(fn, tuple(_t(a, grad=True) for a in make()))

@@ -103,3 +103,18 @@ def test_integer_gemm_refuses_on_cuda_as_torch():
     with pytest.raises(NotImplementedError, match="\"addmm_cuda\" not implemented for 'Long'"):
         st.addmv(st.ones(2, dtype=L, device="cuda"), st.ones(2, 2, dtype=L, device="cuda"),
                  st.ones(2, dtype=L, device="cuda"), beta=2.5, alpha=1.5)
+
+
+@pytest.mark.parametrize("call, kernel", [
+    (lambda z: st.linalg.polar(z), "linalg_svd"), (lambda z: st.linalg.matrix_exp(z), "linalg_matrix_exp"),
+])
+def test_more_complex_linear_algebra_refuses_on_cuda(call, kernel):
+    z = st.eye(3, dtype=st.complex64, device="cuda")
+    with pytest.raises(NotImplementedError, match=f"\"{kernel}_cuda\" not implemented for 'ComplexFloat'"):
+        call(z)
+
+
+def test_complex_lstsq_refuses_on_cuda():
+    z = st.eye(3, dtype=st.complex64, device="cuda")
+    with pytest.raises(RuntimeError, match="This function doesn't handle types other than float and double"):
+        st.linalg.lstsq(z, z)
