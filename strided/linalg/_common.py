@@ -58,13 +58,13 @@ def refuse_complex(op: str, A: Tensor) -> None:
 
 # Note [Complex linear algebra on the CPU]
 # The LU family (lu_factor, lu, lu_solve, solve, inv, det, slogdet, logdet, matrix_power), the triangular solves,
-# Cholesky (with cholesky_solve / cholesky_inverse), eigh / eigvalsh, svd / svdvals and what builds on them (pinv,
-# pinverse, matrix_rank, cond, polar, lstsq, matrix_exp, the nuclear and spectral norms, tensorinv / tensorsolve)
-# take complex64 / complex128 on the CPU, as torch's: their kernels (ops/composite/linalg_solvers.py; NumPy's zpotrf,
-# zheevd and zgesdd) run on complex values with the conjugate transposes where the real code transposes, LU pivots
-# by |re| + |im| as LAPACK's izamax, and the gradients are torch's complex formulas (Note [Solver gradients],
-# eigh_backward, svd_backward: mH for mT, and the checks that a loss does not see the eigen / singular vectors'
-# phases). The CUDA kernels of those ops are real, so CUDA refuses complex in torch's words, as before.
+# Cholesky (with cholesky_solve / cholesky_inverse), eigh / eigvalsh / matrix_sqrth, svd / svdvals and what builds
+# on them (pinv, pinverse, matrix_rank, cond, polar, lstsq, matrix_exp, the nuclear and spectral norms, tensorinv /
+# tensorsolve) take complex64 / complex128 on the CPU, as torch's: their kernels (ops/composite/linalg_solvers.py;
+# NumPy's zpotrf, zheevd and zgesdd) run on complex values with the conjugate transposes where the real code
+# transposes, LU pivots by |re| + |im| as LAPACK's izamax, and the gradients are torch's complex formulas (Note
+# [Solver gradients], eigh_backward, svd_backward: mH for mT, and the checks that a loss does not see the eigen /
+# singular vectors' phases). The CUDA kernels of those ops are real, so CUDA refuses complex in torch's words.
 COMPLEX_CPU = ("cpu",)
 _COMPLEX = ("complex64", "complex128")
 

@@ -150,13 +150,13 @@ class _MatrixSqrth(Function):
         w, V = eigh_kernel(A, False)
         s = w.clamp(min=0).sqrt()
         ctx.save_for_backward(s, V)
-        return (V * s.unsqueeze(-2)) @ V.mT
+        return (V * s.unsqueeze(-2)) @ V.mH
 
     @staticmethod
     def backward(ctx, gX):
         s, V = ctx.saved_tensors
-        gA = V @ ((V.mT @ gX @ V) / (s.unsqueeze(-1) + s.unsqueeze(-2))) @ V.mT
-        return (gA + gA.mT) * 0.5  # symmetric, as torch's (and eigh's) gradient of a symmetric input
+        gA = V @ ((V.mH @ gX @ V) / (s.unsqueeze(-1) + s.unsqueeze(-2))) @ V.mH
+        return (gA + gA.mH) * 0.5  # Hermitian, as torch's (and eigh's) gradient of a Hermitian input
 
 
 def matrix_sqrth(A: Tensor) -> Tensor:
@@ -165,8 +165,8 @@ def matrix_sqrth(A: Tensor) -> Tensor:
     arg_tensor("linalg_matrix_sqrth", "A", 1, A)
     if A.dim() >= 2 and A.shape[-1] == A.shape[-2] and A.dtype in (_dt.float16, _dt.bfloat16):
         raise RuntimeError(f"linalg.matrix_sqrth: Low precision dtypes not supported. Got {type_name(A.dtype)}")
-    check_matrix("linalg.matrix_sqrth", A, "linalg_eigh", square=True)
+    check_matrix("linalg.matrix_sqrth", A, "linalg_eigh", square=True, complex_devices=COMPLEX_CPU)
     if _needs_grad(A):
         return _MatrixSqrth.apply(A)
     w, V = eigh_kernel(A, False)
-    return (V * w.clamp(min=0).sqrt().unsqueeze(-2)) @ V.mT
+    return (V * w.clamp(min=0).sqrt().unsqueeze(-2).to(V.dtype)) @ V.mH

@@ -240,3 +240,13 @@ _MORE_GRADS = {
 def test_more_complex_gradients(name):
     fn, make = _MORE_GRADS[name]
     assert gradcheck(fn, tuple(_t(a, grad=True) for a in make()))
+
+
+def test_matrix_sqrth_and_empty_slogdet():
+    H = _hpd(3)
+    X = st.linalg.matrix_sqrth(_t(H)).numpy()
+    np.testing.assert_allclose(X @ X, H, atol=1e-12)
+    np.testing.assert_allclose(X, np.conj(X.T), atol=1e-12)
+    assert gradcheck(lambda a: st.linalg.matrix_sqrth(a + a.mH), (_t(_hpd(3) / 2, grad=True),))
+    sign, logabsdet = st.linalg.slogdet(st.ones(0, 0, dtype=st.complex64))
+    assert sign.dtype is st.complex64 and logabsdet.dtype is st.float32 and logabsdet.item() == 0.0
