@@ -86,6 +86,7 @@ from . import optim  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402 - torch.vmap is torch.func.vmap
 from . import fft  # noqa: E402
+from . import masked  # noqa: E402 - strided.masked, as torch.masked (its dense-tensor functions)
 from . import profiler  # noqa: E402 - strided.profiler, as torch.profiler
 from .stft import istft, stft  # noqa: E402
 from . import amp, nn  # noqa: E402
