@@ -131,12 +131,12 @@ _CPU_SOLVERS = {"_linalg_tri_solve", "_linalg_lu_factor", "_linalg_cholesky_lowe
                 "_linalg_onesided_jacobi"}
 
 # the truth-value ops' in-place forms (the autogen kernel: the functional op, then its bools copied into the complex
-# tensor, as torch's); CPU only until they have run on a GPU
-_CPU_INPLACE_TRUTH = {"logical_and_", "logical_or_", "logical_xor_", "logical_not_"}
+# tensor, as torch's), on every backend (CUDA: tests/cuda/test_opinfo_sample_fixes_cuda.py)
+_INPLACE_TRUTH = {"logical_and_", "logical_or_", "logical_xor_", "logical_not_"}
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
                         | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU
-                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _CPU_QR | _CPU_SOLVERS | _CPU_INPLACE_TRUTH
+                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _CPU_QR | _CPU_SOLVERS | _INPLACE_TRUTH
                         | _ALIASES_AND_SCATTER_VIEWS)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "eq_", "ne_", "real",
@@ -147,7 +147,8 @@ CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.
     "linalg_ldl_factor_ex", "linalg_ldl_solve",  # on a host copy, as eig
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
 } | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT
-   | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU | _COVARIANCES_AND_GATHERS | _COLUMNS | _ALIASES_AND_SCATTER_VIEWS)
+   | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU | _COVARIANCES_AND_GATHERS | _COLUMNS | _ALIASES_AND_SCATTER_VIEWS
+   | _INPLACE_TRUTH)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:

@@ -118,3 +118,34 @@ def test_complex_lstsq_refuses_on_cuda():
     z = st.eye(3, dtype=st.complex64, device="cuda")
     with pytest.raises(RuntimeError, match="This function doesn't handle types other than float and double"):
         st.linalg.lstsq(z, z)
+
+
+@pytest.mark.parametrize("name", ["logical_and_", "logical_or_", "logical_xor_", "logical_not_"])
+def test_inplace_truth_values_of_complex_tensors_match_the_cpu(name):
+    zs = [1 + 1j, 0j, 2, complex(-0.0, 0.0)]
+    for other in ([1, 0, 1, 0], [0j, 1j, 0, 0]):
+        args = () if name == "logical_not_" else (st.tensor(other),)
+        want = getattr(st.tensor(zs), name)(*args)
+        got = getattr(st.tensor(zs, device="cuda"), name)(*(a.cuda() for a in args))
+        assert got.device.type == "cuda" and got.dtype is st.complex64
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+MASKED = {
+    "sum": lambda x, m: st.masked.sum(x, 1, mask=m), "mean": lambda x, m: st.masked.mean(x, 0, mask=m),
+    "amax": lambda x, m: st.masked.amax(x, 1, mask=m), "argmin": lambda x, m: st.masked.argmin(x, 1, mask=m),
+    "median": lambda x, m: st.masked.median(x, 1, mask=m), "var": lambda x, m: st.masked.var(x, 1, mask=m),
+    "softmax": lambda x, m: st.masked.softmax(x, 1, mask=m), "normalize": lambda x, m: st.masked.normalize(
+        x, 2.0, 1, mask=m), "logsumexp": lambda x, m: st.masked.logsumexp(x, 1, mask=m),
+    "cumprod": lambda x, m: st.masked.cumprod(x, 1, mask=m),
+}
+
+
+@pytest.mark.parametrize("name", list(MASKED))
+def test_masked_functions_match_the_cpu(name):
+    x = st.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+    m = st.tensor([[True, False, True], [False, False, True]])
+    want = MASKED[name](x, m)
+    got = MASKED[name](x.cuda(), m.cuda())
+    assert got.device.type == "cuda" and got.dtype is want.dtype
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-6, equal_nan=True)
