@@ -215,14 +215,23 @@ def norm_backward(grad, self, p, result, dim=None, keepdim=False):
         return ops.zeros_like(self)
     if p == 1.0:  # sgn: z / |z| for complex (the conjugate-Wirtinger gradient of |z|), sign for real
         return ops.sgn(self) * g
+    # torch's norm_backward, with the zeros it masks never divided by (a NaN in the masked-out branch of a where
+    # would come back in a double backward: the jvp of torch.func by reverse mode, Note [Double-backward trick])
+    zero_norm = ops.eq(r, 0)
+    safe_r = ops.where(zero_norm, 1.0, r)
     if p == 2.0:
-        return ops.where(ops.eq(r, 0), 0.0, self * (g / r))
+        return ops.where(zero_norm, 0.0, self * (g / safe_r))
     if math.isinf(p):
         mask = ops.eq(ops.abs(self), r)
         count = ops.sum(mask, _dims(dim, self.dim()), keepdim=True)
         return ops.where(mask, ops.sgn(self) * g / count, 0.0)
-    scale = ops.abs(self) ** (p - 2) * self
-    return ops.where(ops.eq(r, 0), 0.0, scale * g / r ** (p - 1))
+    a = ops.abs(self)
+    zero = ops.eq(a, 0)
+    if p < 1.0:  # |x|^(p - 1) is infinite at 0, where torch's gradient is 0
+        scaled = ops.where(zero, 0.0, ops.sgn(self) * ops.where(zero, 1.0, a) ** (p - 1))
+        return scaled * g * r ** (1 - p)
+    scaled = ops.sgn(self) * a ** (p - 1) if p < 2.0 else self * a ** (p - 2)
+    return scaled * ops.where(zero_norm, 0.0, g / safe_r ** (p - 1))
 
 
 def logsumexp_backward(grad, self, result, dim, keepdim):

@@ -1,4 +1,6 @@
-"""Pytrees for the function transforms: nested tuples, lists and dicts of leaves (torch.utils._pytree's role).
+"""Pytrees for the function transforms: nested tuples, lists and dicts of leaves (torch.utils._pytree's role);
+namedtuples and the structseqs of ``strided.return_types`` (``max(x, 0)``'s values / indices) are tuples, as in
+torch's pytree.
 
 ``tree_flatten`` gives the leaves and a function that rebuilds the same structure from new leaves;
 ``tree_spec`` describes a structure as torch's messages print it (``TreeSpec(tuple, None, [*, *])``);
@@ -14,13 +16,21 @@ __all__ = ["tree_flatten", "tree_map", "tree_spec", "broadcast_prefix", "is_node
 
 
 def is_node(tree) -> bool:
-    """Whether ``tree`` has children (a tuple, list or dict; a namedtuple is a leaf)."""
-    return (isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields")) or isinstance(tree, dict)
+    """Whether ``tree`` has children (a tuple -- namedtuples and structseqs included --, list or dict)."""
+    return isinstance(tree, (tuple, list, dict))
+
+
+def _rebuild(kind: type, items: list):
+    """A tuple / list node of ``kind`` from its children: a namedtuple takes them as arguments, a structseq (and a
+    plain tuple or list) as one sequence."""
+    if hasattr(kind, "_fields") and not hasattr(kind, "n_sequence_fields"):
+        return kind(*items)
+    return kind(items)
 
 
 def tree_flatten(tree) -> tuple[list, Callable[[list], Any]]:
     """The leaves of nested tuples / lists / dicts, and a function that rebuilds the tree from new leaves."""
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+    if isinstance(tree, (tuple, list)):
         parts = [tree_flatten(x) for x in tree]
         kind = type(tree)
     elif isinstance(tree, dict):
@@ -36,7 +46,7 @@ def tree_flatten(tree) -> tuple[list, Callable[[list], Any]]:
         for (_, build), n in zip(parts, sizes):
             out.append(build(leaves[i:i + n]))
             i += n
-        return dict(zip(keys, out)) if kind is None else kind(out)
+        return dict(zip(keys, out)) if kind is None else _rebuild(kind, out)
 
     return [leaf for p in parts for leaf in p[0]], unflatten
 

@@ -119,15 +119,19 @@ def jvp(func: Callable, primals, tangents, *, strict: bool = False, has_aux: boo
         output, aux = _split_aux(func(*build_in(aliases)), has_aux, api)
         flat_out, build_out = tree_flatten(output)
         _check_outputs(flat_out, api)
-        dummies = [ops.zeros_like(o).requires_grad_(True) for o in flat_out]
-        grads = _vjps(flat_out, aliases, dummies)  # linear in the dummies (Note [Double-backward trick])
+        # an integer output (max's indices) has no tangent to carry: zeros of its dtype, as torch's
+        wanted = [o.dtype.is_floating_point or o.dtype.is_complex for o in flat_out]
+        diff_out = [o for o, w in zip(flat_out, wanted) if w]
+        dummies = [ops.zeros_like(o).requires_grad_(True) for o in diff_out]
+        grads = _vjps(diff_out, aliases, dummies)  # linear in the dummies (Note [Double-backward trick])
         pairs = [(g, t) for g, t in zip(grads, flat_tan) if g._requires_grad]
         if pairs:
-            outs = autograd_grad([p[0] for p in pairs], dummies, [p[1] for p in pairs], retain_graph=True,
-                                 create_graph=keep_graph, allow_unused=True)
+            outs = iter(autograd_grad([p[0] for p in pairs], dummies, [p[1] for p in pairs], retain_graph=True,
+                                      create_graph=keep_graph, allow_unused=True))
         else:
-            outs = [None] * len(dummies)
-        jvps = [ops.zeros_like(o) if j is None else j for j, o in zip(outs, flat_out)]
+            outs = iter([None] * len(dummies))
+        jvps = [(next(outs) if w else None) for w in wanted]
+        jvps = [ops.zeros_like(o) if j is None else j for j, o in zip(jvps, flat_out)]
     unwrap = _unwrapper(keep_graph)
     result = (tree_map(unwrap, output), tree_map(unwrap, build_out(jvps)))
     return (*result, tree_map(unwrap, aux)) if has_aux else result

@@ -263,3 +263,34 @@ def test_negative_order_norm_gradient_is_zero_where_the_norm_is(ord_, grad):
     x = st.tensor([[0.0, 1.0, 2.0], [3.0, 1.0, 2.0]], dtype=st.float64, requires_grad=True)
     st.linalg.norm(x, ord_, dim=1).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [[0.0, 0.0, 0.0], grad], rtol=1e-6)
+
+
+# -- forward mode (torch.func.jvp over torch's OpInfo samples) -----------------------------------------------------
+def test_jvp_of_functions_returning_structseqs_and_integer_outputs():
+    x = st.tensor([[1.0, 5.0], [3.0, 2.0]], dtype=st.float64)
+    out, tangent = st.func.jvp(lambda a: st.max(a, 0), (x,), (st.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=st.float64),))
+    assert type(tangent) is type(out) and type(out).__name__ == "max"
+    assert tangent.values.tolist() == [3.0, 2.0] and tangent.indices.tolist() == [0, 0]
+    assert tangent.indices.dtype is st.int64
+    _, t = st.func.jvp(lambda a: st.nn.functional.max_pool1d(a.unsqueeze(0), 2, return_indices=True), (x,),
+                       (st.ones_like(x),))
+    assert t[1].dtype is st.int64 and t[1].shape == (1, 2, 1)
+    from collections import namedtuple
+
+    pair = namedtuple("pair", "a b")
+    _, t = st.func.jvp(lambda a: pair(a * 2, a.sum()), (x,), (st.ones_like(x),))
+    assert isinstance(t, pair) and t.b.item() == 4.0
+
+
+@pytest.mark.parametrize("p, grad, tangent", [
+    (0.5, [0.0, 2.41421, -1.70711], 0.70711), (1.5, [0.0, 0.63923, -0.90401], -0.26478),
+    (2, [0.0, 0.44721, -0.89443], -0.44721), (3, [0.0, 0.23112, -0.92448], -0.69336),
+])
+def test_norm_gradients_and_tangents_with_zero_entries_and_zero_norms(p, grad, tangent):
+    """torch's norm_backward masks |x|^(p - 1) at 0 (p < 1) and the zero-norm slices; the jvp (by reverse mode
+    twice) no longer meets a NaN in a masked branch."""
+    x = st.tensor([[0.0, 1.0, -2.0], [0.0, 0.0, 0.0]], dtype=st.float64, requires_grad=True)
+    st.linalg.vector_norm(x, p, dim=1).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [grad, [0.0, 0.0, 0.0]], atol=1e-5)
+    _, t = st.func.jvp(lambda y: st.linalg.vector_norm(y, p, dim=1), (x.detach(),), (st.ones_like(x),))
+    np.testing.assert_allclose(t.numpy(), [tangent, 0.0], atol=1e-5)
