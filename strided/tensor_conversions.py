@@ -10,6 +10,7 @@ from . import dtypes as _dt
 from .device import device as _device
 from .dispatch.state import grad_mode
 from .ops import bound as _ops
+from .tensor_extras import cast
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -103,25 +104,25 @@ class TensorConversions:
         return self.to(target, non_blocking=non_blocking)
 
     def float(self, memory_format=None) -> Tensor:
-        return self.to(_dt.float32) if memory_format is None else self.to(_dt.float32, memory_format=memory_format)
+        return cast(self, _dt.float32, memory_format)
 
     def double(self, memory_format=None) -> Tensor:
-        return self.to(_dt.float64) if memory_format is None else self.to(_dt.float64, memory_format=memory_format)
+        return cast(self, _dt.float64, memory_format)
 
     def half(self, memory_format=None) -> Tensor:
-        return self.to(_dt.float16) if memory_format is None else self.to(_dt.float16, memory_format=memory_format)
+        return cast(self, _dt.float16, memory_format)
 
     def bfloat16(self, memory_format=None) -> Tensor:
-        return self.to(_dt.bfloat16) if memory_format is None else self.to(_dt.bfloat16, memory_format=memory_format)
+        return cast(self, _dt.bfloat16, memory_format)
 
     def long(self, memory_format=None) -> Tensor:
-        return self.to(_dt.int64) if memory_format is None else self.to(_dt.int64, memory_format=memory_format)
+        return cast(self, _dt.int64, memory_format)
 
     def int(self, memory_format=None) -> Tensor:
-        return self.to(_dt.int32) if memory_format is None else self.to(_dt.int32, memory_format=memory_format)
+        return cast(self, _dt.int32, memory_format)
 
     def bool(self, memory_format=None) -> Tensor:
-        return self.to(_dt.bool) if memory_format is None else self.to(_dt.bool, memory_format=memory_format)
+        return cast(self, _dt.bool, memory_format)
 
     # torch's Python-level varargs forms: x.view(2, 3) as well as x.view((2, 3))
     def view(self, *shape, dtype=None, **size) -> Tensor:

@@ -9,10 +9,15 @@ import numpy as np
 
 from . import dtypes as _dt
 
-__all__ = ["TensorExtras"]
+__all__ = ["TensorExtras", "cast"]
 
 _PY_NUMBERS = frozenset((int, float, bool, complex))
 _COPY = []  # [the aten::copy_ overload], found on the first copy
+
+def cast(t, dtype, memory_format=None):
+    """``t.to(dtype)`` for the cast methods (``x.float()``, ``x.long(memory_format=...)``)."""
+    return t.to(dtype) if memory_format is None else t.to(dtype, memory_format=memory_format)
+
 
 def _ops():
     from .ops import bound
@@ -195,25 +200,23 @@ class TensorExtras:
     # ------------------------------------------------------------------ casts and new tensors
     def byte(self, memory_format=None):
         """``self.to(strided.uint8)``."""
-        return self.to(_dt.uint8) if memory_format is None else self.to(_dt.uint8, memory_format=memory_format)
+        return cast(self, _dt.uint8, memory_format)
 
     def char(self, memory_format=None):
         """``self.to(strided.int8)``."""
-        return self.to(_dt.int8) if memory_format is None else self.to(_dt.int8, memory_format=memory_format)
+        return cast(self, _dt.int8, memory_format)
 
     def short(self, memory_format=None):
         """``self.to(strided.int16)``."""
-        return self.to(_dt.int16) if memory_format is None else self.to(_dt.int16, memory_format=memory_format)
+        return cast(self, _dt.int16, memory_format)
 
     def cfloat(self, memory_format=None):
         """``self.to(strided.complex64)``."""
-        return self.to(_dt.complex64) if memory_format is None else self.to(_dt.complex64, memory_format=memory_format)
+        return cast(self, _dt.complex64, memory_format)
 
     def cdouble(self, memory_format=None):
         """``self.to(strided.complex128)``."""
-        if memory_format is None:
-            return self.to(_dt.complex128)
-        return self.to(_dt.complex128, memory_format=memory_format)
+        return cast(self, _dt.complex128, memory_format)
 
     def to_dense(self, dtype=None, *, masked_grad=None):
         """This tensor (strided tensors are dense), converted to ``dtype`` when given."""

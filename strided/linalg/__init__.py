@@ -9,7 +9,7 @@ One module per family: ``norms`` (vector / matrix norms, cross, vecdot), ``trian
 solves, Cholesky), ``lu`` (LU with partial pivoting, solve, inv, det), ``qr`` (Householder QR, lstsq),
 ``eigh`` (symmetric eigendecomposition), ``eig`` (eig, eigvals: general
 square matrices, complex results), ``ldl`` (LDL with Bunch-Kaufman pivoting, symmetric indefinite solves),
-``svd`` (singular values, pinv, rank) and ``derived``
+``svd`` (singular values, pinv, rank), ``polar`` (the polar decomposition over the SVD) and ``derived``
 (multi_dot, vander, matrix_exp, householder_product, tensorinv, tensorsolve); ``legacy`` holds the
 torch.* forms (``strided.det``, ``strided.svd``, ...) and the Tensor methods call into it.
 """
@@ -22,6 +22,7 @@ from . import eigh as _eigh
 from . import ldl as _ldl
 from . import lu as _lu
 from . import norms as _norms
+from . import polar as _polar
 from . import qr as _qr
 from . import svd as _svd
 from . import triangular as _triangular
@@ -31,12 +32,13 @@ from .eigh import *  # noqa: F403
 from .ldl import *  # noqa: F403
 from .lu import *  # noqa: F403
 from .norms import *  # noqa: F403
+from .polar import *  # noqa: F403
 from .qr import *  # noqa: F403
 from .svd import *  # noqa: F403
 from .triangular import *  # noqa: F403
 
 __all__ = [*_norms.__all__, *_triangular.__all__, *_lu.__all__, *_qr.__all__, *_eigh.__all__, *_svd.__all__,
-           *_derived.__all__, *_eig.__all__, *_ldl.__all__]
+           *_polar.__all__, *_derived.__all__, *_eig.__all__, *_ldl.__all__]
 
 from ..dispatch.out_arguments import accepting_out as _accepting_out  # noqa: E402
 

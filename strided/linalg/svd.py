@@ -1,5 +1,5 @@
-"""Singular value decomposition and what builds on it (svd, svdvals, pinv, matrix_rank, cond), composed of
-ops, with torch's gradients.
+"""Singular value decomposition and what builds on it (svd, svdvals, pinv, matrix_rank, cond; polar in
+``polar.py``), composed of ops, with torch's gradients.
 
 Note [SVD by one-sided Jacobi]
 The SVD of a tall X (a wide A is transposed first, and U, V swap at the end) is the one-sided (Hestenes)
@@ -20,12 +20,14 @@ inf, and so does this one; the NaN test is one host read per call (skipped on me
 svdvals, pinv, matrix_rank, cond and the matrix norms, which torch computes with the same svd.
 
 Note [SVD-based gradients]
-svd / svdvals: torch's ``svd_backward`` (real case): with E_jk = s_k^2 - s_j^2 (1 on the diagonal) and
-skew(X) = X - X^T, gA = U [(skew(U^T gU) / E) S + S (skew(V^T gV) / E) + diag(gS)] V^T, plus (I - U U^T)
-gU S^-1 V^T when m > n and U S^-1 gV^T (I - V V^T) when m < n; only U diag(gS) V^T when U and V are unused
-(svdvals, matrix norms, cond). full_matrices narrows U, Vh and their gradients to the first k columns /
-rows, as torch. pinv: torch's ``pinv_backward`` (pinv has its own formula, no SVD derivative, so it stays
-finite for repeated singular values). All formulas are ops, so they differentiate again.
+svd / svdvals: torch's ``svd_backward``: with E_jk = s_k^2 - s_j^2 (1 on the diagonal) and
+skew(X) = X - X^H, gA = U [(skew(U^H gU) / E) S + S (skew(V^H gV) / E) + diag(gS)] V^H, plus (I - U U^H)
+gU S^-1 V^H when m > n and U S^-1 gV^H (I - V V^H) when m < n; only U diag(gS) V^H when U and V are unused
+(svdvals, matrix norms, cond). Complex (the CPU, Note [Complex linear algebra on the CPU]): the diagonal gets
+i Im(diag(U^H gU)) / 2S, and a loss that sees the singular vectors' phases is refused, as torch's.
+full_matrices narrows U, Vh and their gradients to the first k columns / rows, as torch. pinv: torch's
+``pinv_backward`` (pinv has its own formula, no SVD derivative, so it stays finite for repeated singular
+values). All formulas are ops, so they differentiate again.
 """
 
 from __future__ import annotations
@@ -54,10 +56,9 @@ from .eigh import eigh_kernel
 from .lu import inv_ex
 from .norms import matrix_norm
 
-__all__ = ["svd", "svdvals", "pinv", "matrix_rank", "cond", "polar"]
+__all__ = ["svd", "svdvals", "pinv", "matrix_rank", "cond"]
 
 linalg_svd = structseq("linalg_svd", ("U", "S", "Vh"))
-linalg_polar = structseq("linalg_polar", ("U", "H"))
 _CUDA_DRIVERS = ("gesvd", "gesvdj", "gesvda")
 
 
@@ -358,53 +359,3 @@ def cond(A: Tensor, p=None) -> Tensor:
     inverse, info = inv_ex(A)  # info > 0: an exactly zero pivot, and torch's cond is inf
     inverse = ops.where((info > 0).unsqueeze(-1).unsqueeze(-1), math.inf, inverse)
     return ops.nan_to_num(matrix_norm(A, p) * matrix_norm(inverse, p), math.inf, math.inf, -math.inf)
-
-
-# Note [Polar decomposition]
-# A = U H (A (*, m, n), m >= n): from the thin SVD A = W S V^H, U = W V^H (orthonormal columns) and H = V S V^H
-# (Hermitian positive-semidefinite), as torch's CPU path. The gradient is not svd's composed (it divides by
-# s_i^2 - s_j^2 and fails at repeated singular values, an orthogonal A among them) but that of H = sqrt(A^H A) and
-# U = A H^-1, defined wherever A has full column rank: with gH' = gH - U^H gU H^-1, the Sylvester equation of the
-# square root gives gM = V ((V^H gH' V) / (s_i + s_j)) V^H, and gA = gU H^-1 + A (gM + gM^H). (Real: every ^H a ^T;
-# complex on the CPU, Note [Complex linear algebra on the CPU].)
-class _Polar(Function):
-    @staticmethod
-    def forward(ctx, A):
-        W, S, Vh = svd_kernel(A, False)
-        U = W @ Vh
-        H = (Vh.mH * S.unsqueeze(-2)) @ Vh
-        ctx.set_materialize_grads(False)
-        ctx.save_for_backward(A, U, S, Vh)
-        return U, H
-
-    @staticmethod
-    def backward(ctx, gU, gH):
-        A, U, S, Vh = ctx.saved_tensors
-        V = Vh.mH
-        h_inv = (V / S.unsqueeze(-2)) @ Vh
-        gA = gU @ h_inv if gU is not None else None
-        g = gH if gU is None else (-(U.mH @ gU @ h_inv) if gH is None else gH - U.mH @ gU @ h_inv)
-        if g is None:
-            return gA
-        gM = V @ ((Vh @ g @ V) / (S.unsqueeze(-1) + S.unsqueeze(-2))) @ Vh
-        gA_h = A @ (gM + gM.mH)
-        return gA_h if gA is None else gA + gA_h
-
-
-def polar(A: Tensor):
-    """``linalg_polar(U, H)`` with ``A = U H``: U (*, m, n) with orthonormal columns, H (*, n, n) symmetric
-    positive-semidefinite, for ``m >= n`` (Note [Polar decomposition])."""
-    arg_tensor("linalg_polar", "A", 1, A)
-    if A.dim() < 2:
-        raise RuntimeError("linalg.polar: The input tensor A must have at least 2 dimensions.")
-    if not (A.dtype.is_floating_point or A.dtype.is_complex):
-        raise RuntimeError(f"linalg.polar: Expected a floating point or complex tensor as input. Got "
-                           f"{type_name(A.dtype)}")
-    if A.shape[-2] < A.shape[-1]:
-        raise RuntimeError(f"linalg.polar: input must have at least as many rows as columns, but got "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    check_matrix("linalg.polar", A, "linalg_svd", complex_devices=COMPLEX_CPU)
-    if _needs_grad(A):
-        return linalg_polar(_Polar.apply(A))
-    W, S, Vh = svd_kernel(A, False)
-    return linalg_polar((W @ Vh, (Vh.mH * S.unsqueeze(-2)) @ Vh))
