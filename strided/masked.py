@@ -54,6 +54,9 @@ def _input_mask(input: Tensor, mask: Tensor) -> Tensor:
 def _identity(op: str, input: Tensor, ord=None):
     """The value a masked-out element takes for ``op`` (Note [Masked reductions])."""
     d = input.dtype
+    if d.is_complex and op in ("amax", "argmax", "amin", "argmin", "logaddexp"):  # torch's fails in iinfo, a TypeError
+        raise TypeError(f"masked {op}: complex tensors are not ordered, so {op} has no identity for masked-out "
+                        "elements")
     if op in ("sum", "cumsum"):
         return 0
     if op in ("prod", "cumprod"):

@@ -69,3 +69,8 @@ def test_errors_in_torchs_words():
         M.sum(_x(), (1, 1))
     with pytest.raises(ValueError, match="masked median expects no fully masked out rows"):
         M.median(st.tensor([[1, 2], [3, 4]]), 1, mask=st.tensor([[True, True], [False, False]]))
+
+
+def test_ordered_reductions_refuse_complex():
+    with pytest.raises(TypeError, match="masked amin: complex tensors are not ordered"):
+        M.amin(st.ones(2, dtype=st.complex64), mask=st.ones(2, dtype=st.bool))
