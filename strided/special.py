@@ -243,6 +243,7 @@ _I0_ASYMPTOTIC = tuple(math.prod(range(1, 2 * k, 2)) ** 2 / (math.factorial(k) *
 def i0(input: Tensor, *, out=None) -> Tensor:  # noqa: A002
     """The modified Bessel function of the first kind, order 0 (Note [Special compositions])."""
     x, d = _opmath(input, "i0")
+    x = x.double()  # Note [Modified Bessel series]: the series' gradient overflows float32 past |x| ~ 7
     a = x.abs()
     small = x.clamp(-20.0, 20.0)
     near = _horner(_I0_SERIES, small * small / 4)

@@ -9,7 +9,9 @@ As ``i0`` (Note [Special compositions]): below ``|x| = 20`` the power series ``I
 exponentially scaled forms (``i0e = e^-|x| I0``) multiply the series by ``e^-|x|`` and drop ``e^|x|`` from the
 asymptote, so they stay finite where ``I_v`` overflows (``i0e(inf) = 0``). ``I1`` is odd. At +-inf ``I0`` is +inf and
 ``I1`` +-inf, where torch's Cephes code returns NaN. Gradients go through the
-compositions (``where`` routes each point to one branch; the clamps keep the other finite).
+compositions (``where`` routes each point to one branch; the clamps keep the other finite). Every dtype computes in
+float64 and rounds once: in float32 the backward of the 36-term Horner chain multiplies by t = x^2 / 4 at every step,
+so the series' gradient overflowed to inf (then NaN against coefficients that underflow) past |x| ~ 7.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ _ASYMPTOTE = {0: _asymptotic(0), 1: _asymptotic(1)}
 
 def _bessel_i(input: Tensor, v: int, scaled: bool, name: str) -> Tensor:
     x, d = _special._opmath(input, name, half_ok=not name.startswith("modified_"))  # the newer names: float, double
+    x = x.double()  # float64 throughout: the series' gradient overflows float32 (Note [Modified Bessel series])
     a = x.abs()
     small = x.clamp(-20.0, 20.0)
     near = _special._horner(_SERIES[v], small * small / 4)

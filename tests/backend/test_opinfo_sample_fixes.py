@@ -294,3 +294,19 @@ def test_norm_gradients_and_tangents_with_zero_entries_and_zero_norms(p, grad, t
     np.testing.assert_allclose(x.grad.numpy(), [grad, [0.0, 0.0, 0.0]], atol=1e-5)
     _, t = st.func.jvp(lambda y: st.linalg.vector_norm(y, p, dim=1), (x.detach(),), (st.ones_like(x),))
     np.testing.assert_allclose(t.numpy(), [tangent, 0.0], atol=1e-5)
+
+
+@pytest.mark.parametrize("x, grads", [
+    (-9.0, [-1030.914794921875, 979.0422973632812, 0.007734537124633789, -0.006401583552360535]),
+    (9.0, [1030.914794921875, 979.0422973632812, -0.007734537124633789, -0.006401583552360535]),
+    (19.5, [26065070.0, 25423854.0, -0.002363339066505432, -0.0021790266036987305]),
+])
+def test_float32_modified_bessel_gradients_do_not_overflow(x, grads):
+    """The series' gradient overflowed float32 past |x| ~ 7 (NaN); torch's are finite (Note [Modified Bessel
+    series])."""
+    for fn, want in zip((st.i0, st.special.i1, st.special.i0e, st.special.i1e), grads):
+        t = st.tensor([x], requires_grad=True)
+        y = fn(t)
+        y.backward(st.ones(1))
+        assert y.dtype is st.float32
+        np.testing.assert_allclose(t.grad.item(), want, rtol=2e-4)
