@@ -310,3 +310,13 @@ def test_float32_modified_bessel_gradients_do_not_overflow(x, grads):
         y.backward(st.ones(1))
         assert y.dtype is st.float32
         np.testing.assert_allclose(t.grad.item(), want, rtol=2e-4)
+
+
+def test_real_times_complex_matmul_refuses_in_torchs_words():
+    """The C++ type names of complex dtypes were missing (a KeyError leaked)."""
+    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: float != "
+                                           "c10::complex<float>"):
+        st.matmul(st.ones(2, 2), st.ones(2, 2, dtype=st.complex64))
+    with pytest.raises(RuntimeError, match="Input dtypes must be the same, got: input c10::complex<float>, batch1: "
+                                           "float, batch2: float"):
+        st.baddbmm(st.ones(1, 2, 2, dtype=st.complex64), st.ones(1, 2, 2), st.ones(1, 2, 2))

@@ -20,7 +20,7 @@ __all__ = ["cpp_type_name", "expand_size", "gemm_scalar", "addmm_output", "baddb
 _CPP_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
     "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-    "uint8": "unsigned char", "bool": "bool",
+    "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
 }
 
 
