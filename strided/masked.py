@@ -22,7 +22,6 @@ from .type_info import iinfo as _iinfo
 __all__ = ["sum", "prod", "cumsum", "cumprod", "amax", "amin", "argmax", "argmin", "mean", "median", "logsumexp",
            "logaddexp", "norm", "var", "std", "softmax", "log_softmax", "softmin", "normalize"]
 
-_builtin_sum = sum
 _SMALL_INTS = (_dt.uint8, _dt.bool, _dt.int8, _dt.int16, _dt.int32)
 
 
@@ -143,8 +142,8 @@ def mean(input: Tensor, dim=None, *, keepdim=False, dtype=None, mask=None) -> Te
     if not (dtype.is_floating_point or dtype.is_complex):
         raise ValueError(f"mean(): Could not infer output dtype. {source} dtype must be either a floating point or "
                          f"complex dtype. Got: {dtype}")
-    if mask is None:
-        count = sum(_ops.ones(tuple(input.shape), dtype=_dt.int64, device=input.device), dim, keepdim=keepdim)
+    if mask is None:  # the count is the reduced dims' size
+        count = math.prod(input.shape[d] for d in _canonical_dim(dim, input.dim())) if input.dim() else 1
         return sum(input, dim, keepdim=keepdim, dtype=dtype) / count
     kept = _input_mask(input, mask)
     count = _ops.sum(kept, list(_canonical_dim(dim, input.dim())), bool(keepdim))
@@ -204,8 +203,7 @@ def _std_var(input: Tensor, dim, unbiased, correction, keepdim, dtype, mask, tak
     if not keepdim:
         count = count.reshape(tuple(total.shape))
     if c != 0:
-        real = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}.get(compute, compute)
-        count = _ops.clamp_min(_ops.sub(count.to(real), c), 0)
+        count = _ops.clamp_min(_ops.sub(count.to(compute.to_real()), c), 0)
     output = _ops.div(total, count).to(dtype)
     return _ops.sqrt(output) if take_sqrt else output
 

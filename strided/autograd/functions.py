@@ -217,14 +217,14 @@ def norm_backward(grad, self, p, result, dim=None, keepdim=False):
         return ops.sgn(self) * g
     # torch's norm_backward, with the zeros it masks never divided by (a NaN in the masked-out branch of a where
     # would come back in a double backward: the jvp of torch.func by reverse mode, Note [Double-backward trick])
-    zero_norm = ops.eq(r, 0)
-    safe_r = ops.where(zero_norm, 1.0, r)
-    if p == 2.0:
-        return ops.where(zero_norm, 0.0, self * (g / safe_r))
     if math.isinf(p):
         mask = ops.eq(ops.abs(self), r)
         count = ops.sum(mask, _dims(dim, self.dim()), keepdim=True)
         return ops.where(mask, ops.sgn(self) * g / count, 0.0)
+    zero_norm = ops.eq(r, 0)
+    safe_r = ops.where(zero_norm, 1.0, r)
+    if p == 2.0:
+        return ops.where(zero_norm, 0.0, self * (g / safe_r))
     a = ops.abs(self)
     zero = ops.eq(a, 0)
     if p < 1.0:  # |x|^(p - 1) is infinite at 0, where torch's gradient is 0

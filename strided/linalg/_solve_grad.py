@@ -253,9 +253,8 @@ class _Slogdet(Function):
         ctx.empty = A.numel() == 0
         if ctx.empty:
             ctx.zeros = (tuple(A.shape), A.dtype, A.device)
-            real = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}.get(A.dtype, A.dtype)
             return (ops.ones(batch, dtype=A.dtype, device=A.device),
-                    ops.zeros(batch, dtype=real, device=A.device))  # logabsdet is real
+                    ops.zeros(batch, dtype=A.dtype.to_real(), device=A.device))  # logabsdet is real
         LU, perm, sign, d = _det_parts(A)
         ctx.LU, ctx.perm = LU, perm
         sign = sign * ops.prod(ops.sgn(d) if d.dtype.is_complex else ops.sign(d), -1)

@@ -146,8 +146,7 @@ def _lstsq_kernel(A: Tensor, B: Tensor, rcond: float, driver: str):
         if driver == "gels":
             return X, None, None
         rank = ops.zeros(batch, dtype=_dt.int64, device=A.device)
-        real = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}.get(A.dtype, A.dtype)
-        return X, rank, ops.zeros((*batch, min(m, n)), dtype=real, device=A.device)
+        return X, rank, ops.zeros((*batch, min(m, n)), dtype=A.dtype.to_real(), device=A.device)
     if driver == "gels":  # (complex: every ^T a ^H)
         if m >= n:
             Q, R = ops._linalg_householder_qr(A)

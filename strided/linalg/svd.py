@@ -63,9 +63,6 @@ _CUDA_DRIVERS = ("gesvd", "gesvdj", "gesvda")
 
 
 # -- the kernel ---------------------------------------------------------------------------------------
-_REAL = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}
-
-
 def _raise_on_nan(A: Tensor) -> None:
     if A.device.type != "meta" and A.numel() and bool(ops.isnan(A).any().item()):  # Note [SVD by one-sided Jacobi]
         raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix contained "
@@ -82,7 +79,7 @@ def svd_kernel(A: Tensor, full_matrices: bool = False, compute_uv: bool = True):
     M, K = X.shape[-2], X.shape[-1]
     batch = tuple(A.shape[:-2])
     dt, dev = A.dtype, A.device
-    real_dt = _REAL.get(dt, dt)  # the singular values of a complex matrix are real
+    real_dt = dt.to_real()  # the singular values of a complex matrix are real
     if K == 0 or A.numel() == 0:
         S = ops.zeros((*batch, min(m, n)), dtype=real_dt, device=dev)
         if not compute_uv:

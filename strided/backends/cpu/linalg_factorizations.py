@@ -47,9 +47,6 @@ def _out(value: np.ndarray, like, dtype=None) -> object:
     return out if out.numel() == 0 else store(out, value)
 
 
-_REAL_OF = {dt.complex64: dt.float32, dt.complex128: dt.float64}
-
-
 @kernel("CPU")
 def _linalg_symmetric_jacobi(self):
     check_matrices("_linalg_symmetric_jacobi", self, square=True, complex_ok=True)
@@ -67,7 +64,7 @@ def _linalg_symmetric_jacobi(self):
 
 def _hermitian_eigh(a: np.ndarray, like):
     """(w real, V) of Hermitian matrices; one with a NaN or inf gives NaN throughout, as torch's CPU eigh."""
-    real = _REAL_OF[like.dtype]
+    real = like.dtype.to_real()
     n = a.shape[-1]
     if a.size == 0:
         return _out(np.zeros(a.shape[:-1]), like, real), _out(a, like)
