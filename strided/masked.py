@@ -12,6 +12,7 @@ log_softmax). ``mask=None`` keeps everything. torch's MaskedTensor class (a prot
 
 from __future__ import annotations
 
+import functools
 import math
 
 from . import dtypes as _dt
@@ -31,7 +32,11 @@ def _canonical_dim(dim, ndim: int) -> tuple:
         return tuple(range(ndim))
     ndim = max(ndim, 1)
     dims: list = []
-    for d in (dim,) if isinstance(dim, int) else dim:
+    items = (dim,) if isinstance(dim, int) else dim
+    if isinstance(dim, bool) or not isinstance(items, (tuple, list)) or not all(
+            isinstance(d, int) and not isinstance(d, bool) for d in items):
+        raise TypeError(f"masked: dim must be an int, a tuple of ints or None, got {dim!r}")
+    for d in items:
         if d in dims:
             raise RuntimeError(f"dim={d} appears multiple times in the list of dims")
         if d >= ndim or d < -ndim:
@@ -241,3 +246,24 @@ def normalize(input: Tensor, ord, dim: int, *, eps: float = 1e-12, dtype=None, m
     dtype = dtype or input.dtype
     nrm = norm(input, ord, dim, keepdim=True, dtype=dtype, mask=mask)
     return _ops.div(_fill("sum", input, mask), _ops.clamp_min(nrm, eps))
+
+
+def _checked(fn):
+    """``fn`` with torch.masked's arguments checked by type first: a clear error naming the function and the value."""
+    tensors = ("input", "other") if fn.__name__ == "logaddexp" else ("input",)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        named = dict(zip(tensors, args)) | {k: kwargs[k] for k in tensors if k in kwargs}
+        named |= {k: kwargs[k] for k in ("mask", "input_mask", "other_mask") if kwargs.get(k) is not None}
+        for name, value in named.items():
+            if not isinstance(value, Tensor):
+                raise TypeError(f"masked.{fn.__name__}(): argument '{name}' must be Tensor, not {type(value).__name__}")
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+for _name in __all__:
+    globals()[_name] = _checked(globals()[_name])
+del _name

@@ -74,3 +74,15 @@ def test_errors_in_torchs_words():
 def test_ordered_reductions_refuse_complex():
     with pytest.raises(TypeError, match="masked amin: complex tensors are not ordered"):
         M.amin(st.ones(2, dtype=st.complex64), mask=st.ones(2, dtype=st.bool))
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: M.sum("a"), "masked.sum\\(\\): argument 'input' must be Tensor, not str"),
+    (lambda: M.sum(_x(), mask=[True]), "masked.sum\\(\\): argument 'mask' must be Tensor, not list"),
+    (lambda: M.logaddexp(_x(), 2.0), "masked.logaddexp\\(\\): argument 'other' must be Tensor, not float"),
+    (lambda: M.mean(_x(), "x"), "masked: dim must be an int, a tuple of ints or None, got 'x'"),
+    (lambda: M.amax(_x(), 1.5), "masked: dim must be an int, a tuple of ints or None, got 1.5"),
+])
+def test_arguments_of_the_wrong_type_are_named(call, words):
+    with pytest.raises(TypeError, match=words):
+        call()
