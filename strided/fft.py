@@ -18,6 +18,7 @@ from .autograd.grad_mode import is_grad_enabled
 from .backends.meta.common import wrap_dim
 from .backends.meta.pointwise import scalar_type_name
 from .dispatch.argument_checks import arg_tensor
+from .dispatch.out_dtypes import check_out_dtype
 from .ops import bound as _ops
 from .tensor import Tensor
 
@@ -112,6 +113,8 @@ def _r2c(fname, input, n, dim, norm, forward, onesided, out):
     _check_n(n)
     x = _resize(x, [d], [n])
     result = _ops._fft_r2c(x, [d], _norm_mode(norm, forward), onesided)
+    if not forward and out is not None:  # torch's 1-d inverse of a real signal: out in the result's dtype
+        check_out_dtype("fft.ifft", result.dtype, out.dtype)  # Note [Exact out dtypes]
     return _out(fname, result if forward else _ops.conj(result), out, (input,), True)
 
 

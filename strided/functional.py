@@ -166,11 +166,11 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
     else:
         raise RuntimeError(f"tensordot expects dims to be an int or a pair of dim lists, got {dims!r}")
-    result = _ops.tensordot(a, b, dims_a, dims_b)
     if out is None:
-        return result
-    out.resize_(result.shape)
-    return out.copy_(result)
+        return _ops.tensordot(a, b, dims_a, dims_b)
+    from .dispatch.out_arguments import run_with_out
+
+    return run_with_out(_ops.tensordot, "tensordot", (a, b, dims_a, dims_b), {}, out)
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary"):

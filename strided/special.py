@@ -46,6 +46,9 @@ def _out(name: str, result: Tensor, out, inputs=()) -> Tensor:
     if is_grad_enabled() and any(isinstance(t, Tensor) and t._requires_grad for t in inputs):
         raise RuntimeError(f"special_{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
+    from .dispatch.out_dtypes import check_out_dtype
+
+    check_out_dtype(name, result.dtype, out.dtype)  # Note [Exact out dtypes]
     if not _dt.can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {_type_name(result.dtype)} can't be cast to the desired output type "
                            f"{_type_name(out.dtype)}")

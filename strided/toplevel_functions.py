@@ -52,16 +52,16 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     from .linalg import matrix_norm, vector_norm
 
     dims = None if dim is None else ([dim] if isinstance(dim, int) else dim)
-    if isinstance(p, str):
-        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
-            result = vector_norm(input, 2, dims, keepdim, dtype=dtype)
-        else:
-            result = matrix_norm(input, p, list(range(input.dim())) if dims is None else dims, keepdim, dtype=dtype)
+    if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2)):
+        fn, args, key = matrix_norm, (input, p, list(range(input.dim())) if dims is None else dims, keepdim), \
+            "linalg.matrix_norm"
     else:
-        result = vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+        fn, args, key = vector_norm, (input, 2 if p == "fro" or p is None else p, dims, keepdim), "norm"
     if out is None:
-        return result
-    return out.resize_(result.shape).copy_(result)
+        return fn(*args, dtype=dtype)
+    from .dispatch.out_arguments import run_with_out
+
+    return run_with_out(fn, "norm", args, {"dtype": dtype}, out, key=key)  # Note [Exact out dtypes]
 
 
 def detach_(input: Tensor) -> Tensor:  # noqa: A002 - torch's argument name

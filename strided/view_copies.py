@@ -47,6 +47,12 @@ def expand_copy(input: Tensor, size, *, implicit: bool = False) -> Tensor:  # no
 
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # noqa: A002
+    if isinstance(input, Tensor) and input.dim() and isinstance(length, int) and length < 0:
+        from .backends.meta.common import wrap_dim
+
+        size = input.shape[wrap_dim(dim, input.dim())]
+        first = start + size if isinstance(start, int) and start < 0 else start
+        raise RuntimeError(f"start ({first}) + length ({length}) exceeds dimension size ({size}).")  # torch's words
     return _fresh(_ops.narrow(input, dim, start, length))
 
 
@@ -107,4 +113,31 @@ def view_as_complex_copy(input: Tensor) -> Tensor:  # noqa: A002
     return _fresh(_ops.view_as_complex(input))
 
 
-_accepting_out(globals(), ("narrow_copy",))  # Note [Out arguments]
+def _writing_pieces(fn, out_name: str):
+    """A list-returning copy given torch's ``out=``: a list of tensors, one per piece, written in turn; the call
+    then returns None, as torch's ``Tensor(a!)[] out`` overloads do."""
+    import functools
+
+    from .dispatch.out_arguments import write_out
+
+    @functools.wraps(fn)
+    def wrapper(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if not isinstance(out, (list, tuple)) or not all(isinstance(o, Tensor) for o in out):
+            raise TypeError(f"{fn.__name__}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        pieces = fn(*args, **kwargs)
+        if len(out) != len(pieces):
+            raise RuntimeError(f"{out_name} expected an out= argument of size {len(pieces)}, got size {len(out)}")
+        for piece, o in zip(pieces, out):
+            write_out(piece, o, fn.__name__)  # Note [Exact out dtypes]
+        return None
+
+    return wrapper
+
+
+split_copy = _writing_pieces(split_copy, "split_copy_Tensor_out()")
+split_with_sizes_copy = _writing_pieces(split_with_sizes_copy, "split_with_sizes_copy_out")
+unbind_copy = _writing_pieces(unbind_copy, "unbind_copy_int_out")
+# Note [Out arguments]
+_accepting_out(globals(), [n for n in __all__ if n not in ("split_copy", "split_with_sizes_copy", "unbind_copy")])

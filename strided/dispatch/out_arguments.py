@@ -24,7 +24,6 @@ from __future__ import annotations
 import warnings
 
 from ..backends.meta.pointwise import scalar_type_name as dtype_word
-from ..backends.meta.pointwise import type_meta_name
 
 __all__ = ["call_with_out", "run_with_out", "write_out", "accepting_out"]
 
@@ -64,9 +63,10 @@ def call_with_out(packet, args, kwargs):
     return run_with_out(packet, packet.name, args, kwargs, out, factory)
 
 
-def run_with_out(fn, name: str, args, kwargs, out, factory: bool = False):
+def run_with_out(fn, name: str, args, kwargs, out, factory: bool = False, key: str | None = None):
     """``fn(*args, **kwargs)`` written into ``out`` (a tensor, or a tuple for several results) with torch's rules
-    (Note [Out arguments]); ``factory``: ``fn`` takes ``dtype`` / ``device`` and builds in ``out``'s."""
+    (Note [Out arguments]); ``factory``: ``fn`` takes ``dtype`` / ``device`` and builds in ``out``'s; ``key``: the
+    name ``out_dtypes`` knows the function by when not ``name`` (``linalg.norm``)."""
     from ..ops.memory_overlap import check_out_overlap
     from ..tensor import Tensor
     from .dispatcher import grad_mode
@@ -98,23 +98,26 @@ def run_with_out(fn, name: str, args, kwargs, out, factory: bool = False):
     if isinstance(result, Tensor):
         if len(outs) != 1 or isinstance(out, (list, tuple)):
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-        return write_out(result, outs[0])
+        return write_out(result, outs[0], key or name)
     if len(outs) != len(result):
         raise RuntimeError(f"{name}(): expected {len(result)} out tensors, got {len(outs)}")
-    for r, o in zip(result, outs):
-        if r.dtype is not o.dtype:
-            raise RuntimeError(f"Expected out tensor to have dtype {type_meta_name(r.dtype)}, but got "
-                               f"{type_meta_name(o.dtype)} instead")
+    from .out_dtypes import CASTING_TUPLE_OUTS, tuple_out_dtype_error
+
+    for i, (r, o) in enumerate(zip(result, outs)):
+        if r.dtype is not o.dtype and (key or name) not in CASTING_TUPLE_OUTS:
+            raise tuple_out_dtype_error(key or name, i, r.dtype, o.dtype)  # Note [Exact out dtypes]
     written = tuple(write_out(r, o) for r, o in zip(result, outs))
     return type(result)(written) if hasattr(type(result), "_fields") else written
 
 
-def write_out(result, out):
-    """Copy ``result`` into ``out`` with torch's out= checks: castable dtype, the same device, resize (warning when
-    ``out`` held elements), no internal overlap."""
+def write_out(result, out, name: str | None = None):
+    """Copy ``result`` into ``out`` with torch's out= checks: the dtype operator ``name`` accepts (Note [Exact out
+    dtypes]), castable, the same device, resize (warning when ``out`` held elements), no internal overlap."""
     from ..dtypes import can_cast
     from ..ops.memory_overlap import check_no_internal_overlap
+    from .out_dtypes import check_out_dtype
 
+    check_out_dtype(name, result.dtype, out.dtype)
     if not can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {dtype_word(result.dtype)} can't be cast to the desired output type "
                            f"{dtype_word(out.dtype)}")
@@ -133,9 +136,10 @@ def write_out(result, out):
     return out.copy_(result)
 
 
-def accepting_out(namespace: dict, names, factory: bool = False) -> None:
+def accepting_out(namespace: dict, names, factory: bool = False, prefix: str = "") -> None:
     """Give the Python functions ``names`` of a module's ``namespace`` torch's ``out=`` keyword (Note [Out
-    arguments]); a call without it goes straight to the function."""
+    arguments]); a call without it goes straight to the function. ``prefix``: the module's torch namespace
+    (``linalg.``), for the functions' out dtype rules (Note [Exact out dtypes])."""
     import functools
 
     for name in names:
@@ -144,6 +148,6 @@ def accepting_out(namespace: dict, names, factory: bool = False) -> None:
         def wrapper(*args, out=None, _fn=fn, _name=name, **kwargs):
             if out is None:
                 return _fn(*args, **kwargs)
-            return run_with_out(_fn, _name, args, kwargs, out, factory)
+            return run_with_out(_fn, _name, args, kwargs, out, factory, prefix + _name)
 
         namespace[name] = functools.wraps(fn)(wrapper)

@@ -45,10 +45,10 @@ from ..dispatch.out_arguments import accepting_out as _accepting_out  # noqa: E4
 # torch.linalg's out= (Note [Out arguments]): the result written into the given tensors
 _accepting_out(globals(), (
     "cholesky", "cholesky_ex", "cond", "cross", "det", "eigh", "eigvalsh", "householder_product", "inv", "inv_ex", "lu",
-    "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve", "matrix_norm", "matrix_power",
-    "matrix_rank", "multi_dot", "norm", "pinv", "polar",
+    "lu_factor", "lu_factor_ex", "lu_solve", "lstsq", "ldl_factor", "ldl_factor_ex", "ldl_solve", "matrix_norm",
+    "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "polar",
     "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vecdot",
-    "vector_norm"))
+    "vector_norm"), prefix="linalg.")
 
 from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402
 

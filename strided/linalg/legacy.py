@@ -350,7 +350,7 @@ def _ormqr_by_reflectors(V: Tensor, tau: Tensor, C: Tensor, left: bool, transpos
 
 # Note [Out arguments]
 _accepting_out(globals(), ("cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack", "svd", "orgqr",
-                           "ormqr"))
+                           "ormqr", "triangular_solve"))
 
 
 from ..amp.composed_functions import wrap_native as _wrap_native  # noqa: E402

@@ -87,11 +87,12 @@ def check_no_partial_overlap(out, args, kwargs) -> None:
 # Note [Out overlap]
 # ``out=`` of the ops that gather or concatenate (torch's cat_out, index_select_out, gather_out, take_out,
 # masked_select_out: ``assert_no_overlap(result, input)``) refuses any overlap of ``out`` with an input, full or
-# partial; the scans (cumsum, cumprod, logcumsumexp: TensorIterator) refuse a partial one, as the pointwise ops do
-# (Note [Partial overlap]). strided computes every ``out=`` into a fresh result first, so these would be well
-# defined here; the refusal keeps torch's behaviour, as a script moving to torch meets it.
+# partial, and an ``out`` with repeated elements before resizing it; the scans (cumsum, cumprod, logcumsumexp:
+# TensorIterator) refuse a partial one, as the pointwise ops do (Note [Partial overlap]). strided computes every
+# ``out=`` into a fresh result first, so these would be well defined here; the refusal keeps torch's behaviour, as
+# a script moving to torch meets it.
 _NO_OVERLAP_OUT = frozenset(("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "row_stack",
-                             "column_stack", "index_select", "gather", "take", "masked_select"))
+                             "column_stack", "index_select", "gather", "take", "masked_select", "kthvalue"))
 _PARTIAL_OVERLAP_OUT = frozenset(("cumsum", "cumprod", "logcumsumexp"))
 
 
@@ -115,6 +116,10 @@ def check_out_overlap(name: str, out, args, kwargs) -> None:
     from ..tensor import Tensor
 
     outs = out if isinstance(out, (list, tuple)) else (out,)
+    if any_overlap:  # torch's assert_no_internal_overlap(result) comes first, before any resize
+        for o in outs:
+            if isinstance(o, Tensor):
+                check_no_internal_overlap(o)
     for value in (*args, *kwargs.values()):
         for t in (value if isinstance(value, (list, tuple)) else (value,)):
             if not isinstance(t, Tensor):

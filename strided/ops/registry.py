@@ -174,7 +174,7 @@ def _out_kernel(functional: OpOverload):
             check_no_partial_overlap(out, args, kwargs)
         else:
             check_out_overlap(functional.schema.name, out, args, kwargs)  # Note [Out overlap]
-        return write_out(functional(*args, **kwargs), out)
+        return write_out(functional(*args, **kwargs), out, functional.schema.name)
 
     kernel.__name__ = functional.schema.name + "_out"
     return kernel
