@@ -19,8 +19,10 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 
         # torch's words
         raise RuntimeError(f"{scalar_type_name(input.dtype)} did not match {scalar_type_name(other.dtype)}")
-    if rtol < 0 or atol < 0:
-        raise RuntimeError(f"isclose(): rtol and atol must be non-negative, got rtol={rtol}, atol={atol}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     close = _ops.eq(input, other)
     if input.dtype.is_floating_point or input.dtype.is_complex:  # complex: |a - b| is the modulus, as torch
         diff = _ops.abs(_ops.sub(input, other))

@@ -116,8 +116,25 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(ops.arange(start, end, step, dtype=dtype, layout=layout, device=device), requires_grad)
 
 
+def check_space_arguments(name: str, start, end, steps) -> None:
+    """torch's checks of linspace / logspace (``name``): an int ``steps``, 0-dim ``start`` / ``end`` tensors."""
+    import operator
+
+    try:
+        if isinstance(steps, bool):
+            raise TypeError
+        operator.index(steps)
+    except TypeError:
+        raise TypeError(f"{name}(): argument 'steps' (position 3) must be int, not {type(steps).__name__}") from None
+    tensors = [(word, t) for word, t in (("start", start), ("end", end)) if isinstance(t, Tensor)]
+    if any(t.dim() for _, t in tensors):
+        parts = [f"{word} with {t.dim()} dimension(s)" for word, t in tensors]
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {' and '.join(parts)}.")
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, out=None) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    check_space_arguments("linspace", start, end, steps)
     if out is not None:
         return _into(linspace, "linspace", (start, end, steps), {"dtype": dtype, "device": device}, out)
     return _finish(ops.linspace(start, end, steps, dtype=dtype, layout=layout, device=device), requires_grad)

@@ -38,6 +38,9 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=None, device=None,
              pin_memory=None, requires_grad: bool = False):
     """``steps`` values ``base ** x`` for ``x`` evenly spaced from ``start`` to ``end`` inclusive."""
+    from .factories import check_space_arguments
+
+    check_space_arguments("logspace", start, end, steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or _dt.get_default_dtype()

@@ -42,6 +42,10 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
                                f"arguments to have the same length, but got a spacing argument of length "
                                f"{len(spacing)} and a dim argument of length {len(dims)}.")
         spacings = list(spacing)
+        for t in spacings:
+            if isinstance(t, Tensor) and t.device != input.device:
+                raise RuntimeError(f"torch.gradient expected each tensor to be on the same device, but got devices "
+                                   f"{input.device} and {t.device}!")
     elif isinstance(spacing, Number) and not isinstance(spacing, bool):
         spacings = [spacing] * len(dims)
     else:

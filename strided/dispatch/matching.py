@@ -10,7 +10,7 @@ from ..dtypes import dtype as _dtype
 from ..tensor import Tensor
 from .packet import NUMBER_TYPES
 
-__all__ = ["matches", "describe_call", "scalars_from_tensors"]
+__all__ = ["matches", "describe_call", "scalars_from_tensors", "argument_error", "plausible"]
 
 
 def _is_int(x) -> bool:
@@ -152,3 +152,63 @@ def describe_call(args, kwargs) -> str:
 
     parts = [name(a) for a in args] + [f"{k}={name(v)}" for k, v in kwargs.items()]
     return f"({', '.join(parts)})"
+
+
+# Note [One plausible overload]
+# torch's argument parser names the offending argument when exactly one signature fits the call's arity and
+# keyword names (``cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor``, ``expected Tensor
+# as element 1 in argument 0, but got NoneType``), and lists the signatures only when several do. A packet's
+# failed match does the same; so does a lone overload whose kernel raised on an argument of the wrong type
+# (``gather(x, 0, 5)``: the kernel's AttributeError becomes the parser's TypeError), which costs nothing until a
+# call fails.
+_KINDS = {"Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "Scalar": "Number",
+          "str": "str", "ScalarType": "strided.dtype", "Device": "strided.device", "MemoryFormat": "memory_format"}
+
+
+def plausible(schema, args, kwargs) -> bool:
+    """Whether the call fits ``schema`` by the number of positional arguments and the keyword names alone."""
+    arguments = schema.arguments
+    positional = [a for a in arguments if not a.kwarg_only]
+    if len(args) > len(positional):
+        return False
+    names = {a.name for a in arguments}
+    given = {a.name for a in positional[:len(args)]}
+    if any(k not in names or k in given for k in kwargs):
+        return False
+    return all(a.has_default or a.name in given or a.name in kwargs for a in arguments)
+
+
+def argument_error(op_name: str, schema, args, kwargs) -> TypeError | None:
+    """torch's parser error for the first argument of a call that does not fit ``schema``'s type (Note [One
+    plausible overload]); None when every argument fits (Python numbers in Tensor arguments do not)."""
+    from .argument_checks import type_name
+
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    named = {a.name: a for a in schema.arguments}
+    bound = [(v, a, i) for i, (v, a) in enumerate(zip(args, positional))]
+    bound += [(v, named[k], None) for k, v in kwargs.items() if k in named]
+    for value, arg, i in bound:
+        if _fits(value, arg.type, scalar_tensors=True) or (arg.type.base == "ScalarType" and isinstance(value, str)):
+            continue  # a dtype's name is strided's own spelling of one (``dtype="float32"``)
+        if arg.type.base in NUMBER_TYPES and isinstance(value, Tensor) and schema.name in _TENSOR_SCALARS:
+            continue
+        shown = "input" if arg.name == "self" else arg.name
+        where = "" if i is None else f" (position {i + 1})"
+        typ = arg.type
+        if typ.is_list and isinstance(value, (list, tuple)) and typ.base == "Tensor":
+            j = next(j for j, v in enumerate(value) if not (isinstance(v, Tensor) or (v is None and typ.elem_optional)))
+            return TypeError(f"expected Tensor as element {j} in argument {i if i is not None else 0}, but got "
+                             f"{type_name(value[j])}")
+        kind = _KINDS.get(typ.base, typ.base)
+        if typ.is_list and typ.base in ("int", "SymInt") and value is None:  # torch's parser words for None
+            return TypeError(f"{op_name}(): argument '{shown}'{where} must be tuple of ints, but found element of "
+                             "type NoneType at pos 0")
+        if typ.is_list and typ.base in ("int", "SymInt") and isinstance(value, (list, tuple)):
+            j = next(j for j, v in enumerate(value) if not _is_int(v))
+            return TypeError(f"{op_name}(): argument '{shown}'{where} must be tuple of ints, but found element of "
+                             f"type {type_name(value[j])} at pos {j}")
+        if typ.is_list:
+            kind = {"Tensor": "tuple of Tensors", "int": "tuple of ints", "float": "tuple of floats"}.get(
+                "int" if typ.base == "SymInt" else typ.base, f"tuple of {kind}")
+        return TypeError(f"{op_name}(): argument '{shown}'{where} must be {kind}, not {type_name(value)}")
+    return None

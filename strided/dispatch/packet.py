@@ -131,9 +131,13 @@ class OpOverloadPacket:
             return call_with_out(self, args, kwargs)
         ordered = self._ordered
         if len(ordered) == 1:
-            if (slots := self._scalar_slots) is not None and _tensor_in(slots, args, kwargs):
-                return self._lone_converter()(*args, **kwargs)  # Note [Tensors as Scalars]
-            return ordered[0](*args, **kwargs)
+            try:
+                if (slots := self._scalar_slots) is not None and _tensor_in(slots, args, kwargs):
+                    return self._lone_converter()(*args, **kwargs)  # Note [Tensors as Scalars]
+                return ordered[0](*args, **kwargs)
+            except (TypeError, AttributeError) as e:  # a kernel tripping over an argument of the wrong type
+                self._refuse_arguments(e, args, kwargs)  # Note [One plausible overload]
+                raise
         # Note [Overload match cache]: an overload is chosen by the arguments' types only (and by
         # the element types of list arguments), so the choice is cached per type signature
         key = tuple(map(type, args))
@@ -152,6 +156,18 @@ class OpOverloadPacket:
                     self._match_cache.clear()
                 self._match_cache[key] = op
         return op(*args, **kwargs)
+
+    def _refuse_arguments(self, error, args, kwargs) -> None:
+        """After the lone overload raised ``error`` (a TypeError or AttributeError): torch's parser error instead
+        when an argument's type does not fit the schema (Note [One plausible overload])."""
+        from .matching import argument_error, plausible
+
+        schema = self._ordered[0].schema
+        if isinstance(error, TypeError) and "argument '" in str(error) or not plausible(schema, args, kwargs):
+            return  # the kernel named the argument itself
+        better = argument_error(self.name, schema, args, kwargs)
+        if better is not None:
+            raise better from None
 
     def _lone_converter(self):
         """The lone overload behind its Scalar-argument converter, made once (the match cache's role)."""
@@ -185,8 +201,13 @@ class OpOverloadPacket:
                 from .out_arguments import call_with_out
 
                 return lambda *a, **k: call_with_out(self, a, k)
-        from .matching import describe_call
+        from .matching import argument_error, describe_call, plausible
 
+        fitting = [op for op in self._ordered if plausible(op.schema, args, kwargs)]
+        if len(fitting) == 1:  # Note [One plausible overload]
+            error = argument_error(self.name, fitting[0].schema, args, kwargs)
+            if error is not None:
+                raise error
         expected = "\n".join(
             f" * ({', '.join(str(a) for a in op.schema.arguments)})" for op in self._ordered
         )

@@ -129,7 +129,10 @@ def group_norm(
         raise NotImplementedError(f"\"GroupNormKernelImpl\" not implemented for '{type_name(input.dtype)}'")
     input, weight, bias = _autocast_fp32(input, weight, bias)
     # one op, one node (Note [Group-norm node])
-    return ops.native_group_norm(input, weight, bias, n, c, input.numel() // max(n * c, 1), num_groups, eps)[0]
+    hxw = 1
+    for size in input.shape[2:]:
+        hxw *= size
+    return ops.native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
 
 
 def _autocast_fp32(*tensors):

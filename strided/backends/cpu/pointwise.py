@@ -353,5 +353,7 @@ def masked_fill(self, mask, value):
         return out
     np.copyto(dst, as_numpy(self), casting="unsafe")
     v = as_numpy(value) if isinstance(value, Tensor) else np.array(value)
+    if v.dtype.kind == "c" and dst.dtype.kind != "c":
+        v = v.real  # the Meta function refused a non-zero imaginary part
     np.copyto(dst, v.astype(dst.dtype), where=as_numpy(mask))
     return out

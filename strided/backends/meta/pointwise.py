@@ -382,6 +382,8 @@ def masked_fill(self, mask, value):
         check(not value._sizes,
               lambda: "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                       f"{len(value._sizes)} dimension(s).")
+        if value.dtype.is_complex and not self.dtype.is_complex and value.device.type == "cpu":
+            check_scalar_fits(complex(value.item()), self.dtype)  # torch reads a CPU value with item()
     else:
         check_scalar_fits(value, self.dtype)
     return pointwise_output(self.dtype, self, mask)

@@ -41,7 +41,9 @@ def _check(input, weight, bias, n, c, hxw, group) -> None:
     if input.numel() != n * c * hxw:
         raise RuntimeError(f"Expected the input of size {list(input.shape)} to have N * C * HxW = {n} * {c} * {hxw} "
                            "elements")
-    if n > 0 and hxw <= 0:
+    if c <= 0:
+        raise RuntimeError(f"Expected number of channels to be greater than 0, got {c}")
+    if hxw <= 0:
         raise RuntimeError(f"Expected HxW to be greater than 0, got {hxw}")
     check_batch_norm_input(input)
     for name, t in (("weight", weight), ("bias", bias)):

@@ -29,13 +29,13 @@ __all__ = []
 def _check_vectors(self, other, name: str) -> None:
     if self.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
+    if self.dtype is not other.dtype:
+        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
+                           f"{scalar_type_name(self.dtype)} and {scalar_type_name(other.dtype)}")
     if self._sizes[0] != other._sizes[0]:
         n, m = self._sizes[0], other._sizes[0]
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number "
                            f"of elements, but got {n} and {m} elements respectively")
-    if self.dtype is not other.dtype:
-        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
-                           f"{scalar_type_name(self.dtype)} and {scalar_type_name(other.dtype)}")
     if self.dtype is dt.bool:  # torch's dot kernels have no bool loop
         raise NotImplementedError("\"dot\" not implemented for 'Bool'")
 

@@ -49,6 +49,10 @@ def roll(self, shifts, dims=()):
     """Shift elements cyclically along ``dims`` (over the flattened tensor when ``dims`` is empty)."""
     shifts = int_list(shifts, "roll", "shifts")
     dims = int_list(dims, "roll", "dims")
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if dims and not self._sizes:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     if len(shifts) != len(dims) and not (len(dims) == 0 and len(shifts) == 1):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     if not dims:

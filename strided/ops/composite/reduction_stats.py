@@ -4,6 +4,7 @@ results), aminmax, all / any over a list of dims. Autograd goes through the ops 
 from __future__ import annotations
 
 from ... import return_types
+from ...backends.meta.common import wrap_dim
 from ...dispatch.library import kernel
 from .. import bound as ops
 
@@ -84,9 +85,11 @@ def var_mean_all_unbiased(self, unbiased=True):
 @kernel("CompositeImplicitAutograd")
 def aminmax(self, *, dim=None, keepdim=False):
     """``(amin, amax)`` over ``dim`` (all elements when None) as ``return_types.aminmax(min, max)``."""
-    if self.numel() == 0 and (dim is None or self.shape[dim] == 0):
+    if self.numel() == 0 and dim is None:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity.")
+    if dim is not None and self.numel() == 0 and self.dim() and self.shape[dim] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {wrap_dim(dim, self.dim())} to have non-zero size.")
     dims = _dims(dim)
     return return_types.aminmax((ops.amin(self, dims, keepdim), ops.amax(self, dims, keepdim)))
 

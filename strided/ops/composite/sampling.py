@@ -40,6 +40,19 @@ def _check(self, num_samples: int, replacement: bool) -> None:
         raise RuntimeError("number of categories cannot exceed 2^24")
 
 
+def _check_entries_as_torchs_cpu_kernel(p) -> None:
+    """torch's CPU draw with replacement checks each entry in turn, ``>= 0`` then finite: the first bad one names
+    the refusal (a NaN fails the first)."""
+    import numpy as np
+
+    values = np.asarray(p.detach().numpy(), dtype=np.float64).ravel()
+    bad = np.flatnonzero(~((values >= 0) & np.isfinite(values)))
+    if bad.size:
+        v = values[bad[0]]
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)" if not v >= 0 else
+                           "invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+
+
 @kernel("CompositeImplicitAutograd")
 def multinomial(self, num_samples, replacement=False, *, generator=None):
     _check(self, num_samples, replacement)
@@ -49,6 +62,8 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
         return out if self.dim() == 2 else ops.squeeze(out, 0)
     if self.dtype.itemsize < 4:
         p = ops._to_copy(p, dtype=dt.float32)
+    if p.device.type == "cpu" and replacement and num_samples > 1:
+        _check_entries_as_torchs_cpu_kernel(p)
     # the two checks as 0/1 flags that must be 0: the CPU raises at once, CUDA reports without a sync
     bad = ops.any(ops.logical_or(ops.logical_not(ops.isfinite(p)), ops.lt(p, 0)))
     ops._check_index_range(ops._to_copy(bad, dtype=dt.int64), 0, 1, "probability tensor contains either `inf`, "

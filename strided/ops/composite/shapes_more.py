@@ -349,7 +349,14 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     if src._sizes != shape:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src._sizes)}, "
                            f"slice size = {list(shape)}")
-    index = ops.full(shape, storage_offset or 0, dtype=int64, device=self.device)
+    offset = storage_offset or 0
+    needed = 0 if 0 in shape else offset + 1 + sum((n - 1) * st for n, st in zip(size, stride))
+    if needed > self.numel():  # the view of ``self``'s contiguous copy would reach past its storage
+        item = self.dtype.itemsize
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
+                           f"itemsize {item} requiring a storage size of {needed * item} are out of bounds for "
+                           f"storage of size {self.numel() * item}")
+    index = ops.full(shape, offset, dtype=int64, device=self.device)
     for d, (n, st) in enumerate(zip(size, stride)):
         step = ops.mul(ops.arange(0, n, device=self.device), st)
         index = ops.add(index, ops.reshape(step, (n,) + (1,) * (len(size) - d - 1)))

@@ -71,6 +71,8 @@ def narrow(self, dim, start, length):
     if n == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, n)
+    if hasattr(start, "_sizes") and (start._sizes or start.dtype.is_floating_point or start.dtype.is_complex):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")  # torch's narrow.Tensor
     start, length = _index(start), _index(length)
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
