@@ -20,23 +20,41 @@ from .channels_last import keeps_channels_last
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"]
 
 
-def _sizes(output_size, k: int, op: str) -> list:
+def _sizes(input: Tensor, output_size, k: int, op: str) -> list:
+    """torch's reading of ``output_size``: its Python ``_list_with_default`` (None keeps that input size), then the
+    op's checks -- ``k`` sizes (one stands for all), none negative (0 gives an empty output)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if isinstance(output_size, int) and not isinstance(output_size, bool):
-        return [output_size] * k
-    if not isinstance(output_size, (list, tuple)) or not all(
-            e is None or (isinstance(e, int) and not isinstance(e, bool)) for e in output_size):
-        raise TypeError(f"{op}(): argument 'output_size' must be int or tuple of ints, not {output_size!r}")
-    if len(output_size) == 1:
-        return list(output_size) * k
-    if len(output_size) != k:
+        sizes = [output_size]
+    else:
+        if not isinstance(output_size, (list, tuple)):
+            raise TypeError(f"object of type '{type(output_size).__name__}' has no len()")
+        if input.dim() <= len(output_size):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        first = input.dim() - len(output_size)
+        sizes = [input.shape[first + i] if v is None else v for i, v in enumerate(output_size)]
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in sizes):
+            raise TypeError(f"{op}(): argument 'output_size' must be tuple of ints, not {type(output_size).__name__}")
+    if len(sizes) == 1:
+        sizes = sizes * k
+    if len(sizes) != k:
         raise RuntimeError(f"{op}: output_size must be {k}")
-    return list(output_size)
+    if min(sizes) < 0:
+        shown = ", ".join(map(str, sizes[:2])) + "".join(f",{v}" for v in sizes[2:])  # torch's spacing
+        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received {{{shown}}}")
+    return sizes
 
 
 def _check(input, k: int, op: str) -> None:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
-    if input.dim() not in (k + 1, k + 2):
+    """torch's checks of the input: no empty non-batch dim, the rank, a floating dtype."""
+    ndim = input.dim()
+    dims = (range(-k, 0) if ndim >= k else ()) if k == 2 else range(1 if ndim == k + 2 else 0, ndim)
+    for i in dims:
+        if ndim and input.shape[i] == 0:
+            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                               f"sizes {list(input.shape)} with dimension {i % ndim} being empty")
+    if ndim not in (k + 1, k + 2):
         raise RuntimeError(f"{op}(): Expected {k + 1}D or {k + 2}D tensor, but got {list(input.shape)}")
     if not input.dtype.is_floating_point:
         from ..backends.meta.reductions import type_name
@@ -65,13 +83,8 @@ def _bin_means(x: Tensor, d: int, m: int) -> Tensor:
     return ops.movedim(ops.matmul(ops.movedim(x, d, -1), weights), -1, d)
 
 
-def _pool(input: Tensor, output_size, k: int, op: str) -> Tensor:
-    _check(input, k, op)
-    sizes = _sizes(output_size, k, op)
-    spatial = input.shape[-k:]
-    sizes = [n if m is None else m for n, m in zip(spatial, sizes)]
-    if any(m <= 0 for m in sizes):
-        raise RuntimeError(f"{op}(): output_size must be positive, but got {tuple(sizes)}")
+def _pool(input: Tensor, sizes: list, k: int) -> Tensor:
+    """The separable form (Note [Separable adaptive pooling]) over the last ``k`` dims."""
     out = input
     for j, m in enumerate(sizes):
         out = _bin_means(out, input.dim() - k + j, m)
@@ -81,12 +94,11 @@ def _pool(input: Tensor, output_size, k: int, op: str) -> Tensor:
 @keeps_channels_last(rank=4)
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Means over the (H, W) bins of torch's adaptive pooling (Note [Separable adaptive pooling])."""
+    oh, ow = _sizes(input, output_size, 2, "adaptive_avg_pool2d")
     _check(input, 2, "adaptive_avg_pool2d")
     h, w = input.shape[-2], input.shape[-1]
-    oh, ow = _sizes(output_size, 2, "adaptive_avg_pool2d")
-    oh, ow = h if oh is None else oh, w if ow is None else ow
-    if oh <= 0 or ow <= 0:
-        raise RuntimeError(f"adaptive_avg_pool2d(): output_size must be positive, but got ({oh}, {ow})")
+    if not oh or not ow:  # an empty output
+        return _pool(input, [oh, ow], 2)
     if h % oh == 0 and w % ow == 0:  # equal bins: one average pool
         from .pooling import avg_pool2d
 
@@ -104,15 +116,21 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
-    """``adaptive_avg_pool2d`` over a height of one."""
-    _check(input, 1, "adaptive_avg_pool1d")
-    size = _sizes(output_size, 1, "adaptive_avg_pool1d")[0]
+    """``adaptive_avg_pool2d`` over a height of one, after torch's 1-d checks."""
+    from ..backends.meta.pool_checks import check1d, check_dim_range
+
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_avg_pool1d(): argument 'input' must be Tensor, not {type(input).__name__}")
+    check_dim_range("adaptive_avg_pool1d", input, 2, 4)
+    size = check1d("adaptive_avg_pool1d", "output_size", output_size)
     return ops.squeeze(adaptive_avg_pool2d(ops.unsqueeze(input, -2), (1, size)), [-2])
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """Means over the (D, H, W) bins of torch's adaptive pooling."""
-    return _pool(input, output_size, 3, "adaptive_avg_pool3d")
+    sizes = _sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    _check(input, 3, "adaptive_avg_pool3d")
+    return _pool(input, sizes, 3)
 
 
 from ..amp.composed_functions import CPU_FP32 as _CPU_FP32  # noqa: E402

@@ -25,7 +25,6 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from ..backends.meta.pointwise import scalar_type_name
 from ..backends.meta.pooling import pooled_size as _out_size
-from ..dispatch.argument_checks import check_args
 from ..memory_formats import channels_last
 from ..ops import bound as ops
 from ..tensor import Tensor
@@ -113,36 +112,9 @@ def conv2d(
     """2-d convolution of (N, C_in, H, W) or (C_in, H, W) ``input`` with (C_out, C_in/groups, KH, KW)
     ``weight``; ``padding`` may also be "valid" or "same" (Note [Convolution as a GEMM]). The ``convolution``
     op computes it (its gradient recomputes the columns: Note [Convolution backward])."""
-    _check_tensors("conv2d", input=input, weight=weight, bias=bias)
-    batched = input.dim() == 4
-    if input.dim() not in (3, 4):
-        raise RuntimeError(
-            f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: {list(input.shape)}"
-        )
-    if weight.dim() != 4:
-        raise RuntimeError(f"weight should have at least three dimensions, got {weight.dim()}")
-    input, weight, bias = autocast_operands(input, weight, bias)
-    check_conv_dtypes(input, weight, bias)
-    x = input if batched else ops.unsqueeze(input, 0)
-    kh, kw = weight.shape[2:]
-    s, d = _pair(stride, "stride", "conv2d"), _pair(dilation, "dilation", "conv2d")
-    if isinstance(padding, str):
-        if padding not in ("valid", "same"):
-            raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
-        if padding == "same" and max(s) != 1:  # RuntimeError here; nn.Conv2d's constructor raises ValueError
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        pads = [(0, 0), (0, 0)]
-        if padding == "same":  # torch pads the extra element of an even total on the right / bottom
-            for i, (kk, dd) in enumerate(((kh, d[0]), (kw, d[1]))):
-                total = dd * (kk - 1)
-                pads[i] = (total // 2, total - total // 2)
-        (ph, extra_h), (pw, extra_w) = ((lo, hi - lo) for lo, hi in pads)
-        if extra_h or extra_w:  # as torch's _convolution_mode: the odd row / column first, the rest symmetric
-            x = _padded(x, (0, extra_h), (0, extra_w), 0.0)
-    else:
-        ph, pw = _pair(padding, "padding", "conv2d")
-    out = ops.convolution(x, weight, bias, list(s), [ph, pw], list(d), False, [0, 0], groups)
-    return out if batched else ops.squeeze(out, [0])
+    from .convolution_forms import conv_forward
+
+    return conv_forward("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
 def check_conv2d(x: Tensor, weight: Tensor, s: tuple, p: tuple, d: tuple, groups: int) -> tuple[int, int]:
@@ -221,31 +193,9 @@ def conv1d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1, groups: int = 1
 ) -> Tensor:
     """1-d convolution of (N, C_in, L) or (C_in, L) ``input`` with (C_out, C_in/groups, K) ``weight``."""
-    check_args("conv1d", ("input", 1, input, "Tensor"), ("weight", 2, weight, "Tensor"), ("bias", 3, bias, "Tensor?"))
-    _check_tensors("conv1d", input=input, weight=weight, bias=bias)
-    if input.dim() not in (2, 3):
-        raise RuntimeError(
-            f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: {list(input.shape)}"
-        )
-    if weight.dim() != 3:
-        raise RuntimeError(f"weight should have at least three dimensions, got {weight.dim()}")
-    single = [_single(v) for v in (stride, padding, dilation)]
-    if input.dim() == 3 and None not in single:  # the op itself, as torch's conv1d (its node: ConvolutionBackward0)
-        input, weight, bias = autocast_operands(input, weight, bias)
-        check_conv_dtypes(input, weight, bias)
-        return ops.convolution(input, weight, bias, [single[0]], [single[1]], [single[2]], False, [0], groups)
-    pad = padding if isinstance(padding, str) else (0, _first(padding))
-    out = conv2d(ops.unsqueeze(input, -2), ops.unsqueeze(weight, -2), bias, _one(stride), pad, _one(dilation), groups)
-    return ops.squeeze(out, [-2])
+    from .convolution_forms import conv_forward
 
-
-def _single(v) -> int | None:
-    """An int or a one-int sequence as the int; None for anything else (a padding string, a bad value)."""
-    if _is_int(v):
-        return v
-    if isinstance(v, (list, tuple)) and len(v) == 1 and _is_int(v[0]):
-        return v[0]
-    return None
+    return conv_forward("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
 def _first(v) -> int:

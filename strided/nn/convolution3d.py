@@ -9,38 +9,9 @@ from __future__ import annotations
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
-from .convolution import _check_tensors, _is_int, _out_size, _own_storage, autocast_operands, check_conv_dtypes
+from .convolution import _out_size, _own_storage
 
 __all__ = ["conv3d"]
-
-
-def _triple(v, name: str) -> tuple[int, int, int]:
-    if _is_int(v):
-        return v, v, v
-    if not isinstance(v, (list, tuple)) or not all(_is_int(e) for e in v):
-        raise TypeError(f"conv3d(): argument '{name}' must be int or tuple of ints, not {v!r}")
-    if len(v) == 1:
-        return v[0], v[0], v[0]
-    if len(v) != 3:
-        raise RuntimeError(f"conv3d: expected {name} to be a single integer value or a list of 3 values")
-    return tuple(v)
-
-
-def _pads(padding, kernel, s, d):
-    """((front, back) per spatial dim) from an int / tuple / "valid" / "same" padding."""
-    if isinstance(padding, str):
-        if padding not in ("valid", "same"):
-            raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
-        if padding == "same" and max(s) != 1:
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        if padding == "valid":
-            return [(0, 0)] * 3
-        # torch pads the extra element of an even total at the end
-        return [(dd * (kk - 1) // 2, dd * (kk - 1) - dd * (kk - 1) // 2) for kk, dd in zip(kernel, d)]
-    p = _triple(padding, "padding")
-    if min(p) < 0:
-        raise RuntimeError("negative padding is not supported")
-    return [(v, v) for v in p]
 
 
 def _padded(x: Tensor, pads, value: float = 0.0) -> Tensor:
@@ -63,23 +34,9 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
            groups: int = 1) -> Tensor:
     """3-d convolution of (N, C_in, D, H, W) or (C_in, D, H, W) ``input`` with (C_out, C_in/groups, KD, KH, KW)
     ``weight``; ``padding`` may also be "valid" or "same"."""
-    _check_tensors("conv3d", input=input, weight=weight, bias=bias)
-    if input.dim() not in (4, 5):
-        raise RuntimeError(
-            f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}")
-    if weight.dim() != 5:
-        raise RuntimeError(f"conv3d: expected a 5-D weight (C_out, C_in / groups, KD, KH, KW), got "
-                           f"{list(weight.shape)}")
-    input, weight, bias = autocast_operands(input, weight, bias)
-    check_conv_dtypes(input, weight, bias)
-    batched = input.dim() == 5
-    x = input if batched else ops.unsqueeze(input, 0)
-    s, d = _triple(stride, "stride"), _triple(dilation, "dilation")
-    pads = _pads(padding, weight.shape[2:], s, d)
-    if any(a != b for a, b in pads):  # as torch's _convolution_mode: the odd element first, the rest symmetric
-        x = _padded(x, [(0, b - a) for a, b in pads])
-    out = ops.convolution(x, weight, bias, list(s), [a for a, _ in pads], list(d), False, [0, 0, 0], groups)
-    return out if batched else ops.squeeze(out, [0])
+    from .convolution_forms import conv_forward
+
+    return conv_forward("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
 def check_conv3d(x: Tensor, weight: Tensor, s: tuple, p: tuple, d: tuple, groups: int) -> list[int]:

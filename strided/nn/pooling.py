@@ -22,11 +22,12 @@ import math
 from .. import dtypes as _dt
 from ..autograd.grad_mode import is_grad_enabled
 from ..backends.meta.pointwise import not_implemented, scalar_type_name
+from ..backends.meta.pool_checks import check1d, check_dim_range, check_max_pool1d, int_arguments
 from ..backends.meta.pooling import check_max_pool_dtype
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
-from .convolution import _check_tensors, _first, _is_int, _one, _pair
+from .convolution import _check_tensors
 
 __all__ = [
     "max_pool1d",
@@ -67,31 +68,9 @@ def window_max(flat: Tensor, want_index: bool) -> tuple[Tensor, Tensor | None]:
     return ops.squeeze(ops.gather(flat, -1, choice), [-1]), ops.squeeze(choice, [-1])
 
 
-def _pool_setup(input: Tensor, kernel_size, stride, padding, dilation, op: str):
-    _check_tensors(op, input=input)
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"{op}: Expected 3D or 4D (batch mode) tensor for input, but got: {list(input.shape)}")
-    k = _pair(kernel_size, "kernel_size", op)
-    no_stride = stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0)
-    s = k if no_stride else _pair(stride, "stride", op)
-    p, d = _pair(padding, "padding", op), _pair(dilation, "dilation", op)
-    if min(s) == 0:
-        raise RuntimeError("stride should not be zero")
-    if min(k) <= 0 or min(s) < 0:
-        raise RuntimeError(
-            f"{op}: kernel_size and stride must be greater than zero, but got kernel_size={k}, stride={s}"
-        )
-    if min(d) <= 0:
-        raise RuntimeError(f"{op}: dilation must be greater than zero, but got dilation={d}")
-    if min(p) < 0:
-        raise RuntimeError(f"{op}: pad must be non-negative, but got pad={p}")
-    for i in (0, 1):
-        if p[i] > k[i] // 2:
-            raise RuntimeError(
-                f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
-                f"kernel_size={k[i]} and dilation={d[i]}"
-            )
-    return k, s, p, d
+def _no_stride(stride):
+    """``stride`` as the ops take it: None (the kernel size) is an empty list."""
+    return [] if stride is None else stride
 
 
 @keeps_channels_last(rank=4)
@@ -106,11 +85,15 @@ def max_pool2d(
 ):
     """Window maxima (NaN propagates); with ``return_indices`` also each maximum's flat index in its
     (H, W) input plane."""
-    k, s, p, d = _pool_setup(input, kernel_size, stride, padding, dilation, "max_pool2d")
+    _check_tensors("max_pool2d", input=input)
+    int_arguments("max_pool2d_with_indices" if return_indices else "max_pool2d", kernel_size=kernel_size,
+                  stride=stride, padding=padding, dilation=dilation)
     cl = input.dim() == 4 and not input.is_contiguous() and input.is_contiguous(memory_format="channels_last")
-    check_max_pool_dtype(input, "max_pool2d_channels_last" if cl else "max_pool2d",
-                         "max_pool2d_with_indices_out_cuda_frame")
-    out, idx = ops.max_pool2d_with_indices(input, k, s, p, d, ceil_mode)  # Note [The element a max pool chooses]
+    if cl or input.dtype.is_complex:  # the CPU kernels' names (a complex input never reaches the Meta function)
+        check_max_pool_dtype(input, "max_pool2d_channels_last" if cl else "max_pool2d",
+                             "max_pool2d_with_indices_out_cuda_frame")
+    # Note [Pool argument checks]: the op's Meta function; Note [The element a max pool chooses]
+    out, idx = ops.max_pool2d_with_indices(input, kernel_size, _no_stride(stride), padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
 
@@ -152,10 +135,14 @@ def avg_pool2d(
 ) -> Tensor:
     """Window means over a zero-padded input; the divisor follows torch's rules for padding and ceil-mode
     overhang (``count_include_pad`` counts padding, never the overhang past it)."""
-    k, s, p, _ = _pool_setup(input, kernel_size, stride, padding, 1, "avg_pool2d")
+    _check_tensors("avg_pool2d", input=input)
+    int_arguments("avg_pool2d", kernel_size=kernel_size, stride=stride, padding=padding)
     # before the dispatcher: a complex input gets torch's "avg_pool2d" words, not the complex refusal's
-    check_avg_pool_dtype(input, "avg_pool2d", "avg_pool2d_out_cuda_frame")
-    return ops.avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override)
+    if input.dtype.is_complex:
+        check_avg_pool_dtype(input, "avg_pool2d", "avg_pool2d_out_cuda_frame")
+    # Note [Pool argument checks]: the op's Meta function
+    return ops.avg_pool2d(input, kernel_size, _no_stride(stride), padding, ceil_mode, count_include_pad,
+                          divisor_override)
 
 
 def window_counts(size: int, k: int, s: int, p: int, out: int, count_include_pad: bool) -> list[int]:
@@ -180,23 +167,22 @@ def max_pool1d(
     ceil_mode: bool = False,
     return_indices: bool = False,
 ):
-    """``max_pool2d`` over a height of one."""
-    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or return_indices or input.device.type
-                                          == "cuda"):  # torch's CPU max_pool1d_impl: floating dtypes only
-        raise not_implemented("max_pool1d_impl", input.dtype)
-    k, pad = _first(kernel_size), _first(padding)
-    if _is_int(k) and _is_int(pad) and k > 0 and pad > k // 2:  # torch's max_pool1d words
-        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={pad} and "
-                           f"kernel_size={k}")
-    r = max_pool2d(
-        ops.unsqueeze(input, -2),
-        _one(kernel_size),
-        _one(stride),
-        (0, _first(padding)),
-        _one(dilation),
-        ceil_mode,
-        return_indices,
-    )
+    """``max_pool2d`` over a height of one, after the checks of torch's entry point (Note [Pool argument checks]):
+    ``max_pool1d``'s own without indices, ``max_pool1d_with_indices``'s with them."""
+    _check_tensors("max_pool1d", input=input)
+    int_arguments("max_pool1d_with_indices" if return_indices else "max_pool1d", kernel_size=kernel_size,
+                  stride=stride, padding=padding, dilation=dilation)
+    if return_indices:
+        check_dim_range("max_pool1d", input, 2, 4)
+        k = check1d("max_pool1d", "kernel_size", kernel_size)
+        s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else check1d(
+            "max_pool1d", "stride", stride)
+        p, d = check1d("max_pool1d", "padding", padding), check1d("max_pool1d", "dilation", dilation)
+    else:
+        k, s, p, d = check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        if not (input.dtype.is_floating_point or input.device.type == "cuda"):  # torch's CPU max_pool1d_impl
+            raise not_implemented("max_pool1d_impl", input.dtype)
+    r = max_pool2d(ops.unsqueeze(input, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
     if return_indices:
         return ops.squeeze(r[0], [-2]), ops.squeeze(r[1], [-2])
     return ops.squeeze(r, [-2])
@@ -205,10 +191,15 @@ def max_pool1d(
 def avg_pool1d(
     input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True
 ) -> Tensor:
-    """``avg_pool2d`` over a height of one."""
-    out = avg_pool2d(
-        ops.unsqueeze(input, -2), _one(kernel_size), _one(stride), (0, _first(padding)), ceil_mode, count_include_pad
-    )
+    """``avg_pool2d`` over a height of one, after torch's ``avg_pool1d`` checks (Note [Pool argument checks])."""
+    _check_tensors("avg_pool1d", input=input)
+    int_arguments("avg_pool1d", kernel_size=kernel_size, stride=stride, padding=padding)
+    check_dim_range("avg_pool1d", input, 2, 4)
+    k = check1d("avg_pool1d", "kernel_size", kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else check1d(
+        "avg_pool1d", "stride", stride)
+    p = check1d("avg_pool1d", "padding", padding)
+    out = avg_pool2d(ops.unsqueeze(input, -2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
     return ops.squeeze(out, [-2])
 
 

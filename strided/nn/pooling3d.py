@@ -6,39 +6,45 @@ from __future__ import annotations
 import math
 
 from .. import dtypes as _dt
+from ..backends.meta.pool_checks import int_arguments, output_size, pool3d_shape_check, sizes
 from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
-from .convolution import _check_tensors, _out_size
-from .convolution3d import _padded, _triple
+from .convolution import _check_tensors
+from .convolution3d import _padded
 from .pooling import _lowest, _mean, check_avg_pool_dtype, check_max_pool_dtype, needs_grad, window_counts, window_max
 
 __all__ = ["max_pool3d", "avg_pool3d"]
 
 
 def _setup(input: Tensor, kernel_size, stride, padding, dilation, op: str):
+    """torch's argument checks of a 3-d pool (Note [Pool argument checks]) up to the output size; returns the batched
+    input, whether it was, (k, s, p, d) and the output's (T, H, W)."""
     _check_tensors(op, input=input)
+    int_arguments(op, kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation)
+    either = "either " if op == "max_pool3d" else ""
+    k = sizes(kernel_size, 3, f"{op}: kernel_size must {either}be a single int, or a tuple of three ints")
+    s = sizes([] if stride is None else stride, 3, f"{op}: stride must {either}be omitted, a single int, or a tuple "
+              "of three ints", omit_ok=True) or k
+    p = sizes(padding, 3, f"{op}: padding must {either}be a single int, or a tuple of three ints")
+    d = sizes(dilation, 3, f"{op}: dilation must be either a single int, or a tuple of three ints")
     if input.dim() not in (4, 5):
-        raise RuntimeError(f"{op}: Expected 4D or 5D (batch mode) tensor for input, but got: {list(input.shape)}")
-    k = _triple(kernel_size, "kernel_size")
-    no_stride = stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0)
-    s = k if no_stride else _triple(stride, "stride")
-    p, d = _triple(padding, "padding"), _triple(dilation, "dilation")
-    if min(s) == 0:
-        raise RuntimeError("stride should not be zero")
-    if min(k) <= 0 or min(s) < 0:
-        raise RuntimeError(f"{op}: kernel_size and stride must be greater than zero, but got kernel_size={k}, "
-                           f"stride={s}")
-    if min(d) <= 0:
-        raise RuntimeError(f"{op}: dilation must be greater than zero, but got dilation={d}")
-    if min(p) < 0:
-        raise RuntimeError(f"{op}: pad must be non-negative, but got pad={p}")
-    for i in range(3):
-        if p[i] > k[i] // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
-                               f"kernel_size={k[i]} and dilation={d[i]}")
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    return input, k, s, p, d
+
+
+def _geometry(input, k, s, p, d, ceil_mode, fn: str, check_input_size: bool = False):
+    """The output size per dim (torch's ``pooling_output_shape``, then ``pool3d_shape_check`` naming ``fn``);
+    returns the batched input, whether it was, the spatial sizes, the output sizes and each dim's padding
+    (front, back: the back grows to hold the ceil-mode overhang)."""
+    spatial = input.shape[-3:]
+    outs = [output_size(size, kk, pp, ss, dd, ceil_mode) for size, kk, pp, ss, dd in zip(spatial, k, p, s, d)]
+    pool3d_shape_check(input, k, s, p, d, outs, fn, check_input_size)
     batched = input.dim() == 5
-    return (input if batched else ops.unsqueeze(input, 0)), batched, k, s, p, d
+    x = input if batched else ops.unsqueeze(input, 0)
+    extra = [max(0, (o - 1) * ss + dd * (kk - 1) + 1 - (size + 2 * pp))
+             for o, ss, dd, kk, size, pp in zip(outs, s, d, k, spatial, p)]
+    return x, batched, spatial, outs, [(pp, pp + e) for pp, e in zip(p, extra)]
 
 
 def _windows(xp: Tensor, k, s, d, outs) -> Tensor:
@@ -48,26 +54,15 @@ def _windows(xp: Tensor, k, s, d, outs) -> Tensor:
                           (sn, sc, *(a * b for a, b in zip(sp, s)), *(a * b for a, b in zip(sp, d))), 0)
 
 
-def _geometry(x, k, s, p, d, ceil_mode, op):
-    spatial = x.shape[2:]
-    outs = [_out_size(size, kk, ss, 2 * pp, dd, ceil_mode, pp) for size, kk, ss, pp, dd in zip(spatial, k, s, p, d)]
-    if min(outs) <= 0:
-        c = x.shape[1]
-        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, spatial))}). Calculated output size: "
-                           f"({c}x{'x'.join(map(str, outs))}). Output size is too small")
-    extra = [max(0, (o - 1) * ss + dd * (kk - 1) + 1 - (size + 2 * pp))
-             for o, ss, dd, kk, size, pp in zip(outs, s, d, k, spatial, p)]
-    return spatial, outs, [(pp, pp + e) for pp, e in zip(p, extra)]
-
-
 @keeps_channels_last(rank=5)
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """Window maxima (NaN propagates); with ``return_indices`` also each maximum's flat index in its
     (D, H, W) input volume."""
-    x, batched, k, s, p, d = _setup(input, kernel_size, stride, padding, dilation, "max_pool3d")
+    input, k, s, p, d = _setup(input, kernel_size, stride, padding, dilation, "max_pool3d")
+    kernel = f"max_pool3d_with_indices_out_{'cuda' if input.device.type == 'cuda' else 'cpu'}_template()"
+    x, batched, (depth, h, w), outs, pads = _geometry(input, k, s, p, d, ceil_mode, kernel)
     check_max_pool_dtype(input, "max_pool3d", "max_pool3d_with_indices_out_frame")
-    (depth, h, w), outs, pads = _geometry(x, k, s, p, d, ceil_mode, "max_pool3d")
     low = -math.inf if x.dtype.is_floating_point else _lowest(x.dtype)
     xp = _padded(x, pads, low)
     n, c = x.shape[:2]
@@ -89,11 +84,11 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Window means over a zero-padded input, with torch's divisor rules (avg_pool2d's, per dim)."""
-    x, batched, k, s, p, _ = _setup(input, kernel_size, stride, padding, 1, "avg_pool3d")
-    check_avg_pool_dtype(input, "avg_pool3d_out_frame", "avg_pool3d_out_cuda", cpu_half=False)
+    input, k, s, p, _ = _setup(input, kernel_size, stride, padding, 1, "avg_pool3d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    spatial, outs, pads = _geometry(x, k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d")
+    x, batched, spatial, outs, pads = _geometry(input, k, s, p, (1, 1, 1), ceil_mode, "avg_pool3d()", True)
+    check_avg_pool_dtype(input, "avg_pool3d_out_frame", "avg_pool3d_out_cuda", cpu_half=False)
     total = ops.sum(_windows(_padded(x, pads), k, s, (1, 1, 1), outs), [-3, -2, -1])
     if divisor_override is not None:
         out = _mean(total, divisor_override)

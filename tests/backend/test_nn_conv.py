@@ -390,14 +390,16 @@ def test_bicubic_keeps_constants_and_area_averages():
 
 
 BAD_INPUTS = [
-    (lambda: F.conv2d(X, [1]), TypeError, "conv2d(): argument 'weight' must be Tensor, not list"),
+    (lambda: F.conv2d(X, [1]), TypeError, "conv2d(): argument 'weight' (position 2) must be Tensor, not list"),
     (lambda: F.conv2d(X, st.randn(2, 3, 2, 2), padding=-1), RuntimeError, "negative padding is not supported"),
     (lambda: F.conv2d(X, st.randn(2, 3, 0, 2)), RuntimeError, "has a kernel dimension of size 0"),
-    (lambda: F.conv2d(X, st.randn(2, 3, 2, 2), dilation=0), RuntimeError, "dilation should be greater than zero"),
+    (lambda: F.conv2d(X, st.randn(2, 3, 2, 2), dilation=0), RuntimeError, "non-positive dilation is not supported"),
+    (lambda: F.conv2d(X, st.randn(2, 3, 2, 2), dilation=-1), RuntimeError, "dilation should be greater than zero"),
     (lambda: F.max_pool2d(X, 0), RuntimeError, "stride should not be zero"),
-    (lambda: F.max_pool2d(X, 2, padding=-1), RuntimeError, "max_pool2d: pad must be non-negative"),
-    (lambda: F.avg_pool2d(X, "a"), TypeError, "avg_pool2d(): argument 'kernel_size' must be int or tuple of ints"),
-    (lambda: F.adaptive_avg_pool2d(X, 0), RuntimeError, "output_size must be positive"),
+    (lambda: F.max_pool2d(X, 2, padding=-1), RuntimeError, "pad must be non-negative, but got pad: -1"),
+    (lambda: F.avg_pool2d(X, "a"), TypeError, "avg_pool2d(): argument 'kernel_size' must be tuple of ints, not str"),
+    (lambda: F.adaptive_avg_pool2d(X, -1), RuntimeError, "adaptive_avg_pool2d: elements of output_size must be greater "
+     "than or equal to 0 but received {-1, -1}"),
     (lambda: F.interpolate(X, size=(-1, 2)), RuntimeError, "output (H: -1, W: 2)"),
     (lambda: F.interpolate(X, scale_factor=0), RuntimeError, "Input and output sizes should be greater than 0"),
     (lambda: F.interpolate(X, size=2.5), TypeError, "interpolate(): size must be int or tuple of ints"),

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from ... import dtypes as _dt
 from .pointwise import not_implemented
+from .pool_checks import output_size, pool2d_shape_check
 
 __all__ = ["MaxPool2dGeometry", "max_pool2d_geometry", "AvgPool2dGeometry", "avg_pool2d_geometry", "pooled_size",
            "check_max_pool_dtype"]
@@ -56,35 +57,28 @@ def _two(v, name: str, allow_empty: bool = False, op: str = "max_pool2d") -> tup
     if len(v) == 1:
         return v[0], v[0]
     if len(v) != 2:
-        form = "be omitted, a single int" if allow_empty else "be a single int"
-        raise RuntimeError(f"{op}: {name} must either {form}, or a tuple of two ints")
+        form = "either be omitted, a single int" if allow_empty else "either be a single int"
+        if name == "dilation":
+            form = "be either a single int"  # torch's words differ for this one
+        raise RuntimeError(f"{op}: {name} must {form}, or a tuple of two ints")
     return v[0], v[1]
 
 
 def max_pool2d_geometry(self, kernel_size, stride, padding, dilation, ceil_mode, grad_output=None,
                         indices=None) -> MaxPool2dGeometry:
-    """torch's checks of a (C, H, W) or (N, C, H, W) max pool and its geometry; with ``grad_output`` and
-    ``indices`` (the backward) also their shapes and dtypes."""
+    """torch's checks of a (C, H, W) or (N, C, H, W) max pool (TORCH_META_FUNC(max_pool2d_with_indices), in its
+    order: Note [Pool argument checks]) and its geometry; with ``grad_output`` and ``indices`` (the backward) also
+    their shapes and dtypes."""
     k = _two(kernel_size, "kernel_size")
     s = _two(stride, "stride", allow_empty=True) or k
     p, d = _two(padding, "padding"), _two(dilation, "dilation")
-    if self.dim() not in (3, 4) or any(n == 0 for n in self._sizes[-3:]):
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got: {list(self._sizes)}")
-    if min(k) <= 0 or min(s) <= 0:
-        raise RuntimeError(f"max_pool2d: kernel size and stride should be greater than zero, but got kH: {k[0]} "
-                           f"kW: {k[1]} sH: {s[0]} sW: {s[1]}")
-    if min(d) <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
-    if min(p) < 0 or p[0] > k[0] // 2 or p[1] > k[1] // 2:
-        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
-                           f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
-    check_max_pool_dtype(self, "max_pool2d", "max_pool2d_with_indices_out_cuda_frame")
+    if self.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     c, h, w = self._sizes[-3:]
-    oh = pooled_size(h, k[0], s[0], 2 * p[0], d[0], ceil_mode, p[0])
-    ow = pooled_size(w, k[1], s[1], 2 * p[1], d[1], ceil_mode, p[1])
-    if oh < 1 or ow < 1:
-        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size "
-                           "is too small")
+    oh = output_size(h, k[0], p[0], s[0], d[0], ceil_mode)
+    ow = output_size(w, k[1], p[1], s[1], d[1], ceil_mode)
+    pool2d_shape_check(self, k, s, p, d, oh, ow)
+    check_max_pool_dtype(self, "max_pool2d", "max_pool2d_with_indices_out_cuda_frame")
     out_shape = (*self._sizes[:-2], oh, ow)
     for name, t in (("grad_output", grad_output), ("indices", indices)):
         if t is not None and t._sizes != out_shape:
@@ -121,6 +115,8 @@ def avg_pool2d_geometry(self, kernel_size, stride, padding, ceil_mode, count_inc
     p = _two(padding, "padding", op="avg_pool2d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    if self.dim() == 0:
+        raise IndexError("Dimension specified as -3 but tensor has no dimensions")
     wrap_dim(-3, self.dim())  # torch reads size(-3) first: its IndexError for fewer dims
     h, w = self._sizes[-2:]
     oh, ow = (_avg_pooled_size(n, kk, ss, pp, ceil_mode) for n, kk, ss, pp in zip((h, w), k, s, p))
@@ -159,14 +155,7 @@ def avg_pool2d_geometry(self, kernel_size, stride, padding, ceil_mode, count_inc
 
 def _avg_pooled_size(size: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
     """torch's ``pooling_output_shape`` with its own checks of stride and padding (the first an average pool makes)."""
-    if s == 0:
-        raise RuntimeError("stride should not be zero")
-    if p < 0:
-        raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-    if p > (k - 1 + 1) // 2:
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} "
-                           "and dilation=1")
-    return pooled_size(size, k, s, 2 * p, 1, ceil_mode, p)
+    return output_size(size, k, p, s, 1, ceil_mode)
 
 
 def _c_name(d) -> str:

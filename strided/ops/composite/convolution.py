@@ -33,6 +33,14 @@ def precision_scope(x):
 
 _POSITIONS = {"stride": 4, "padding": 5, "dilation": 6, "output_padding": 8}
 
+# Note [Convolution argument checks]
+# A bad convolution meets the first of torch's checks it fails, so their order is part of the words: the weight's
+# rank, the groups, each of stride / padding / dilation one value or one per spatial dim, then check_shape_forward's:
+# the signs of padding, stride and dilation, the input's rank against the weight's, the output channels against
+# the groups, the input channels (not for a transposed convolution, whose checks are its own), the bias, and the
+# dilated kernel against the padded input; the dtypes last. The nn.functional forms (nn/convolution_forms.py) only
+# add torch's batchify check and the padding strings before calling the op.
+
 
 def _expand(values, k: int, name: str) -> tuple:
     """A ``SymInt[]`` argument as ``k`` values (one value stands for all, as torch's ``expand_param_if_needed``)."""
@@ -49,26 +57,56 @@ def _expand(values, k: int, name: str) -> tuple:
     return values
 
 
-def check_arguments(input, weight, bias, stride, padding, dilation, transposed, output_padding):
-    """torch's checks of the op's arguments that come before its kernel's; (stride, padding, dilation, output_padding)
-    expanded to one value per spatial dim (output_padding None where no kernel reads it)."""
+def check_arguments(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups=1):
+    """torch's checks of the op's arguments (``_convolution`` and its ``check_shape_forward``, in their order: Note
+    [Convolution argument checks]); (stride, padding, dilation, output_padding) expanded to one value per spatial dim
+    (output_padding None where no kernel reads it)."""
     from ...nn.convolution import check_conv_dtypes
 
     if weight.dim() < 3:
         raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
     k = weight.dim() - 2
+    s, p, d = _expand(stride, k, "stride"), _expand(padding, k, "padding"), _expand(dilation, k, "dilation")
+    q = _expand(output_padding, k, "output_padding") if transposed or k == 3 else None
     if k not in (1, 2, 3):
         raise RuntimeError(f"Expected 3D, 4D or 5D weight for convolution, but got weight of size "
                            f"{list(weight.shape)}")
+    if min(p) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if transposed and min(q) < 0:
+        raise RuntimeError("negative output_padding is not supported")
+    if min(s) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(d) < 0:
+        raise RuntimeError("dilation should be greater than zero")
+    if min(d) == 0 and not transposed:  # torch's backends differ here; a transposed one's own check names the dims
+        raise RuntimeError("non-positive dilation is not supported")
+    w = list(weight.shape)
     if input.dim() != weight.dim():
-        raise RuntimeError(f"Expected {k + 2}-dimensional input for {k + 2}-dimensional weight {list(weight.shape)}, "
-                           f"but got {input.dim()}-dimensional input of size {list(input.shape)} instead")
-    s, p, d = _expand(stride, k, "stride"), _expand(padding, k, "padding"), _expand(dilation, k, "dilation")
+        raise RuntimeError(f"Expected {k + 2}-dimensional input for {k + 2}-dimensional weight {w}, but got "
+                           f"{input.dim()}-dimensional input of size {list(input.shape)} instead")
+    if w[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {w} instead")
+    if w[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{w}] instead")
+    if not transposed:
+        if input.shape[1] != w[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {w}, expected input{list(input.shape)} to have "
+                               f"{w[1] * groups} channels, but got {input.shape[1]} channels instead")
+        if bias is not None and (bias.dim() != 1 or bias.shape[0] != w[0]):
+            raise RuntimeError(f"Given weight of size {w}, expected bias to be 1-dimensional with {w[0]} elements, but "
+                               f"got bias of size {list(bias.shape)} instead")
+        padded = [n + 2 * pp for n, pp in zip(input.shape[2:], p)]
+        spans = [dd * (kk - 1) + 1 for dd, kk in zip(d, w[2:])]
+        if any(a < b for a, b in zip(padded, spans)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                               f"size: ({' x '.join(map(str, spans))}). Kernel size can't be greater than actual "
+                               "input size")
     check_conv_dtypes(input, weight, bias)
-    if bias is not None and not transposed and (bias.dim() != 1 or bias.shape[0] != weight.shape[0]):
-        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
-                           f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
-    q = _expand(output_padding, k, "output_padding") if transposed or k == 3 else None
     return s, p, d, q
 
 
@@ -76,7 +114,7 @@ def check_arguments(input, weight, bias, stride, padding, dilation, transposed, 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     """``at::convolution``: batched ``input`` (N, C_in, *spatial) with ``weight`` (C_out, C_in/groups, *kernel), or a
     transposed convolution with (C_in, C_out/groups, *kernel); 1, 2 or 3 spatial dims."""
-    s, p, d, q = check_arguments(input, weight, bias, stride, padding, dilation, transposed, output_padding)
+    s, p, d, q = check_arguments(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     with precision_scope(input):
         return convolve_composite(input, weight, bias, s, p, d, transposed, q, groups)
 

@@ -320,7 +320,7 @@ def _one_gemm_weight_grad(blas, g, x, lo, count, g_slice, x_slice, cols, gw):
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     from ....ops.composite.convolution import check_arguments, convolve_composite, precision_scope
 
-    s, p, d, q = check_arguments(input, weight, bias, stride, padding, dilation, transposed, output_padding)
+    s, p, d, q = check_arguments(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     with precision_scope(input):  # Note [Convolution precision]
         if takes(input, weight, transposed, groups, s, q):
             if transposed:
