@@ -64,13 +64,18 @@ def test_the_good_calls_still_compute_what_the_cpu_computes():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 3, 9, 8)).astype(np.float32)
     w = rng.standard_normal((4, 3, 4, 4)).astype(np.float32)
-    for fn in (lambda t, u: F.conv2d(t, u, padding="same"), lambda t, u: F.conv2d(t, u, stride=2, padding=1),
-               lambda t, u: F.max_pool2d(t, 3, 2, 1), lambda t, u: F.avg_pool2d(t, 2, ceil_mode=True),
-               lambda t, u: F.adaptive_avg_pool2d(t, (0, 3)),
-               lambda t, u: F.max_pool1d(t[0], 2, return_indices=True)[1]):
-        got = fn(st.tensor(x, device=D), st.tensor(w, device=D)).cpu().numpy()
-        want = fn(st.tensor(x), st.tensor(w)).numpy()
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    tf32 = st.backends.cudnn.allow_tf32
+    st.backends.cudnn.allow_tf32 = False  # full float32 convolutions, as the CPU's
+    try:
+        for fn in (lambda t, u: F.conv2d(t, u, padding="same"), lambda t, u: F.conv2d(t, u, stride=2, padding=1),
+                   lambda t, u: F.max_pool2d(t, 3, 2, 1), lambda t, u: F.avg_pool2d(t, 2, ceil_mode=True),
+                   lambda t, u: F.adaptive_avg_pool2d(t, (0, 3)),
+                   lambda t, u: F.max_pool1d(t[0], 2, return_indices=True)[1]):
+            got = fn(st.tensor(x, device=D), st.tensor(w, device=D)).cpu().numpy()
+            want = fn(st.tensor(x), st.tensor(w)).numpy()
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    finally:
+        st.backends.cudnn.allow_tf32 = tf32
     a = st.tensor(rng.standard_normal((3, 5)).astype(np.float32), device=D)
     out = st.empty(3, 5, dtype=st.float64, device=D)
     st.exp(a, out=out)  # a TensorIterator op casts into out
