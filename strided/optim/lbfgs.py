@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..factories import zeros
 from ..ops import bound as ops
+from ..tensor import Tensor
 from .optimizer import Optimizer, _enable_grad, no_grad
 
 __all__ = ["LBFGS"]
@@ -114,6 +115,8 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None, *, maximize=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import struct
+import warnings
 from collections import defaultdict
 
 from .. import dtypes as dt
@@ -23,6 +24,7 @@ from .optimizer_hooks import (
     register_optimizer_step_pre_hook,
     zero_grad_range,
 )
+from .optimizer_state_dict import OptimizerStateDictMixin
 
 __all__ = ["Optimizer", "no_grad", "default_to_fused_or_foreach", "group_by_device_and_dtype",
            "check_fused", "step_value", "add_to_steps", "register_optimizer_step_pre_hook",
@@ -55,6 +57,8 @@ def host_step_flags(name: str, **flags) -> dict:
 def check_hyperparameters(**values) -> None:
     """torch's constructor checks, in the order given: each value non-negative, ``betas`` each in [0, 1)."""
     for name, v in values.items():
+        if name == "lr" and isinstance(v, Tensor) and v.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if name == "betas":
             for i, b in enumerate(v):
                 if not 0.0 <= b < 1.0:
@@ -169,7 +173,7 @@ _STEP_FORMATS = {dt.float32: struct.Struct("<f"), dt.float64: struct.Struct("<d"
 # device for fused and capturable steps (the kernel reads it). strided does the same.
 
 
-class Optimizer(OptimizerHooksMixin):
+class Optimizer(OptimizerHooksMixin, OptimizerStateDictMixin):
     """Base class of all optimizers (``torch.optim.Optimizer``)."""
 
     def __init_subclass__(cls, **kwargs):
@@ -221,6 +225,15 @@ class Optimizer(OptimizerHooksMixin):
                             "ordering of tensors in sets will change between runs. Please use a list instead.")
         else:
             param_group["params"] = list(params)
+        # Note [Named parameters]: torch's optimizers take (name, tensor) pairs too, as model.named_parameters()
+        # yields them; the names go to the group's "param_names" (and so into state_dict), all or none per group
+        # and per optimizer, and a loaded state dict without them keeps the optimizer's
+        named = [p for p in param_group["params"] if isinstance(p, tuple)]
+        if named:
+            if len(named) != len(param_group["params"]):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = [name for name, _ in named]
+            param_group["params"] = [p for _, p in named]
         differentiable = self.defaults.get("differentiable", False)
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
@@ -233,6 +246,14 @@ class Optimizer(OptimizerHooksMixin):
                 raise ValueError(f"parameter group didn't specify a value of required optimization "
                                  f"parameter {name}")
             param_group.setdefault(name, default)
+        if len({id(p) for p in param_group["params"]}) != len(param_group["params"]):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                words = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(f"all optimizer param groups should be with/without names. cannot add param group "
+                                 f"{words} to the optimizer")
         existing = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in existing for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -313,82 +334,6 @@ class Optimizer(OptimizerHooksMixin):
             return None
         with _enable_grad():
             return closure()
-
-    # ------------------------------------------------------------------ state_dict
-    def state_dict(self) -> dict:
-        """``{'state': {index: state}, 'param_groups': [{..., 'params': [indices]}]}`` as torch."""
-        self._run_hooks("_optimizer_state_dict_pre_hooks")
-        mapping: dict[int, int] = {}
-        start = 0
-        groups = []
-        for group in self.param_groups:
-            for i, p in enumerate(group["params"], start):
-                mapping.setdefault(id(p), i)
-            packed = {k: v for k, v in group.items() if k != "params"}
-            packed["params"] = [mapping[id(p)] for p in group["params"]]
-            start += len(group["params"])
-            groups.append(packed)
-        state = {mapping[id(p)]: v for p, v in self.state.items()}
-        out = {"state": state, "param_groups": groups}
-        replaced = self._run_hooks("_optimizer_state_dict_post_hooks", out)
-        return out if replaced is None else replaced
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        """Load a ``state_dict()``: state tensors follow their param's device (and dtype, except
-        ``step``), as torch's ``_process_value_according_to_param_policy``."""
-        state_dict = _copy_sd(state_dict)
-        replaced = self._run_hooks("_optimizer_load_state_dict_pre_hooks", state_dict)
-        if replaced is not None:
-            state_dict = replaced
-        groups = self.param_groups
-        saved = state_dict["param_groups"]
-        if len(groups) != len(saved):
-            raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
-                             "optimizer's group")
-        id_map = {old: p for g, s in zip(groups, saved) for old, p in zip(s["params"], g["params"])}
-        state: defaultdict = defaultdict(dict)
-        for k, v in state_dict["state"].items():
-            if k in id_map:
-                p = id_map[k]
-                state[p] = {key: self._cast_state(p, key, val) for key, val in v.items()}
-            else:
-                state[k] = v
-        new_groups = []
-        for group, s in zip(groups, saved):
-            ng = dict(s)
-            ng["params"] = group["params"]
-            new_groups.append(ng)
-        self.state = state
-        self.param_groups = new_groups
-        self._run_hooks("_optimizer_load_state_dict_post_hooks")
-
-    def _cast_state(self, param, key, value):
-        if not isinstance(value, Tensor):
-            return value
-        if key == "step":
-            fused = self.defaults.get("fused") or self.defaults.get("capturable")
-            return value.to(dtype=dt.float32, device=param.device) if fused else value
-        if param.is_floating_point():
-            return value.to(dtype=param.dtype, device=param.device)
-        return value.to(device=param.device)
-
-
-def _copy_sd(sd):
-    """A copy of a state dict whose tensors are cloned (Tensor has no __deepcopy__ contract here)."""
-    def clone(x):
-        if isinstance(x, Tensor):
-            return x.clone()
-        if isinstance(x, dict):
-            return {k: clone(v) for k, v in x.items()}
-        if isinstance(x, list):
-            return [clone(v) for v in x]
-        if isinstance(x, tuple):
-            return tuple(clone(v) for v in x)
-        return x
-
-    return clone(sd)
 
 
 class _RequiredParameter:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..factories import empty_like
 from ..ops import bound as ops
+from ..tensor import Tensor
 from ._multi_tensor import multi_tensor_sgd
 from .optimizer import (
     _REQUIRED,
@@ -22,6 +23,8 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if lr is not _REQUIRED and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
