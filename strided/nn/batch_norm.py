@@ -42,6 +42,8 @@ def batch_norm(
     check_batch_norm_input(input)  # torch's words (instance_norm lowers to batch_norm, as here)
     c = input.shape[1]
     if training:
+        if eps <= 0:  # the variance of a constant channel would divide by zero
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
         count = input.numel() // c if c else 0
         if count == 1:  # torch's _verify_batch_size: an empty batch passes (and normalizes nothing)
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")

@@ -105,8 +105,17 @@ class _DimModule(Module):
         return f"dim={self.dim}"
 
 
+def _check_dim(dim) -> None:
+    if dim is not None and (not isinstance(dim, int) or isinstance(dim, bool)):
+        raise TypeError(f"dim must be an int or None, got {type(dim)}")  # torch's Softmax / LogSoftmax words
+
+
 class Softmax(_DimModule):
     """Softmax over ``dim``."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        _check_dim(dim)
+        super().__init__(dim)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.softmax(input, self.dim, _stacklevel=5)
@@ -121,6 +130,10 @@ class Softmin(_DimModule):
 
 class LogSoftmax(_DimModule):
     """``log(softmax(x))`` over ``dim``, computed stably."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        _check_dim(dim)
+        super().__init__(dim)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim, _stacklevel=5)

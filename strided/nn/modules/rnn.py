@@ -28,8 +28,8 @@ _OPS = {"LSTM": "lstm", "GRU": "gru", "RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn_r
 _NAMES = {"LSTM": "LSTM", "GRU": "GRU", "RNN_TANH": "RNN", "RNN_RELU": "RNN"}
 
 
-def _check_sizes(bias, batch_first, input_size, hidden_size):
-    if not isinstance(bias, bool):
+def _check_sizes(bias, batch_first, input_size, hidden_size, cell: bool = False):
+    if not isinstance(bias, bool) and not cell:  # torch's cells take any bias and test its truth
         raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
     if not isinstance(batch_first, bool):
         raise TypeError(f"batch_first should be of type bool, got: {type(batch_first).__name__}")
@@ -303,7 +303,7 @@ class RNNCellBase(Module):
     def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device=None,
                  dtype=None) -> None:
         super().__init__()
-        _check_sizes(bias, False, input_size, hidden_size)
+        _check_sizes(bias, False, input_size, hidden_size, cell=True)
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         kw = {"device": device, "dtype": dtype}
         self.weight_ih = Parameter(factories.empty((num_chunks * hidden_size, input_size), **kw))
