@@ -114,14 +114,19 @@ def pool3d_shape_check(input, k, s, p, d, outs, fn: str, check_input_size: bool 
                            f"({c}x{'x'.join(map(str, outs))}). Output size is too small")
 
 
-def check1d(op: str, name: str, value) -> int:
-    """torch's ``check1d``: a 1-d pool's ``name`` is one int (or a list of one)."""
+def _one_int(value, message: str) -> int:
+    """``value`` (an int or a list of one) as the int; ``message`` + " {length}" when it holds another count."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     value = tuple(value)
     if len(value) != 1:
-        raise RuntimeError(f"{op}() argument '{name}' should contain one int (got {len(value)})")
+        raise RuntimeError(message.format(len(value)))
     return value[0]
+
+
+def check1d(op: str, name: str, value) -> int:
+    """torch's ``check1d``: a 1-d pool's ``name`` is one int (or a list of one)."""
+    return _one_int(value, f"{op}() argument '{name}' should contain one int (got {{}})")
 
 
 def check_dim_range(op: str, input, low: int, high: int) -> None:
@@ -132,12 +137,7 @@ def check_dim_range(op: str, input, low: int, high: int) -> None:
 
 
 def _size_one(value, what: str) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    value = tuple(value)
-    if len(value) != 1:
-        raise RuntimeError(f"max_pool1d() {what} but got size {len(value)}")
-    return value[0]
+    return _one_int(value, f"max_pool1d() {what} but got size {{}}")
 
 
 def check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode: bool) -> tuple:
