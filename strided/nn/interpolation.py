@@ -125,14 +125,17 @@ def interpolate(
 
         pool = (P.adaptive_avg_pool1d, P.adaptive_avg_pool2d, P.adaptive_avg_pool3d)[k - 1]
         return pool(input, out_sizes[0] if k == 1 else tuple(out_sizes))
-    out = input
+    # half inputs resample in float32 and round once, as torch's kernels accumulate in their opmath type (one
+    # rounding per pass and per term drifted ~1.5x torch's error in bfloat16 bicubic); nearest only copies
+    half = input.dtype in (_dt.float16, _dt.bfloat16) and mode not in ("nearest", "nearest-exact")
+    out = input.float() if half else input
     for i, (n_in, n_out, f) in enumerate(zip(in_sizes, out_sizes, scales)):
         if antialias:
             if n_in != n_out:  # at equal sizes both filters are the identity
                 out = _resample_antialiased(out, 2 + i, n_in, n_out, f, mode, align_corners)
         elif n_in != n_out or f is not None:
             out = _resample(out, 2 + i, n_in, n_out, f, mode, align_corners)
-    return out
+    return out.to(input.dtype) if half else out
 
 
 def _complex_refusal_names(mode: str, k: int) -> tuple[str, str]:

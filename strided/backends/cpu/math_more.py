@@ -6,6 +6,7 @@ Note [Regularized incomplete gamma]
 ``igamc``: the power series of P where ``x <= 1`` or ``x <= a``, Legendre's continued fraction of Q
 otherwise, the other one as ``1 - `` it. The prefactor ``x^a e^-x / Gamma(a)`` is
 ``exp(a log x - x - lgamma(a))`` in float64 (every dtype computes in float64 here and rounds once).
+For large ``a`` near ``x``, Temme's expansion (Note [Incomplete gamma for large a]).
 Edge cases are torch's ``calc_igamma``: NaN for ``a < 0`` or ``x < 0`` or ``a == x == 0``, P = 1 for
 ``a == 0 < x`` or ``x = inf``, P = 0 for ``x == 0`` or ``a = inf`` (NaN when both are inf). The
 iterations run vectorized until every lane has converged (at most ``_MAX_ITER``).
@@ -24,6 +25,7 @@ from ..meta.pointwise import scalar_type_name
 from .common import as_numpy, compute_dtype, operand
 from .gamma_functions import lgamma
 from .hurwitz_zeta import zeta
+from .igamma_asymptotic import asymptotic_regime, log_prefactor, temme
 from .indexing import out_of_bounds
 from .pointwise import quiet, store_result
 
@@ -35,7 +37,16 @@ _MAX_ITER = 5000
 
 
 def _prefactor(a, x):
-    return np.exp(a * np.log(x) - x - lgamma(a))
+    """x^a e^-x / Gamma(a); for a >= 10 without the cancellation of its logarithm's terms (Note [Incomplete gamma
+    for large a])."""
+    large = a >= 10
+    if not large.any():
+        return np.exp(a * np.log(x) - x - lgamma(a))
+    out = np.empty(np.broadcast(a, x).shape)
+    out[large] = np.exp(log_prefactor(a[large], x[large]))
+    small = ~large
+    out[small] = np.exp(a[small] * np.log(x[small]) - x[small] - lgamma(a[small]))
+    return out
 
 
 def _series(a, x):
@@ -110,14 +121,24 @@ def _regularized(a, x, upper: bool):
     out[p_zero] = 1.0 if upper else 0.0
     rest = ~(nan | p_one | p_zero)
     ar, xr = a[rest], x[rest]
-    use_cf = (xr > 1) & (xr > ar)
     vals = np.empty(ar.shape)
+    asymptotic = asymptotic_regime(ar, xr)  # Note [Incomplete gamma for large a]
+    if asymptotic.any():
+        vals[asymptotic] = temme(ar[asymptotic], xr[asymptotic], upper)
+        out_rest = vals
+        keep = ~asymptotic
+        ar, xr = ar[keep], xr[keep]
+        vals = np.empty(ar.shape)
+    use_cf = (xr > 1) & (xr > ar)
     if (~use_cf).any():
         p = _series(ar[~use_cf], xr[~use_cf])
         vals[~use_cf] = 1 - p if upper else p
     if use_cf.any():
         q = _continued_fraction(ar[use_cf], xr[use_cf])
         vals[use_cf] = q if upper else 1 - q
+    if asymptotic.any():
+        out_rest[keep] = vals
+        vals = out_rest
     out[rest] = np.clip(vals, 0.0, 1.0)
     return out
 
