@@ -108,3 +108,17 @@ def test_antialias_identity_gradcheck_and_errors():
         F.interpolate(st.ones(1, 2, 5, 5, 5), size=(2, 2, 2), mode="trilinear", antialias=True)
     with pytest.raises(NotImplementedError, match="\"compute_index_ranges_weights\" not implemented for 'Long'"):
         F.interpolate(st.ones(1, 1, 5, 5, dtype=st.int64), size=(2, 2), mode="bilinear", antialias=True)
+
+
+@pytest.mark.parametrize("mode,antialias", [("bilinear", False), ("bicubic", False), ("bilinear", True),
+                                            ("bicubic", True)])
+@pytest.mark.parametrize("dtype", [st.bfloat16, st.float16])
+def test_half_inputs_resample_in_float32_and_round_once(mode, antialias, dtype):
+    """A half input is resampled in float32 and rounded once, as torch's kernels accumulate in float (rounding each
+    pass and each term drifted to 1.5x torch's error in bfloat16 bicubic)."""
+    rng = np.random.default_rng(0)
+    x = st.tensor(rng.standard_normal((1, 2, 37, 45)).astype(np.float32)).to(dtype)
+    kw = {"size": (23, 61), "mode": mode, "align_corners": False, "antialias": antialias}
+    got = F.interpolate(x, **kw)
+    assert got.dtype is dtype
+    np.testing.assert_array_equal(got.float().numpy(), F.interpolate(x.float(), **kw).to(dtype).float().numpy())
