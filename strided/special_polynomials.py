@@ -9,7 +9,7 @@ Chebyshev and Legendre, ``x = 0`` for Laguerre), a closed form inside (-1, 1) fo
 a high degree (``T_n = cos(n acos x)``, ...), else the three-term recurrence up to ``n``. strided takes the same
 branches element-wise with ``where`` and runs the recurrence for all elements at once, up to the highest degree
 any element needs it for, keeping each element's value when the recurrence reaches its degree: one pass of
-elementwise ops per degree (a degree of 10^5 costs 10^5 passes). Hermite degrees beyond torch's limit (128 in
+elementwise ops per degree (Note [Recurrences that saturate]). Hermite degrees beyond torch's limit (128 in
 float32, 512 in float64) are NaN, as torch's. The results carry no gradient; the dtype is ``x``'s and ``n``'s
 promoted, integers giving the default float; half and complex inputs are refused, as torch's.
 """
@@ -50,7 +50,8 @@ def _operands(name: str, x, n):
     x = x.detach().to(d) if isinstance(x, Tensor) else _ops.full((), x, dtype=d, device=like.device)
     n = n.detach().to(d) if isinstance(n, Tensor) else _ops.full((), n, dtype=d, device=like.device)
     x, n = _ops.broadcast_tensors([x, n])
-    return x, _ops.where(n.isfinite(), n.trunc(), -1.0)
+    # torch casts the degree to int64: NaN, infinite and |n| >= 2^63 become INT64_MIN, a negative degree (value 0)
+    return x, _ops.where(n.isfinite() & (n.abs() < 2.0**63), n.trunc(), -1.0)
 
 
 def _recurrence(ni: Tensor, need: Tensor, first: Tensor, result: Tensor, step) -> Tensor:
@@ -65,7 +66,27 @@ def _recurrence(ni: Tensor, need: Tensor, first: Tensor, result: Tensor, step) -
     for j in range(2, int(top) + 1):
         p, q = q, step(j, p, q)
         result = _ops.where(need & (ni == j), q, result)
+        if j % _CHECK_EVERY == 0:  # Note [Recurrences that saturate]
+            pending = need & (ni > j)
+            if not bool((pending & ~q.isnan()).any()):
+                return _ops.where(pending, q, result)  # NaN from here on, as torch's loop keeps it
+            if j >= _MAX_DEGREE:
+                raise RuntimeError(f"strided.special: a polynomial degree of {int(top)} needs {int(top)} passes of "
+                                   f"the recurrence (one elementwise pass per degree); strided stops at "
+                                   f"{_MAX_DEGREE} where the values have not overflowed")
     return result
+
+
+# Note [Recurrences that saturate]
+# torch runs the recurrence in C up to each element's degree, 4988429 steps for n = 4988429.2; strided runs one
+# elementwise pass per degree. Where |x| is large the values overflow within a few hundred steps and the recurrence
+# then keeps NaN (inf - inf), so every 256 steps strided stops once each element still short of its degree holds
+# NaN, and gives them NaN, torch's value. Past 2^16 steps the Chebyshev polynomials outside [-1, 1] take their
+# hyperbolic forms (T_n(y) = cosh(n acosh y), ...; +-inf where torch's recurrence overflows to NaN), and a Legendre or
+# Laguerre degree that still has finite values there (x near 1, Laguerre's slow decay; seconds of passes) is refused
+# in words rather than run for minutes.
+_CHECK_EVERY = 256
+_MAX_DEGREE = 2**16
 
 
 def _parity_sign(ni: Tensor) -> Tensor:
@@ -101,10 +122,23 @@ def _chebyshev(name: str, kind: str, shifted: bool, x, n) -> Tensor:
             closed = _ops.where((theta / 2).cos() != 1, ((ni + 0.5) * theta).sin() / _ops.where(
                 half_sin != 0, half_sin, 1.0), _ops.where(y > 0, odd_degree, sign))
         special = plus | minus
-        need = (ni >= 2) & ~special & ~inside
+        # Note [Recurrences that saturate]: a degree past the recurrence's limit outside [-1, 1] by the hyperbolic forms
+        far = (ni > _MAX_DEGREE) & (y.abs() > 1)
+        any_far = ni.device.type != "meta" and ni.numel() > 0 and bool(far.any())  # meta: no values to test
+        if any_far:
+            t = y.abs().clamp(1.0, None).acosh()
+            flip = _ops.where(y < 0, sign, 1.0)  # (-1)^n below -1
+            ch, sh = ((ni + 0.5) * t).cosh(), ((ni + 0.5) * t).sinh()
+            even, odd = ch / (t / 2).cosh(), sh / (t / 2).sinh()  # V and W at |y|
+            hyperbolic = {"t": (ni * t).cosh(), "u": ((ni + 1) * t).sinh() / t.sinh(),
+                          "v": _ops.where(y > 0, even, odd), "w": _ops.where(y > 0, odd, even)}[kind]
+            result_far = flip * hyperbolic
+        need = (ni >= 2) & ~special & ~inside & ~far
         result = _ops.where(ni == 1, first, _ops.ones_like(y))
         result = _recurrence(ni, need, first, result, lambda j, p, q: two_y * q - p)
         result = _ops.where(inside, closed, result)
+        if any_far:
+            result = _ops.where(far, result_far, result)
         result = _ops.where(minus, at_minus, _ops.where(plus, at_plus, result))
         return _ops.where(ni < 0, 0.0, result)
 

@@ -163,3 +163,13 @@ def test_airy_and_zeta_on_every_backend_as_on_the_cpu(device):
             want = st.special.zeta(st.tensor(xs, dtype=dtype), st.tensor(qs, dtype=dtype)).numpy()
             np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12 if dtype is st.float64 else 1e-6,
                                        atol=0, equal_nan=True)
+
+
+def test_zeta_far_below_zero_at_a_huge_even_x_overflows_to_inf_as_torch():
+    """Split at zero (Note [Hurwitz zeta far below zero]), a huge even ``x`` overflows both O(1) sums to +inf: the
+    value is +inf (torch's direct sum), not inf - inf; an odd x cancels its pairs exactly."""
+    x = st.tensor([1e20, 1e20, 1001.0], dtype=st.float64)
+    q = st.tensor([-1001.2, -4988429.2, -100.5], dtype=st.float64)
+    got = st.special.zeta(x, q).numpy()
+    assert np.isposinf(got[:2]).all()
+    assert got[2] == 0.0  # the true value is ~1e-2009

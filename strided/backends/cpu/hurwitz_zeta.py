@@ -55,7 +55,10 @@ def zeta(x, q) -> np.ndarray:
             r = 1 - m - qs
             sign = np.where(np.fmod(xs, 2) == 0, 1.0, -1.0)
             sums = _cephes(np.concatenate([xs, xs, xs]), np.concatenate([r, 1 - qs, qs + m])).reshape(3, -1)
-            flat[far] = (sign * sums[0] + sums[2]) - sign * sums[1]  # the two O(1) sums first
+            far_sums = (sign * sums[0] + sums[2]) - sign * sums[1]  # the two O(1) sums first
+            # a huge even x overflows a term near zero to +inf (torch's direct sum: +inf), not inf - inf
+            overflow = (sign > 0) & (np.isinf(sums[0]) | np.isinf(sums[2]))
+            flat[far] = np.where(overflow, np.inf, far_sums)
     return out
 
 

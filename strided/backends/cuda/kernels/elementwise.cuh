@@ -307,7 +307,9 @@ __device__ double ew_zeta(double x, double q) {
     if (x != floor(x)) return ew_qnan(x);
     if (q < -64.0) {
       const double m = ceil(-q), r = 1.0 - m - q, sign = fmod(x, 2.0) == 0.0 ? 1.0 : -1.0;
-      return (sign * ew_zeta_sum(x, r) + ew_zeta_sum(x, q + m)) - sign * ew_zeta_sum(x, 1.0 - q);
+      const double near0 = ew_zeta_sum(x, r), near1 = ew_zeta_sum(x, q + m);
+      if (sign > 0.0 && (isinf(near0) || isinf(near1))) return ew_inf(x);  // an even power's overflow: +inf
+      return (sign * near0 + near1) - sign * ew_zeta_sum(x, 1.0 - q);
     }
   }
   return ew_zeta_sum(x, q);
