@@ -32,6 +32,7 @@ import numpy as np
 
 __all__ = ["asymptotic_regime", "temme", "log_prefactor"]
 
+_ZERO = Fraction(0)  # every sum starts from it: an empty sum of int 0 would make the arithmetic float
 _K = 10  # terms in 1 / a: 200^-10 ~ 1e-23 relative to the tail
 _N = 25  # terms in eta per C_k (more change nothing measurable where |x - a| < 0.3 a)
 
@@ -55,7 +56,7 @@ def _series_exp(p: list, n: int) -> list:
     out = [Fraction(0)] * n
     out[0] = Fraction(1)
     for k in range(1, n):  # out' = p' out
-        out[k] = sum(j * p[j] * out[k - j] for j in range(1, k + 1) if j < len(p)) / k
+        out[k] = sum((j * p[j] * out[k - j] for j in range(1, k + 1) if j < len(p)), _ZERO) / k
     return out
 
 
@@ -67,12 +68,12 @@ def _coefficients() -> np.ndarray:
     # coefficients give m_1 = 1 and m_k = m_(k-1) / (k + 1) - sum_(i=2..k-1) m_i m_(k+1-i) / 2
     mu = [Fraction(0), Fraction(1)] + [Fraction(0)] * degree
     for k in range(2, degree + 2):
-        mu[k] = mu[k - 1] / (k + 1) - sum(mu[i] * mu[k + 1 - i] for i in range(2, k)) / 2
+        mu[k] = mu[k - 1] / (k + 1) - sum((mu[i] * mu[k + 1 - i] for i in range(2, k)), _ZERO) / 2
     # C_0 = 1/mu - 1/eta = (1 / (mu / eta) - 1) / eta
     ratio = mu[1:]  # mu / eta, ratio[0] = 1
     inv = [Fraction(1)] + [Fraction(0)] * (degree - 1)
     for k in range(1, degree):
-        inv[k] = -sum(ratio[i] * inv[k - i] for i in range(1, k + 1))
+        inv[k] = -sum((ratio[i] * inv[k - i] for i in range(1, k + 1)), _ZERO)
     c0 = inv[1:]  # C_0's coefficients, degree - 1 of them
     # Stirling: log Gamma*(a) = sum_j B_2j / (2j (2j - 1) a^(2j-1)); gamma_k its exp's coefficients in 1/a
     bern = _bernoulli(2 * _K + 2)
