@@ -89,7 +89,7 @@ def source_for(expr: str, out: dt.dtype, slots) -> str:
     lines.append(f"#define VEC {16 // widest}")
     names = [out.name] + [x.name for s in slots for x in s[1:] if x is not None]
     return _text("common.cuh") + "\n" + complex_header(*names) + "\n".join(lines) + "\n" + \
-        _text("elementwise.cuh") + "\n" + _text("elementwise.cu")
+        _text("elementwise.cuh") + "\n" + _text("igamma.cuh") + "\n" + _text("elementwise.cu")
 
 
 class _Launcher:

@@ -1,6 +1,6 @@
 """CUDA kernels for the further elementwise math on the elementwise engine: ``igamma``, ``igammac``,
 ``special_zeta``, ``gcd``, ``lcm``, ``nextafter`` and ``frexp`` (Meta functions in ``backends/meta/math_more.py``;
-the device functions are the "further math" section of ``elementwise.cuh``).
+the device functions are the "further math" section of ``elementwise.cuh`` and ``igamma.cuh``).
 
 Note [Part B math compute types]
 Each kernel converts its operands to the type the CPU kernel (``backends/cpu/math_more.py``) computes
