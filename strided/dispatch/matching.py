@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import operator
 
 import numpy as np
 
@@ -10,7 +11,7 @@ from ..dtypes import dtype as _dtype
 from ..tensor import Tensor
 from .packet import NUMBER_TYPES
 
-__all__ = ["matches", "describe_call", "scalars_from_tensors", "argument_error", "plausible"]
+__all__ = ["matches", "describe_call", "scalars_from_tensors", "argument_error", "plausible", "ints_from_tensors"]
 
 
 def _is_int(x) -> bool:
@@ -212,3 +213,47 @@ def argument_error(op_name: str, schema, args, kwargs) -> TypeError | None:
                 "int" if typ.base == "SymInt" else typ.base, f"tuple of {kind}")
         return TypeError(f"{op_name}(): argument '{shown}'{where} must be {kind}, not {type_name(value)}")
     return None
+
+
+# Note [Tensors as ints]
+# torch's parser reads an int argument from a 0-dim integer tensor (``__index__``): ``topk(x, torch.tensor(2))``,
+# ``sum(x, torch.tensor(1))`` for an ``int[1]`` dim, ``x.view(torch.tensor(3), 2)``. strided's strict matching
+# already lets such a tensor into an ``int`` argument, and most kernels read it as an int; where an overload only
+# fits once the tensors are ints (an ``int[]`` argument), or a lone overload's kernel fails on one (topk's NumPy
+# call), the call is made again with the tensors read as Python ints (a device tensor's read waits for the device,
+# as torch's does). Nothing changes, and nothing is paid, for a call that works as it is.
+def _index_of(value):
+    if isinstance(value, Tensor) and value.dim() == 0 and value.dtype.category == 1:
+        return operator.index(value), True
+    return value, False
+
+
+def ints_from_tensors(schema, args, kwargs):
+    """``(args, kwargs)`` with the 0-dim integer tensors in ``schema``'s int / int[] arguments read as ints, or None
+    when there are none (Note [Tensors as ints])."""
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    named = {a.name: a for a in schema.arguments}
+    changed = False
+
+    def convert(value, typ):
+        nonlocal changed
+        if typ.base not in ("int", "SymInt"):
+            return value
+        if not typ.is_list:
+            value, done = _index_of(value)
+            changed |= done
+            return value
+        value_, done = _index_of(value)
+        if done:
+            changed = True
+            return [value_]
+        if isinstance(value, (list, tuple)):
+            items = [_index_of(v) for v in value]
+            if any(done for _, done in items):
+                changed = True
+                return type(value)(v for v, _ in items)
+        return value
+
+    new_args = tuple(convert(v, a.type) for v, a in zip(args, positional)) + tuple(args[len(positional):])
+    new_kwargs = {k: (convert(v, named[k].type) if k in named else v) for k, v in kwargs.items()}
+    return (new_args, new_kwargs) if changed else None

@@ -68,6 +68,19 @@ def _is_tensor(v) -> bool:
     return isinstance(v, Tensor)
 
 
+def _reading_ints(op):
+    """``op`` called with the 0-dim integer tensors of its int arguments read as ints (Note [Tensors as ints])."""
+    from .matching import ints_from_tensors, scalars_from_tensors
+
+    call = scalars_from_tensors(op)  # a 0-dim tensor in a Scalar argument of the same call, as torch reads it
+
+    def reading(*args, **kwargs):
+        converted = ints_from_tensors(op.schema, args, kwargs)
+        return call(*converted[0], **converted[1]) if converted is not None else call(*args, **kwargs)
+
+    return reading
+
+
 class OpOverloadPacket:
     """All overloads of one operator name; calling it picks the overload from the arguments."""
 
@@ -135,8 +148,14 @@ class OpOverloadPacket:
                 if (slots := self._scalar_slots) is not None and _tensor_in(slots, args, kwargs):
                     return self._lone_converter()(*args, **kwargs)  # Note [Tensors as Scalars]
                 return ordered[0](*args, **kwargs)
-            except (TypeError, AttributeError) as e:  # a kernel tripping over an argument of the wrong type
-                self._refuse_arguments(e, args, kwargs)  # Note [One plausible overload]
+            except (TypeError, AttributeError, ValueError) as e:  # a kernel tripping over an argument's type
+                from .matching import ints_from_tensors
+
+                converted = ints_from_tensors(ordered[0].schema, args, kwargs)  # Note [Tensors as ints]
+                if converted is not None:
+                    return self(*converted[0], **converted[1])
+                if not isinstance(e, ValueError):
+                    self._refuse_arguments(e, args, kwargs)  # Note [One plausible overload]
                 raise
         # Note [Overload match cache]: an overload is chosen by the arguments' types only (and by
         # the element types of list arguments), so the choice is cached per type signature
@@ -189,6 +208,12 @@ class OpOverloadPacket:
                 from .matching import scalars_from_tensors
 
                 return scalars_from_tensors(op)
+        from .matching import ints_from_tensors
+
+        for op in self._ordered:  # Note [Tensors as ints]
+            converted = ints_from_tensors(op.schema, args, kwargs)
+            if converted is not None and matches(op.schema, *converted, scalar_tensors=True):
+                return _reading_ints(op)
         if self.name in NUMBERS_AS_TENSORS:  # Note [Numbers as tensors]: after every other reading
             for op in self._ordered:
                 if matches(op.schema, args, kwargs, numbers=True):

@@ -298,3 +298,14 @@ def test_pool_and_convolution_refusals_match_torch(name, shape, kwargs):
         except Exception as e:  # noqa: BLE001 - the comparison is the point
             results.append(f"{type(e).__name__}: {e}")
     assert results[1] == results[0]
+
+
+def test_zero_dim_integer_tensors_stand_for_ints_as_in_torch():
+    """torch's parser reads an int argument from a 0-dim integer tensor (Note [Tensors as ints])."""
+    x = st.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(st.topk(x, st.tensor(2)).values.numpy(), [[2.0, 1.0], [5.0, 4.0]])
+    np.testing.assert_array_equal(st.sum(x, st.tensor(1)).numpy(), [3.0, 12.0])  # an int[1] dim
+    assert st.sum(x, [st.tensor(0), st.tensor(1)]).item() == 15.0
+    assert st.squeeze(st.ones(1, 3), st.tensor(0)).shape == (3,)
+    np.testing.assert_array_equal(st.cumsum(x, st.tensor(1)).numpy(), np.cumsum(x.numpy(), 1))
+    _raises(TypeError, "topk(): argument 'k' (position 2) must be int, not Tensor", lambda: st.topk(x, st.tensor(2.0)))
