@@ -63,11 +63,11 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     if self.dtype.itemsize < 4:
         p = ops._to_copy(p, dtype=dt.float32)
     if p.device.type == "cpu" and replacement and num_samples > 1:
-        _check_entries_as_torchs_cpu_kernel(p)
-    # the two checks as 0/1 flags that must be 0: the CPU raises at once, CUDA reports without a sync
-    bad = ops.any(ops.logical_or(ops.logical_not(ops.isfinite(p)), ops.lt(p, 0)))
-    ops._check_index_range(ops._to_copy(bad, dtype=dt.int64), 0, 1, "probability tensor contains either `inf`, "
-                           "`nan` or element < 0", "multinomial", False)
+        _check_entries_as_torchs_cpu_kernel(p)  # torch's per-entry words; the flag below would find nothing more
+    else:  # the two checks as 0/1 flags that must be 0: the CPU raises at once, CUDA reports without a sync
+        bad = ops.any(ops.logical_or(ops.logical_not(ops.isfinite(p)), ops.lt(p, 0)))
+        ops._check_index_range(ops._to_copy(bad, dtype=dt.int64), 0, 1, "probability tensor contains either `inf`, "
+                               "`nan` or element < 0", "multinomial", False)
     empty_row = ops.le(ops.amin(ops.sum(p, [1]), [0]), 0)
     ops._check_index_range(ops._to_copy(empty_row, dtype=dt.int64), 0, 1, "invalid multinomial distribution (sum "
                            "of probabilities <= 0)", "multinomial", False)
