@@ -163,7 +163,7 @@ def test_unsafe_splits_and_combinations_take_complex():
     np.testing.assert_allclose(zr.grad.numpy(), [0.8944272 + 1.7888544j, 1.8973666 - 0.6324555j, 2j], rtol=1e-6)
 
 
-# -- half transposed convolutions round once (Note [Half transposed convolutions on the CPU]) ------------------
+# -- half transposed convolutions round once (Note [Half transposed convolutions]) ------------------
 @pytest.mark.parametrize("dtype", [st.bfloat16, st.float16])
 @pytest.mark.parametrize("fn, x_shape, w_shape, kwargs", [
     (st.nn.functional.conv_transpose1d, (1, 4, 5), (4, 8, 3), {}),

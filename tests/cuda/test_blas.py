@@ -165,7 +165,7 @@ def test_addmm_bias_epilogue_and_beta_paths():
     blas._plans.clear()
     r = st.addmm(bias, a, b)
     assert _rel(_out(r), a64 @ b64 + bias64) < REL[dtype]
-    assert any(k[4] == blas._EPILOGUES[(None, True)] for k in blas._plans), "bias did not use the epilogue"
+    assert any(k[5] == blas._EPILOGUES[(None, True)] for k in blas._plans), "bias did not use the epilogue"
     assert _rel(_out(st.addmm(bias, a, b, beta=0.5, alpha=2)), 2 * a64 @ b64 + 0.5 * bias64) < REL[dtype]
     assert _rel(_out(st.addmm(full, a, b, beta=-1)), a64 @ b64 - full64) < REL[dtype]
     col = _cuda(full64[:, :1], dtype)
@@ -208,7 +208,7 @@ def test_bmm_baddbmm_broadcast_batch_has_stride_zero():
     r = st.bmm(a, _cuda(b64, dtype))
     assert _rel(_out(r), np.matmul(np.broadcast_to(a64, (5, 16, 8)), b64)) < REL[dtype]
     (key,) = blas._plans
-    assert key[10] == 5 and key[14] == 0  # batch 5, a's batch stride 0: no copy
+    assert key[11] == 5 and key[15] == 0  # batch 5, a's batch stride 0: no copy
     r = st.baddbmm(_cuda(c64, dtype), a, _cuda(b64, dtype).transpose(1, 2).contiguous().transpose(1, 2),
                    beta=0.5, alpha=2)
     assert _rel(_out(r), 2 * np.matmul(a64, b64) + 0.5 * c64) < REL[dtype]
@@ -274,7 +274,7 @@ def test_reduced_precision_reduction_off_and_determinism():
     blas._plans.clear()
     r1, r2 = st.mm(x, w), st.mm(x, w)
     (key,) = blas._plans
-    assert key[3] == int(blas._RS.NONE) | int(blas._RS.COMPUTE_TYPE)
+    assert key[4] == int(blas._RS.NONE) | int(blas._RS.COMPUTE_TYPE)
     assert np.array_equal(r1.cpu().numpy(), r2.cpu().numpy())
 
 

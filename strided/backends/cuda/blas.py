@@ -66,6 +66,10 @@ _TYPES = {  # dtype -> (data type, compute type, scale type, host scalar dtype)
 # conjugated: a transposed operand is cuBLAS's plain T, as for real dtypes, and a conjugate was materialized by
 # the caller. complex64 keeps full float32 precision even where TF32 is allowed (strided applies TF32 to float32
 # only; torch's handle math mode would let cublasCgemm use it). No epilogues.
+# Note [Float32 out of half GEMMs]
+# A float16 / bfloat16 product can be written as float32 (cuBLASLt's 16F/16BF A and B with 32F C and D, the same
+# 32F compute): the tensor-core speed of the half GEMM without rounding its result to half. A convolution's
+# columns are such a result when col2im sums them next (Note [Half columns] in kernels/convolution_ops.py).
 _TF32 = int(_cublas.ComputeType.COMPUTE_32F_FAST_TF32)
 SUPPORTED_DTYPES = frozenset(_TYPES)
 _RS = lt.ReductionScheme
@@ -178,8 +182,9 @@ MAX_PLANS = 4096  # cached plans (a few descriptors each); all are dropped when 
 
 
 def _make_plan(key, h: int, ws_bytes: int) -> _Plan:
-    (_dev, dtype, compute, mask, epi, ta, tb, m, n, k, batch, lda, ldb, sa, sb, al_a, al_b, al_c, al_d) = key
-    data, _c, scale, _np = _TYPES[dtype]
+    (_dev, dtype, in_dtype, compute, mask, epi, ta, tb, m, n, k, batch, lda, ldb, sa, sb, al_a, al_b, al_c,
+     al_d) = key
+    data, _c, scale, _np = _TYPES[in_dtype]
     p = _Plan()
     p.la = p.lb = p.ld = p.desc = 0
     p.dtype = dtype
@@ -190,7 +195,7 @@ def _make_plan(key, h: int, ws_bytes: int) -> _Plan:
         _desc_set(p.desc, _DA.EPILOGUE, epi)
     p.la = lt.matrix_layout_create(data, *((m, k) if ta == _N else (k, m)), lda)
     p.lb = lt.matrix_layout_create(data, *((k, n) if tb == _N else (n, k)), ldb)
-    p.ld = lt.matrix_layout_create(data, m, n, m)
+    p.ld = lt.matrix_layout_create(_TYPES[dtype][0], m, n, m)
     if batch > 1:
         for lay, stride in ((p.la, sa), (p.lb, sb), (p.ld, m * n)):
             _layout_set(lay, _LA.BATCH_COUNT, batch)
@@ -218,9 +223,11 @@ def _make_plan(key, h: int, ws_bytes: int) -> _Plan:
     p.bias_arg = np.zeros(1, np.int64)
     p.bias_addr = p.bias_arg.ctypes.data
     tname = {dt.float32: "tf32" if compute == _TF32 else "float", dt.float16: "half", dt.bfloat16: "bf16",
-             dt.float64: "double", dt.complex64: "c10::complex<float>", dt.complex128: "c10::complex<double>"}[dtype]
+             dt.float64: "double", dt.complex64: "c10::complex<float>", dt.complex128: "c10::complex<double>"}[in_dtype]
+    if in_dtype is not dtype:
+        tname += "_float_out"
     p.op = f"GemmTunableOp_{tname}_{'NT'[ta == _T]}{'NT'[tb == _T]}_e{epi}"
-    p.params = "_".join(str(v) for v in key[3:])
+    p.params = "_".join(str(v) for v in key[4:])
     return p
 
 
@@ -259,10 +266,13 @@ def gemm(name: str, out, a, b, *, alpha=1.0, beta=0.0, c=None, bias=None, act=No
     ``out``: contiguous (M, N) or (B, M, N); ``a``: (…, M, K); ``b``: (…, K, N) with any strides
     (batch stride 0 = broadcast); ``c``: None (``beta`` ignored), ``out`` itself (in place) or a
     contiguous tensor shaped like ``out``; ``bias``: contiguous (N,) (2-D only); ``act``: None,
-    ``"relu"`` or ``"gelu"`` (tanh approximation).  Raises :class:`NoAlgorithm` when cuBLASLt has
-    none for this combination, ``RuntimeError`` naming the op, shapes and dtypes on failure.
+    ``"relu"`` or ``"gelu"`` (tanh approximation).  ``a`` and ``b`` share ``out``'s dtype, or are
+    float16 / bfloat16 with a float32 ``out`` (and ``c``): Note [Float32 out of half GEMMs].  Raises
+    :class:`NoAlgorithm` when cuBLASLt has none for this combination, ``RuntimeError`` naming the op,
+    shapes and dtypes on failure.
     """
     dtype = out.dtype
+    in_dtype = a.dtype
     device = out.device
     dev = device.index
     stream = current_stream_handle(dev)
@@ -277,16 +287,16 @@ def gemm(name: str, out, a, b, *, alpha=1.0, beta=0.0, c=None, bias=None, act=No
         a_t, (tb, _r2, _c2, ldb) = operand(a, M, K)
         sa = b_t._strides[0] if batch > 1 else 0
         sb = a_t._strides[0] if batch > 1 else 0
-    compute = _TYPES[dtype][1]
-    if dtype is dt.float32:  # Note [Full float32 scopes]
+    compute = _TYPES[in_dtype][1]
+    if in_dtype is dt.float32:  # Note [Full float32 scopes]
         tf32 = _float32_scope.tf32
         if tf32 if tf32 is not None else _flag_state["precision"] != "highest":
             compute = _TF32
     epi = _EPILOGUES[(act, bias is not None)]
-    isz = dtype.itemsize
-    pa, pb, pd = ptr(b_t, isz), ptr(a_t, isz), ptr(out, isz)
+    isz, in_isz = dtype.itemsize, in_dtype.itemsize
+    pa, pb, pd = ptr(b_t, in_isz), ptr(a_t, in_isz), ptr(out, isz)
     pc = pd if c is None else ptr(c, isz)
-    key = (dev, dtype, compute, _reduction_mask(dtype), epi, ta, tb, N, M, K, batch, lda, ldb, sa, sb,
+    key = (dev, dtype, in_dtype, compute, _reduction_mask(in_dtype), epi, ta, tb, N, M, K, batch, lda, ldb, sa, sb,
            _align(pa), _align(pb), _align(pc), _align(pd))
     h = _handle(dev, stream)
     _storage, ws_ptr, ws_n = _workspace(dev, stream, device)

@@ -152,11 +152,13 @@ def _by_function(input, weight, bias, s, p, d, transposed, q, groups):
     k = weight.dim() - 2
     if not transposed:
         return conv3d_gemm(input, weight, bias, s, p, d, groups)
-    if input.dtype in (dt.float16, dt.bfloat16) and input.device.type == "cpu":
-        # Note [Half transposed convolutions on the CPU]: col2im adds up to KH * KW (* KD) window contributions per
-        # output element; rounded to bfloat16 each and added in bfloat16 they drifted ~1 ulp (0.32 at 35 in a 3-d
-        # one) where torch's CPU kernel, accumulating in float32, rounds once. The CPU's half GEMMs run in float32
-        # anyway, so the whole transposed convolution does, and rounds at the end.
+    if input.dtype in (dt.float16, dt.bfloat16):
+        # Note [Half transposed convolutions]: col2im adds up to KH * KW (* KD) window contributions per output
+        # element; rounded to bfloat16 each and added in bfloat16 they drifted ~1 ulp (0.32 at 35 in a 3-d one on
+        # the CPU; 1.4 at 3.6 on CUDA, where the sums cancel) where torch's kernels (CPU, cuDNN), accumulating in
+        # float32, round once. The CPU's half GEMMs run in float32 anyway, so the whole transposed convolution
+        # does, and rounds at the end; on CUDA these are the composite's cases (grouped, 3-d, channels-last: the
+        # direct kernel keeps half GEMMs with float32 columns, Note [Half columns]).
         f32 = [None if t is None else ops._to_copy(t, dtype=dt.float32) for t in (input, weight, bias)]
         return ops._to_copy(_by_function(*f32, s, p, d, transposed, q, groups), dtype=input.dtype)
     if k == 3:

@@ -20,6 +20,14 @@ products, summed by a GEMM with a row of ones; otherwise im2col writes the colum
 grad is copied into (C_out, N, L) order, and one GEMM over N * L sums them (the composite copied the columns
 too). float32 / float64 GEMMs add into the accumulator (beta = 1); half types sum in float32.
 
+Note [Half columns]
+The columns that col2im sums (the input's gradient, a transposed convolution's forward) are GEMM results. Rounded
+to float16 / bfloat16 each before the sum, they lost what cancels in it: a bf16 transposed convolution was off by
+0.1 at 1.0 where torch's (cuDNN, accumulating in float32) rounds once. So for half types those columns are float32
+(the half GEMM writes float32: Note [Float32 out of half GEMMs] in blas.py), col2im sums them in float32 into the
+half image, and the weight gradient's per-sample products are float32 too. The float32 columns take the storage
+of the slice's column buffer, which im2col's half columns reuse.
+
 A transposed convolution is the adjoint, so it is made of the same three pieces with roles swapped: its forward
 is the input gradient of the convolution it transposes (Wᵀ @ x, col2im into the output), its input gradient that
 convolution's forward of the grad, its weight gradient that convolution's weight gradient with the grad as the
@@ -41,6 +49,7 @@ from .im2col_ops import launch_columns
 __all__ = ["takes", "convolution_forward", "convolution_backward", "transposed_forward", "transposed_backward"]
 
 _FLOATING = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64))
+_HALF = frozenset((dt.float16, dt.bfloat16))
 
 
 def takes(input, weight, transposed: bool, groups: int, stride=None, output_padding=None) -> bool:
@@ -60,11 +69,29 @@ def _view(t, sizes: tuple, strides: tuple, offset: int = 0):
     return make_tensor(t._storage, t._offset + offset, sizes, strides, t.dtype)
 
 
-def _buffer(sizes: tuple, like):
-    """A fresh contiguous tensor of ``like``'s dtype and device."""
+def _buffer(sizes: tuple, like, dtype=None):
+    """A fresh contiguous tensor of ``like``'s device and ``dtype`` (default ``like``'s)."""
+    dtype = like.dtype if dtype is None else dtype
     strides = contiguous_strides(sizes)
-    nbytes = (strides[0] * sizes[0] if sizes else 1) * like.dtype.itemsize
-    return make_tensor(allocate_storage(nbytes, like.device), 0, sizes, strides, like.dtype)
+    nbytes = (strides[0] * sizes[0] if sizes else 1) * dtype.itemsize
+    return make_tensor(allocate_storage(nbytes, like.device), 0, sizes, strides, dtype)
+
+
+def _accumulator_dtype(like):
+    """float32 for half types (Note [Half columns]), else ``like``'s dtype."""
+    return dt.float32 if like.dtype in _HALF else like.dtype
+
+
+def _columns(g, step: int, like) -> tuple:
+    """(im2col's columns in ``like``'s dtype, the GEMM-written columns col2im sums) of a slice of ``step`` samples:
+    one buffer, float32 for half types with the half columns in its storage (Note [Half columns])."""
+    if g.trivial:
+        return None, None
+    sizes = (step, g.rows, g.length)
+    sums = _buffer(sizes, like, _accumulator_dtype(like))
+    if sums.dtype is like.dtype:
+        return sums, sums
+    return make_tensor(sums._storage, 0, sizes, sums._strides, like.dtype), sums
 
 
 class _Geometry:
@@ -95,7 +122,7 @@ class _Geometry:
         """The (count, C*K, L) columns summed into samples [lo, lo + count) of contiguous ``image``."""
         dst = image.data_ptr() + lo * self.c * self.h * self.w * image.dtype.itemsize
         launch_columns("col2im_kernel", cols, count * self.c, self.h * self.w, cols.data_ptr(), dst,
-                       self._args(count, self.rows * self.length, self.length))
+                       self._args(count, self.rows * self.length, self.length), image.dtype)
 
 
 def _as_2d(input, weight, s, p, d):
@@ -161,7 +188,7 @@ def convolution_backward(grad, input, weight, s, p, d, need_input: bool, need_we
     n, oc, rows, length = g.n, g.oc, g.rows, g.length
     gy = _contiguous(grad)
     step = _step(g, x.dtype.itemsize)
-    cols = None if g.trivial else _buffer((step, rows, length), x)
+    cols, sums = _columns(g, step, x)
     gi = _buffer(tuple(input._sizes), x) if need_input else None
     gw = None
     per_sample = rows <= length  # Note [Direct CUDA convolution]: the weight gradient's cheaper form
@@ -170,7 +197,7 @@ def convolution_backward(grad, input, weight, s, p, d, need_input: bool, need_we
         g_slice = _view(gy, (count, oc, length), (oc * length, length, 1), lo * oc * length)
         x_slice = _view(x, (count, rows, length), (rows * length, length, 1), lo * rows * length) if g.trivial else None
         if need_input:
-            _input_gradient(blas, g, w, g_slice, gi, lo, count, cols)
+            _input_gradient(blas, g, w, g_slice, gi, lo, count, sums)
         if need_weight:
             form = _per_sample_weight_grad if per_sample else _one_gemm_weight_grad
             gw = form(blas, g, x, lo, count, g_slice, x_slice, cols, gw)
@@ -182,8 +209,8 @@ def convolution_backward(grad, input, weight, s, p, d, need_input: bool, need_we
 
 
 def _input_gradient(blas, g, w, g_slice, gi, lo: int, count: int, cols) -> None:
-    """Samples [lo, lo + count) of the input's gradient: Wᵀ (C*K, C_out) @ grad_s (C_out, L), the columns summed into
-    ``gi`` by col2im (written in place)."""
+    """Samples [lo, lo + count) of the input's gradient: Wᵀ (C*K, C_out) @ grad_s (C_out, L), the columns (``cols``,
+    float32 for half types: Note [Half columns]) summed into ``gi`` by col2im (written in place)."""
     oc, rows, length = g.oc, g.rows, g.length
     wt = _view(w, (count, rows, oc), (0, 1, rows))
     if g.trivial:
@@ -211,12 +238,12 @@ def transposed_forward(input, weight, bias, s, p, d, q):
     blas = _gemm()
     out = _buffer((n, c_out, oh, ow), x)
     step = _step(g, x.dtype.itemsize)
-    cols = None if g.trivial else _buffer((step, g.rows, g.length), x)
+    sums = _columns(g, step, x)[1]
     sample_size = c_in * g.length
     for lo in range(0, n, step):
         count = min(step, n - lo)
         x_slice = _view(x, (count, c_in, g.length), (sample_size, g.length, 1), lo * sample_size)
-        _input_gradient(blas, g, w, x_slice, out, lo, count, cols)
+        _input_gradient(blas, g, w, x_slice, out, lo, count, sums)
     if bias is not None:
         ops.add_(out, _view(bias, (1, c_out, 1, 1), (0, bias._strides[0], 0, 0)))
     sizes = (n, c_out, oh, ow) if input.dim() == 4 else (n, c_out, ow)
@@ -279,13 +306,13 @@ def _per_sample_weight_grad(blas, g, x, lo, count, g_slice, x_slice, cols, gw):
         c_slice = cols
     else:
         c_slice = x_slice
-    prods = _buffer((count, oc, rows), g_slice)
+    prods = _buffer((count, oc, rows), g_slice, _accumulator_dtype(g_slice))  # Note [Half columns]
     blas.gemm("convolution_backward", prods, g_slice,
               _view(c_slice, (count, length, rows), (rows * length, 1, length)))
     if count == 1:
         return _accumulate(gw, _view(prods, (oc, rows), (rows, 1)))
-    if prods.dtype.itemsize < 4:
-        return _accumulate(gw, ops.sum(prods, [0], dtype=dt.float32))
+    if g_slice.dtype in _HALF:  # a float32 sum: the ones GEMM below would run in TF32
+        return _accumulate(gw, ops.sum(prods, [0]))
     ones = ops.ones((1, count), dtype=prods.dtype, device=prods.device)
     flat = _view(prods, (count, oc * rows), (oc * rows, 1))
     if gw is None:
@@ -308,11 +335,11 @@ def _one_gemm_weight_grad(blas, g, x, lo, count, g_slice, x_slice, cols, gw):
         c_rows = ops.reshape(ops.permute(x_slice, (1, 0, 2)), (rows, count * length))
     g_rows = ops.reshape(ops.permute(g_slice, (1, 0, 2)), (oc, count * length))
     b = _view(c_rows, (count * length, rows), (1, c_rows._strides[0]))
-    if gw is None or gw.dtype is not g_rows.dtype:
-        prod = _buffer((oc, rows), g_slice)
-        blas.gemm("convolution_backward", prod, g_rows, b)
-        return _accumulate(gw, prod)
-    blas.gemm("convolution_backward", gw, g_rows, b, beta=1.0, c=gw)
+    if gw is None:  # float32 for half types (Note [Half columns])
+        gw = _buffer((oc, rows), g_slice, _accumulator_dtype(g_slice))
+        blas.gemm("convolution_backward", gw, g_rows, b)
+    else:
+        blas.gemm("convolution_backward", gw, g_rows, b, beta=1.0, c=gw)
     return gw
 
 

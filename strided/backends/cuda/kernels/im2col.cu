@@ -20,6 +20,9 @@
 #ifndef COL_ILP
 #define COL_ILP 4
 #endif
+#ifndef IMG_T  // col2im's image type: float columns of a half convolution sum into a half image
+#define IMG_T COL_T
+#endif
 
 struct ColumnsGeometry {
   i64 n, c, h, w, lh, lw;
@@ -69,7 +72,7 @@ extern "C" __global__ void im2col_kernel(const Im2colArgs a) {
 }
 
 struct Col2imArgs {
-  const COL_T* cols; COL_T* image;
+  const COL_T* cols; IMG_T* image;
   ColumnsGeometry g;
 };
 
@@ -101,6 +104,6 @@ extern "C" __global__ void col2im_kernel(const Col2imArgs a) {
         acc += convert<ACC_T>(cols[(kh * KW + kw) * L + lh * LW + lw]);
       }
     }
-    a.image[plane * HW + i] = convert<COL_T>(acc);
+    a.image[plane * HW + i] = convert<IMG_T>(acc);
   }
 }

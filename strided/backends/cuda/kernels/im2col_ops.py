@@ -24,14 +24,18 @@ _FLOATING = ("float32", "float64", "float16", "bfloat16")
 
 
 @cache
-def _source(name: str) -> str:
-    return kernel_source("im2col.cu", COL_T=CTYPES[name], ACC_T=acc_ctype(dt.to_dtype(name)))
+def _source(name: str, image: str | None = None) -> str:
+    if image is None or image == name:
+        return kernel_source("im2col.cu", COL_T=CTYPES[name], ACC_T=acc_ctype(dt.to_dtype(name)))
+    return kernel_source("im2col.cu", COL_T=CTYPES[name], ACC_T=acc_ctype(dt.to_dtype(name)), IMG_T=CTYPES[image])
 
 
 def im2col_sources():
     """(file, kernel names, source) of every im2col.cu instantiation (NVRTC null test)."""
     for name in _FLOATING:
         yield "im2col.cu", ("im2col_kernel", "col2im_kernel"), _source(name)
+    for image in ("float16", "bfloat16"):  # Note [Half columns] in convolution_ops.py
+        yield "im2col.cu", ("col2im_kernel",), _source("float32", image)
 
 
 @cache
@@ -50,13 +54,16 @@ def launch_shape(rows: int, row_length: int, per_thread: int) -> tuple[int, int]
     return min(rows * (padded // block), 1 << 18), block
 
 
-def launch_columns(name: str, like, rows: int, row_length: int, src: int, dst: int, args: tuple) -> None:
+def launch_columns(name: str, like, rows: int, row_length: int, src: int, dst: int, args: tuple,
+                   image_dtype=None) -> None:
     """Launch ``im2col_kernel`` (``rows`` column rows of ``row_length``) or ``col2im_kernel`` (``rows`` image
-    planes of ``row_length`` pixels) on ``like``'s device and current stream."""
+    planes of ``row_length`` pixels) on ``like``'s device and current stream; ``like`` has the columns' dtype,
+    ``image_dtype`` (col2im, default the same) the image's."""
     if rows and row_length:
         dev = like.device.index
         grid, block = launch_shape(rows, row_length, COL_ILP if name == "im2col_kernel" else 1)
-        get_kernel(_source(like.dtype.name), name, FMT, dev)(grid, block, current_stream_handle(dev), src, dst, *args)
+        source = _source(like.dtype.name, None if image_dtype is None else image_dtype.name)
+        get_kernel(source, name, FMT, dev)(grid, block, current_stream_handle(dev), src, dst, *args)
 
 
 @kernel("CUDA")
