@@ -56,11 +56,12 @@ class SampleInput:
 
 @dataclasses.dataclass
 class ErrorInput:
-    """A call that must raise ``error`` with a message matching ``match``."""
+    """A call that must raise ``error`` with a message matching ``match`` (on ``devices``; None: every device)."""
 
     sample: SampleInput
     error: type
     match: str
+    devices: tuple | None = None
 
 
 @dataclasses.dataclass

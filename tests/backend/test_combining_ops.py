@@ -125,6 +125,24 @@ def test_matches_torch():
     np.testing.assert_array_equal(xs.grad.numpy(), x.grad.numpy())
 
 
+def test_take_along_dim_wraps_indices_along_dim():
+    """torch wraps every index along ``dim`` (``indices % size``); without ``dim`` an out-of-range one is refused."""
+    x = np.arange(10.0).reshape(2, 5)
+    for idx in ([[-6, 4], [12, -1]], [[5], [-13]], [[-1, 0, 1]]):
+        for d in (1, 0, -1):
+            i = np.array(idx)
+            if d == 0 and i.shape[1] not in (1, 5):
+                continue
+            shape = list(np.broadcast_shapes(x.shape[:d % 2] + (1,) + x.shape[d % 2 + 1:],
+                                             i.shape[:d % 2] + (1,) + i.shape[d % 2 + 1:]))
+            xs, i_s = list(shape), list(shape)
+            xs[d], i_s[d] = x.shape[d], i.shape[d]
+            want = np.take_along_axis(np.broadcast_to(x, xs), np.broadcast_to(i, i_s) % x.shape[d], d)
+            np.testing.assert_array_equal(st.take_along_dim(st.tensor(x), st.tensor(i), d).numpy(), want)
+    with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 0 with size 10"):
+        st.take_along_dim(st.tensor(x), st.tensor([-1]))
+
+
 _SEQUENCES = {
     "split": lambda m, x: m.split(x, 2), "split sizes": lambda m, x: m.split(x, [1, 2]),
     "method split": lambda m, x: x.split(2), "method split sizes": lambda m, x: x.split([2, 1], 0),

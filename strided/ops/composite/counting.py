@@ -16,6 +16,8 @@ from __future__ import annotations
 import operator
 from itertools import accumulate
 
+import numpy as np
+
 from ... import dtypes as dt
 from ... import return_types
 from ...backends.meta.common import wrap_dim
@@ -95,7 +97,10 @@ def _data_range(x, lo, hi, widen):
 def histc(self, bins=100, min=0, max=0):  # noqa: A002 - torch's argument names
     """A histogram of ``bins`` equal bins over ``[min, max]`` (the data's range when they are equal)."""
     if not self.dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
+        if self.device.type == "cuda" and self.dtype is not dt.bool:
+            return _integral_histc(self, bins, min, max)
+        name = "histc" if self.device.type == "cuda" else "histogram_cpu"
+        raise NotImplementedError(f"\"{name}\" not implemented for '{scalar_type_name(self.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = _data_range(self, float(min), float(max), 1.0)
@@ -109,6 +114,36 @@ def histc(self, bins=100, min=0, max=0):  # noqa: A002 - torch's argument names
     pos = ops.where(inside, _bin_of(x, lo_t, hi_t, bins), 0)
     return ops.index_put(ops.zeros((bins,), dtype=self.dtype, device=self.device), [pos], inside.to(self.dtype),
                          True)
+
+
+def _integral_histc(self, bins, lo, hi):
+    """torch's CUDA histc of an integer tensor: the bounds truncated to integers and then to the input's dtype, the
+    bin ``(x - lo) * bins // (hi - lo)`` in int64 arithmetic (Note [Integer histograms on CUDA])."""
+    if bins <= 0:
+        raise RuntimeError("bins must be > 0")
+    np_type = self.dtype.numpy_dtype
+
+    def as_input(v):  # C++'s conversion of an int64 bound to input_t: modular
+        return int(np.array(v, dtype=np.int64).astype(np_type))
+
+    lo, hi = as_input(int(lo)), as_input(int(hi))
+    if lo == hi and self.numel() > 0:
+        lo, hi = int(ops.min(self)), int(ops.max(self))
+    if lo == hi:
+        lo, hi = as_input(lo - 1), as_input(hi + 1)
+    if not lo < hi:
+        raise RuntimeError("max must be larger than min")
+    x = ops.reshape(self, (-1,)).to(dt.int64)
+    inside = ops.logical_and(ops.ge(x, lo), ops.le(x, hi))
+    pos = ops.clamp(ops.floor_divide(ops.mul(ops.sub(x, lo), bins), hi - lo), 0, bins - 1)
+    return ops.index_put(ops.zeros((bins,), dtype=self.dtype, device=self.device), [pos], inside.to(self.dtype),
+                         True)
+
+
+# Note [Integer histograms on CUDA]
+# torch's CUDA histc takes integer tensors (its CPU kernel refuses them): the counts come back in the input's
+# dtype and the bins are integer divisions, so values of 0..9 in 3 bins over [0, 9] fall 0-2 / 3-5 / 6-9.
+# Values outside [lo, hi] add 0 at bin 0, as the floating histc's do (Note [Histogram bins]).
 
 
 def _histogram(x, edges, weight, density):

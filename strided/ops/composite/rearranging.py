@@ -148,8 +148,8 @@ def diag(self, diagonal=0):
 @kernel("CompositeImplicitAutograd")
 def trace(self):
     """The sum of a matrix's main diagonal (integers sum to int64, as ``sum``)."""
-    if self.dtype is dt.bool:  # torch's AT_DISPATCH error, checked before the shape
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if self.dtype is dt.bool and self.device.type != "cuda":  # torch's CPU AT_DISPATCH error, before the shape
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")  # (its CUDA kernel sums bools to int64)
     if self.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.dim()}")
     return ops.sum(ops.diagonal(self))

@@ -64,4 +64,7 @@ def take_along_dim(self, indices, dim=None):
     shape = list(broadcast_shapes(rest_self, rest_idx))
     self_shape, idx_shape = list(shape), list(shape)
     self_shape[d], idx_shape[d] = self._sizes[d], indices._sizes[d]
-    return ops.gather(ops.expand(self, self_shape), d, ops.expand(indices, idx_shape))
+    index = ops.expand(indices, idx_shape)
+    if self._sizes[d]:  # torch wraps every index along ``dim``: -1 is the last, size + 1 the second
+        index = ops.remainder(index, self._sizes[d])
+    return ops.gather(ops.expand(self, self_shape), d, index)

@@ -251,7 +251,7 @@ def abs(self):  # noqa: A001 - the op's name
     if self.dtype.is_complex:  # |z| in the real dtype (complex.cuh)
         return run("ew_cabs(x0)", out, (self,), (self.dtype,))
     d = out.dtype
-    expr = "ew_fabs(x0)" if _floating(d) else ("x0" if d is dt.uint8 else "(x0 < 0 ? -x0 : x0)")
+    expr = "ew_fabs(x0)" if _floating(d) else ("x0" if d in (dt.uint8, dt.bool) else "(x0 < 0 ? -x0 : x0)")
     return run(expr, out, (self,), _C4[d])
 
 
