@@ -97,7 +97,8 @@ def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, paddin
 def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
                       eps: float):
     """``(layer_norm(input), mean, rstd)``: the statistics over the normalized dims, kept as size-1 dims, in the
-    input's dtype (computed in float32 for half types), without gradients (torch's are not differentiable)."""
+    input's dtype (computed in float32 for half types, and kept in float32 on CUDA, as torch's kernels), without
+    gradients (torch's are not differentiable)."""
     from . import dtypes, no_grad, var_mean
 
     _args("native_layer_norm", ("input", 1, input, "Tensor"), ("weight", 3, weight, "Tensor?"),
@@ -108,6 +109,8 @@ def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None, bi
         x = input.float() if input.dtype in (dtypes.float16, dtypes.bfloat16) else input
         var, mean = var_mean(x, dims, correction=0, keepdim=True)
         rstd = (var + eps).rsqrt()
+    if input.device.type == "cuda":
+        return out, mean, rstd
     return out, mean.to(input.dtype), rstd.to(input.dtype)
 
 

@@ -132,3 +132,13 @@ def test_take_along_dim_wraps_indices_on_cuda():
     x = st.arange(10.0, device="cuda").view(2, 5)
     idx = st.tensor([[-6, 4], [12, -1]], device="cuda")
     assert st.take_along_dim(x, idx, 1).tolist() == [[4.0, 4.0], [7.0, 9.0]]
+
+
+@pytest.mark.parametrize("dtype", HALF)
+def test_native_layer_norm_keeps_float32_statistics_on_cuda(dtype):
+    x = st.randn(2, 3, 4).to(dtype)
+    out, mean, rstd = st.native_layer_norm(x.cuda(), [4], None, None, 1e-5)
+    assert out.dtype is dtype and mean.dtype is st.float32 and rstd.dtype is st.float32  # torch's CUDA kernel
+    cpu = st.native_layer_norm(x, [4], None, None, 1e-5)
+    assert cpu[1].dtype is dtype and cpu[2].dtype is dtype  # torch's CPU kernel: the input's dtype
+    np.testing.assert_allclose(mean.cpu().numpy(), cpu[1].float().numpy(), rtol=1e-2, atol=1e-2)
