@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 
+from .. import dtypes as dt
 from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
 
@@ -118,6 +119,16 @@ def _input_and_weight_grads(grad, input, weight, stride, padding, dilation, tran
     k = weight.dim() - 2
     s, p, d = _expand(stride, k, "stride"), _expand(padding, k, "padding"), _expand(dilation, k, "dilation")
     q = _expand(output_padding, k, "output_padding")
+    if weight.dtype in (dt.float16, dt.bfloat16):
+        # Note [Half convolution gradients]: the columns col2im sums and the per-sample products summed over N are
+        # GEMM results; rounded to half each before those sums they lost what cancels there (0.05 at 10 in a bf16
+        # grouped conv2d's gradient). As the forward's half transposed convolutions (Note [Half transposed
+        # convolutions]) the gradients are computed in float32 and rounded once.
+        f32 = [ops._to_copy(t, dtype=dt.float32) for t in (grad, input, weight)]
+        gi, gw = _input_and_weight_grads(*f32, stride, padding, dilation, transposed, output_padding, groups,
+                                         need_input, need_weight)
+        return (None if gi is None else ops._to_copy(gi, dtype=input.dtype),
+                None if gw is None else ops._to_copy(gw, dtype=weight.dtype))
     if transposed and any(qi >= si for qi, si in zip(q, s)):
         return _by_recompute(grad, input, weight, s, p, d, transposed, q, groups, need_input, need_weight)
     backward = _conv_transpose_backward if transposed else _conv_backward

@@ -142,3 +142,9 @@ def test_native_layer_norm_keeps_float32_statistics_on_cuda(dtype):
     cpu = st.native_layer_norm(x, [4], None, None, 1e-5)
     assert cpu[1].dtype is dtype and cpu[2].dtype is dtype  # torch's CPU kernel: the input's dtype
     np.testing.assert_allclose(mean.cpu().numpy(), cpu[1].float().numpy(), rtol=1e-2, atol=1e-2)
+
+
+def test_integer_histc_bounds_are_int64_on_cuda():
+    x = st.tensor([0, 3, 250], dtype=st.uint8, device="cuda")
+    assert st.histc(x, bins=2, min=-10, max=0).tolist() == [0, 1]  # [-10, 0] in int64: only the 0, in the top bin
+    assert st.histc(st.zeros(3, dtype=st.uint8, device="cuda"), bins=2).tolist() == [0, 3]  # [-1, 1]

@@ -16,8 +16,6 @@ from __future__ import annotations
 import operator
 from itertools import accumulate
 
-import numpy as np
-
 from ... import dtypes as dt
 from ... import return_types
 from ...backends.meta.common import wrap_dim
@@ -117,20 +115,15 @@ def histc(self, bins=100, min=0, max=0):  # noqa: A002 - torch's argument names
 
 
 def _integral_histc(self, bins, lo, hi):
-    """torch's CUDA histc of an integer tensor: the bounds truncated to integers and then to the input's dtype, the
-    bin ``(x - lo) * bins // (hi - lo)`` in int64 arithmetic (Note [Integer histograms on CUDA])."""
+    """torch's CUDA histc of an integer tensor: the bounds truncated to int64, the bin ``(x - lo) * bins // (hi - lo)``
+    in int64 arithmetic (Note [Integer histograms on CUDA])."""
     if bins <= 0:
         raise RuntimeError("bins must be > 0")
-    np_type = self.dtype.numpy_dtype
-
-    def as_input(v):  # C++'s conversion of an int64 bound to input_t: modular
-        return int(np.array(v, dtype=np.int64).astype(np_type))
-
-    lo, hi = as_input(int(lo)), as_input(int(hi))
+    lo, hi = int(lo), int(hi)
     if lo == hi and self.numel() > 0:
         lo, hi = int(ops.min(self)), int(ops.max(self))
     if lo == hi:
-        lo, hi = as_input(lo - 1), as_input(hi + 1)
+        lo, hi = lo - 1, hi + 1
     if not lo < hi:
         raise RuntimeError("max must be larger than min")
     x = ops.reshape(self, (-1,)).to(dt.int64)
