@@ -37,7 +37,14 @@ def _indexing_sources():
             yield pytest.param(file, names[0], text, id=f"{file}-{zlib.crc32(text.encode()):08x}")
 
 
-@pytest.mark.parametrize("file,name,text", list(_indexing_sources()))
+def _fft_sources():
+    from strided.backends.cuda.kernels.fft_ops import fft_sources
+
+    for file, names, text in fft_sources():  # fft.cu after fft_butterflies.cuh
+        yield pytest.param(file, names[0], text, id=f"{file}-{zlib.crc32(text.encode()):08x}")
+
+
+@pytest.mark.parametrize("file,name,text", [*_indexing_sources(), *_fft_sources()])
 def test_indexing_kernels_compile(file, name, text):
     assert compiler._compile(text, name, "sm_90", ())[:4] == b"\x7fELF"
 

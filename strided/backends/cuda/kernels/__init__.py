@@ -64,13 +64,14 @@ def complex_header(*names) -> str:
 
 
 @cache
-def source(file: str, dst: str, src: str | None = None) -> str:
-    """The source of ``file`` instantiated for dtype names ``dst`` (and ``src``)."""
+def source(file: str, dst: str, src: str | None = None, headers: tuple = ()) -> str:
+    """The source of ``file`` instantiated for dtype names ``dst`` (and ``src``), after ``headers`` (.cuh files)."""
     lines = [f"#define DST_T {ALL_CTYPES[dst]}",
              f"#define IS_FLOAT {1 if dst in ('float16', 'float32', 'float64', 'bfloat16') else 0}"]
     if src is not None:
         lines.append(f"#define SRC_T {ALL_CTYPES[src]}")
-    return "\n".join(lines) + "\n" + _text("common.cuh") + "\n" + complex_header(dst, src) + _text(file)
+    own = "".join(_text(h) + "\n" for h in headers) + _text(file)
+    return "\n".join(lines) + "\n" + _text("common.cuh") + "\n" + complex_header(dst, src) + own
 
 
 def _dtype_of(name: str) -> _dtype:

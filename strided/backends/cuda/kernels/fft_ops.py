@@ -60,7 +60,7 @@ BIG_LOAD_BYTES = 128  # a big pass's block takes this many bytes of consecutive 
 
 @cache
 def _source(name: str) -> str:
-    return source("fft.cu", name)
+    return source("fft.cu", name, headers=("fft_butterflies.cuh",))
 
 
 def fft_sources():
