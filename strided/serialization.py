@@ -8,7 +8,8 @@ a generated name, and the container tree -- dicts (str, int, float or bool keys)
 str, int, float, bool, None, and references to the tensors with their device and requires_grad --
 as JSON in the header's metadata. A tensor that appears twice (tied weights) is written once and
 loads as one tensor. Anything else raises, naming the value's type and where it is, so a
-checkpoint never carries code. Files written by ``strided.nn.save`` (flat state dicts) load too.
+checkpoint never carries code. Files written by ``strided.nn.save`` (flat state dicts) load too, and so do
+``torch.save`` files (``torch_checkpoints.py``, Note [torch.save files]).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 
+from . import torch_checkpoints as _torch
 from .device import device as _device
 from .nn import serialization as _st
 from .tensor import Tensor
@@ -98,11 +100,42 @@ def _decode(node, tensors: dict, map_location, cache: dict):
     raise ValueError(f"strided.load: unknown node {sorted(node)} in the checkpoint's tree")
 
 
+def _head(f) -> bytes:
+    """The first bytes of a path's file or of a binary file object (whose position is left where it was)."""
+    if hasattr(f, "read"):
+        pos = f.tell()
+        head = f.read(4)
+        f.seek(pos)
+        return head
+    with open(f, "rb") as fh:
+        return fh.read(4)
+
+
+def _where(f) -> str:
+    return repr(str(f)) if not hasattr(f, "read") else f"the {type(f).__name__}"
+
+
+def _torch_target(loc, saved: str):
+    """Where a tensor torch saved from ``saved`` loads: as :func:`_target`, with torch's error for a CUDA tensor
+    on a machine without CUDA."""
+    dev = _target(loc, saved)
+    if dev.type == "cuda":
+        from . import cuda
+
+        if not cuda.is_available():
+            raise RuntimeError("Attempting to deserialize object on a CUDA device but strided.cuda.is_available() "
+                               "is False. If you are running on a CPU-only machine, please use strided.load with "
+                               "map_location=strided.device('cpu') to map your storages to the CPU.")
+    return dev
+
+
 def load(f, map_location=None, weights_only: bool = True):
-    """Read what :func:`save` wrote, from a path or a binary file object; tensors go to ``map_location`` (a
-    device or str, or a dict from saved device names to devices: ``{"cuda:1": "cuda:0"}``) or back to the device
-    they were saved from. ``weights_only`` is accepted for torch compatibility: strided files never hold code, so
-    every load is weights-only."""
+    """Read what :func:`save` wrote -- or what ``torch.save`` wrote (its zip format, read as
+    ``torch.load(weights_only=True)`` reads it: Note [torch.save files]) -- from a path or a binary file object;
+    tensors go to ``map_location`` (a device or str, or a dict from saved device names to devices:
+    ``{"cuda:1": "cuda:0"}``) or back to the device they were saved from. ``weights_only`` is accepted for torch
+    compatibility: every load is weights-only (strided files never hold code, and torch files are read without
+    running any)."""
     if isinstance(map_location, dict):
         if not all(isinstance(k, str) and isinstance(v, (str, _device)) for k, v in map_location.items()):
             raise TypeError("strided.load: a map_location dict maps device names (str) to devices or str, got "
@@ -113,6 +146,12 @@ def load(f, map_location=None, weights_only: bool = True):
                         f"{type(map_location).__name__} (strided has no storages to hand a callable)")
     else:
         loc = _device(map_location) if map_location is not None else None
+    head = _head(f)
+    if _torch.is_torch_zip(head):  # Note [torch.save files]
+        return _torch.load_torch_zip(f, lambda saved: _torch_target(loc, saved), _where(f))
+    if _torch.is_legacy_torch_file(head):
+        raise ValueError(f"strided.load: {_where(f)} is in torch's legacy (non-zip) format, which strided does not "
+                         "read; load it with torch and save it again with torch.save (torch >= 1.6 writes zip files)")
     tensors, meta = _st.load_with_metadata(f)
     if _KEY not in meta:  # a flat state dict written by strided.nn.save
         return type(tensors)((k, _moved(v, _target(loc, "cpu"))) for k, v in tensors.items())
