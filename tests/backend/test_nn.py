@@ -196,7 +196,7 @@ def test_load_state_dict_size_mismatch_and_assign():
 def test_reprs_match_torch():
     assert repr(nn.Linear(4, 3, bias=False)) == "Linear(in_features=4, out_features=3, bias=False)"
     assert repr(nn.Embedding(10, 3)) == "Embedding(10, 3)"
-    assert repr(nn.LayerNorm(8)) == "LayerNorm((8,), eps=1e-05, elementwise_affine=True)"
+    assert repr(nn.LayerNorm(8)) == "LayerNorm((8,), eps=1e-05, elementwise_affine=True, bias=True)"
     assert repr(nn.GELU(approximate="tanh")) == "GELU(approximate='tanh')"
     assert repr(nn.ReLU()) == "ReLU()" and repr(nn.SiLU(inplace=True)) == "SiLU(inplace=True)"
     assert repr(nn.ModuleList()) == "ModuleList()"

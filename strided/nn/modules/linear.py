@@ -11,7 +11,7 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["Linear", "Bilinear", "Identity"]
+__all__ = ["Linear", "Bilinear", "Identity", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -54,6 +54,11 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """torch's ``Linear`` subclass for MultiheadAttention's ``out_proj`` (a marker for its quantization passes): the
+    same layer, under the name torch prints."""
 
 
 class Bilinear(Module):

@@ -20,7 +20,7 @@ from ..multihead_attention import multi_head_attention_forward
 from ..parameter import Parameter
 from .container import ModuleList
 from .dropout import Dropout
-from .linear import Linear
+from .linear import Linear, NonDynamicallyQuantizableLinear
 from .normalization import LayerNorm
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
@@ -68,7 +68,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(factories.empty(3 * embed_dim, **kw))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **kw)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
         if add_bias_kv:
             self.bias_k = Parameter(factories.empty(1, 1, embed_dim, **kw))
             self.bias_v = Parameter(factories.empty(1, 1, embed_dim, **kw))
@@ -109,9 +109,6 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             out = out.transpose(1, 0)
         return out, weights
-
-    def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, batch_first={self.batch_first}"
 
 
 def _activation(activation):
