@@ -164,8 +164,36 @@ def _scalar_types_dtype(types) -> dt.dtype | None:
     return out
 
 
+_PLAIN = frozenset((list, tuple, float, int, bool, complex))
+
+
+def _foreign(data) -> bool:
+    """Whether ``data`` is another library's tensor: a DLPack producer that is neither ours nor NumPy's."""
+    cls = type(data)
+    return (cls not in _PLAIN and hasattr(cls, "__dlpack__")
+            and not issubclass(cls, (Tensor, np.ndarray, np.generic)))
+
+
+# Note [Foreign tensors]
+# torch.tensor reads another library's tensor through NumPy (__array__), which has no bfloat16 and cannot see CUDA
+# memory. strided imports such a tensor by DLPack instead (zero-copy, its dtype and device as they are), then
+# copies (tensor) or keeps it when dtype and device allow (as_tensor): tensor(torch_bf16) and
+# as_tensor(cupy_array) work, as does module.load_state_dict(torch_module.state_dict()).
+def import_foreign(data) -> Tensor:
+    """A strided tensor sharing ``data``'s memory (Note [Foreign tensors])."""
+    from .interop import from_dlpack
+
+    return from_dlpack(data)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
+    if _foreign(data):  # Note [Foreign tensors]
+        src = import_foreign(data)
+        dev = _device(device) if device is not None else src.device
+        out = ops._to_copy(src, dtype=dt.to_dtype(dtype) if dtype is not None else src.dtype, device=dev,
+                           pin_memory=pin_memory)
+        return finish_new_tensor(out, requires_grad)
     arr, d = _infer_array(data, dtype)
     with np.errstate(over="ignore"):  # floats past a floating dtype's range become inf, silently as torch's
         if d is dt.float16 and arr.dtype.kind == "f" and arr.dtype.itemsize > 4:
@@ -183,6 +211,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         if (dtype is None or dt.to_dtype(dtype) is data.dtype) and dev == data.device:
             return data
         return ops._to_copy(data, dtype=dtype, device=dev)
+    if _foreign(data):  # Note [Foreign tensors]
+        return as_tensor(import_foreign(data), dtype, device)
     # a NumPy array is shared when it stays on the CPU (the default device included: Note [Default device])
     if isinstance(data, np.ndarray) and (_device(device) if device is not None else get_default_device()).type == "cpu":
         t = from_numpy(data)

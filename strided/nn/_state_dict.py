@@ -136,6 +136,10 @@ class StateDictMixin:
                     missing_keys.append(key)
                 continue
             input_param = state_dict[key]
+            if not isinstance(input_param, Tensor) and hasattr(input_param, "__dlpack__"):
+                from ..tensor_data import import_foreign  # another library's tensor (Note [Foreign tensors])
+
+                input_param = import_foreign(input_param)
             if not isinstance(input_param, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                   f"Tensor-like object from checkpoint but received {type(input_param)}")

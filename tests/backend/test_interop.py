@@ -305,3 +305,46 @@ def test_operators_take_numpy_arrays_as_tensors_as_torchs_do():
     assert u.dtype == st.float32 and u.tolist() == [2.0, 4.0]
     with pytest.raises(TypeError, match="add"):  # the function form refuses an array, as torch.add does
         st.add(t, a)
+
+
+class _Producer:
+    """Another library's tensor, as far as strided can tell: a DLPack producer that is not a NumPy array."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_tensor_as_tensor_and_load_state_dict_take_foreign_tensors():
+    """Note [Foreign tensors]: DLPack, not NumPy's __array__ -- bfloat16 works, tensor copies, as_tensor shares."""
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    copied = st.tensor(_Producer(base))
+    shared = st.as_tensor(_Producer(base))
+    base[0, 0] = 100
+    assert copied[0, 0].item() == 0 and shared[0, 0].item() == 100
+    assert st.tensor(_Producer(base), dtype=st.float64).dtype is st.float64
+    bf = st.tensor(_Producer(st.ones(3, dtype=st.bfloat16)))  # NumPy cannot export bfloat16 by DLPack
+    assert bf.dtype is st.bfloat16 and bf.tolist() == [1.0, 1.0, 1.0]
+    assert st.tensor(_Producer(base), requires_grad=True).requires_grad
+    lin = st.nn.Linear(3, 2)
+    state = {"weight": _Producer(np.full((2, 3), 0.5, np.float32)), "bias": _Producer(np.zeros(2, np.float32))}
+    assert str(lin.load_state_dict(state)) == "<All keys matched successfully>"
+    assert lin.weight.detach().tolist() == [[0.5] * 3] * 2
+
+
+def test_torch_tensors_and_state_dicts_come_in_by_dlpack():
+    torch = pytest.importorskip("torch")
+    t = torch.arange(6.0).view(2, 3)[:, 1:]
+    assert st.tensor(t).tolist() == [[1.0, 2.0], [4.0, 5.0]]
+    assert st.tensor(torch.ones(2, dtype=torch.bfloat16)).dtype is st.bfloat16
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.LayerNorm(4))
+    mine = st.nn.Sequential(st.nn.Linear(3, 4), st.nn.LayerNorm(4))
+    assert str(mine.load_state_dict(model.state_dict())) == "<All keys matched successfully>"
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    np.testing.assert_allclose(mine(st.tensor(x)).detach().numpy(), model(torch.tensor(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-5)
