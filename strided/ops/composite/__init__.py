@@ -22,6 +22,7 @@ from . import (  # noqa: F401
     im2col,
     indexing_more,
     inplace_compositions,
+    inplace_views,
     joining,
     linalg_eig,
     linalg_helpers,

@@ -1,8 +1,6 @@
 """torch operators composed of existing ones: ``frac``, ``rot90``, ``diag_embed``, ``atleast_2d``, ``hstack``,
-``hsplit``, the ``*_scatter`` ops, ``Tensor.unfold``, and the in-place view ops (``squeeze_``, ``t_``...).
-
-Every kernel is CompositeImplicitAutograd (autograd records the ops it calls) except the in-place view
-ops, which change ``self``'s metadata and have formulas in derivatives.yaml (Note [In-place views]).
+``hsplit``, the ``*_scatter`` ops and ``Tensor.unfold``; the in-place view ops (``squeeze_``, ``t_``...) are in
+``inplace_views.py``. Every kernel is CompositeImplicitAutograd (autograd records the ops it calls).
 """
 
 from __future__ import annotations
@@ -362,58 +360,6 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
         index = ops.add(index, ops.reshape(step, (n,) + (1,) * (len(size) - d - 1)))
     flat = ops.reshape(ops.contiguous(self), (-1,))
     return ops.reshape(ops.index_put(flat, [ops.reshape(index, (-1,))], ops.reshape(src, (-1,))), self._sizes)
-
-
-# ---------------------------------------------------------------- in-place views
-# Note [In-place views]
-# ``x.squeeze_()`` gives ``x`` the metadata of ``x.squeeze()``: same storage, new sizes and strides. The
-# kernel is CompositeExplicitAutograd (it runs below autograd on every backend) and derivatives.yaml
-# has the view's formula; the in-place autograd kernel then rebases ``x``'s history on the node, as
-# for any in-place op (Note [In-place autograd]).
-def _restride(self, view):
-    self._sizes, self._strides, self._offset = view._sizes, view._strides, view._offset
-    self._np = None  # Note [NumPy view memo]
-    return self
-
-
-@kernel("CompositeExplicitAutograd")
-def squeeze_(self):
-    return _restride(self, ops.squeeze(self))
-
-
-@kernel("CompositeExplicitAutograd")
-def squeeze__dims(self, dim):
-    return _restride(self, ops.squeeze(self, int_list(dim)))
-
-
-@kernel("CompositeExplicitAutograd")
-def unsqueeze_(self, dim):
-    return _restride(self, ops.unsqueeze(self, dim))
-
-
-@kernel("CompositeExplicitAutograd")
-def t_(self):
-    return _restride(self, ops.t(self))
-
-
-@kernel("CompositeExplicitAutograd")
-def transpose_(self, dim0, dim1):
-    return _restride(self, ops.transpose(self, dim0, dim1))
-
-
-@kernel("CompositeExplicitAutograd")
-def as_strided_(self, size, stride, storage_offset=None):
-    return _restride(self, ops.as_strided(self, size, stride, storage_offset))
-
-
-@kernel(_CIA)
-def swapaxes_(self, axis0, axis1):
-    return ops.transpose_(self, axis0, axis1)
-
-
-@kernel(_CIA)
-def swapdims_(self, dim0, dim1):
-    return ops.transpose_(self, dim0, dim1)
 
 
 def _word(d) -> str:
