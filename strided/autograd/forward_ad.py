@@ -10,7 +10,8 @@ calls (the backward, and the backward of the backward). Every op whose backward 
 has a forward derivative this way, at several times an eager op's cost (tests/autograd/test_forward_ad_opdb.py
 checks the op database against finite differences); an op whose backward cannot be differentiated (the
 ``*_backward`` ops) raises torch's "Trying to use forward AD with ... that does not support it", and outputs
-no gradient reaches (integer outputs) get no tangent.
+no gradient reaches (integer outputs) get no tangent. The few ops whose backward is not differentiable
+everywhere have a formula of their own (Note [Explicit forward formulas]).
 
 The ops are intercepted with the dispatcher's tracing wrapper (Note [Zero-cost tracing]) while a level
 is open, so nothing is paid outside ``dual_level()``; the profiler and ``count_ops`` use the same hook,
@@ -25,6 +26,8 @@ from __future__ import annotations
 import threading
 import weakref
 from typing import NamedTuple
+
+from .forward_formulas import EXPLICIT_JVPS
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
 
@@ -202,7 +205,11 @@ def _with_tangents(op, fn, args, kwargs, duals):
         before = written.detach().clone() if written is not None else None
         result = fn(*args, **kwargs)
         outs = [written] if written is not None else _flat(result)
-        tangents = _jvp(op, args, kwargs, duals, written, before)
+        explicit = EXPLICIT_JVPS.get(op.name) if written is None else None  # Note [Explicit forward formulas]
+        if explicit is not None:
+            tangents = [None if t is None else t.detach() for t in explicit(args, kwargs, duals, outs)]
+        else:
+            tangents = _jvp(op, args, kwargs, duals, written, before)
     finally:
         _busy.on = False
     for out, tangent in zip(outs, tangents):
