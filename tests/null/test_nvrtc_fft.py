@@ -71,7 +71,7 @@ def libs(tmp_path_factory):
     out = tmp_path_factory.mktemp("fft_emulator")
     built = {}
     for name, ctype in (("complex64", "complex64_t"), ("complex128", "complex128_t")):
-        text = SHIMS + types + (HERE / "fft.cu").read_text()
+        text = SHIMS + types + (HERE / "fft_butterflies.cuh").read_text() + (HERE / "fft.cu").read_text()
         source, counts = emulator_source(text, {"DST_T": ctype}, KERNELS)
         # 8 entry points in the text: FFT_PASS's two (one macro for six radices), the any-radix two, four more
         assert counts == (2, 0, 8), "fft.cu changed: update the emulator's kernel list"
