@@ -154,6 +154,10 @@ class OpOverloadPacket:
                 converted = ints_from_tensors(ordered[0].schema, args, kwargs)  # Note [Tensors as ints]
                 if converted is not None:
                     return self(*converted[0], **converted[1])
+                from .deprecated_forms import deprecated_form
+
+                if (old := deprecated_form(self, args, kwargs)) is not None:  # Note [Deprecated argument orders]
+                    return old(*args, **kwargs)
                 if not isinstance(e, ValueError):
                     self._refuse_arguments(e, args, kwargs)  # Note [One plausible overload]
                 raise
@@ -226,6 +230,10 @@ class OpOverloadPacket:
                 from .out_arguments import call_with_out
 
                 return lambda *a, **k: call_with_out(self, a, k)
+        from .deprecated_forms import deprecated_form
+
+        if (old := deprecated_form(self, args, kwargs)) is not None:  # Note [Deprecated argument orders]
+            return old
         from .matching import argument_error, describe_call, plausible
 
         fitting = [op for op in self._ordered if plausible(op.schema, args, kwargs)]
