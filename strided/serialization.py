@@ -14,6 +14,7 @@ checkpoint never carries code. Files written by ``strided.nn.save`` (flat state 
 
 from __future__ import annotations
 
+import io
 import json
 import math
 
@@ -103,6 +104,8 @@ def _decode(node, tensors: dict, map_location, cache: dict):
 def _head(f) -> bytes:
     """The first bytes of a path's file or of a binary file object (whose position is left where it was)."""
     if hasattr(f, "read"):
+        if isinstance(f, io.TextIOBase):
+            return b""  # the safetensors reader refuses it in its words ("binary mode")
         pos = f.tell()
         head = f.read(4)
         f.seek(pos)
