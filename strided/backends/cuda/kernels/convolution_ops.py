@@ -187,7 +187,7 @@ def convolution_backward(grad, input, weight, s, p, d, need_input: bool, need_we
     blas = _gemm()
     n, oc, rows, length = g.n, g.oc, g.rows, g.length
     gy = _contiguous(grad)
-    step = _step(g, x.dtype.itemsize)
+    step = _step(g, _accumulator_dtype(x).itemsize)  # the float32 columns of half types count in the budget
     cols, sums = _columns(g, step, x)
     gi = _buffer(tuple(input._sizes), x) if need_input else None
     gw = None
@@ -237,7 +237,7 @@ def transposed_forward(input, weight, bias, s, p, d, q):
     x, w = _contiguous(x), _contiguous(w)
     blas = _gemm()
     out = _buffer((n, c_out, oh, ow), x)
-    step = _step(g, x.dtype.itemsize)
+    step = _step(g, _accumulator_dtype(x).itemsize)
     sums = _columns(g, step, x)[1]
     sample_size = c_in * g.length
     for lo in range(0, n, step):
