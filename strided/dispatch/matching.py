@@ -59,7 +59,11 @@ def _fits(value, typ, scalar_tensors: bool = False, numbers: bool = False) -> bo
         return isinstance(value, (str, device, int))
     if base == "MemoryFormat":
         return isinstance(value, str)
-    return True  # Generator, Storage, Layout: checked by the kernel
+    if base == "Generator":
+        from ..random import Generator
+
+        return isinstance(value, Generator)
+    return True  # Storage, Layout: checked by the kernel
 
 
 # Note [Optional without default]
@@ -163,7 +167,8 @@ def describe_call(args, kwargs) -> str:
 # (``gather(x, 0, 5)``: the kernel's AttributeError becomes the parser's TypeError), which costs nothing until a
 # call fails.
 _KINDS = {"Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "Scalar": "Number",
-          "str": "str", "ScalarType": "strided.dtype", "Device": "strided.device", "MemoryFormat": "memory_format"}
+          "str": "str", "ScalarType": "strided.dtype", "Device": "strided.device", "MemoryFormat": "memory_format",
+          "Generator": "strided.Generator"}
 
 
 def plausible(schema, args, kwargs) -> bool:

@@ -186,8 +186,10 @@ class OpOverloadPacket:
         from .matching import argument_error, plausible
 
         schema = self._ordered[0].schema
-        if isinstance(error, TypeError) and "argument '" in str(error) or not plausible(schema, args, kwargs):
-            return  # the kernel named the argument itself
+        if not plausible(schema, args, kwargs):
+            return
+        if isinstance(error, TypeError) and f"{self.name}(): argument '" in str(error):
+            return  # the kernel named the argument itself (an inner op's words yield to this op's, below)
         better = argument_error(self.name, schema, args, kwargs)
         if better is not None:
             raise better from None

@@ -309,3 +309,22 @@ def test_zero_dim_integer_tensors_stand_for_ints_as_in_torch():
     assert st.squeeze(st.ones(1, 3), st.tensor(0)).shape == (3,)
     np.testing.assert_array_equal(st.cumsum(x, st.tensor(1)).numpy(), np.cumsum(x.numpy(), 1))
     _raises(TypeError, "topk(): argument 'k' (position 2) must be int, not Tensor", lambda: st.topk(x, st.tensor(2.0)))
+
+
+# -- a Generator argument that is not a Generator: the called op names it, in torch's words ---------------------
+@pytest.mark.parametrize("name, call", [
+    ("poisson", lambda: st.poisson(st.ones(2), "x")),
+    ("rand", lambda: st.rand(2, generator="x")),
+    ("randn", lambda: st.randn(2, generator=3)),
+    ("randint", lambda: st.randint(0, 3, (2,), generator=1.5)),
+    ("rand_like", lambda: st.rand_like(st.ones(2), generator="x")),
+    ("multinomial", lambda: st.multinomial(st.ones(3), 2, generator="x")),
+    ("normal_", lambda: st.ones(2).normal_(generator="x")),
+    ("uniform_", lambda: st.ones(2).uniform_(generator=3)),
+    ("exponential_", lambda: st.ones(2).exponential_(generator="x")),
+    ("_standard_gamma", lambda: st._standard_gamma(st.ones(2), "x")),
+])
+def test_generator_arguments_are_checked(name, call):
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'generator'( \(position \d\))? must be "
+                                        r"strided.Generator, not (str|int|float)$"):
+        call()  # it was AttributeError: 'str' object has no attribute 'device'
