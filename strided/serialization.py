@@ -26,6 +26,22 @@ from .tensor import Tensor
 __all__ = ["save", "load"]
 
 
+# Note [Complex tensors in checkpoints]
+# safetensors stores no complex dtypes, so a complex tensor (a rotary embedding's frequencies, an FFT filter) is
+# written as its real view -- the (..., 2) float tensor of real and imaginary parts, what the safetensors library
+# reads back -- and its node in the tree says "complex", so that strided.load returns the complex tensor.
+def _view_as_real(t):
+    from .ops import bound as ops
+
+    return ops.view_as_real(t.contiguous())
+
+
+def _view_as_complex(t):
+    from .ops import bound as ops
+
+    return ops.view_as_complex(t)
+
+
 def _moved(t, dev):
     return t if dev.type == "cpu" else t.to(dev)
 
@@ -37,8 +53,12 @@ def _encode(obj, where: str, tensors: dict, names: dict):
         name = names.get(id(obj))
         if name is None:
             name = names[id(obj)] = f"t{len(tensors)}"
-            tensors[name] = obj
-        return {"tensor": name, "device": str(obj.device), "requires_grad": bool(obj.requires_grad)}
+            # Note [Complex tensors in checkpoints]: safetensors has no complex dtypes
+            tensors[name] = _view_as_real(obj.detach().resolve_conj()) if obj.dtype.is_complex else obj
+        node = {"tensor": name, "device": str(obj.device), "requires_grad": bool(obj.requires_grad)}
+        if obj.dtype.is_complex:
+            node["complex"] = True
+        return node
     if obj is None or isinstance(obj, (bool, int, str)):
         return {"value": obj}
     if isinstance(obj, float):
@@ -83,6 +103,8 @@ def _decode(node, tensors: dict, map_location, cache: dict):
         if t is None:
             dev = _target(map_location, node["device"])
             t = tensors[name] if dev.type == "cpu" else tensors[name].to(dev)
+            if node.get("complex"):
+                t = _view_as_complex(t)
             if node.get("requires_grad"):
                 t.requires_grad_(True)
             cache[name] = t

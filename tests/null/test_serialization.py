@@ -210,3 +210,20 @@ def test_save_to_a_bad_path_names_it(tmp_path):
     with pytest.raises(IsADirectoryError, match="cannot write a checkpoint to"):
         st.save({"a": st.ones(1)}, tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_complex_tensors_round_trip():
+    """Note [Complex tensors in checkpoints]: stored as their real view, loaded back complex (views and ties kept)."""
+    import io
+
+    z = st.tensor([1 + 2j, -3j, 0.5], dtype=st.complex64)
+    w = st.tensor([[1 + 1j, 2], [3, 4j]], dtype=st.complex128).t()  # non-contiguous
+    buf = io.BytesIO()
+    st.save({"z": z, "w": w, "tied": [z, z], "grad": z.clone().requires_grad_()}, buf)
+    buf.seek(0)
+    got = st.load(buf)
+    assert got["z"].dtype is st.complex64 and got["z"].tolist() == z.tolist()
+    assert got["w"].dtype is st.complex128 and st.equal(got["w"], w)
+    assert got["tied"][0] is got["tied"][1] and got["grad"].requires_grad
+    buf.seek(0)
+    assert nn.load(buf)["t0"].shape == (3, 2)  # what the safetensors library sees: the real view
