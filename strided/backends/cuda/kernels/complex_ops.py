@@ -172,6 +172,8 @@ def _sample_calls(c: dt.dtype):
     for fn in (pw.neg, pw.abs, pw.exp, pw.silu, conj_physical, angle, pw.isnan, pw.isinf, pw.isfinite,
                *(getattr(pw, name) for name in _MATH_UNARY)):
         yield fn, (t(),), {}
+    for e in (0, 1, 0.5, -0.5, -1, 2, 3, 2 + 0j, f.tensor(2 + 0j)):  # pow's fast paths (Note [CUDA pow fast paths])
+        yield pw.pow, (t(), e), {}
     for a, b in ((t(), t()), (t(), t(r)), (t(r), t())):  # c10's complex log-add-exp (complex.cuh)
         yield bm.logaddexp, (a, b), {}
     for e in (2, 2.5, 1 + 1j, t(), t(r), t(dt.int64)):  # Note [Complex math] (complex.cuh)

@@ -42,6 +42,8 @@ def _sample_calls(d: dt.dtype):
     for fn in (pw.add, pw.sub):
         yield fn, (t(), t()), {"alpha": 2}
         yield fn, (t(), 2), {"alpha": 2}
+    for e in (0, 1, 0.5, -0.5, -1, 3, -2):  # Note [CUDA pow fast paths]
+        yield pw.pow, (t(), e), {}
     yield pw.pow_scalar_base, (2, t()), {}
     yield pw.pow_scalar_base, (2.5, t()), {}
     yield from ((pw.where, (mask, t(), t()), {}), (pw.where, (mask, t(), 1), {}), (pw.where, (mask, 1, t()), {}),

@@ -104,20 +104,49 @@ def _pow(out, base, exponent):
     return run("ew_powi(x0, x1)", out, (base, exponent), _SAME4[d])
 
 
-# torch's CUDA pow_tensor_scalar_kernel runs sqrt for an exponent of 0.5 and rsqrt for -0.5 (a Python number or a
-# 0-dim CPU tensor exponent), in every floating dtype: pow(-inf, 0.5) is nan there, not powf's inf, and
-# pow(-0.0, 0.5) is -0.0
-_POW_AS_ROOT = {0.5: "ew_sqrt(x0)", -0.5: "C0(1) / ew_sqrt(x0)"}
+# Note [CUDA pow fast paths]
+# torch's CUDA pow with a number exponent fills 1 for an exponent of 0 and copies the base for 1 (Pow.cpp, before
+# any kernel); its pow_tensor_scalar_kernel (a number or a 0-dim CPU tensor exponent) then runs sqrt for 0.5,
+# rsqrt for -0.5 and reciprocal for -1 when the exponent is not complex, in every floating and complex dtype
+# (pow(-inf, 0.5) is nan there, not powf's inf; pow(-0.0, 0.5) is -0.0), ``base * base`` for 2 with a complex
+# result, and ``base * base``, ``base * base * base``, ``1 / (base * base)`` for 2, 3, -2 with a real one. Anything
+# else is powf, or exp(y log x) for complex (Note [Complex math]). The products matter beyond speed: a complex
+# square through exp(2 log z) is off in its last bits (z ** 1 was not z) and gives nan + nan i at infinities where
+# z * z gives torch's inf + nan i. torch rounds a number exponent to a half or bfloat16 tensor's dtype first (1.7 is
+# 1.703125 in bfloat16: 1.3% off at 100 ** 1.7); strided keeps it in float, as the CPU backend does.
+_POW_ROOTS = {0.5: "ew_sqrt(x0)", -0.5: "C0(1) / ew_sqrt(x0)", -1: "C0(1) / x0"}
+_POW_PRODUCTS = {2: "x0 * x0", 3: "x0 * x0 * x0", -2: "C0(1) / (x0 * x0)"}
+_NUMBERS = (int, float, complex, bool)
+
+
+def _pow_fast_path(e, number: bool, d: dt.dtype) -> str | None:
+    """The expression torch's CUDA pow runs for the scalar exponent ``e`` and result dtype ``d``, when it is not
+    pow itself (Note [CUDA pow fast paths]); ``number``: ``e`` was a Python number, not a 0-dim CPU tensor."""
+    if d is dt.bool:
+        return None
+    if number and e == 0:
+        return "C0(1)"
+    if number and e == 1:
+        return "x0"
+    real = e.__class__ is not complex
+    if d.category >= dt.FLOATING and real and e in _POW_ROOTS:
+        return _POW_ROOTS[e]
+    if d.is_complex:
+        return "x0 * x0" if e == 2 else None
+    return _POW_PRODUCTS.get(e) if real else None
 
 
 @kernel("CUDA")
 def pow(self, exponent):  # noqa: A001 - the op's name
     out = meta.pow(self, exponent)
     e = exponent
-    if e.__class__ is Tensor and not e._sizes and e.device.type == "cpu" and not e.dtype.is_complex:
+    number = e.__class__ in _NUMBERS
+    if not number and e.__class__ is Tensor and not e._sizes and e.device.type == "cpu":
         e = e.item()
-    if (e.__class__ is float or e.__class__ is int) and e in _POW_AS_ROOT and out.dtype.category == dt.FLOATING:
-        return run(_POW_AS_ROOT[e], out, (self,), _C4[out.dtype])
+    if number or e is not exponent:
+        expr = _pow_fast_path(e, number, out.dtype)
+        if expr is not None:
+            return run(expr, out, (self,), _C4[out.dtype])
     return _pow(out, self, exponent)
 
 
