@@ -64,15 +64,17 @@ def refuse_complex(op: str, A: Tensor) -> None:
 # NumPy's zpotrf, zheevd and zgesdd) run on complex values with the conjugate transposes where the real code
 # transposes, LU pivots by |re| + |im| as LAPACK's izamax, and the gradients are torch's complex formulas (Note
 # [Solver gradients], eigh_backward, svd_backward: mH for mT, and the checks that a loss does not see the eigen /
-# singular vectors' phases). The CUDA kernels of those ops are real, so CUDA refuses complex in torch's words.
-COMPLEX_CPU = ("cpu",)
+# singular vectors' phases). CUDA and Meta tensors take them too: on CUDA the composites run on the device and the
+# LAPACK-backed kernels on a host copy (Note [Complex linear algebra on CUDA] in backends/cuda/kernels/
+# linalg_complex.py); Meta computes the shapes (backends/meta/linalg_factorizations.py).
+COMPLEX_DEVICES = ("cpu", "cuda", "meta")
 _COMPLEX = ("complex64", "complex128")
 
 
 def kernel_dtype(kernel: str, A: Tensor) -> None:
-    """The dtype dispatch of a LAPACK-backed kernel: float32 and float64 (and complex on the CPU: Note [Complex
-    linear algebra on the CPU]), else torch's ``"lu_cpu" not implemented for 'Long'``."""
-    if A.dtype.name not in _FLOATS and not (A.dtype.name in _COMPLEX and A.device.type in COMPLEX_CPU):
+    """The dtype dispatch of a LAPACK-backed kernel: float32, float64 and complex (Note [Complex linear algebra on
+    the CPU]), else torch's ``"lu_cpu" not implemented for 'Long'``."""
+    if A.dtype.name not in _FLOATS and not (A.dtype.name in _COMPLEX and A.device.type in COMPLEX_DEVICES):
         raise NotImplementedError(f"\"{kernel}_{A.device.type}\" not implemented for '{type_name(A.dtype)}'")
 
 

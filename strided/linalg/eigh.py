@@ -31,7 +31,7 @@ from ..dispatch.dispatcher import grad_mode
 from ..ops import bound as ops
 from ..return_types import structseq
 from ..tensor import Tensor
-from ._common import COMPLEX_CPU, all_finite, arg_tensor, check_matrix, diag_embed, max_abs
+from ._common import COMPLEX_DEVICES, all_finite, arg_tensor, check_matrix, diag_embed, max_abs
 
 __all__ = ["eigh", "eigvalsh", "matrix_sqrth"]
 
@@ -121,7 +121,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
     lower triangle is read, or the upper with ``UPLO='U'``), as ``linalg_eigh(eigenvalues, eigenvectors)``
     with ``A = V diag(w) V^T``."""
     arg_tensor("linalg_eigh", "input", 1, A)
-    check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_CPU)
+    check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_DEVICES)
     upper = _uplo(UPLO)
     w, V = _Eigh.apply(A, upper) if _needs_grad(A) else eigh_kernel(A, upper)
     return linalg_eigh((w, V))
@@ -130,7 +130,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues (ascending) of the symmetric matrices in ``A`` (one triangle read, as ``eigh``)."""
     arg_tensor("linalg_eigvalsh", "input", 1, A)
-    check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_CPU)
+    check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_DEVICES)
     upper = _uplo(UPLO)
     if _needs_grad(A):
         return _Eigh.apply(A, upper)[0]
@@ -165,7 +165,7 @@ def matrix_sqrth(A: Tensor) -> Tensor:
     arg_tensor("linalg_matrix_sqrth", "A", 1, A)
     if A.dim() >= 2 and A.shape[-1] == A.shape[-2] and A.dtype in (_dt.float16, _dt.bfloat16):
         raise RuntimeError(f"linalg.matrix_sqrth: Low precision dtypes not supported. Got {type_name(A.dtype)}")
-    check_matrix("linalg.matrix_sqrth", A, "linalg_eigh", square=True, complex_devices=COMPLEX_CPU)
+    check_matrix("linalg.matrix_sqrth", A, "linalg_eigh", square=True, complex_devices=COMPLEX_DEVICES)
     if _needs_grad(A):
         return _MatrixSqrth.apply(A)
     w, V = eigh_kernel(A, False)

@@ -17,7 +17,7 @@ from ..ops.composite.linalg_solvers import perm_from_pivots
 from ..return_types import structseq
 from ..tensor import Tensor
 from ..warn_once import warn_once
-from ._common import COMPLEX_CPU, arg_tensor, floating, refuse_complex, square, type_name
+from ._common import COMPLEX_DEVICES, arg_tensor, floating, refuse_complex, square, type_name
 from .derived import householder_product as _householder_product
 from .derived import matrix_exp as _matrix_exp
 from .lu import det as _det
@@ -61,7 +61,7 @@ def logdet(input: Tensor) -> Tensor:
     """``log(det(input))``: nan where the determinant is negative, -inf where it is zero."""
     arg_tensor("logdet", "input", 1, input)
     square("logdet", input)
-    floating("logdet", input, COMPLEX_CPU)
+    floating("logdet", input, COMPLEX_DEVICES)
     _low_precision("logdet", input)
     sign, logabsdet = _slogdet(input)
     if input.dtype.is_complex:  # torch's: log(sign) + logabsdet, a complex logarithm of det
@@ -126,7 +126,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     if isinstance(rcond, Tensor) and (rcond.dim() != 0 or rcond.requires_grad) or isinstance(rcond, str) \
             or rcond is None:  # torch's parser: a float, or a 0-dim tensor standing for one
         raise TypeError(f"pinverse(): argument 'rcond' (position 2) must be float, not {type(rcond).__name__}")
-    if input.dim() >= 2 and input.dtype.is_complex and input.device.type not in COMPLEX_CPU:
+    if input.dim() >= 2 and input.dtype.is_complex and input.device.type not in COMPLEX_DEVICES:
         refuse_complex("pinverse", input)
     if input.dim() < 2 or not (input.dtype.is_floating_point or input.dtype.is_complex):
         dtype = {"float32": "Float", "float64": "Double"}.get(input.dtype.name, type_name(input.dtype))
@@ -291,8 +291,8 @@ def _ormqr_checks(input: Tensor, tau: Tensor, other: Tensor, left: bool) -> None
         if t.dtype is not input.dtype:  # torch's words, its missing space included
             raise RuntimeError(f"torch.ormqr: Expected input and {name} to have the same dtype, but input has dtype"
                                f"{type_name(input.dtype)} and {name} has dtype {type_name(t.dtype)}")
-    complex_cpu = input.dtype in (_dt.complex64, _dt.complex128) and input.device.type == "cpu"  # with QR's
-    if input.dtype not in (_dt.float32, _dt.float64) and not complex_cpu:  # complex on CUDA: real linear algebra
+    complex_ok = input.dtype in (_dt.complex64, _dt.complex128) and input.device.type in COMPLEX_DEVICES  # QR's
+    if input.dtype not in (_dt.float32, _dt.float64) and not complex_ok:
         raise NotImplementedError(f'"ormqr_{input.device.type}" not implemented for \'{type_name(input.dtype)}\'')
 
 

@@ -23,7 +23,7 @@ from ..return_types import structseq
 from ..tensor import Tensor
 from . import _solve_grad as G
 from ._common import (
-    COMPLEX_CPU,
+    COMPLEX_DEVICES,
     LinAlgError,
     arg_bool,
     arg_tensor,
@@ -106,7 +106,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
     arg_bool(fn, "left", left)
     arg_bool(fn, "adjoint", adjoint)
     if LU.dim() >= 2:
-        floating("torch.linalg.lu_solve", LU, COMPLEX_CPU)
+        floating("torch.linalg.lu_solve", LU, COMPLEX_DEVICES)
     if LU.dtype != B.dtype:
         raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
                            f"{_name(LU)} and B of type {_name(B)} instead")
@@ -141,7 +141,7 @@ def _solve(fn: str, A, B, left: bool):
     arg_tensor(fn, "B", 2, B)
     arg_bool(fn, "left", left)
     if A.dim() >= 2:
-        floating("linalg.solve", A, COMPLEX_CPU)
+        floating("linalg.solve", A, COMPLEX_DEVICES)
     if A.dtype != B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type {_name(A)} and "
                            f"B of type {_name(B)} instead")
@@ -179,7 +179,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 def _square_float(fn: str, op: str, A, kernel: str, low_precision_check: bool = False) -> None:
     arg_tensor(fn, "A", 1, A)
     square(op, A)
-    floating(op, A, COMPLEX_CPU)
+    floating(op, A, COMPLEX_DEVICES)
     if low_precision_check:  # torch's linalg_inv / slogdet refuse half types before dispatching
         low_precision(op, A)
     kernel_dtype(kernel, A)

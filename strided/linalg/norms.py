@@ -14,7 +14,7 @@ from .. import dtypes as _dt
 from ..dispatch.argument_checks import arg_tensor
 from ..ops import bound as _ops
 from ..tensor import Tensor
-from ._common import type_name
+from ._common import COMPLEX_DEVICES, type_name
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cross", "vecdot", "matmul", "diagonal"]
 
@@ -87,7 +87,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         from .svd import svdvals  # svd.py imports this module's neighbours; imported here to avoid a cycle
 
         if not A.dtype.is_floating_point:
-            if A.dtype.is_complex and A.device.type != "cpu":  # the CUDA SVD is real: its refusal
+            if A.dtype.is_complex and A.device.type not in COMPLEX_DEVICES:  # Note [Complex linear algebra on the CPU]
                 from ._common import refuse_complex
 
                 refuse_complex("linalg_svd", A)

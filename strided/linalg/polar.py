@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..autograd.function import Function
 from ..return_types import structseq
 from ..tensor import Tensor
-from ._common import COMPLEX_CPU, arg_tensor, check_matrix, type_name
+from ._common import COMPLEX_DEVICES, arg_tensor, check_matrix, type_name
 from .svd import _needs_grad, svd_kernel
 
 __all__ = ["polar"]
@@ -56,7 +56,7 @@ def polar(A: Tensor):
     if A.shape[-2] < A.shape[-1]:
         raise RuntimeError(f"linalg.polar: input must have at least as many rows as columns, but got "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    check_matrix("linalg.polar", A, "linalg_svd", complex_devices=COMPLEX_CPU)
+    check_matrix("linalg.polar", A, "linalg_svd", complex_devices=COMPLEX_DEVICES)
     if _needs_grad(A):
         return linalg_polar(_Polar.apply(A))
     W, S, Vh = svd_kernel(A, False)

@@ -39,7 +39,7 @@ from ..ops.composite.linalg_householder import solve_upper, solve_upper_right
 from ..return_types import structseq
 from ..tensor import Tensor
 from ..type_info import finfo as _finfo
-from ._common import arg_tensor, check_matrix, type_name
+from ._common import COMPLEX_DEVICES, arg_tensor, check_matrix, type_name
 from .svd import pinv, pinv_backward, svd_kernel
 
 __all__ = ["qr", "lstsq"]
@@ -116,7 +116,7 @@ def qr(A: Tensor, mode: str = "reduced"):
     reflections (LAPACK's choices, so signs agree with torch's CPU result). ``mode``: 'reduced' (Q m x k,
     R k x n, k = min(m, n)), 'complete' (Q m x m, R m x n) or 'r' (R only; Q is an empty tensor)."""
     arg_tensor("linalg_qr", "A", 1, A)
-    check_matrix("linalg.qr", A, "geqrf", complex_devices=("cpu",))  # complex: LAPACK's, on the CPU
+    check_matrix("linalg.qr", A, "geqrf", complex_devices=COMPLEX_DEVICES)  # complex: LAPACK's (a host copy on CUDA)
     if mode not in _MODES:
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")
@@ -204,7 +204,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     driver = "gelsy" if driver is None else driver
     if driver not in _DRIVERS:
         raise RuntimeError(f"{op}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    if A.dtype not in (_dt.float32, _dt.float64) and not (A.dtype.is_complex and A.device.type == "cpu"):
+    if A.dtype not in (_dt.float32, _dt.float64) and not (A.dtype.is_complex and A.device.type in COMPLEX_DEVICES):
         raise RuntimeError("This function doesn't handle types other than float and double")
     m, n = A.shape[-2], A.shape[-1]
     eps = _finfo(A.dtype).eps

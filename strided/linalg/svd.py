@@ -42,7 +42,7 @@ from ..return_types import structseq
 from ..tensor import Tensor
 from ..type_info import finfo as _finfo
 from ._common import (
-    COMPLEX_CPU,
+    COMPLEX_DEVICES,
     LinAlgError,
     all_finite,
     arg_tensor,
@@ -187,7 +187,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None):
     """``linalg_svd(U, S, Vh)`` with ``A = U diag(S) Vh``, S descending; ``full_matrices`` gives square U
     and Vh (Note [SVD by one-sided Jacobi]). ``driver`` (cuSOLVER's name) is accepted on CUDA and ignored."""
     arg_tensor("linalg_svd", "A", 1, A)
-    check_matrix("linalg.svd", A, "linalg_svd", complex_devices=COMPLEX_CPU)
+    check_matrix("linalg.svd", A, "linalg_svd", complex_devices=COMPLEX_DEVICES)
     if driver is not None and (A.device.type != "cuda" or driver not in _CUDA_DRIVERS):
         raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
                            "cuSOLVER backend.")
@@ -198,7 +198,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None):
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of ``A``, descending."""
     arg_tensor("linalg_svdvals", "A", 1, A)
-    check_matrix("linalg.svd", A, "linalg_svd", complex_devices=COMPLEX_CPU)
+    check_matrix("linalg.svd", A, "linalg_svd", complex_devices=COMPLEX_DEVICES)
     if driver is not None and (A.device.type != "cuda" or driver not in _CUDA_DRIVERS):
         raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
                            "cuSOLVER backend.")
@@ -275,14 +275,14 @@ def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None, rtol=None
     ``rcond`` (positional, torch's older form) is ``rtol``."""
     if not isinstance(A, Tensor):
         raise TypeError(f"linalg_pinv(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}")
-    if A.dim() >= 2 and A.dtype.is_complex and A.device.type not in COMPLEX_CPU:
+    if A.dim() >= 2 and A.dtype.is_complex and A.device.type not in COMPLEX_DEVICES:
         refuse_complex("linalg.pinv", A)
     if A.dim() < 2 or A.dtype not in (_dt.float32, _dt.float64, _dt.complex64, _dt.complex128):
         word = {"float32": "Float", "float64": "Double"}.get(A.dtype.name, type_name(A.dtype))
         raise RuntimeError(f"linalg.pinv({word}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions of "
                            "float, double, cfloat or cdouble types")
     if hermitian:
-        check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_CPU)
+        check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_DEVICES)
     if rcond is not None:
         atol, rtol = (0.0 if atol is None else atol), rcond
     atol, rtol = _tolerances(A, atol, rtol)
@@ -298,13 +298,13 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
         raise TypeError(f"linalg_matrix_rank(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}")
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
-    if A.dtype not in (_dt.float32, _dt.float64) and not (A.dtype.is_complex and A.device.type in COMPLEX_CPU):
+    if A.dtype not in (_dt.float32, _dt.float64) and not (A.dtype.is_complex and A.device.type in COMPLEX_DEVICES):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, (0.0 if rtol is None else rtol)
     atol, rtol = _tolerances(A, atol, rtol)
     if hermitian:
-        check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_CPU)
+        check_matrix("linalg.eigh", A, "linalg_eigh", square=True, integer_error=False, complex_devices=COMPLEX_DEVICES)
     if A.numel() == 0:
         return ops.zeros(tuple(A.shape[:-2]), dtype=_dt.int64, device=A.device)
     A = A.detach()
@@ -346,12 +346,10 @@ def cond(A: Tensor, p=None) -> Tensor:
             return ops.sum(S, [-1]) * ops.sum(1.0 / S, [-1])
         return S[..., -1] / S[..., 0] if p == -2 else S[..., 0] / S[..., -1]
     _square_for_cond(label, A)
-    if A.dtype.is_complex:
-        refuse_complex("linalg.inv", A)
-    if not A.dtype.is_floating_point:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError("linalg.inv: Expected a floating point or complex tensor as input. Got "
                            f"{type_name(A.dtype)}")
-    if A.dtype not in (_dt.float32, _dt.float64):
+    if A.dtype not in (_dt.float32, _dt.float64, _dt.complex64, _dt.complex128):
         raise RuntimeError(f"linalg.inv: Low precision dtypes not supported. Got {type_name(A.dtype)}")
     inverse, info = inv_ex(A)  # info > 0: an exactly zero pivot, and torch's cond is inf
     inverse = ops.where((info > 0).unsqueeze(-1).unsqueeze(-1), math.inf, inverse)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..return_types import structseq
 from ..tensor import Tensor
 from ._common import (
-    COMPLEX_CPU,
+    COMPLEX_DEVICES,
     arg_bool,
     arg_tensor,
     batch_of,
@@ -46,7 +46,7 @@ def _cholesky_checks(fn: str, A, upper) -> None:
     arg_tensor(fn, "input", 1, A)
     arg_bool(fn, "upper", upper)
     square("linalg.cholesky", A)
-    floating("linalg.cholesky", A, COMPLEX_CPU)
+    floating("linalg.cholesky", A, COMPLEX_DEVICES)
     kernel_dtype("cholesky", A)
 
 

@@ -121,14 +121,11 @@ _ALIASES_AND_SCATTER_VIEWS = _ALIAS_TARGETS | {a + "_" for a in _ALIAS_TARGETS} 
 # times the weight (ops/composite/convolution.py; its gradient conjugates: Note [Convolution backward])
 _COLUMNS = {"im2col", "col2im", "convolution"}
 
-# Householder QR through LAPACK's complex routines (numpy.linalg.qr: zgeqrf / zungqr), on the CPU only: the CUDA
-# kernel and the composite (which Meta runs) are real (Note [QR gradient] in linalg/qr.py has the complex gradient)
-_CPU_QR = {"_linalg_householder_qr", "geqrf"}
-# the LU, triangular-solve, Cholesky, Hermitian eigen and SVD ops (Note [Complex linear algebra on the CPU] in
-# linalg/_common.py): the composite kernels on complex values, NumPy's zpotrf / zheevd / zgesdd; the CUDA kernels
-# are real
-_CPU_SOLVERS = {"_linalg_tri_solve", "_linalg_lu_factor", "_linalg_cholesky_lower", "_linalg_symmetric_jacobi",
-                "_linalg_onesided_jacobi"}
+# the factorization ops (Note [Complex linear algebra on the CPU] in linalg/_common.py): the LU, triangular-solve and
+# Cholesky composites on complex values, NumPy's zheevd, zgesdd and zgeqrf / zungqr (Householder QR, geqrf); on
+# CUDA the composites on the device and LAPACK on a host copy (Note [Complex linear algebra on CUDA])
+_FACTORIZATIONS = {"_linalg_tri_solve", "_linalg_lu_factor", "_linalg_cholesky_lower", "_linalg_symmetric_jacobi",
+                   "_linalg_onesided_jacobi", "_linalg_householder_qr", "geqrf"}
 
 # the truth-value ops' in-place forms (the autogen kernel: the functional op, then its bools copied into the complex
 # tensor, as torch's), on every backend (CUDA: tests/cuda/test_opinfo_sample_fixes_cuda.py)
@@ -136,7 +133,7 @@ _INPLACE_TRUTH = {"logical_and_", "logical_or_", "logical_xor_", "logical_not_"}
 
 COMPLEX_OPS = frozenset(_LAYOUT | _MATH | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER
                         | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU
-                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _CPU_QR | _CPU_SOLVERS | _INPLACE_TRUTH
+                        | _COVARIANCES_AND_GATHERS | _COLUMNS | _FACTORIZATIONS | _INPLACE_TRUTH
                         | _ALIASES_AND_SCATTER_VIEWS)
 CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.cuh) or composites take complex
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg", "neg_", "eq", "ne", "eq_", "ne_", "real",
@@ -148,7 +145,7 @@ CUDA_COMPLEX_OPS = frozenset(_LAYOUT | {  # the ops whose CUDA kernels (complex.
     "_fft_r2c", "_fft_c2r", "_fft_c2c",  # Note [CUDA FFT]
 } | _COMMON_MATH | _SPREADS_AND_TRIANGLES | _SCATTER_AND_FLOAT_POWER | _LOG_SUM_EXP | _SCATTER_REDUCE_AND_PUT
    | _GRIDS_AND_REPEATS | _LOGADDEXP_AND_SILU | _COVARIANCES_AND_GATHERS | _COLUMNS | _ALIASES_AND_SCATTER_VIEWS
-   | _INPLACE_TRUTH)
+   | _INPLACE_TRUTH | _FACTORIZATIONS)
 
 
 def complex_supported(op, backend: DispatchKey) -> bool:

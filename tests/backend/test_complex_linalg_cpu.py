@@ -1,7 +1,7 @@
 """Complex matrices through the LU, triangular-solve, Cholesky, eigh and SVD families on the CPU (Note [Complex
 linear algebra on the CPU]): values against NumPy's LAPACK, gradients by finite differences (strided.autograd.gradcheck,
 complex inputs through Wirtinger derivatives, as torch's), torch's refusal of phase-dependent losses, and the
-refusal where the kernels are real.
+shapes on Meta (CUDA: tests/cuda/test_complex_linalg_cuda.py).
 """
 
 from __future__ import annotations
@@ -124,14 +124,50 @@ def test_complex_gradients(name):
     assert gradcheck(fn, inputs)
 
 
-def test_real_inputs_unchanged_and_other_devices_refuse():
+def test_real_inputs_unchanged():
     A = st.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=st.float64)
     assert st.linalg.det(A).item() == pytest.approx(5.0)
-    z = st.eye(3, dtype=st.complex128, device="meta")
-    with pytest.raises(NotImplementedError, match="\"linalg_solve_meta\" not implemented for 'ComplexDouble'"):
-        st.linalg.solve(z, z)
-    with pytest.raises(NotImplementedError, match="\"lu_meta\" not implemented for 'ComplexDouble'"):
-        st.linalg.lu_factor(z)
+
+
+# the shapes and dtypes of complex results on Meta (which used to refuse them) are the CPU's
+_META_CALLS = {
+    "solve": lambda a, b, h: st.linalg.solve(a, b), "inv": lambda a, b, h: st.linalg.inv(a),
+    "det": lambda a, b, h: st.linalg.det(a), "slogdet": lambda a, b, h: st.linalg.slogdet(a),
+    "lu_factor": lambda a, b, h: st.linalg.lu_factor(a), "cholesky": lambda a, b, h: st.linalg.cholesky(h),
+    "eigh": lambda a, b, h: st.linalg.eigh(h), "eigvalsh": lambda a, b, h: st.linalg.eigvalsh(h),
+    "svd": lambda a, b, h: st.linalg.svd(a), "svd_full": lambda a, b, h: st.linalg.svd(b),
+    "svdvals": lambda a, b, h: st.linalg.svdvals(b), "qr": lambda a, b, h: st.linalg.qr(b),
+    "qr_complete": lambda a, b, h: st.linalg.qr(b, mode="complete"), "qr_r": lambda a, b, h: st.linalg.qr(b, mode="r"),
+    "geqrf": lambda a, b, h: st.geqrf(b), "pinv": lambda a, b, h: st.linalg.pinv(b),
+    "lstsq": lambda a, b, h: st.linalg.lstsq(a, a), "matrix_rank": lambda a, b, h: st.linalg.matrix_rank(b),
+    "cond": lambda a, b, h: st.linalg.cond(a), "cond_fro": lambda a, b, h: st.linalg.cond(a, "fro"),
+    "norm_2": lambda a, b, h: st.linalg.matrix_norm(b, 2), "matrix_exp": lambda a, b, h: st.linalg.matrix_exp(a),
+    "householder_product": lambda a, b, h: st.linalg.householder_product(*st.geqrf(b)),
+    "solve_triangular": lambda a, b, h: st.linalg.solve_triangular(a, b, upper=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_META_CALLS))
+def test_meta_shapes_as_cpu(name):
+    arrays = (_well_conditioned(4, (2,)), _c(2, 4, 3), _hpd(4, (2,)))
+    cpu = _META_CALLS[name](*(st.tensor(x) for x in arrays))
+    meta = _META_CALLS[name](*(st.tensor(x).to("meta") for x in arrays))
+    cpu, meta = (cpu, meta) if isinstance(cpu, tuple) else ((cpu,), (meta,))
+    assert [(tuple(t.shape), t.dtype) for t in meta] == [(tuple(t.shape), t.dtype) for t in cpu]
+    assert all(t.device.type == "meta" for t in meta)
+
+
+def test_cond_of_complex_matrices():
+    """``norm(A) * norm(inv(A))`` for the non-SVD orders, real-valued; inf for a singular matrix (torch's values)."""
+    A = _well_conditioned(4, (2,))
+    A[1] = 0
+    for p in ("fro", 1, -1, np.inf, -np.inf):
+        got = st.linalg.cond(st.tensor(A), p)
+        assert got.dtype is st.float64
+        norm = "fro" if p == "fro" else p
+        want = np.linalg.norm(A[0], norm) * np.linalg.norm(np.linalg.inv(A[0]), norm)
+        assert got[0].item() == pytest.approx(want, rel=1e-10)
+        assert got[1].item() == np.inf
 
 
 # -- eigh and svd (zheevd, zgesdd) ---------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import strided as st
-from strided.testing import available_devices
 
 RNG = np.random.default_rng(5)
 SHAPES = [(5, 3), (3, 5), (4, 4), (2, 5, 3), (2, 3, 5)]
@@ -68,12 +67,6 @@ def test_gradient_against_central_differences(shape):
         numeric = (loss_at(a + h * E) - loss_at(a - h * E)) / (2 * h)
         analytic = float(np.sum(grad.real * E.real + grad.imag * E.imag))  # torch's convention: dL/dRe + i dL/dIm
         assert abs(numeric - analytic) < 1e-6 * max(1.0, abs(analytic))
-
-
-@pytest.mark.skipif("cuda" not in available_devices(), reason="needs a CUDA GPU")
-def test_cuda_refuses_complex():
-    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
-        st.linalg.qr(st.ones(3, 2, dtype=st.complex64, device="cuda"))
 
 
 def test_against_torch():

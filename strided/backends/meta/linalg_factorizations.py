@@ -10,9 +10,10 @@ checks its public arguments in torch's words first, so these checks only catch d
 from __future__ import annotations
 
 from ... import dtypes as dt
-from .common import check
+from ...dispatch.library import kernel
+from .common import check, new_output
 
-__all__ = ["check_geqrf", "check_matrices", "LINALG_DTYPES"]
+__all__ = ["check_geqrf", "check_matrices", "LINALG_DTYPES"]  # and the Meta kernels below
 
 LINALG_DTYPES = (dt.float32, dt.float64)
 COMPLEX_LINALG_DTYPES = (dt.float32, dt.float64, dt.complex64, dt.complex128)
@@ -45,3 +46,42 @@ def check_matrices(op: str, *tensors, square: bool = False, complex_ok: bool = F
         check(first.shape[-1] == first.shape[-2],
               lambda: f"{op}: A must be batches of square matrices, but they are {first.shape[-2]} by "
                       f"{first.shape[-1]} matrices")
+
+
+# -- Meta kernels of the orthogonal factorizations: the outputs' shapes for real and complex input alike (the
+# composites these replace on Meta are real; Note [Complex linear algebra on the CPU] in linalg/_common.py)
+def _outputs(self, *shapes, real_first: bool = False) -> tuple:
+    dtypes = [self.dtype.to_real() if real_first and i == 0 else self.dtype for i in range(len(shapes))]
+    return tuple(new_output(s, d, self.device) for s, d in zip(shapes, dtypes))
+
+
+@kernel("Meta")
+def _linalg_symmetric_jacobi(self):
+    check_matrices("_linalg_symmetric_jacobi", self, square=True, complex_ok=True)
+    *batch, n = self.shape[:-1]
+    return _outputs(self, (*batch, n), (*batch, n, n), real_first=True)  # real eigenvalues
+
+
+@kernel("Meta")
+def _linalg_onesided_jacobi(self):
+    check_matrices("_linalg_onesided_jacobi", self, complex_ok=True)
+    *batch, m, n = self.shape
+    return _outputs(self, (*batch, m, n), (*batch, n, n))
+
+
+@kernel("Meta")
+def _linalg_householder_qr(self, complete=False, compute_q=True):
+    check_matrices("_linalg_householder_qr", self, complex_ok=True)
+    *batch, m, n = self.shape
+    k = min(m, n)
+    qcols = (m if complete else k) if compute_q else 0
+    return _outputs(self, (*batch, m, qcols), (*batch, m if complete else k, n))
+
+
+@kernel("Meta")
+def geqrf(self):
+    from ... import return_types
+
+    check_geqrf(self, complex_ok=True)
+    *batch, m, n = self.shape
+    return return_types.geqrf(_outputs(self, (*batch, m, n), (*batch, min(m, n))))

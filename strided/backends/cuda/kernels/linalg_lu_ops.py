@@ -47,6 +47,7 @@ from ..launch import get_kernel
 from ..reduction import kernel_source
 from ..streams import current_stream_handle
 from . import CTYPES, copy_kernel
+from .linalg_complex import on_device
 
 __all__ = ["lu_sources", "NB", "WHOLE_MAX_K", "WHOLE_MAX_BYTES"]
 
@@ -130,6 +131,8 @@ def _empty(A, batch: tuple, m: int, n: int, k: int) -> tuple:
 
 @kernel("CUDA")
 def _linalg_lu_factor(self, pivot=True):
+    if self.dtype.is_complex:  # Note [Complex linear algebra on CUDA]
+        return on_device("_linalg_lu_factor", self, pivot)
     check_matrices("_linalg_lu_factor", self)
     batch = tuple(self.shape[:-2])
     m, n = self.shape[-2], self.shape[-1]

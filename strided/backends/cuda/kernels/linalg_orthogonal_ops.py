@@ -61,6 +61,7 @@ from ..reduction import kernel_source
 from ..streams import current_stream_handle
 from . import CTYPES
 from . import linalg_blocked_qr as blocked
+from .linalg_complex import on_host
 
 __all__ = ["orthogonal_sources"]
 
@@ -129,6 +130,8 @@ def _pair_bytes(pairs: int, itemsize: int) -> int:
 
 @kernel("CUDA")
 def _linalg_symmetric_jacobi(self):
+    if self.dtype.is_complex:  # Note [Complex linear algebra on CUDA]
+        return on_host("_linalg_symmetric_jacobi", self)
     check_matrices("_linalg_symmetric_jacobi", self, square=True)
     n = self.shape[-1]
     if n < 2:  # as the composite
@@ -153,6 +156,8 @@ def _linalg_symmetric_jacobi(self):
 
 @kernel("CUDA")
 def _linalg_onesided_jacobi(self):
+    if self.dtype.is_complex:
+        return on_host("_linalg_onesided_jacobi", self)
     check_matrices("_linalg_onesided_jacobi", self)
     m, n = self.shape[-2], self.shape[-1]
     if n < 2:  # as the composite
@@ -176,6 +181,8 @@ def _linalg_onesided_jacobi(self):
 
 @kernel("CUDA")
 def _linalg_householder_qr(self, complete=False, compute_q=True):
+    if self.dtype.is_complex:
+        return on_host("_linalg_householder_qr", self, complete, compute_q)
     check_matrices("_linalg_householder_qr", self)
     m, n = self.shape[-2], self.shape[-1]
     k = min(m, n)

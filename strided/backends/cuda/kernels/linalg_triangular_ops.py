@@ -51,6 +51,7 @@ from ..matmul import full_float32_matmuls
 from ..reduction import kernel_source
 from ..streams import current_stream_handle
 from . import CTYPES
+from .linalg_complex import on_device
 
 __all__ = ["linalg_triangular_sources", "NB"]
 
@@ -105,6 +106,8 @@ def _as_batch(t, batch: tuple, rows: int, cols: int, count: int):
 
 @kernel("CUDA")
 def _linalg_tri_solve(A, B, upper, unitriangular=False):
+    if A.dtype.is_complex or B.dtype.is_complex:  # Note [Complex linear algebra on CUDA]
+        return on_device("_linalg_tri_solve", A, B, upper, unitriangular)
     check_matrices("_linalg_tri_solve", A, B)
     check(A.shape[-1] == A.shape[-2] and B.shape[-2] == A.shape[-1],
           lambda: f"_linalg_tri_solve: expected A (*, n, n) and B (*, n, k), got {list(A.shape)} and {list(B.shape)}")
@@ -131,6 +134,8 @@ def _linalg_tri_solve(A, B, upper, unitriangular=False):
 
 @kernel("CUDA")
 def _linalg_cholesky_lower(self):
+    if self.dtype.is_complex:
+        return on_device("_linalg_cholesky_lower", self)
     check_matrices("_linalg_cholesky_lower", self, square=True)
     batch, n = tuple(self.shape[:-2]), self.shape[-1]
     L = new_output(tuple(self.shape), self.dtype, self.device)

@@ -239,6 +239,7 @@ from . import linalg_lu_ops  # noqa: E402, F401
 from . import linalg_orthogonal_ops  # noqa: E402, F401
 from . import linalg_eig_ops  # noqa: E402, F401 - linalg_eig on a host copy (Note [eig on the host])
 from . import linalg_ldl_ops  # noqa: E402, F401 - LDL on a host copy, as eig
+from . import linalg_complex  # noqa: E402, F401 - complex factorizations (Note [Complex linear algebra on CUDA])
 from . import random_samplers_ops  # noqa: E402, F401
 from . import fft_ops  # noqa: E402, F401 - _fft_c2c, _fft_r2c, _fft_c2r (Note [CUDA FFT])
 
