@@ -213,7 +213,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         X, rank, S = _Lstsq.apply(A, Bm, rcond, driver)
     else:
         X, rank, S = _lstsq_kernel(A, Bm, rcond, driver)
-    empty = ops.empty((0,), dtype=A.dtype, device=A.device)
+    empty = ops.empty((0,), dtype=A.dtype.to_real(), device=A.device)  # residuals, S: real for complex A, as torch
     residuals = empty
     if m > n and driver != "gelsy":
         full_rank = driver == "gels" or A.device.type == "meta" or rank.numel() == 0 or \

@@ -286,3 +286,15 @@ def test_matrix_sqrth_and_empty_slogdet():
     assert gradcheck(lambda a: st.linalg.matrix_sqrth(a + a.mH), (_t(_hpd(3) / 2, grad=True),))
     sign, logabsdet = st.linalg.slogdet(st.ones(0, 0, dtype=st.complex64))
     assert sign.dtype is st.complex64 and logabsdet.dtype is st.float32 and logabsdet.item() == 0.0
+
+
+@pytest.mark.parametrize("driver", ["gels", "gelsy", "gelsd", "gelss"])
+@pytest.mark.parametrize("shape", [(2, 3), (4, 3)])
+def test_lstsq_real_outputs_of_complex_input(driver, shape):
+    """residuals and singular_values are real for complex A, the empty ones too (torch's float32 for complex64)."""
+    A = _c(*shape, dtype=np.complex64)
+    out = st.linalg.lstsq(st.tensor(A), st.tensor(A), driver=driver)
+    assert out.residuals.dtype is st.float32 and out.singular_values.dtype is st.float32
+    if shape[0] > shape[1] and driver != "gelsy":
+        want = np.sum(np.abs(A @ np.linalg.lstsq(A, A, rcond=None)[0] - A) ** 2, axis=0)
+        np.testing.assert_allclose(out.residuals.numpy(), want, atol=1e-4)
