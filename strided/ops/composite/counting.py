@@ -82,10 +82,15 @@ def _bin_of(x, lo, hi, bins: int):
     return ops.clamp(pos, 0, bins - 1)
 
 
+def _min_max(x) -> list:
+    """The smallest and largest element of ``x``, read back in one copy (one synchronization on CUDA)."""
+    return ops.stack(list(ops.aminmax(x))).tolist()
+
+
 def _data_range(x, lo, hi, widen):
     """``(lo, hi)``, the data's range when they are equal (and ``widen`` apart when that is one point)."""
     if lo == hi and x.numel() and x.device.type != "meta":
-        lo, hi = float(ops.amin(x, [])), float(ops.amax(x, []))
+        lo, hi = (float(v) for v in _min_max(x))
     if lo == hi:
         lo, hi = lo - widen, hi + widen
     return lo, hi
@@ -121,7 +126,7 @@ def _integral_histc(self, bins, lo, hi):
         raise RuntimeError("bins must be > 0")
     lo, hi = int(lo), int(hi)
     if lo == hi and self.numel() > 0:
-        lo, hi = int(ops.min(self)), int(ops.max(self))
+        lo, hi = (int(v) for v in _min_max(self))
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not lo < hi:
