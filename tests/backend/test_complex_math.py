@@ -619,7 +619,7 @@ def test_logaddexp_and_silu_of_complex_as_torch(dtype):
 def test_cov_and_corrcoef_of_complex_as_torch(dtype):
     """torch's Correlation.cpp: the centered product with the conjugate transpose; corrcoef divides by the square
     roots of the diagonal's real parts and clips the real and imaginary parts to [-1, 1] apart; weights and
-    corrections as for real input; gradients through the composition (CUDA still refuses complex input)."""
+    corrections as for real input; gradients through the composition (CUDA: test_complex_cov_norms_cuda.py)."""
     rng = np.random.default_rng(11)
     a = (rng.standard_normal((3, 5)) + 1j * rng.standard_normal((3, 5))).astype(dtype)
     tol = 2e-5 if dtype == "complex64" else 1e-12
@@ -641,7 +641,7 @@ def test_cov_and_corrcoef_of_complex_as_torch(dtype):
 
 @pytest.mark.parametrize("dtype", _DTYPES)
 def test_rms_norm_renorm_ldexp_fold_and_embedding_of_complex_as_torch(dtype):
-    """The CPU only (CUDA still refuses them): rms_norm's complex square and real epsilon (a zero row stays
+    """On the CPU (CUDA: test_complex_cov_norms_cuda.py): rms_norm's complex square and real epsilon (a zero row stays
     zero), renorm by the slices' real norms, ldexp, fold's sums, embedding's rows; gradients through the
     compositions, and embedding's complex gradient refused in torch's words."""
     rng = np.random.default_rng(5)
