@@ -63,7 +63,12 @@ def _fits(value, typ, scalar_tensors: bool = False, numbers: bool = False) -> bo
         from ..random import Generator
 
         return isinstance(value, Generator)
-    return True  # Storage, Layout: checked by the kernel
+    if base == "Storage":  # set_'s overloads: a storage (typed or not) here, a Tensor in source_Tensor
+        from ..storage import UntypedStorage
+        from ..typed_storage import TypedStorage
+
+        return isinstance(value, (UntypedStorage, TypedStorage))
+    return True  # Layout: checked by the kernel
 
 
 # Note [Optional without default]

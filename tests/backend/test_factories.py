@@ -267,6 +267,31 @@ def test_set_bad_input(device):
         st.empty(0, device=other).set_(storage, 0, (2,), (1,))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_set_overloads(device):
+    """torch's other set_ overloads: a whole storage (typed or not) as a flat tensor of the tensor's dtype, another
+    tensor's view (storage, offset, sizes, strides), and an empty storage of its own."""
+    src = st.arange(6.0, device=device)
+    t = st.empty(0, device=device).set_(src.untyped_storage())
+    assert t.shape == (6,) and t.stride() == (1,) and t.untyped_storage() is src.untyped_storage()
+    assert st.empty(0, dtype=st.int8, device=device).set_(src.untyped_storage()).shape == (24,)
+    assert st.empty(0, dtype=st.float64, device=device).set_(src.untyped_storage()).shape == (3,)  # 24 // 8
+    view = src.view(2, 3)[:, 1]
+    u = st.ones(3, device=device).set_(view)
+    assert u.shape == (2,) and u.stride() == (3,) and u.storage_offset() == 1
+    assert u.untyped_storage() is src.untyped_storage()
+    assert u.set_(u) is u
+    e = st.ones(3, device=device).set_()
+    assert e.shape == (0,) and e.stride() == (1,) and e.untyped_storage().nbytes() == 0
+    if device != "meta":
+        u.fill_(-1)
+        assert src.tolist() == [0.0, -1.0, 2.0, 3.0, -1.0, 5.0]
+    with pytest.raises(RuntimeError, match="Could not set tensor of type long int to a tensor of type float"):
+        st.ones(3, device=device).set_(st.ones(3, dtype=st.int64, device=device))
+    with pytest.raises(TypeError, match=r"set_\(\) received an invalid combination of arguments - got \(Tensor, int\)"):
+        st.ones(3, device=device).set_(3)
+
+
 # ------------------------------------------------------------------------------------- channels_last_3d
 @pytest.mark.parametrize("device", DEVICES)
 def test_channels_last_3d(device):

@@ -265,6 +265,7 @@ def _swap_storage(old: UntypedStorage, new: UntypedStorage) -> None:
 
 @kernel("CPU", "Meta")
 def set_(self, source, storage_offset, size, stride=()):
+    source = getattr(source, "_untyped_storage", source)  # a TypedStorage: its bytes
     if not isinstance(source, UntypedStorage):
         raise TypeError(f"set_(): argument 'source' must be UntypedStorage, not {type(source).__name__}")
     sizes = normalize_size(size, "set_")
@@ -276,6 +277,33 @@ def set_(self, source, storage_offset, size, stride=()):
     self._storage, self._offset, self._sizes, self._strides = source, storage_offset, sizes, strides
     self._np = None  # Note [NumPy view memo]
     return self
+
+
+@kernel("CPU", "Meta")
+def set_source_storage(self, source):
+    """``t.set_(storage)``: the whole storage as a flat tensor of ``t``'s dtype (torch's set_.source_Storage)."""
+    source = getattr(source, "_untyped_storage", source)  # a TypedStorage: its bytes
+    if not isinstance(source, UntypedStorage):
+        raise TypeError(f"set_(): argument 'source' must be UntypedStorage, not {type(source).__name__}")
+    return set_(self, source, 0, (source.nbytes() // self.dtype.itemsize,))
+
+
+@kernel("CPU", "Meta")
+def set_source_tensor(self, source):
+    """``t.set_(other)``: ``t`` views ``other``'s storage with its offset, sizes and strides (set_.source_Tensor)."""
+    from .pointwise import type_meta_name
+
+    check(source.dtype is self.dtype, lambda: f"Could not set tensor of type {type_meta_name(source.dtype)} to a "
+                                              f"tensor of type {type_meta_name(self.dtype)}")
+    if source is self:
+        return self
+    return set_(self, source._storage, source._offset, source._sizes, source._strides)
+
+
+@kernel("CPU", "Meta")
+def set_empty(self):
+    """``t.set_()``: an empty storage of its own, ``t`` of size (0,)."""
+    return set_(self, allocate(0, self.device), 0, (0,))
 
 
 def check_storage_bounds(sizes, strides, offset, itemsize, storage_nbytes) -> None:

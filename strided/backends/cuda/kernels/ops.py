@@ -35,6 +35,9 @@ from . import reduction_ops  # noqa: E402, F401 - reductions, cumsum, softmax, l
 kernel("CUDA")(meta.empty)
 kernel("CUDA")(meta.empty_strided)
 kernel("CUDA")(meta.set_)
+kernel("CUDA")(meta.set_source_storage)
+kernel("CUDA")(meta.set_source_tensor)
+kernel("CUDA")(meta.set_empty)
 
 
 @kernel("CUDA")
