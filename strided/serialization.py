@@ -78,9 +78,17 @@ def _encode(obj, where: str, tensors: dict, names: dict):
                     "dicts, lists, tuples, str, int, float, bool and None (no pickle: no code or objects)")
 
 
-def save(obj, f) -> None:
+def save(obj, f, *, format: str = "safetensors") -> None:  # noqa: A002 - the natural name
     """Write ``obj`` (a tensor or nested dicts / lists / tuples of tensors and plain values) to ``f``: a path
-    (replaced atomically, Note [Atomic checkpoint writes]) or a binary file object such as ``io.BytesIO``."""
+    (replaced atomically, Note [Atomic checkpoint writes]) or a binary file object such as ``io.BytesIO``.
+    ``format="torch"`` writes torch.save's zip format instead, for ``torch.load`` (Note [Writing torch.save
+    files]); :func:`load` reads both."""
+    if format == "torch":
+        from .torch_checkpoint_writer import save_torch_zip
+
+        return save_torch_zip(obj, f)
+    if format != "safetensors":
+        raise ValueError(f"strided.save: format must be 'safetensors' or 'torch', got {format!r}")
     tensors: dict = {}
     tree = _encode(obj, "the top level", tensors, {})
     _st.save(tensors, f, metadata={_KEY: json.dumps(tree, separators=(",", ":"))})

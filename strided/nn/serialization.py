@@ -22,7 +22,7 @@ from .. import dtypes as _dt
 from ..factories import from_numpy
 from ..tensor import Tensor
 
-__all__ = ["save", "load", "load_with_metadata", "read_metadata", "SAFETENSORS_DTYPES"]
+__all__ = ["save", "load", "load_with_metadata", "read_metadata", "write_checkpoint", "SAFETENSORS_DTYPES"]
 
 SAFETENSORS_DTYPES = {
     _dt.bool: "BOOL", _dt.uint8: "U8", _dt.int8: "I8", _dt.int16: "I16", _dt.int32: "I32", _dt.int64: "I64",
@@ -64,7 +64,7 @@ def save(tensors: dict, path, metadata: dict | None = None) -> None:
         offset += arr.nbytes
     blob = json.dumps(header, separators=(",", ":")).encode("utf-8")
     blob += b" " * (-len(blob) % 8)
-    _write(path, [struct.pack("<Q", len(blob)), blob, *(arr.reshape(-1).view(np.uint8) for arr in arrays)])
+    write_checkpoint(path, [struct.pack("<Q", len(blob)), blob, *(arr.reshape(-1).view(np.uint8) for arr in arrays)])
 
 
 # Note [Atomic checkpoint writes]
@@ -72,10 +72,11 @@ def save(tensors: dict, path, metadata: dict | None = None) -> None:
 # halfway through would leave neither: the file is written next to its target and renamed over it
 # (``os.replace`` is atomic on POSIX and Windows), so the target holds the old checkpoint or the new one,
 # never a torn one. A file object (``io.BytesIO``, an open file) is written as given.
-def _write(f, chunks) -> None:
+def write_checkpoint(f, chunks) -> None:
+    """Write a checkpoint to ``f``, a path (replaced atomically) or a binary file object; ``chunks`` is an iterable
+    of bytes, or a function that writes into the open file (the torch-format writer's zip archive)."""
     if hasattr(f, "write"):
-        for chunk in chunks:
-            f.write(chunk)
+        _emit(f, chunks)
         return
     path = os.fspath(f)
     if os.path.isdir(path):
@@ -87,13 +88,20 @@ def _write(f, chunks) -> None:
         except OSError as e:  # name the file asked for, not the temporary beside it
             raise type(e)(e.errno, f"{e.strerror}: cannot write {path!r}") from None
         with out:
-            for chunk in chunks:
-                out.write(chunk)
+            _emit(out, chunks)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+
+
+def _emit(out, chunks) -> None:
+    if callable(chunks):
+        chunks(out)
+        return
+    for chunk in chunks:
+        out.write(chunk)
 
 
 def _read(f) -> tuple[bytes, str]:
