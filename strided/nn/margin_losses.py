@@ -163,8 +163,11 @@ def _frames(input: Tensor) -> tuple:
 
 
 def _check_dtypes(input: Tensor, target: Tensor, kernel: str) -> None:
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(input.dtype)}'")
+    """torch's dtype dispatch of the multi-class margin losses: floating input (float and double only on the CPU,
+    whose kernels have no half-precision instantiation), int64 targets."""
+    d = input.dtype
+    if not d.is_floating_point or (d.itemsize == 2 and input.device.type == "cpu"):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(d)}'")
     if target.dtype.name != "int64":
         raise RuntimeError(f"expected scalar type Long but found {type_name(target.dtype)}")
 

@@ -406,6 +406,18 @@ def test_multilabel_margin_loss_errors_are_torchs():
         F.multilabel_margin_loss(x.long(), ok)
 
 
+@pytest.mark.parametrize("dtype, word", [(st.float16, "Half"), (st.bfloat16, "BFloat16")])
+def test_multi_class_margin_losses_refuse_half_precision_on_the_cpu(dtype, word):
+    """torch's CPU kernels of these two losses are float / double only (its CUDA kernels take the half types)."""
+    x = st.randn(3, 4).to(dtype)
+    with pytest.raises(NotImplementedError, match=f"\"multi_margin_loss_cpu_kernel\" not implemented for '{word}'"):
+        F.multi_margin_loss(x, st.tensor([0, 1, 2]))
+    with pytest.raises(NotImplementedError,
+                       match=f"\"multilabel_margin_loss_forward_out_frame\" not implemented for '{word}'"):
+        F.multilabel_margin_loss(x, st.tensor([[0, 1, -1, 2]] * 3))
+    assert F.multi_margin_loss(x.float(), st.tensor([0, 1, 2])).dtype is st.float32
+
+
 def test_gaussian_nll_loss_errors_are_torchs():
     x = st.randn(3, 4)
     for var in (-1.0, st.full((3, 4), -0.5), st.tensor([1.0, -1e-9, 1.0])):
