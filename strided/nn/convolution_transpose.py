@@ -21,6 +21,7 @@ add blocks the input lacks, so those calls keep the strided adds.
 
 from __future__ import annotations
 
+from .. import dtypes as dt
 from ..dispatch.argument_checks import check_args
 from ..ops import bound as ops
 from ..tensor import Tensor
@@ -112,18 +113,32 @@ def check_conv_transpose2d(x: Tensor, weight: Tensor, bias: Tensor | None, s: tu
     return oh, ow
 
 
+def refuse_integer_input(x: Tensor, k: int) -> None:
+    """torch's CPU transposed-convolution kernels take the floating types and int64 (a 1-d one is a 2-d one there):
+    another dtype is refused in their words, after the geometry checks. (A CUDA integer one stops at its GEMM,
+    ``"addmm_cuda" not implemented``, as torch's.)"""
+    if x.device.type == "cpu" and x.dtype.category < dt.FLOATING and x.dtype is not dt.int64:
+        from ..backends.meta.pointwise import scalar_type_name
+
+        raise NotImplementedError(f"\"slow_conv_transpose{k}d_out_cpu\" not implemented for "
+                                  f"'{scalar_type_name(x.dtype)}'")
+
+
 def conv_transpose2d_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, s: tuple, p: tuple, d: tuple, q: tuple,
                           groups: int) -> Tensor:
     """The (N, C_out, OH, OW) transposed convolution of a batched ``x`` (Note [Transposed convolution as col2im]):
     the transposed kernel of the ``convolution`` op, its arguments checked here."""
     oh, ow = check_conv_transpose2d(x, weight, bias, s, p, d, q, groups)
+    refuse_integer_input(x, 2)
     n, _, h, w = x.shape
     ic, ocg, kh, kw = weight.shape
     oc = ocg * groups
     # every window's contribution: (N, groups, C_out/groups * KH * KW, H * W)
     wt = ops.transpose(ops.reshape(weight, (groups, ic // groups, ocg * kh * kw)), 1, 2)
     cols = ops.matmul(wt, ops.reshape(x, (n, groups, ic // groups, h * w)))
-    if q[0] < s[0] and q[1] < s[1]:  # the col2im op's blocks are the input's positions (Note [... as col2im])
+    if q[0] < s[0] and q[1] < s[1] and cols.dtype is not dt.int64:  # the col2im op's blocks are the input's
+        # positions (Note [Transposed convolution as col2im]); torch's col2im op takes no integers, its CPU
+        # transposed convolution int64: that one keeps the strided adds
         out = ops.col2im(ops.reshape(cols, (n, oc * kh * kw, h * w)), (oh, ow), (kh, kw), d, p, s)
     else:
         # col2im into the uncut output, tall enough for the cut window [p, p + oh)

@@ -11,7 +11,7 @@ from ..ops import bound as ops
 from ..tensor import Tensor
 from .channels_last import keeps_channels_last
 from .convolution import _check_tensors, _is_int, autocast_operands, check_conv_dtypes
-from .convolution_transpose import _col2im
+from .convolution_transpose import _col2im, refuse_integer_input
 
 __all__ = ["conv_transpose3d"]
 
@@ -120,6 +120,7 @@ def conv_transpose3d_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, s: tup
     if min(outs) <= 0:
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, spatial))}). Calculated output size "
                            f"per channel: ({' x '.join(map(str, outs))}). Output size is too small")
+    refuse_integer_input(x, 3)
     # every window's contribution: (N, groups, C_out/groups * KD * KH * KW, D * H * W)
     wt = ops.transpose(ops.reshape(weight, (groups, ic // groups, ocg * kernel[0] * kernel[1] * kernel[2])), 1, 2)
     cols = ops.matmul(wt, ops.reshape(x, (n, groups, ic // groups, spatial[0] * spatial[1] * spatial[2])))

@@ -1,5 +1,5 @@
-"""Integer and bool inputs of pooling, interpolation, unfold, padding and hinge_embedding_loss, as torch's CPU:
-the same values where torch computes (uint8 bilinear / bicubic in torch's fixed point, hinge in the input's
+"""Integer and bool inputs of pooling, interpolation, unfold, padding, hinge_embedding_loss and convolutions, as
+torch's CPU: the same values where torch computes (uint8 bilinear / bicubic in torch's fixed point, hinge in the input's
 dtype) and torch's AT_DISPATCH words where it refuses."""
 
 from __future__ import annotations
@@ -62,6 +62,18 @@ CASES = {
     "hinge none": lambda F, x: F.hinge_embedding_loss(x["1d"], x["1d"], reduction="none"),
     "hinge sum": lambda F, x: F.hinge_embedding_loss(x["1d"], x["1d"], reduction="sum"),
     "hinge mean": lambda F, x: F.hinge_embedding_loss(x["1d"], x["1d"]),
+    # torch's CPU transposed convolutions take int64 only among the integers (slow_conv_transpose2d / 3d)
+    "conv_transpose1d": lambda F, x: F.conv_transpose1d(x["1d"], x["1d"].new_ones((2, 3, 2)), stride=2),
+    "conv_transpose2d": lambda F, x: F.conv_transpose2d(x["2d"], x["2d"].new_ones((2, 3, 2, 2)), padding=1),
+    "conv_transpose2d output_padding": lambda F, x: F.conv_transpose2d(x["2d"], x["2d"].new_ones((2, 2, 3, 3)),
+                                                                       stride=2, output_padding=1, groups=2),
+    "conv_transpose3d": lambda F, x: F.conv_transpose3d(x["3d"], x["3d"].new_ones((2, 3, 2, 2, 2))),
+    "conv_transpose2d dilated": lambda F, x: F.conv_transpose2d(x["2d"], x["2d"].new_ones((2, 3, 2, 2)), dilation=2),
+    "conv3d dilated": lambda F, x: F.conv3d(x["3d"], x["3d"].new_ones((3, 2, 2, 2, 2)), dilation=(1, 2, 1)),
+    "conv1d": lambda F, x: F.conv1d(x["1d"], x["1d"].new_ones((3, 2, 2))),
+    "conv2d": lambda F, x: F.conv2d(x["2d"], x["2d"].new_ones((3, 2, 2, 2))),
+    "conv2d dilated": lambda F, x: F.conv2d(x["2d"], x["2d"].new_ones((3, 2, 2, 2)), dilation=2),
+    "conv3d": lambda F, x: F.conv3d(x["3d"], x["3d"].new_ones((3, 2, 2, 2, 2))),
 }
 
 

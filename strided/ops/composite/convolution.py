@@ -122,12 +122,28 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 def convolve_composite(input, weight, bias, s, p, d, transposed, q, groups):
     """The convolution by its GEMM kernels, over slices of the batch where its columns exceed the budget (Note
     [Convolution batch chunks])."""
+    if input.device.type == "cpu" and not transposed and input.dtype.category < dt.FLOATING:
+        _refuse_cpu_dtype(input.dtype, d, len(s))
     n = input.shape[0]
     step = samples_per_chunk(input, weight, s, p, d, transposed, groups)
     if step < n:
         return over_batch(step, n, lambda lo, count: _convolve(ops.narrow(input, 0, lo, count), weight, bias, s, p, d,
                                                                transposed, q, groups))
     return _convolve(input, weight, bias, s, p, d, transposed, q, groups)
+
+
+def _refuse_cpu_dtype(dtype, d, k: int) -> None:
+    """torch's CPU convolution kernels: the plain ones take every integer dtype but bool, the dilated ones int64 only
+    (transposed ones: ``nn/convolution_transpose.refuse_integer_input``); the refusing kernel's name, as torch's."""
+    from ...backends.meta.pointwise import scalar_type_name
+
+    if max(d) > 1 and dtype is not dt.int64:
+        kernel = "slow_conv_dilated<>"
+    elif dtype is dt.bool:
+        kernel = "compute_columns3d" if k == 3 else "slow_conv2d_cpu"
+    else:
+        return
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
 
 
 def _convolve(input, weight, bias, s, p, d, transposed, q, groups):
