@@ -75,21 +75,23 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 
 def check_conv_transpose2d(x: Tensor, weight: Tensor, bias: Tensor | None, s: tuple, p: tuple, d: tuple, q: tuple,
-                           groups) -> tuple[int, int]:
-    """torch's checks of a batched 2-d transposed convolution's arguments; its (OH, OW)."""
+                           groups, shown: tuple | None = None) -> tuple[int, int]:
+    """torch's checks of a batched 2-d transposed convolution's arguments; its (OH, OW). ``shown``: the (input,
+    weight) shapes its messages name, a 1-d convolution's own rather than the height-one 2-d ones."""
     n, c, h, w = x.shape
     ic, ocg, kh, kw = weight.shape
+    x_shape, w_shape = shown or (list(x.shape), list(weight.shape))
     if not isinstance(groups, int) or isinstance(groups, bool) or groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if ic % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
                            f"but got weight of size [{list(weight.shape)}] instead")
     if c != ic:
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} "
+        raise RuntimeError(f"Given transposed=1, weight of size {w_shape}, expected input{x_shape} "
                            f"to have {ic} channels, but got {c} channels instead")
     oc = ocg * groups
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != oc):
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+        raise RuntimeError(f"Given transposed=1, weight of size {w_shape}, expected bias to be "
                            f"1-dimensional with {oc} elements, but got bias of size {list(bias.shape)} instead")
     if min(s) <= 0:
         raise RuntimeError("non-positive stride is not supported")
@@ -125,10 +127,10 @@ def refuse_integer_input(x: Tensor, k: int) -> None:
 
 
 def conv_transpose2d_gemm(x: Tensor, weight: Tensor, bias: Tensor | None, s: tuple, p: tuple, d: tuple, q: tuple,
-                          groups: int) -> Tensor:
+                          groups: int, shown: tuple | None = None) -> Tensor:
     """The (N, C_out, OH, OW) transposed convolution of a batched ``x`` (Note [Transposed convolution as col2im]):
     the transposed kernel of the ``convolution`` op, its arguments checked here."""
-    oh, ow = check_conv_transpose2d(x, weight, bias, s, p, d, q, groups)
+    oh, ow = check_conv_transpose2d(x, weight, bias, s, p, d, q, groups, shown)
     refuse_integer_input(x, 2)
     n, _, h, w = x.shape
     ic, ocg, kh, kw = weight.shape

@@ -111,6 +111,11 @@ def test_conv_transpose_is_the_adjoint_of_conv_for_any_geometry(sh, sw, p, dh, g
      "non-positive stride is not supported"),
     (lambda: F.conv_transpose2d(st.ones(1, 4, 5, 5), st.ones(4, 3, 3, 3), padding=-1), RuntimeError,
      "negative padding is not supported"),
+    # a 1-d one names its own shapes, not the height-one 2-d ones it runs as
+    (lambda: F.conv_transpose1d(st.ones(2, 5, 5), st.ones(2, 3, 3)), RuntimeError,
+     r"Given transposed=1, weight of size \[2, 3, 3\], expected input\[2, 5, 5\] to have 2 channels"),
+    (lambda: F.conv_transpose1d(st.ones(2, 2, 5), st.ones(2, 3, 3), st.ones(4)), RuntimeError,
+     r"Given transposed=1, weight of size \[2, 3, 3\], expected bias to be 1-dimensional with 3 elements"),
     (lambda: F.conv_transpose1d([1.0], st.ones(4, 3, 3)), TypeError,
      r"conv_transpose1d\(\): argument 'input' \(position 1\) must be Tensor, not list"),
     (lambda: nn.ConvTranspose2d(4, 6, 3, padding_mode="reflect"), ValueError,

@@ -181,6 +181,6 @@ def _by_function(input, weight, bias, s, p, d, transposed, q, groups):
         return conv_transpose3d_gemm(input, weight, bias, s, p, d, q, groups)
     if k == 1:
         out = conv_transpose2d_gemm(ops.unsqueeze(input, 2), ops.unsqueeze(weight, 2), bias, (1, s[0]), (0, p[0]),
-                                    (1, d[0]), (0, q[0]), groups)
+                                    (1, d[0]), (0, q[0]), groups, (list(input.shape), list(weight.shape)))
         return ops.squeeze(out, [2])
     return conv_transpose2d_gemm(input, weight, bias, s, p, d, q, groups)
