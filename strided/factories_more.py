@@ -35,6 +35,12 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _finish(t, requires_grad)
 
 
+def _refuse_dtype(op: str, dtype, device, complex_too: bool) -> None:
+    from .backends.meta.factories import refuse_range_dtype, resolve_options
+
+    refuse_range_dtype(op, *resolve_options(dtype, device), complex_too=complex_too)
+
+
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=None, device=None,
              pin_memory=None, requires_grad: bool = False):
     """``steps`` values ``base ** x`` for ``x`` evenly spaced from ``start`` to ``end`` inclusive."""
@@ -44,6 +50,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or _dt.get_default_dtype()
+    _refuse_dtype("logspace", dtype, device, complex_too=False)
     if steps and dtype.category == _dt.INTEGRAL:  # torch's integer rule: pow in double, truncated (10 ** 1.5 -> 31)
         import numpy as np
 
@@ -74,6 +81,7 @@ def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, pi
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(math.floor((end - start) / step)) + 1
     dtype = dtype or _dt.get_default_dtype()
+    _refuse_dtype("range", dtype, device, complex_too=True)
     t = _ops.add(_ops.mul(_ops.arange(0, n, dtype=_dt.float64, device=device), step), start)
     return _finish(t.to(dtype), requires_grad)
 

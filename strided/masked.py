@@ -68,11 +68,13 @@ def _identity(op: str, input: Tensor, ord=None):
     if op in ("amax", "argmax", "logaddexp", "logsumexp"):
         if d.is_floating_point or d.is_complex:
             return -math.inf
-        return _iinfo(d).min if d is not _dt.bool else False
+        if d is not _dt.bool:  # bool has none in torch's table: its NotImplementedError below
+            return _iinfo(d).min
     if op in ("amin", "argmin"):
         if d.is_floating_point:
             return math.inf
-        return _iinfo(d).max if d is not _dt.bool else True
+        if d is not _dt.bool:
+            return _iinfo(d).max
     if op == "norm":
         return math.inf if ord == -math.inf else 0
     if op == "median":

@@ -9,7 +9,7 @@ from .. import dtypes as _dt
 from ..factories import eye as _eye
 from ..ops import bound as _ops
 from ..tensor import Tensor
-from ._common import COMPLEX_DEVICES, arg_tensor, floating, square, type_name
+from ._common import COMPLEX_DEVICES, arg_tensor, floating, kernel_dtype, square, type_name
 from .lu import inv, solve
 
 __all__ = ["multi_dot", "vander", "matrix_exp", "householder_product", "tensorinv", "tensorsolve"]
@@ -166,7 +166,7 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
                            f"{list(tau.shape[:-1])}")
     if tau.dtype != A.dtype:
         raise RuntimeError(f"{op}: tau dtype {type_name(tau.dtype)} does not match input dtype {type_name(A.dtype)}")
-    floating(op, A, complex_devices=COMPLEX_DEVICES)
+    kernel_dtype("orgqr", A)  # LAPACK's orgqr / ungqr: float, double and complex ("orgqr_cpu" for half, int64)
     k = tau.shape[-1]
     lower = _ops.tril(A, -1) + _eye(m, n, dtype=A.dtype, device=A.device)  # v_i, with the implicit 1
     Q = _eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, n)

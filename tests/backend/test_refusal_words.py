@@ -412,3 +412,46 @@ def test_softmax_clamp_einsum_words_as_torch(case):
         got = _outcome(_softmax_clamp_einsum_cases(st)[case])
         want = _outcome(_softmax_clamp_einsum_cases(torch)[case])
     assert got == tuple(w.replace("torch.", "strided.") if isinstance(w, str) else w for w in want)
+
+
+def _unsupported_dtype_cases(m):
+    """Dtypes torch's OpInfos list as unsupported on the CPU, which strided computed (torch's samples for those dtypes,
+    run through both)."""
+    b = m.tensor([True, False, True])
+    i = m.tensor([0, 1])
+    h = m.ones(2, 3, dtype=m.bfloat16)
+    return {
+        "linspace bool": lambda: m.linspace(-3, 50, 5, dtype=m.bool),
+        "logspace bool": lambda: m.logspace(0, 2, 3, dtype=m.bool),
+        "arange complex": lambda: m.arange(2, 5, dtype=m.complex64),
+        "arange complex128 step": lambda: m.arange(0, 2, 0.5, dtype=m.complex128),
+        "index_reduce prod bool": lambda: b.index_reduce(0, i, b[:2], "prod"),
+        "index_reduce amax bool exclude": lambda: b.index_reduce(0, i, b[:2], "amax", include_self=False),
+        "scatter_reduce mean bool": lambda: m.zeros(3, dtype=m.bool).scatter_reduce(0, i, b[:2], "mean"),
+        "scatter_reduce amax bool": lambda: m.zeros(3, dtype=m.bool).scatter_reduce(0, i, b[:2], "amax"),
+        "cumsum dtype bool": lambda: m.cumsum(m.tensor([1, 2]), 0, dtype=m.bool),
+        "cumprod dtype bool": lambda: m.cumprod(m.tensor([1.0, 2.0]), 0, dtype=m.bool),
+        "cumsum 0-dim dtype bool": lambda: m.cumsum(m.tensor(True), 0, dtype=m.bool),
+        "cdist p=1 bfloat16": lambda: m.cdist(h, m.ones(4, 3, dtype=m.bfloat16), p=1),
+        "cdist matmul path half": lambda: m.cdist(h.half(), m.ones(4, 3, dtype=m.float16),
+                                                  compute_mode="use_mm_for_euclid_dist"),
+        "cdist empty half": lambda: m.cdist(m.ones(0, 3, dtype=m.float16), m.ones(4, 3, dtype=m.float16), p=1),
+        "householder_product bfloat16": lambda: m.linalg.householder_product(m.ones(3, 2, dtype=m.bfloat16),
+                                                                             m.ones(2, dtype=m.bfloat16)),
+        "orgqr half": lambda: m.orgqr(m.ones(3, 2, dtype=m.float16), m.ones(2, dtype=m.float16)),
+        "householder_product int64": lambda: m.linalg.householder_product(m.ones(3, 2, dtype=m.int64),
+                                                                           m.ones(2, dtype=m.int64)),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_unsupported_dtype_cases(st)))
+def test_unsupported_dtypes_refused_as_torch(case):
+    assert _outcome(_unsupported_dtype_cases(st)[case]) == _outcome(_unsupported_dtype_cases(torch)[case])
+
+
+@pytest.mark.parametrize("op", ["amin", "amax", "argmax", "logsumexp"])
+def test_masked_reductions_of_bool_have_no_identity_as_torch(op):
+    """torch.masked's identity table has no bool entry for the ordered reductions: NotImplementedError."""
+    for m in (st, torch):
+        with pytest.raises(NotImplementedError, match=f"identity of {op} on (strided|torch).bool input"):
+            getattr(m.masked, op)(m.tensor([True, False]), 0, mask=m.tensor([True, True]))

@@ -231,7 +231,8 @@ _UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximu
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     """Reduce ``src`` into a copy of ``self`` at ``index`` along ``dim`` (torch's scatter_reduce.two)."""
     out = meta.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
-    if self.dtype.is_complex and reduce in ("amax", "amin"):  # torch's CPU has sum, prod and mean of complex
+    if (self.dtype.is_complex and reduce in ("amax", "amin")) or (self.dtype is dt.bool and reduce == "mean"):
+        # torch's CPU has sum, prod and mean of complex, and every reduction of bool but the mean
         raise NotImplementedError(f'"scatter_gather_tensor_cpu_reduce_{reduce}" not implemented for '
                                   f"'{scalar_type_name(self.dtype)}'")
     cd = compute_dtype(self.dtype)

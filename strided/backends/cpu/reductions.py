@@ -250,7 +250,7 @@ _SCAN_ACCUMULATOR = {dt.float32: np.dtype(np.float64), dt.complex64: np.dtype(np
 def _scan(self, dim, dtype, accumulate, ufunc):
     """cumsum / cumprod: ``accumulate`` (np.cumsum / np.cumprod) in the result dtype's accumulator (overflow wraps
     or gives inf, as torch), or step by step with ``ufunc`` over wide slices (Note [Scans by slices])."""
-    out = meta.cumsum(self, dim, dtype=dtype)
+    out = (meta.cumprod if ufunc is np.multiply else meta.cumsum)(self, dim, dtype=dtype)
     a = _input(self, out.dtype)
     if not self._sizes:
         return store(out, a)

@@ -145,13 +145,22 @@ def arange_length(start, end, step) -> int:
     return max(0, math.ceil((end - start) / step))
 
 
+def refuse_range_dtype(op: str, d, dev, complex_too: bool) -> None:
+    """torch's AT_DISPATCH refusal of a range factory's dtype (``"arange_cpu" not implemented for 'Bool'``): bool, and
+    complex where ``complex_too`` (arange, range; linspace and logspace take complex)."""
+    if d is dt.bool or (complex_too and d.is_complex):
+        from .pointwise import scalar_type_name
+
+        raise NotImplementedError(f"\"{op}_{'cuda' if dev.type == 'cuda' else 'cpu'}\" not implemented for "
+                                  f"'{scalar_type_name(d)}'")
+
+
 @kernel("Meta")
 def arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
     n = arange_length(start, end, step)
     default = dt.int64 if all(isinstance(v, int) for v in (start, end, step)) else None
     d, dev = resolve_options(dtype, device, default)
-    if d is dt.bool:
-        raise NotImplementedError(f"\"arange_{'cuda' if dev.type == 'cuda' else 'cpu'}\" not implemented for 'Bool'")
+    refuse_range_dtype("arange", d, dev, complex_too=True)
     return new_output((n,), d, dev)
 
 
@@ -159,6 +168,7 @@ def arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memo
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
     check(isinstance(steps, int) and steps >= 0, "number of steps must be non-negative")
     d, dev = resolve_options(dtype, device)
+    refuse_range_dtype("linspace", d, dev, complex_too=False)
     return new_output((steps,), d, dev)
 
 

@@ -237,14 +237,18 @@ def logsumexp(self, dim, keepdim=False):
 
 
 @kernel("Meta")
-def cumsum(self, dim, *, dtype=None):
+def cumsum(self, dim, *, dtype=None, name: str = "cumsum"):
     wrap_dim(dim, self.dim())
-    return new_output(self._sizes, sum_dtype(self, dtype), self.device)
+    d = sum_dtype(self, dtype)
+    if d is dt.bool and self.dim():  # a bool result (dtype=bool): torch's scan kernels have none (0-dim: a copy)
+        kernel = f"{name}_cuda" if self.device.type == "cuda" else f"{name}_out_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    return new_output(self._sizes, d, self.device)
 
 
 @kernel("Meta")
 def cumprod(self, dim, *, dtype=None):
-    return cumsum(self, dim, dtype=dtype)
+    return cumsum(self, dim, dtype=dtype, name="cumprod")
 
 
 def cummaxmin(self, dim, name: str):

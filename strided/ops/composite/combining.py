@@ -231,6 +231,9 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     rows, cols = x1._sizes[-2], x2._sizes[-2]
     if p == 2.0 and (mode == 1 or (mode == 0 and (rows > 25 or cols > 25))):
         return _euclidean_dist(x1, x2)
+    if x1.dtype.itemsize == 2 and x1.device.type == "cpu" and x1.numel() and x2.numel():
+        # torch's CPU distance kernel is float / double only (its matmul path above takes the half types)
+        raise NotImplementedError(f"\"cdist\" not implemented for '{scalar_type_name(x1.dtype)}'")
     diff = ops.sub(ops.unsqueeze(x1, -2), ops.unsqueeze(x2, -3))
     return ops.norm(diff, p, [-1])
 

@@ -116,6 +116,10 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
     if n != src_n:
         raise RuntimeError(f"index_reduce_(): Number of indices ({n}) should be equal to source.size(dim): "
                            f"({src_n}), for dim: {d}")
+    if self.dtype is dt.bool:  # torch's index_reduce kernels take every dtype but bool (CPU: two kernels)
+        kernel = ("index_func_" if include_self else "index_reduce_func_exclude_input_init") \
+            if self.device.type == "cpu" else "index_reduce"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     size = self._sizes[d] if self.dim() else 1
     _check_range(index, 0, size, "index out of range in self", "index_reduce_")
     if self.dim() == 0:
