@@ -176,7 +176,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
         raise ValueError("min_val cannot be greater than max_val")
     if input.dtype is _dt.bool:
         raise NotImplementedError("Bool inputs not supported for hardtanh")
-    if input.dtype is _dt.uint8 and (min_val < 0 or max_val < 0):  # a negative bound would wrap around
+    if input.dtype is _dt.uint8 and (int(min_val) < 0 or int(max_val) < 0):  # torch checks the truncated bounds
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if input.dtype.is_floating_point:
         if inplace:  # Note [Functional operators]

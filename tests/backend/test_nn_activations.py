@@ -301,6 +301,8 @@ def test_dropout_of_integers_and_hardtanh_of_bool_and_unsigned_as_torch():
     with pytest.raises(RuntimeError, match="cannot do hardtanh on an unsigned type with negative limits"):
         F.hardtanh(st.tensor([0, 5, 200], dtype=st.uint8))
     assert F.hardtanh(st.tensor([0, 5, 200], dtype=st.uint8), 0.0, 6.0).tolist() == [0, 5, 6]
+    # torch checks the bounds truncated to the integer type: -0.5 is 0
+    assert F.hardtanh(st.tensor([0, 5, 200], dtype=st.uint8), -0.5, 0.5).tolist() == [0, 0, 0]
 
 
 @pytest.mark.parametrize("device", DEVICES)
