@@ -117,8 +117,8 @@ def check_conv_transpose2d(x: Tensor, weight: Tensor, bias: Tensor | None, s: tu
 
 def refuse_integer_input(x: Tensor, k: int) -> None:
     """torch's CPU transposed-convolution kernels take the floating types and int64 (a 1-d one is a 2-d one there):
-    another dtype is refused in their words, after the geometry checks. (A CUDA integer one stops at its GEMM,
-    ``"addmm_cuda" not implemented``, as torch's.)"""
+    another dtype is refused in their words, after the geometry checks. (A CUDA integer one stops at its GEMM, which
+    has no integer kernels: ``"addmm_cuda" not implemented``.)"""
     if x.device.type == "cpu" and x.dtype.category < dt.FLOATING and x.dtype is not dt.int64:
         from ..backends.meta.pointwise import scalar_type_name
 
