@@ -49,10 +49,14 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
     if length < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {length}: [{length}, {batch}, "
                            f"{weight.shape[2]}]")
+    if length == 0:  # torch's output is empty (conv1d would refuse a kernel longer than the padded input)
+        from .factories import empty
+
+        return empty(0, batch, weight.shape[2], dtype=input.dtype, device=input.device)
     if pad < 0:  # torch's kernel reads time steps [-pad, time + pad)
         input, pad = input[-pad:time + pad], 0
     out = _F().conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)  # (batch, out, time')
-    return out.permute(2, 0, 1)
+    return out.permute(2, 0, 1).contiguous()  # torch's (time, batch, channels) layout
 
 
 def _mode(values: tuple, code, what: str) -> str:

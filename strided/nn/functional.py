@@ -22,6 +22,7 @@ from ..dispatch.dispatcher import autocast_state, grad_mode
 from ..ops import bound as ops
 from ..ops.complex_support import refuse_complex
 from ..tensor import Tensor
+from ..toplevel_aten_forms import conv_tbc  # torch.nn.functional's conv_tbc is torch.conv_tbc
 from . import activations as _activations
 from . import adaptive_max_pooling as _adaptive_max_pooling
 from . import attention as _attention
@@ -85,8 +86,8 @@ __all__ = [
     "softmax", "pad", "normalize",
     "log_softmax", "dropout", "layer_norm", "embedding", "cross_entropy", "mse_loss", "scaled_dot_product_attention",
     "multi_head_attention_forward", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
-    *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution3d.__all__, *_pooling3d.__all__,
-    *_pooling.__all__, *_convolution_transpose.__all__, *_rearrangement.__all__,
+    "conv_tbc", *_activations.__all__, *_losses.__all__, *_convolution.__all__, *_convolution3d.__all__,
+    *_pooling3d.__all__, *_pooling.__all__, *_convolution_transpose.__all__, *_rearrangement.__all__,
     *_batch_norm.__all__, *_interpolation.__all__, *_adaptive_max_pooling.__all__, *_dropout.__all__,
     *_fold.__all__, *_likelihood_losses.__all__, *_lp_pooling.__all__, *_margin_losses.__all__, *_shrinkage.__all__,
     *_unpooling.__all__, *_convolution_transpose3d.__all__, *_bilinear.__all__, *_local_response_norm.__all__,

@@ -114,8 +114,16 @@ def test_conv_tbc_is_torchs_with_gradients(pad):
         y = lib.conv_tbc(*args, pad)
         y.square().sum().backward()
         results.append([y.detach().numpy()] + [a.grad.numpy() for a in args])
+        assert y.is_contiguous()
     for got, want in zip(results[1], results[0]):
         np.testing.assert_allclose(got, want, atol=1e-10)
+
+
+def test_conv_tbc_edges_and_functional_name():
+    """An output of no time steps is empty, as torch's (conv1d would refuse the kernel); F.conv_tbc is conv_tbc."""
+    for lib in (torch, st):
+        assert tuple(lib.conv_tbc(lib.ones(2, 2, 3), lib.ones(3, 3, 4), lib.ones(4)).shape) == (0, 2, 4)
+    assert st.nn.functional.conv_tbc is st.conv_tbc
 
 
 def _conv_tbc_bad(T):
