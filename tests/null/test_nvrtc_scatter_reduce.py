@@ -161,6 +161,8 @@ def test_kernels_match_the_cpu_backend(emu, name):
                        for k, s in enumerate(shape))
         x, s, i = values(shape), values(ishape), rng.integers(0, shape[dim], ishape)
         for reduce in ("sum", "prod", "mean", "amax", "amin"):
+            if name == "bool" and reduce == "mean":  # the CPU refuses it, as torch's CPU kernel
+                continue
             for include_self in (True, False):
                 with np.errstate(all="ignore"):
                     want = st.scatter_reduce(st.tensor(x), dim, st.tensor(i), st.tensor(s), reduce,

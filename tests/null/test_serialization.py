@@ -176,8 +176,8 @@ def test_saving_over_a_checkpoint_is_atomic(tmp_path, monkeypatch):
     def failing_write(f, parts):
         real_write(f, _fail_after_first(parts, chunks))
 
-    real_write = serialization._write
-    monkeypatch.setattr(serialization, "_write", failing_write)
+    real_write = serialization.write_checkpoint
+    monkeypatch.setattr(serialization, "write_checkpoint", failing_write)
     with pytest.raises(OSError, match="disk full"):
         st.save({"a": st.zeros(4), "b": st.zeros(8)}, path)
     assert path.read_bytes() == before

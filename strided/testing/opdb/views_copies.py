@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ... import dtypes as dt
@@ -216,6 +218,34 @@ def _set_errors(rng):
     yield err((x, 0, (2,), (-1,)), RuntimeError, "Negative strides are not supported")
 
 
+def _set_storage(x):
+    """``t.set_(storage)``: a fresh tensor over ``x``'s whole storage, flat."""
+    out = bound.empty((0,), dtype=x.dtype, device=x.device).set_(x.untyped_storage())
+    assert _shares(out, x), "set_ must make the tensor use the given storage"
+    return out
+
+
+def _set_tensor(x):
+    """``t.set_(other)``: a fresh tensor viewing ``x`` (its storage, offset, sizes and strides)."""
+    out = bound.empty((0,), dtype=x.dtype, device=x.device).set_(x)
+    assert _shares(out, x) and out.stride() == x.stride() and out.storage_offset() == x.storage_offset()
+    return out
+
+
+def _set_empty(x):
+    """``t.set_()``: ``x``'s copy given an empty storage of its own."""
+    out = bound.clone(x).set_()
+    assert out.untyped_storage().nbytes() == 0
+    return out
+
+
+def _set_views_samples(d, rng):
+    x = _a((3, 4), d, rng)
+    yield SampleInput((x,), name="contiguous")
+    yield SampleInput((x.t(),), name="transposed")
+    yield SampleInput((x[1:, ::2],), name="offset, strided")
+
+
 def _item(x):
     """``_local_scalar_dense`` (Tensor.item): meta tensors hold no value, so the op must refuse them."""
     if x.device.type == "meta":
@@ -275,6 +305,12 @@ OPS = [
         dtypes=ALL_DTYPES,
         errors=_set_errors,
     ),
+    # (their refusals: tests/backend/test_factories.py::test_set_overloads)
+    OpInfo("set_.source_Storage", lambda d, rng: itertools.islice(_set_views_samples(d, rng), 1),
+           ref=lambda a: np.ascontiguousarray(a).reshape(-1), op=_set_storage, dtypes=ALL_DTYPES),
+    OpInfo("set_.source_Tensor", _set_views_samples, ref=lambda a: a, op=_set_tensor, dtypes=ALL_DTYPES),
+    OpInfo("set_", lambda d, rng: itertools.islice(_set_views_samples(d, rng), 1), ref=lambda a: np.zeros(0, a.dtype),
+           op=_set_empty, dtypes=ALL_DTYPES),
     OpInfo(
         "_local_scalar_dense",
         _item_samples,
