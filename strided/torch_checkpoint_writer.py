@@ -4,16 +4,17 @@ PyTorch: the reverse of ``torch_checkpoints.py``.
 Note [Writing torch.save files]
 The archive is the one Note [torch.save files] reads: ``archive/data.pkl``, ``archive/byteorder`` ("little"),
 ``archive/version`` ("3"), ``archive/.data/serialization_id`` and one record ``archive/data/<key>`` per storage,
-stored (not compressed) and its bytes aligned to 64 as torch's writer aligns them (so ``torch.load(mmap=True)``
-can map them). ``data.pkl`` is a protocol-2 pickle written opcode by opcode here -- torch's classes cannot be
-imported to let ``pickle`` find them -- of exactly what ``torch.load(weights_only=True)`` accepts: dicts (an
-``OrderedDict`` as ``collections.OrderedDict``), lists, tuples, str, int, float, bool, None, bytes (as protocol 2
-pickles them, ``_codecs.encode``), dtypes and devices (``torch.float32``, ``torch.device("cuda:0")``), and tensors as
-``torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, OrderedDict())`` -- Parameters
+stored (not compressed) and its bytes aligned to 64 as torch's writer aligns them (so ``torch.load(mmap=True)`` can
+map them). ``data.pkl`` is a protocol-2 pickle written opcode by opcode here -- torch's classes cannot be imported
+to let ``pickle`` find them -- of exactly what ``torch.load(weights_only=True)`` accepts: dicts (an ``OrderedDict``
+as ``collections.OrderedDict``), lists, tuples, sets, str, int, float, complex, bool, None, bytes (as protocol 2
+pickles them, ``_codecs.encode``), dtypes and devices (``torch.float32``, ``torch.device("cuda:0")``), and tensors
+as ``torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, OrderedDict())`` -- Parameters
 wrapped in ``_rebuild_parameter`` -- whose storage is the persistent id ``("storage", torch.FloatStorage, key,
-location, numel)``. Each storage is written once, whole, so tensors sharing one (tied weights, views) share it in
-torch too. CUDA storages are copied to the host and keep their location ("cuda:0"), as torch's do. Anything else
-raises, naming the value's type and where it is; meta tensors have no data and are refused.
+location, numel)``. (A frozenset, which torch's weights-only loader refuses, is refused here too.) Each storage is
+written once, whole, so tensors sharing one (tied weights, views) share it in torch too. CUDA storages are copied to
+the host and keep their location ("cuda:0"), as torch's do. Anything else raises, naming the value's type and where
+it is; meta tensors have no data and are refused.
 """
 
 from __future__ import annotations
@@ -84,6 +85,10 @@ class _Pickle:
             self.integer(int(x))
         elif isinstance(x, float):
             out += b"G" + struct.pack(">d", x)
+        elif isinstance(x, complex):
+            self.call("builtins", "complex", (x.real, x.imag), where)
+        elif isinstance(x, set):  # builtins.set of a list, as protocol 2 pickles it (a frozenset torch does not load)
+            self.call("builtins", "set", (list(x),), where)
         elif isinstance(x, str):
             data = x.encode("utf-8", "surrogatepass")
             out += b"X" + struct.pack("<I", len(data)) + data
@@ -111,7 +116,8 @@ class _Pickle:
             self.tuple_(tuple(x), where)
         else:
             raise TypeError(f"strided.save: cannot write a {type(x).__name__} at {where} in torch's format: it holds "
-                            "tensors, dicts, lists, tuples, str, bytes, int, float, bool, None, dtypes and devices")
+                            "tensors, dicts, lists, tuples, sets, str, bytes, int, float, complex, bool, None, dtypes "
+                            "and devices")
 
     def integer(self, n: int) -> None:
         if 0 <= n < 256:

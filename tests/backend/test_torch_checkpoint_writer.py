@@ -24,6 +24,7 @@ def _checkpoint():
         "b": b"\x00\xffabc", "dtype": st.float16, "device": st.device("cpu"),
         "param": st.nn.Parameter(st.ones(2)), "frozen": st.nn.Parameter(st.ones(2), requires_grad=False),
         "od": collections.OrderedDict(a=1), "nested": {1: {"x": st.zeros(2, 2)}, 2.5: ()},
+        "complex": 1 - 2j, "set": {1, "a"}, "empty set": set(),
         "rg": st.ones(2, requires_grad=True), "empty": st.empty(0, 3),
         **{f"t_{d.name}": st.arange(6).to(d).view(2, 3) for d in (
             st.float32, st.float64, st.float16, st.bfloat16, st.int64, st.int32, st.int16, st.int8, st.uint8,
@@ -56,6 +57,7 @@ def test_round_trip_through_strided_load():
     np.testing.assert_array_equal(back["model"]["weight"].numpy(), obj["model"]["weight"].numpy())
     assert (back["iter"], back["lr"], back["name"], back["inf"]) == (5, 3e-4, "gpt", float("inf"))
     assert back["ints"] == obj["ints"] and back["b"] == obj["b"] and back["dtype"] is st.float16
+    assert (back["complex"], back["set"], back["empty set"]) == (1 - 2j, {1, "a"}, set())
     assert back["device"] == st.device("cpu") and back["od"] == obj["od"] and back["nested"][2.5] == ()
     a, b, c = back["tied"]
     assert a.untyped_storage() is b.untyped_storage() is c.untyped_storage()  # one storage, as saved
@@ -77,6 +79,7 @@ def test_torch_loads_it():
     linear.load_state_dict(t["model"])
     np.testing.assert_array_equal(linear.weight.detach().numpy(), obj["model"]["weight"].numpy())
     assert t["ints"] == obj["ints"] and t["b"] == obj["b"] and t["dtype"] is torch.float16
+    assert (t["complex"], t["set"], t["empty set"]) == (1 - 2j, {1, "a"}, set())
     assert t["device"] == torch.device("cpu")
     a, b, c = t["tied"]
     assert a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() and torch.equal(b, a.t())
@@ -100,6 +103,8 @@ def test_refusals():
         st.save({}, io.BytesIO(), format="pickle")
     with pytest.raises(TypeError, match=r"cannot write a object at the top level\['f'\] in torch's format"):
         st.save({"f": object()}, io.BytesIO(), format="torch")
+    with pytest.raises(TypeError, match="cannot write a frozenset"):  # torch's weights-only loader refuses one
+        st.save({"f": frozenset({1})}, io.BytesIO(), format="torch")
     with pytest.raises(TypeError, match="on the meta device and has no data"):
         st.save([st.ones(2, device="meta")], io.BytesIO(), format="torch")
     x = st.ones(4)
