@@ -98,14 +98,15 @@ def default_to_fused_or_foreach(params, differentiable: bool = False, use_fused:
     return fused, foreach
 
 
-def check_fused(params, foreach, differentiable) -> None:
+def check_fused(params, foreach, differentiable, devices=_FUSED_DEVICES) -> None:
+    """torch's checks of ``fused=True`` (``devices``: where the optimizer's fused kernel runs)."""
     if foreach:
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
     if differentiable:
         raise RuntimeError("`fused` does not support `differentiable`")
-    if not all(p.device.type in _FUSED_DEVICES and p.is_floating_point() for p in params):
+    if not all(p.device.type in devices and p.is_floating_point() for p in params):
         raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of "
-                           f"supported devices: {list(_FUSED_DEVICES)}.")
+                           f"supported devices: {list(devices)}.")
 
 
 def group_by_device_and_dtype(lists):

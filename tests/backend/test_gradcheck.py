@@ -41,7 +41,7 @@ NON_DIFFERENTIABLE = {
     "bitwise_xor_.Scalar", "bitwise_not_", "bitwise_left_shift_.Tensor", "bitwise_left_shift_.Tensor_Scalar",
     "bitwise_right_shift_.Tensor", "bitwise_right_shift_.Tensor_Scalar",
     # optimizer kernels: they update parameters under no_grad
-    "_fused_adam_", "_fused_adamw_", "_fused_sgd_",
+    "_fused_adam_", "_fused_adamw_", "_fused_sgd_", "_fused_adagrad_",
     # a backward kernel: create_graph=True differentiates layer_norm's decomposed formula instead
     "_layer_norm_backward", "native_batch_norm_backward", "native_group_norm_backward",
     "_thnn_fused_lstm_cell_backward_impl", "_thnn_fused_gru_cell_backward",

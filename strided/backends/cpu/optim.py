@@ -110,3 +110,25 @@ def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr
             store(momentum_buffer_list[i], buf)
             grad = grad + cd.type(momentum) * buf if nesterov else buf
         store(p, param - cd.type(lr) * grad)
+
+
+@kernel("CPU")
+def _fused_adagrad_(self, grads, state_sums, state_steps, *, lr, lr_decay, weight_decay, eps, maximize,
+                    grad_scale=None, found_inf=None):
+    """torch's CPU fused Adagrad: ``sum += g * g``, ``p -= clr * g / (sqrt(sum) + eps)`` with
+    ``clr = lr / (1 + (step - 1) * lr_decay)``, in opmath (Note [Fused optimizer math])."""
+    meta._fused_adagrad_(self, grads, state_sums, state_steps, lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                         eps=eps, maximize=maximize, grad_scale=grad_scale, found_inf=found_inf)
+    if _skip(found_inf):
+        return
+    for i, p in enumerate(self):
+        d = p.dtype
+        cd = compute_dtype(d)
+        grad = _grad(grads[i], d, grad_scale, maximize)
+        param = operand(p, d).astype(cd, copy=True)
+        if weight_decay != 0:
+            grad = grad + cd.type(weight_decay) * param
+        clr = lr / (1 + (float(state_steps[i].item()) - 1) * lr_decay)
+        total = operand(state_sums[i], d) + grad * grad
+        store(state_sums[i], total)
+        store(p, param - cd.type(clr) * grad / (np.sqrt(total) + cd.type(eps)))

@@ -75,3 +75,10 @@ def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr
                 maximize, is_first_step, grad_scale=None, found_inf=None):
     check_fused_lists("_fused_sgd_", self, grads, momentum_buffer_list if momentum != 0 else (),
                       grad_scale=grad_scale, found_inf=found_inf)
+
+
+@kernel("Meta")
+def _fused_adagrad_(self, grads, state_sums, state_steps, *, lr, lr_decay, weight_decay, eps, maximize,
+                    grad_scale=None, found_inf=None):
+    check_fused_lists("_fused_adagrad_", self, grads, state_sums, steps=state_steps, grad_scale=grad_scale,
+                      found_inf=found_inf)

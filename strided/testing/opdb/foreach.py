@@ -219,6 +219,39 @@ def _sgd_samples(dtype, rng):
                                       grad_scale=tensor(2.0)), "first step, nesterov, maximize, grad_scale")
 
 
+def _adagrad_ref(p, g, sums, steps, *, lr, lr_decay, weight_decay, eps, maximize, grad_scale=None,
+                 found_inf=None):
+    out_p, out_s = [], []
+    for i in range(len(p)):
+        gr = g[i] / (grad_scale if grad_scale is not None else 1.0)
+        gr = (-gr if maximize else gr) + weight_decay * p[i]
+        total = sums[i] + gr * gr
+        clr = lr / (1 + (float(np.asarray(steps[i])) - 1) * lr_decay)
+        out_p.append(p[i] - clr * gr / (np.sqrt(total) + eps))
+        out_s.append(total)
+    return out_p, out_s
+
+
+def _adagrad_op(p, g, sums, steps, **kw):
+    from ...ops import bound
+
+    lists = [[_copy(t) for t in lst] for lst in (p, g, sums)]
+    bound._fused_adagrad_.default(*lists, steps, **kw)
+    return lists[0], lists[2]
+
+
+def _adagrad_samples(dtype, rng):
+    from ... import tensor
+
+    steps = [tensor(float(k), dtype=dt.float32) for k in (1, 2, 3, 7, 10)]
+    p, g, s = _list(dtype, rng), _list(dtype, rng), _list(dtype, rng, 0.0, 2.0)
+    yield SampleInput((p, g, s, steps), dict(lr=0.1, lr_decay=0.0, weight_decay=0.0, eps=1e-10, maximize=False),
+                      "plain")
+    p, g, s = _list(dtype, rng), _list(dtype, rng), _list(dtype, rng, 0.0, 2.0)
+    yield SampleInput((p, g, s, steps), dict(lr=0.1, lr_decay=0.05, weight_decay=0.1, eps=1e-6, maximize=True,
+                                             grad_scale=tensor(4.0)), "lr_decay, weight_decay, maximize, grad_scale")
+
+
 def _fused_errors(rng):
     from ... import tensor
 
@@ -242,6 +275,9 @@ FUSED_OPS = [
     OpInfo("_fused_adamw_", _adam_samples, ref=_adam_ref(True), op=_adam_op("_fused_adamw_"), dtypes=FLOATING,
            errors=_fused_errors, tolerances=FUSED_TOL),
     OpInfo("_fused_sgd_", _sgd_samples, ref=_sgd_ref, op=_sgd_op, dtypes=FLOATING, tolerances=FUSED_TOL),
+    # CPU and Meta only, as torch's (its CUDA test is skipped: no CUDA kernel)
+    OpInfo("_fused_adagrad_", _adagrad_samples, ref=_adagrad_ref, op=_adagrad_op, dtypes=FLOATING,
+           tolerances=FUSED_TOL),
 ]
 
 OPS = FOREACH_OPS + FUSED_OPS
