@@ -34,6 +34,18 @@ def _grad(g, p_dtype, grad_scale, maximize):
     return -grad if maximize else grad
 
 
+def _param_and_grad(p, g, grad_scale, maximize, weight_decay):
+    """(opmath dtype, param, grad) of one tensor of SGD / Adagrad: the grad unscaled, negated for maximize and
+    with the coupled weight decay added."""
+    d = p.dtype
+    cd = compute_dtype(d)
+    grad = _grad(g, d, grad_scale, maximize)
+    param = operand(p, d).astype(cd, copy=True)
+    if weight_decay != 0:
+        grad = grad + cd.type(weight_decay) * param
+    return cd, param, grad
+
+
 def _adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
           weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, decoupled):
     if _skip(found_inf):
@@ -97,11 +109,7 @@ def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr
         return
     for i, p in enumerate(self):
         d = p.dtype
-        cd = compute_dtype(d)
-        grad = _grad(grads[i], d, grad_scale, maximize)
-        param = operand(p, d).astype(cd, copy=True)
-        if weight_decay != 0:
-            grad = grad + cd.type(weight_decay) * param
+        cd, param, grad = _param_and_grad(p, grads[i], grad_scale, maximize, weight_decay)
         if momentum != 0:
             if is_first_step:
                 buf = grad
@@ -122,13 +130,8 @@ def _fused_adagrad_(self, grads, state_sums, state_steps, *, lr, lr_decay, weigh
     if _skip(found_inf):
         return
     for i, p in enumerate(self):
-        d = p.dtype
-        cd = compute_dtype(d)
-        grad = _grad(grads[i], d, grad_scale, maximize)
-        param = operand(p, d).astype(cd, copy=True)
-        if weight_decay != 0:
-            grad = grad + cd.type(weight_decay) * param
+        cd, param, grad = _param_and_grad(p, grads[i], grad_scale, maximize, weight_decay)
         clr = lr / (1 + (float(state_steps[i].item()) - 1) * lr_decay)
-        total = operand(state_sums[i], d) + grad * grad
+        total = operand(state_sums[i], p.dtype) + grad * grad
         store(state_sums[i], total)
         store(p, param - cd.type(clr) * grad / (np.sqrt(total) + cd.type(eps)))
