@@ -292,6 +292,22 @@ def test_set_overloads(device):
         st.ones(3, device=device).set_(3)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_set_on_a_leaf_that_requires_grad(device):
+    """torch's in-place check: refused while grad mode is on (every overload), allowed under no_grad (parameter
+    swaps), and a non-leaf may."""
+    p = st.ones(3, device=device, requires_grad=True)
+    src = st.zeros(2, device=device)
+    for call in (lambda: p.set_(src), lambda: p.set_(src.untyped_storage()), lambda: p.set_(),
+                 lambda: p.set_(src.untyped_storage(), 0, (1,))):
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+            call()
+    with st.no_grad():
+        p.set_(src)
+    assert p.shape == (2,) and p.requires_grad
+    (st.ones(3, device=device, requires_grad=True) * 2).set_(src)
+
+
 # ------------------------------------------------------------------------------------- channels_last_3d
 @pytest.mark.parametrize("device", DEVICES)
 def test_channels_last_3d(device):

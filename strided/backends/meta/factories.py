@@ -275,6 +275,7 @@ def _swap_storage(old: UntypedStorage, new: UntypedStorage) -> None:
 
 @kernel("CPU", "Meta")
 def set_(self, source, storage_offset, size, stride=()):
+    _check_leaf(self)
     source = getattr(source, "_untyped_storage", source)  # a TypedStorage: its bytes
     if not isinstance(source, UntypedStorage):
         raise TypeError(f"set_(): argument 'source' must be UntypedStorage, not {type(source).__name__}")
@@ -287,6 +288,15 @@ def set_(self, source, storage_offset, size, stride=()):
     self._storage, self._offset, self._sizes, self._strides = source, storage_offset, sizes, strides
     self._np = None  # Note [NumPy view memo]
     return self
+
+
+def _check_leaf(self) -> None:
+    """torch's check_inplace for set_: a leaf that requires grad cannot have its storage replaced while grad mode is
+    on (under no_grad it can: parameter swaps)."""
+    if self._requires_grad and self.is_leaf:
+        from ...dispatch.dispatcher import grad_mode
+
+        check(not grad_mode.enabled, "a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 @kernel("CPU", "Meta")
@@ -305,6 +315,7 @@ def set_source_tensor(self, source):
 
     check(source.dtype is self.dtype, lambda: f"Could not set tensor of type {type_meta_name(source.dtype)} to a "
                                               f"tensor of type {type_meta_name(self.dtype)}")
+    _check_leaf(self)
     if source is self:
         return self
     return set_(self, source._storage, source._offset, source._sizes, source._strides)
