@@ -25,7 +25,7 @@ from ....tensor import Tensor
 from ...meta.common import new_output
 from ..copies import copy_
 
-__all__ = ["on_device", "on_host"]
+__all__ = ["on_device", "on_host", "host_copy"]
 
 
 def on_device(name: str, *args):
@@ -33,11 +33,11 @@ def on_device(name: str, *args):
     return KERNEL_TABLES[DispatchKey.CompositeExplicitAutograd][name](*args)
 
 
-def _to_host(x):
-    if not isinstance(x, Tensor):
-        return x
-    host = new_output(tuple(x.shape), x.dtype, CPU)
-    copy_(host, x)  # synchronizes with the device (non_blocking=False)
+def host_copy(t: Tensor) -> Tensor:
+    """A CPU copy of the CUDA tensor ``t`` for a kernel that runs on the host (eig, LDL, the complex factorizations
+    here): the copy synchronizes with the device (non_blocking=False)."""
+    host = new_output(tuple(t.shape), t.dtype, CPU)
+    copy_(host, t)
     return host
 
 
@@ -53,7 +53,7 @@ def _to_device(x, device):
 def on_host(name: str, self: Tensor, *args):
     """The CPU kernel of op ``name`` on a host copy of the CUDA tensor ``self``; its outputs copied to the device
     with the CPU's layout (eigh, svd, QR, geqrf)."""
-    results = KERNEL_TABLES[DispatchKey.CPU][name](_to_host(self), *args)
+    results = KERNEL_TABLES[DispatchKey.CPU][name](host_copy(self), *args)
     outs = tuple(_to_device(r, self.device) for r in results)
     return type(results)(outs) if type(results) is not tuple else outs
 

@@ -12,21 +12,18 @@ stream. A CUDA graph capture cannot contain the D2H copy, as in torch.
 
 from __future__ import annotations
 
-from ....device import CPU
 from ....dispatch.library import kernel
 from ...cpu.linalg_eig import eig_host
-from ...meta.common import new_output
 from ...meta.linalg_eig import check_eig, eig_outputs
 from ..copies import copy_
+from .linalg_complex import host_copy
 
 __all__ = []
 
 
 def _on_host(self, op: str, vectors: bool):
     dtype = check_eig(op, self)
-    host = new_output(tuple(self.shape), self.dtype, CPU)
-    copy_(host, self)  # synchronizes with the device (non_blocking=False)
-    results = eig_host(host, op, vectors)
+    results = eig_host(host_copy(self), op, vectors)
     results = results if vectors else (results,)
     outs = eig_outputs(self, dtype, vectors)
     outs = outs if vectors else (outs,)

@@ -7,27 +7,20 @@ sequential, and strided has no device kernel for it yet. A CUDA graph capture ca
 
 from __future__ import annotations
 
-from ....device import CPU
 from ....dispatch.library import kernel
 from ...cpu import linalg_ldl as cpu
-from ...meta.common import new_output
 from ...meta.linalg_ldl import check_ldl_factor, check_ldl_solve, ldl_factor_outputs, ldl_solve_output
 from ..copies import copy_
+from .linalg_complex import host_copy
 
 __all__ = []
-
-
-def _host(t):
-    host = new_output(tuple(t.shape), t.dtype, CPU)
-    copy_(host, t)  # synchronizes with the device (non_blocking=False)
-    return host
 
 
 @kernel("CUDA")
 def linalg_ldl_factor_ex(self, *, hermitian=False, check_errors=False):
     check_ldl_factor(self)
     outs = ldl_factor_outputs(self)
-    for dst, src in zip(outs, cpu.linalg_ldl_factor_ex(_host(self), hermitian=hermitian)):
+    for dst, src in zip(outs, cpu.linalg_ldl_factor_ex(host_copy(self), hermitian=hermitian)):
         if dst.numel():
             copy_(dst, src)
     return outs
@@ -37,5 +30,5 @@ def linalg_ldl_factor_ex(self, *, hermitian=False, check_errors=False):
 def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
     out = ldl_solve_output(LD, B, check_ldl_solve(LD, pivots, B))
     if out.numel():
-        copy_(out, cpu.linalg_ldl_solve(_host(LD), _host(pivots), _host(B), hermitian=hermitian))
+        copy_(out, cpu.linalg_ldl_solve(host_copy(LD), host_copy(pivots), host_copy(B), hermitian=hermitian))
     return out
