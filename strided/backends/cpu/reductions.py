@@ -247,10 +247,11 @@ _WIDE_STEP = 512
 _SCAN_ACCUMULATOR = {dt.float32: np.dtype(np.float64), dt.complex64: np.dtype(np.complex128)}
 
 
-def _scan(self, dim, dtype, accumulate, ufunc):
+def _scan(self, dim, dtype, accumulate, ufunc, shape_fn):
     """cumsum / cumprod: ``accumulate`` (np.cumsum / np.cumprod) in the result dtype's accumulator (overflow wraps
-    or gives inf, as torch), or step by step with ``ufunc`` over wide slices (Note [Scans by slices])."""
-    out = (meta.cumprod if ufunc is np.multiply else meta.cumsum)(self, dim, dtype=dtype)
+    or gives inf, as torch), or step by step with ``ufunc`` over wide slices (Note [Scans by slices]); ``shape_fn``:
+    the op's Meta function (its output, its dtype refusals)."""
+    out = shape_fn(self, dim, dtype=dtype)
     a = _input(self, out.dtype)
     if not self._sizes:
         return store(out, a)
@@ -268,12 +269,12 @@ def _scan(self, dim, dtype, accumulate, ufunc):
 
 @kernel("CPU")
 def cumsum(self, dim, *, dtype=None):
-    return _scan(self, dim, dtype, np.cumsum, np.add)
+    return _scan(self, dim, dtype, np.cumsum, np.add, meta.cumsum)
 
 
 @kernel("CPU")
 def cumprod(self, dim, *, dtype=None):
-    return _scan(self, dim, dtype, np.cumprod, np.multiply)
+    return _scan(self, dim, dtype, np.cumprod, np.multiply, meta.cumprod)
 
 
 def _cummaxmin(self, dim, name: str, extreme):
